@@ -1,0 +1,4 @@
+// Command botkit scaffolds Pipecat voice bots and manages platform secrets.
+package main
+
+func main() {}

@@ -1,0 +1,88 @@
+package scaffold
+
+// Category is the role a service plays in a bot pipeline.
+type Category string
+
+// Service categories. Catalogue ids end in "_<category>".
+const (
+	CategorySTT      Category = "stt"
+	CategoryLLM      Category = "llm"
+	CategoryTTS      Category = "tts"
+	CategoryRealtime Category = "realtime"
+	CategoryVideo    Category = "video"
+)
+
+// EnvVar is one environment variable that generated code reads.
+type EnvVar struct {
+	// Name is the variable, e.g. DEEPGRAM_API_KEY.
+	Name string
+	// Default is written to .env.example and used as the os.getenv default for
+	// non-secret settings (models, voices). Empty for secrets the user fills in.
+	Default string
+	// Secret marks credentials: never given a default in code.
+	Secret bool
+}
+
+// Arg is one keyword argument passed to a service constructor.
+type Arg struct {
+	// Name is the Python keyword.
+	Name string
+	// Value is a Python expression. It may call os.getenv("X") for a variable
+	// listed in the service's Env, refer to names listed in the service's
+	// Imports, and use `session` (an aiohttp.ClientSession) when the service sets
+	// NeedsSession.
+	Value string
+}
+
+// Import is a `from Module import Name` line a service needs besides its class.
+type Import struct {
+	Module string
+	Name   string
+}
+
+// Service is one STT, LLM, TTS, realtime or video avatar provider of
+// pipecat-ai, with everything needed to generate code for it.
+type Service struct {
+	ID       string   // e.g. deepgram_stt
+	Label    string   // e.g. "Deepgram"
+	Category Category // stt, llm, tts, realtime, video
+	Extras   []string // pipecat-ai pip extras, e.g. ["deepgram"]; may be empty
+	Module   string   // Python module, e.g. pipecat.services.deepgram.stt
+	Class    string   // class name, e.g. DeepgramSTTService
+	Args     []Arg    // constructor keyword arguments, in order
+	Env      []EnvVar // every variable Args read, in order
+	Imports  []Import // extra imports Args refer to
+	// NeedsSession: the constructor takes an aiohttp.ClientSession (`session`).
+	NeedsSession bool
+	// SampleRate, when non-zero, is the audio rate the service requires.
+	SampleRate int
+}
+
+// TransportKind groups transports for --list-options.
+type TransportKind string
+
+// Transport kinds.
+const (
+	TransportWeb       TransportKind = "web"
+	TransportTelephony TransportKind = "telephony"
+)
+
+// Transport is one way a bot talks to its users.
+type Transport struct {
+	ID     string        // e.g. daily, smallwebrtc, twilio, daily_pstn
+	Label  string        // e.g. "Daily (hosted WebRTC rooms)"
+	Kind   TransportKind // web or telephony
+	Extras []string      // pipecat-ai extras, e.g. ["daily"]
+	// Runner is the development runner's -t value and the create_transport
+	// key: daily, webrtc, twilio, telnyx, plivo, exotel.
+	Runner string
+	Env    []EnvVar // variables the runner or bot reads for this transport
+	// NeedsMode: "pstn" for daily_pstn (--pstn-mode), "sip" for
+	// twilio_daily_sip (--sip-bridge-mode), "" otherwise.
+	NeedsMode string
+	// FixedMode is set on the listed variants (twilio_daily_sip_dialin ->
+	// "dial-in", twilio_daily_sip_dialout -> "dial-out").
+	FixedMode string
+	// Variant of: the base transport a listed variant stands for.
+	VariantOf string
+}

@@ -31,7 +31,16 @@ type Arg struct {
 	// listed in the service's Env, refer to names listed in the service's
 	// Imports, and use `session` (an aiohttp.ClientSession) when the service sets
 	// NeedsSession.
+	//
+	// A value that is a call with keyword arguments (a settings object, say)
+	// spans several lines in black's exploded style: "X(\n    k=v,\n)".
+	// Continuation lines are indented relative to the argument, so a
+	// generator indents every line after the first by the argument's own
+	// indentation (Service.KwargLines does exactly that).
 	Value string
+	// Args holds the keyword arguments of such a call, for checks and docs;
+	// Value already contains them. Empty for plain values.
+	Args []Arg
 }
 
 // Import is a `from Module import Name` line a service needs besides its class.

@@ -1,0 +1,201 @@
+package platform
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base32"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/botkit-dev/botkit/pkg/platform/store"
+	"github.com/botkit-dev/botkit/pkg/resources"
+)
+
+// TokenPrefix starts every API token.
+const TokenPrefix = "bkp_"
+
+// Admin holds the administration functions: organizations and tokens. The
+// botkit-platform admin commands use it through OpenAdmin (they need no
+// master key and may run while `serve` runs); an in-process embedder gets it
+// from Server.Admin.
+type Admin struct {
+	store  store.Store
+	closer func() error
+}
+
+// OpenAdmin opens the store in dataDir for administration only: no master
+// key, no provisioners, no HTTP.
+func OpenAdmin(ctx context.Context, dataDir string) (*Admin, error) {
+	st, err := openStore(ctx, dataDir, nil)
+	if err != nil {
+		return nil, err
+	}
+	return &Admin{store: st, closer: st.Close}, nil
+}
+
+// Close closes an Admin opened with OpenAdmin (a no-op for Server.Admin).
+func (a *Admin) Close() error {
+	if a.closer != nil {
+		return a.closer()
+	}
+	return nil
+}
+
+// Organization is an organization as the admin functions report it.
+type Organization struct {
+	Name          string    `json:"name"`
+	DefaultRegion string    `json:"defaultRegion"`
+	CreatedAt     time.Time `json:"createdAt"`
+}
+
+// ErrExists is returned when creating an organization that exists.
+var ErrExists = errors.New("already exists")
+
+// ErrNotFound is returned for a missing organization or token.
+var ErrNotFound = errors.New("not found")
+
+// CreateOrg creates organization name with defaultRegion ("" = us-west).
+func (a *Admin) CreateOrg(ctx context.Context, name, defaultRegion string) (Organization, error) {
+	if err := resources.ValidateName(name); err != nil {
+		return Organization{}, fmt.Errorf("organization %w", err)
+	}
+	if defaultRegion == "" {
+		defaultRegion = resources.DefaultRegion
+	}
+	if err := resources.ValidateRegion(defaultRegion); err != nil {
+		return Organization{}, fmt.Errorf("--default-region: %w", err)
+	}
+	var o store.Org
+	err := a.store.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+		var err error
+		o, err = tx.CreateOrg(ctx, store.Org{Name: name, DefaultRegion: defaultRegion})
+		return err
+	})
+	if errors.Is(err, store.ErrExists) {
+		return Organization{}, fmt.Errorf("organization %q: %w", name, ErrExists)
+	}
+	if err != nil {
+		return Organization{}, err
+	}
+	return Organization{Name: o.Name, DefaultRegion: o.DefaultRegion, CreatedAt: o.CreatedAt}, nil
+}
+
+// EnsureOrg creates the organization unless it exists and returns it.
+func (a *Admin) EnsureOrg(ctx context.Context, name, defaultRegion string) (Organization, error) {
+	if o, err := a.store.Org(ctx, name); err == nil {
+		return Organization{Name: o.Name, DefaultRegion: o.DefaultRegion, CreatedAt: o.CreatedAt}, nil
+	}
+	o, err := a.CreateOrg(ctx, name, defaultRegion)
+	if errors.Is(err, ErrExists) {
+		so, err := a.store.Org(ctx, name)
+		return Organization{Name: so.Name, DefaultRegion: so.DefaultRegion, CreatedAt: so.CreatedAt}, err
+	}
+	return o, err
+}
+
+// ListOrgs lists organizations by name.
+func (a *Admin) ListOrgs(ctx context.Context) ([]Organization, error) {
+	orgs, err := a.store.Orgs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Organization, 0, len(orgs))
+	for _, o := range orgs {
+		out = append(out, Organization{Name: o.Name, DefaultRegion: o.DefaultRegion, CreatedAt: o.CreatedAt})
+	}
+	return out, nil
+}
+
+// TokenInfo describes a token without its secret.
+type TokenInfo struct {
+	ID           string     `json:"id"`
+	Organization string     `json:"organization"`
+	User         string     `json:"user"`
+	CreatedAt    time.Time  `json:"createdAt"`
+	RevokedAt    *time.Time `json:"revokedAt,omitempty"`
+}
+
+func hashToken(tok string) []byte {
+	h := sha256.Sum256([]byte(tok))
+	return h[:]
+}
+
+var tokenEncoding = base32.StdEncoding.WithPadding(base32.NoPadding)
+
+// CreateToken creates a token of organization org for user ("" = "admin")
+// and returns it. The token itself is returned only here: only its SHA-256
+// is stored.
+func (a *Admin) CreateToken(ctx context.Context, org, user string) (token string, info TokenInfo, err error) {
+	if user == "" {
+		user = "admin"
+	}
+	o, err := a.store.Org(ctx, org)
+	if errors.Is(err, store.ErrNotFound) {
+		return "", info, fmt.Errorf("organization %q: %w (create it with `botkit-platform orgs create %s`)", org, ErrNotFound, org)
+	}
+	if err != nil {
+		return "", info, err
+	}
+	secret := make([]byte, 32)
+	idb := make([]byte, 6)
+	if _, err := rand.Read(secret); err != nil {
+		return "", info, err
+	}
+	if _, err := rand.Read(idb); err != nil {
+		return "", info, err
+	}
+	token = TokenPrefix + strings.ToLower(tokenEncoding.EncodeToString(secret))
+	info = TokenInfo{ID: "tok_" + hex.EncodeToString(idb), Organization: o.Name, User: user, CreatedAt: time.Now().UTC()}
+	err = a.store.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+		return tx.CreateToken(ctx, store.Token{ID: info.ID, Hash: hashToken(token), OrgID: o.ID, User: user, CreatedAt: info.CreatedAt})
+	})
+	if err != nil {
+		return "", TokenInfo{}, err
+	}
+	return token, info, nil
+}
+
+// RevokeToken revokes a token given its ID (tok_...) or the token itself
+// (bkp_...). A revoked token is refused by the very next request.
+func (a *Admin) RevokeToken(ctx context.Context, idOrToken string) error {
+	id := idOrToken
+	if strings.HasPrefix(idOrToken, TokenPrefix) {
+		t, err := a.store.TokenByHash(ctx, hashToken(idOrToken))
+		if errors.Is(err, store.ErrNotFound) {
+			return fmt.Errorf("token: %w", ErrNotFound)
+		}
+		if err != nil {
+			return err
+		}
+		id = t.ID
+	}
+	err := a.store.Update(ctx, func(ctx context.Context, tx store.Tx) error { return tx.RevokeToken(ctx, id) })
+	if errors.Is(err, store.ErrNotFound) {
+		return fmt.Errorf("token %q: %w (or already revoked)", id, ErrNotFound)
+	}
+	return err
+}
+
+// ListTokens lists the tokens of organization org.
+func (a *Admin) ListTokens(ctx context.Context, org string) ([]TokenInfo, error) {
+	o, err := a.store.Org(ctx, org)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, fmt.Errorf("organization %q: %w", org, ErrNotFound)
+	}
+	if err != nil {
+		return nil, err
+	}
+	toks, err := a.store.Tokens(ctx, o.ID)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]TokenInfo, 0, len(toks))
+	for _, t := range toks {
+		out = append(out, TokenInfo{ID: t.ID, Organization: t.OrgName, User: t.User, CreatedAt: t.CreatedAt, RevokedAt: t.RevokedAt})
+	}
+	return out, nil
+}

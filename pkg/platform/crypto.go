@@ -1,0 +1,111 @@
+package platform
+
+import (
+	"crypto/aes"
+	"crypto/cipher"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strings"
+)
+
+// sealer encrypts values with AES-256-GCM. The associated data binds a
+// ciphertext to its organization, region, object name and key, so a value
+// copied to another row does not decrypt.
+type sealer struct{ aead cipher.AEAD }
+
+func newSealer(key []byte) (*sealer, error) {
+	if len(key) != 32 {
+		return nil, fmt.Errorf("master key must be 32 bytes, got %d", len(key))
+	}
+	block, err := aes.NewCipher(key)
+	if err != nil {
+		return nil, err
+	}
+	aead, err := cipher.NewGCM(block)
+	if err != nil {
+		return nil, err
+	}
+	return &sealer{aead: aead}, nil
+}
+
+func associatedData(org, region, name, key string) []byte {
+	var b []byte
+	b = append(b, "botkit.dev/v1/value"...)
+	for _, s := range []string{org, region, name, key} {
+		b = binary.BigEndian.AppendUint32(b, uint32(len(s)))
+		b = append(b, s...)
+	}
+	return b
+}
+
+// seal returns nonce || ciphertext.
+func (s *sealer) seal(org, region, name, key string, plaintext []byte) ([]byte, error) {
+	nonce := make([]byte, s.aead.NonceSize(), s.aead.NonceSize()+len(plaintext)+s.aead.Overhead())
+	if _, err := rand.Read(nonce); err != nil {
+		return nil, err
+	}
+	return s.aead.Seal(nonce, nonce, plaintext, associatedData(org, region, name, key)), nil
+}
+
+var errDecrypt = errors.New("a stored value could not be decrypted (wrong master key or tampered data)")
+
+func (s *sealer) open(org, region, name, key string, blob []byte) ([]byte, error) {
+	n := s.aead.NonceSize()
+	if len(blob) < n {
+		return nil, errDecrypt
+	}
+	pt, err := s.aead.Open(nil, blob[:n], blob[n:], associatedData(org, region, name, key))
+	if err != nil {
+		return nil, errDecrypt
+	}
+	return pt, nil
+}
+
+// loadMasterKey reads the key from path: 32 raw bytes, 64 hex digits or the
+// base64 of 32 bytes. When create is true and the file does not exist, a new
+// random key is written there (mode 0600, 64 hex digits).
+func loadMasterKey(path string, create bool) ([]byte, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) && create {
+		key := make([]byte, 32)
+		if _, err := rand.Read(key); err != nil {
+			return nil, err
+		}
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if errors.Is(err, fs.ErrExist) {
+			return loadMasterKey(path, false) // another process won the race
+		}
+		if err != nil {
+			return nil, fmt.Errorf("create master key %s: %w", path, err)
+		}
+		if _, err := f.WriteString(hex.EncodeToString(key) + "\n"); err != nil {
+			f.Close()
+			return nil, fmt.Errorf("write master key %s: %w", path, err)
+		}
+		if err := f.Sync(); err != nil {
+			f.Close()
+			return nil, err
+		}
+		return key, f.Close()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read master key: %w", err)
+	}
+	if len(data) == 32 {
+		return data, nil
+	}
+	text := strings.TrimSpace(string(data))
+	if k, err := hex.DecodeString(text); err == nil && len(k) == 32 {
+		return k, nil
+	}
+	if k, err := base64.StdEncoding.DecodeString(text); err == nil && len(k) == 32 {
+		return k, nil
+	}
+	return nil, fmt.Errorf("master key %s: want 32 raw bytes, 64 hex digits or base64 of 32 bytes", path)
+}

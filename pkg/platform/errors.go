@@ -1,0 +1,60 @@
+package platform
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/botkit-dev/botkit/pkg/resources"
+)
+
+// apiError is an error with an HTTP status and a machine-readable code.
+// Its message is shown to clients, so it never holds a value.
+type apiError struct {
+	status int
+	code   string
+	msg    string
+}
+
+func (e *apiError) Error() string { return e.msg }
+
+func newErr(status int, code, format string, args ...any) *apiError {
+	return &apiError{status: status, code: code, msg: fmt.Sprintf(format, args...)}
+}
+
+func errInvalid(format string, args ...any) *apiError {
+	return newErr(http.StatusBadRequest, resources.CodeInvalid, format, args...)
+}
+
+func errTooLarge(format string, args ...any) *apiError {
+	return newErr(http.StatusRequestEntityTooLarge, resources.CodeTooLarge, format, args...)
+}
+
+func errConflict(format string, args ...any) *apiError {
+	return newErr(http.StatusConflict, resources.CodeConflict, format, args...)
+}
+
+// errObjectNotFound is the one 404 for an object: the same for a missing
+// object and for another organization's object.
+func errObjectNotFound(name string) *apiError {
+	return newErr(http.StatusNotFound, resources.CodeNotFound, "secret %q not found", name)
+}
+
+func errOrgNotFound(org string) *apiError {
+	return newErr(http.StatusNotFound, resources.CodeNotFound, "organization %q not found", org)
+}
+
+var errUnauthenticated = newErr(http.StatusUnauthorized, resources.CodeUnauthenticated,
+	"missing, unknown or revoked API token (send Authorization: Bearer <token>)")
+
+func asAPIError(err error) *apiError {
+	var ae *apiError
+	if errors.As(err, &ae) {
+		return ae
+	}
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		return errTooLarge("request body is larger than %d bytes (1 MiB)", resources.MaxRequestBytes)
+	}
+	return newErr(http.StatusInternalServerError, resources.CodeInternal, "internal error")
+}

@@ -1,0 +1,551 @@
+package platform
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/botkit-dev/botkit/pkg/platform/store"
+	"github.com/botkit-dev/botkit/pkg/resources"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// Route is one route of the API, with its path in OpenAPI form.
+type Route struct {
+	Method string
+	Path   string
+}
+
+// Routes lists every route the Handler serves (the contract test checks it
+// against api/openapi.yaml both ways).
+func Routes() []Route {
+	return []Route{
+		{"GET", "/healthz"},
+		{"GET", "/metrics"},
+		{"GET", "/v1/me"},
+		{"GET", "/v1/regions"},
+		{"GET", "/v1/organizations/{org}/secrets"},
+		{"GET", "/v1/organizations/{org}/secrets/{name}"},
+		{"PATCH", "/v1/organizations/{org}/secrets/{name}"},
+		{"PUT", "/v1/organizations/{org}/secrets/{name}"},
+		{"DELETE", "/v1/organizations/{org}/secrets/{name}"},
+		{"DELETE", "/v1/organizations/{org}/secrets/{name}/keys/{key}"},
+		{"GET", "/v1/organizations/{org}/audit"},
+	}
+}
+
+type ctxKey struct{}
+
+// reqInfo is filled while a request is served, for the request log.
+type reqInfo struct {
+	id    string
+	route string
+	org   string
+}
+
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+	bytes  int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	n, err := w.ResponseWriter.Write(b)
+	w.bytes += n
+	return n, err
+}
+
+func (s *Server) routes() http.Handler {
+	mux := http.NewServeMux()
+	handlers := map[Route]http.HandlerFunc{
+		{"GET", "/healthz"}:                                             s.handleHealthz,
+		{"GET", "/metrics"}:                                             promhttp.HandlerFor(s.reg, promhttp.HandlerOpts{}).ServeHTTP,
+		{"GET", "/v1/me"}:                                               s.handleMe,
+		{"GET", "/v1/regions"}:                                          s.handleRegions,
+		{"GET", "/v1/organizations/{org}/secrets"}:                      s.handleList,
+		{"GET", "/v1/organizations/{org}/secrets/{name}"}:               s.handleGet,
+		{"PATCH", "/v1/organizations/{org}/secrets/{name}"}:             s.handlePatch,
+		{"PUT", "/v1/organizations/{org}/secrets/{name}"}:               s.handlePut,
+		{"DELETE", "/v1/organizations/{org}/secrets/{name}"}:            s.handleDelete,
+		{"DELETE", "/v1/organizations/{org}/secrets/{name}/keys/{key}"}: s.handleDeleteKey,
+		{"GET", "/v1/organizations/{org}/audit"}:                        s.handleAudit,
+	}
+	paths := map[string][]string{}
+	for _, rt := range Routes() {
+		h := handlers[rt]
+		route := rt.Path
+		mux.HandleFunc(rt.Method+" "+rt.Path, func(w http.ResponseWriter, r *http.Request) {
+			if info, ok := r.Context().Value(ctxKey{}).(*reqInfo); ok {
+				info.route = route
+			}
+			h(w, r)
+		})
+		paths[rt.Path] = append(paths[rt.Path], rt.Method)
+	}
+	for path, methods := range paths {
+		allow := strings.Join(methods, ", ")
+		mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Allow", allow)
+			writeError(w, newErr(http.StatusMethodNotAllowed, resources.CodeInvalid, "method %s is not allowed on this route (allowed: %s)", r.Method, allow))
+		})
+	}
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, newErr(http.StatusNotFound, resources.CodeNotFound, "no such route: %s %s", r.Method, r.URL.Path))
+	})
+	return s.observe(mux)
+}
+
+// observe adds a request ID, the request log and metrics. Bodies are never
+// logged.
+func (s *Server) observe(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		idb := make([]byte, 8)
+		_, _ = rand.Read(idb)
+		info := &reqInfo{id: hex.EncodeToString(idb), route: "unmatched"}
+		sw := &statusWriter{ResponseWriter: w}
+		sw.Header().Set("X-Request-Id", info.id)
+		defer func() {
+			if p := recover(); p != nil {
+				s.log.Error("panic serving request", "request_id", info.id, "route", info.route)
+				if sw.status == 0 {
+					writeError(sw, newErr(http.StatusInternalServerError, resources.CodeInternal, "internal error"))
+				}
+			}
+			d := time.Since(start)
+			code := sw.status
+			if code == 0 {
+				code = http.StatusOK
+			}
+			s.metrics.requests.WithLabelValues(info.route, r.Method, strconv.Itoa(code)).Inc()
+			s.metrics.duration.WithLabelValues(info.route, r.Method).Observe(d.Seconds())
+			if info.route == "/healthz" || info.route == "/metrics" {
+				return
+			}
+			s.log.LogAttrs(r.Context(), slog.LevelInfo, "request",
+				slog.String("request_id", info.id), slog.String("method", r.Method), slog.String("path", r.URL.Path),
+				slog.String("route", info.route), slog.Int("status", code), slog.Int("bytes", sw.bytes),
+				slog.String("org", info.org), slog.Duration("duration", d), slog.String("remote", r.RemoteAddr))
+		}()
+		next.ServeHTTP(sw, r.WithContext(context.WithValue(r.Context(), ctxKey{}, info)))
+	})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		writeError(w, newErr(http.StatusInternalServerError, resources.CodeInternal, "internal error"))
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(buf.Len()))
+	w.WriteHeader(status)
+	_, _ = w.Write(buf.Bytes())
+}
+
+func writeError(w http.ResponseWriter, err error) {
+	ae := asAPIError(err)
+	writeJSON(w, ae.status, resources.ErrorResponse{Error: resources.ErrorDetail{Code: ae.code, Message: ae.msg}})
+}
+
+// fail writes err; unexpected errors are logged (without values: store
+// errors never hold them) and answered with a generic 500.
+func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
+	var ae *apiError
+	var mbe *http.MaxBytesError
+	if !errors.As(err, &ae) && !errors.As(err, &mbe) {
+		id := ""
+		if info, ok := r.Context().Value(ctxKey{}).(*reqInfo); ok {
+			id = info.id
+		}
+		s.log.Error("request failed", "request_id", id, "error", err.Error())
+	}
+	writeError(w, err)
+}
+
+// decodeBody decodes a JSON request body of at most MaxRequestBytes strictly
+// (unknown fields and trailing data are errors). Error messages never quote
+// the body.
+func decodeBody(w http.ResponseWriter, r *http.Request, v any) error {
+	body := http.MaxBytesReader(w, r.Body, resources.MaxRequestBytes)
+	data, err := io.ReadAll(body)
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return err
+		}
+		return errInvalid("reading the request body failed")
+	}
+	return decodeJSON(data, v)
+}
+
+// decodeJSON is the body decoder (fuzzed by FuzzDecode).
+func decodeJSON(data []byte, v any) error {
+	if len(data) > resources.MaxRequestBytes {
+		return errTooLarge("request body is larger than %d bytes (1 MiB)", resources.MaxRequestBytes)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return errInvalid("request body: %s", describeDecodeError(err))
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return errInvalid("request body: unexpected data after the JSON object")
+	}
+	return nil
+}
+
+func describeDecodeError(err error) string {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		return fmt.Sprintf("invalid JSON at byte offset %d", se.Offset)
+	case errors.As(err, &te):
+		if te.Field != "" {
+			return fmt.Sprintf("field %s: expected %s", safeField(te.Field), te.Type.String())
+		}
+		return fmt.Sprintf("expected %s", te.Type.String())
+	case errors.Is(err, io.EOF):
+		return "empty body, expected a JSON object"
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return "truncated JSON"
+	case errors.Is(err, resources.ErrValueSource):
+		return resources.ErrValueSource.Error()
+	}
+	msg := err.Error()
+	if f, ok := strings.CutPrefix(msg, "json: unknown field "); ok {
+		return "unknown field " + safeField(strings.Trim(f, `"`))
+	}
+	return "could not be decoded (check the field types against api/openapi.yaml)"
+}
+
+// safeField keeps a field path printable and short. Field paths are object
+// keys and key names, never values.
+func safeField(f string) string {
+	if len(f) > 200 {
+		f = f[:200] + "..."
+	}
+	return strconv.Quote(f)
+}
+
+func (s *Server) handleHealthz(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+}
+
+// authenticate resolves the request's principal.
+func (s *Server) authenticate(r *http.Request) (principal, error) {
+	ctx := r.Context()
+	h := r.Header.Get("Authorization")
+	if h == "" {
+		if s.opts.NoAuthOrg == "" {
+			return principal{}, errUnauthenticated
+		}
+		org, err := s.store.Org(ctx, s.opts.NoAuthOrg)
+		if err != nil {
+			return principal{}, err
+		}
+		return principal{org: org, user: "local"}, nil
+	}
+	scheme, tok, ok := strings.Cut(h, " ")
+	tok = strings.TrimSpace(tok)
+	if !ok || !strings.EqualFold(scheme, "Bearer") || !strings.HasPrefix(tok, TokenPrefix) || len(tok) > 256 {
+		return principal{}, errUnauthenticated
+	}
+	hash := hashToken(tok)
+	t, err := s.store.TokenByHash(ctx, hash)
+	if errors.Is(err, store.ErrNotFound) {
+		return principal{}, errUnauthenticated
+	}
+	if err != nil {
+		return principal{}, err
+	}
+	if subtle.ConstantTimeCompare(t.Hash, hash) != 1 || t.RevokedAt != nil {
+		return principal{}, errUnauthenticated
+	}
+	org, err := s.store.Org(ctx, t.OrgName)
+	if err != nil {
+		return principal{}, err
+	}
+	return principal{org: org, user: t.User, tokenID: t.ID}, nil
+}
+
+// orgPrincipal authenticates and checks the {org} of the path. Another
+// organization answers notFound — the same error as a missing object.
+func (s *Server) orgPrincipal(w http.ResponseWriter, r *http.Request, notFound *apiError) (principal, bool) {
+	p, err := s.authenticate(r)
+	if err != nil {
+		s.fail(w, r, err)
+		return p, false
+	}
+	if info, ok := r.Context().Value(ctxKey{}).(*reqInfo); ok {
+		info.org = p.org.Name
+	}
+	if r.PathValue("org") != p.org.Name {
+		writeError(w, notFound)
+		return p, false
+	}
+	return p, true
+}
+
+func (s *Server) handleMe(w http.ResponseWriter, r *http.Request) {
+	p, err := s.authenticate(r)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, resources.Me{User: p.user, TokenID: p.tokenID,
+		Organizations: []resources.Organization{{Name: p.org.Name, DefaultRegion: p.org.DefaultRegion}}})
+}
+
+func (s *Server) handleRegions(w http.ResponseWriter, r *http.Request) {
+	if _, err := s.authenticate(r); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	var list resources.RegionList
+	for _, name := range resources.Regions() {
+		list.Items = append(list.Items, resources.Region{Name: name, Default: name == resources.DefaultRegion})
+	}
+	writeJSON(w, http.StatusOK, list)
+}
+
+// Maximum page size of a list.
+const maxListLimit = 10000
+
+func (s *Server) handleList(w http.ResponseWriter, r *http.Request) {
+	p, ok := s.orgPrincipal(w, r, errOrgNotFound(r.PathValue("org")))
+	if !ok {
+		return
+	}
+	q := r.URL.Query()
+	lq := store.ListQuery{OrgID: p.org.ID, Region: q.Get("region"), Kind: q.Get("kind")}
+	if lq.Region != "" {
+		if err := resources.ValidateRegion(lq.Region); err != nil {
+			writeError(w, errInvalid("region: %v", err))
+			return
+		}
+	}
+	if lq.Kind != "" {
+		if err := resources.ValidateKind(lq.Kind); err != nil {
+			writeError(w, errInvalid("kind: %v", err))
+			return
+		}
+	}
+	sel, err := resources.ParseSelector(q.Get("labelSelector"))
+	if err != nil {
+		writeError(w, errInvalid("labelSelector: %v", err))
+		return
+	}
+	limit := 0
+	if v := q.Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > maxListLimit {
+			writeError(w, errInvalid("limit: want a number from 1 to %d", maxListLimit))
+			return
+		}
+		limit = n
+	}
+	if c := q.Get("continue"); c != "" {
+		after, err := base64.RawURLEncoding.DecodeString(c)
+		if err != nil || len(after) == 0 {
+			writeError(w, errInvalid("continue: not a token returned by a previous list"))
+			return
+		}
+		lq.After = string(after)
+	}
+	items := []resources.Object{}
+	next := ""
+	err = s.store.List(r.Context(), lq, func(o store.Object) (bool, error) {
+		if !sel.Matches(o.Labels) {
+			return true, nil
+		}
+		if limit > 0 && len(items) == limit {
+			next = base64.RawURLEncoding.EncodeToString([]byte(items[len(items)-1].Meta().Name))
+			return false, nil
+		}
+		items = append(items, toObject(p.org.Name, o))
+		return true, nil
+	})
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	list := resources.NewList(items)
+	list.Metadata.Continue = next
+	writeJSON(w, http.StatusOK, list)
+}
+
+func setETag(w http.ResponseWriter, o store.Object) {
+	w.Header().Set("ETag", `"`+strconv.FormatInt(o.Version, 10)+`"`)
+}
+
+func (s *Server) handleGet(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("name")
+	p, ok := s.orgPrincipal(w, r, errObjectNotFound(name))
+	if !ok {
+		return
+	}
+	o, err := s.store.Object(r.Context(), p.org.ID, name)
+	if errors.Is(err, store.ErrNotFound) {
+		writeError(w, errObjectNotFound(name))
+		return
+	}
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	setETag(w, o)
+	writeJSON(w, http.StatusOK, toObject(p.org.Name, o))
+}
+
+func (s *Server) handlePatch(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("name")
+	p, ok := s.orgPrincipal(w, r, errObjectNotFound(name))
+	if !ok {
+		return
+	}
+	var pt resources.Patch
+	if err := decodeBody(w, r, &pt); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	o, created, err := s.merge(r.Context(), p, name, pt)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	setETag(w, o)
+	status := http.StatusOK
+	if created {
+		status = http.StatusCreated
+	}
+	writeJSON(w, status, toObject(p.org.Name, o))
+}
+
+func (s *Server) handlePut(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("name")
+	p, ok := s.orgPrincipal(w, r, errObjectNotFound(name))
+	if !ok {
+		return
+	}
+	dryRun := false
+	switch v := r.URL.Query().Get("dryRun"); v {
+	case "", "false":
+	case "true", "All":
+		dryRun = true
+	default:
+		writeError(w, errInvalid("dryRun: want true or false"))
+		return
+	}
+	var in resources.Object
+	if err := decodeBody(w, r, &in); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	o, pl, created, err := s.replace(r.Context(), p, name, in, r.Header.Get("If-Match"), dryRun)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if dryRun {
+		writeJSON(w, http.StatusOK, pl)
+		return
+	}
+	setETag(w, o)
+	status := http.StatusOK
+	if created {
+		status = http.StatusCreated
+	}
+	writeJSON(w, status, toObject(p.org.Name, o))
+}
+
+func (s *Server) handleDelete(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("name")
+	p, ok := s.orgPrincipal(w, r, errObjectNotFound(name))
+	if !ok {
+		return
+	}
+	o, err := s.deleteObject(r.Context(), p, name, r.Header.Get("If-Match"))
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, toObject(p.org.Name, o))
+}
+
+func (s *Server) handleDeleteKey(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("name")
+	p, ok := s.orgPrincipal(w, r, errObjectNotFound(name))
+	if !ok {
+		return
+	}
+	o, err := s.deleteKey(r.Context(), p, name, r.PathValue("key"))
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	setETag(w, o)
+	writeJSON(w, http.StatusOK, toObject(p.org.Name, o))
+}
+
+// AuditEntry is one record of GET /v1/organizations/{org}/audit.
+type AuditEntry struct {
+	Time   time.Time `json:"time"`
+	Actor  string    `json:"actor"`
+	Action string    `json:"action"`
+	Kind   string    `json:"kind"`
+	Name   string    `json:"name"`
+	Region string    `json:"region"`
+	Keys   []string  `json:"keys"`
+}
+
+func (s *Server) handleAudit(w http.ResponseWriter, r *http.Request) {
+	p, ok := s.orgPrincipal(w, r, errOrgNotFound(r.PathValue("org")))
+	if !ok {
+		return
+	}
+	limit := 100
+	if v := r.URL.Query().Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 1000 {
+			writeError(w, errInvalid("limit: want a number from 1 to 1000"))
+			return
+		}
+		limit = n
+	}
+	recs, err := s.store.Audit(r.Context(), p.org.Name, limit)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	items := make([]AuditEntry, 0, len(recs))
+	for _, a := range recs {
+		items = append(items, AuditEntry{Time: a.At, Actor: a.Actor, Action: a.Action, Kind: a.Kind, Name: a.Name, Region: a.Region, Keys: a.Keys})
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"items": items})
+}

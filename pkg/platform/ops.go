@@ -1,0 +1,688 @@
+package platform
+
+import (
+	"context"
+	"crypto/subtle"
+	"errors"
+	"maps"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/botkit-dev/botkit/pkg/platform/store"
+	"github.com/botkit-dev/botkit/pkg/resources"
+)
+
+// credentialsKey is the value key under which an image pull secret's
+// base64 "user:pass" is stored.
+const credentialsKey = "credentials"
+
+// principal is who makes a request.
+type principal struct {
+	org     store.Org
+	user    string
+	tokenID string
+}
+
+func (p principal) actor() string {
+	if p.tokenID == "" {
+		return p.user
+	}
+	return p.user + " (" + p.tokenID + ")"
+}
+
+// toObject converts a stored object to its API form (key names, never values).
+func toObject(org string, o store.Object) resources.Object {
+	created, updated := o.CreatedAt, o.UpdatedAt
+	meta := resources.ObjectMeta{
+		Name: o.Name, Organization: org, Region: o.Region, Labels: o.Labels,
+		ResourceVersion: strconv.FormatInt(o.Version, 10), CreationTimestamp: &created, UpdateTimestamp: &updated,
+	}
+	st := &resources.Status{State: o.State, Message: o.Message}
+	if o.Kind == resources.KindImagePullSecret {
+		return resources.Object{ImagePullSecret: &resources.ImagePullSecret{
+			TypeMeta: resources.TypeMeta{APIVersion: resources.APIVersion, Kind: resources.KindImagePullSecret},
+			Metadata: meta, Spec: resources.ImagePullSecretSpec{Host: o.Host, Username: o.Username}, Status: st,
+		}}
+	}
+	keys := slices.Sorted(maps.Keys(o.Keys))
+	return resources.Object{SecretSet: &resources.SecretSet{
+		TypeMeta: resources.TypeMeta{APIVersion: resources.APIVersion, Kind: resources.KindSecretSet},
+		Metadata: meta, Spec: resources.SecretSetSpec{Keys: keys}, Status: st,
+	}}
+}
+
+func describe(o store.Object) string { return strings.ToLower(o.Kind) + "/" + o.Name }
+
+func validateObjectName(name string) error {
+	if err := resources.ValidateName(name); err != nil {
+		return errInvalid("metadata.name: %v", err)
+	}
+	return nil
+}
+
+// limitError maps a limit violation to 413.
+func limitError(err error) error { return errTooLarge("%v", err) }
+
+func validateSetValues(set map[string]string) error {
+	for _, k := range slices.Sorted(maps.Keys(set)) {
+		if err := resources.ValidateKey(k); err != nil {
+			return errInvalid("%v", err)
+		}
+		v := set[k]
+		if len(v) > resources.MaxValueBytes {
+			return limitError(resources.ValidateValue(k, v))
+		}
+		if err := resources.ValidateValue(k, v); err != nil {
+			return errInvalid("%v", err)
+		}
+	}
+	return nil
+}
+
+func checkTotals(keys map[string]int) error {
+	total := 0
+	for k, n := range keys {
+		total += resources.SetSize(k, n)
+	}
+	if err := resources.ValidateSetTotals(len(keys), total); err != nil {
+		return limitError(err)
+	}
+	return nil
+}
+
+func kindConflict(cur store.Object, wantKind string) error {
+	return errConflict("name %q is taken by %s in region %s; a %s cannot share it", cur.Name, describe(cur), cur.Region, wantKind)
+}
+
+func regionConflict(cur store.Object, want string) error {
+	return errConflict("%s exists in region %s; its region cannot change to %s (delete it and create it again to move it)", describe(cur), cur.Region, want)
+}
+
+// ipsInput is a validated image pull secret input.
+type ipsInput struct {
+	host     string // normalized; "" = keep
+	username string
+	b64      string // "" = keep
+}
+
+func parseIPS(host string, creds *string, encode *bool) (ipsInput, error) {
+	var in ipsInput
+	if host != "" {
+		h, err := resources.NormalizeRegistryHost(host)
+		if err != nil {
+			return in, errInvalid("%v", err)
+		}
+		in.host = h
+	}
+	if creds != nil {
+		enc := true
+		if encode != nil {
+			enc = *encode
+		}
+		u, b, err := resources.ParseCredentials(*creds, !enc)
+		if err != nil {
+			return in, errInvalid("%v", err)
+		}
+		in.username, in.b64 = u, b
+	}
+	return in, nil
+}
+
+// merge implements PATCH.
+func (s *Server) merge(ctx context.Context, p principal, name string, pt resources.Patch) (store.Object, bool, error) {
+	var zero store.Object
+	if err := validateObjectName(name); err != nil {
+		return zero, false, err
+	}
+	if pt.Kind != "" {
+		if err := resources.ValidateKind(pt.Kind); err != nil {
+			return zero, false, errInvalid("kind: %v", err)
+		}
+	}
+	if pt.Region != "" {
+		if err := resources.ValidateRegion(pt.Region); err != nil {
+			return zero, false, errInvalid("region: %v", err)
+		}
+	}
+	if err := resources.ValidateLabels(pt.Labels); err != nil {
+		return zero, false, errInvalid("labels: %v", err)
+	}
+	if err := validateSetValues(pt.Set); err != nil {
+		return zero, false, err
+	}
+	for _, k := range pt.Remove {
+		if err := resources.ValidateKey(k); err != nil {
+			return zero, false, errInvalid("remove: %v", err)
+		}
+		if _, ok := pt.Set[k]; ok {
+			return zero, false, errInvalid("key %s is both set and removed", k)
+		}
+	}
+	ipsFields := pt.Host != "" || pt.Credentials != nil || pt.Encode != nil
+	ips, err := parseIPS(pt.Host, pt.Credentials, pt.Encode)
+	if err != nil {
+		return zero, false, err
+	}
+	var result store.Object
+	var created bool
+	err = s.store.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+		cur, err := tx.Object(ctx, p.org.ID, name)
+		exists := err == nil
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
+			return err
+		}
+		kind := pt.Kind
+		switch {
+		case kind != "":
+		case exists:
+			kind = cur.Kind
+		case ipsFields:
+			kind = resources.KindImagePullSecret
+		default:
+			kind = resources.KindSecretSet
+		}
+		if exists && cur.Kind != kind {
+			return kindConflict(cur, kind)
+		}
+		now := time.Now().UTC()
+		obj := cur
+		if exists {
+			if pt.Region != "" && pt.Region != cur.Region {
+				return regionConflict(cur, pt.Region)
+			}
+		} else {
+			region := pt.Region
+			if region == "" {
+				region = p.org.DefaultRegion
+			}
+			obj = store.Object{OrgID: p.org.ID, Name: name, Kind: kind, Region: region, CreatedAt: now}
+		}
+		if pt.Labels != nil {
+			obj.Labels = pt.Labels
+		}
+		var put []store.Value
+		var removed, touched []string
+		switch kind {
+		case resources.KindSecretSet:
+			if ipsFields {
+				return errInvalid("host, credentials and encode apply to an ImagePullSecret; %s is a SecretSet", name)
+			}
+			keys := maps.Clone(obj.Keys)
+			if keys == nil {
+				keys = map[string]int{}
+			}
+			for _, k := range pt.Remove {
+				if _, ok := keys[k]; ok {
+					delete(keys, k)
+					removed = append(removed, k)
+				}
+			}
+			for _, k := range slices.Sorted(maps.Keys(pt.Set)) {
+				v := pt.Set[k]
+				keys[k] = len(v)
+				ct, err := s.sealer.seal(p.org.Name, obj.Region, name, k, []byte(v))
+				if err != nil {
+					return err
+				}
+				put = append(put, store.Value{Key: k, Size: len(v), Ciphertext: ct})
+			}
+			if err := checkTotals(keys); err != nil {
+				return err
+			}
+			obj.Keys = keys
+			touched = append(slices.Sorted(maps.Keys(pt.Set)), removed...)
+		case resources.KindImagePullSecret:
+			if len(pt.Set) > 0 || len(pt.Remove) > 0 {
+				return errInvalid("set and remove apply to a SecretSet; %s is an ImagePullSecret (send host and credentials)", name)
+			}
+			if !exists && (ips.host == "" || ips.b64 == "") {
+				return errInvalid("host and credentials are required to create image pull secret %s", name)
+			}
+			if ips.host != "" {
+				obj.Host = ips.host
+			}
+			if ips.b64 != "" {
+				obj.Username = ips.username
+				ct, err := s.sealer.seal(p.org.Name, obj.Region, name, credentialsKey, []byte(ips.b64))
+				if err != nil {
+					return err
+				}
+				put = append(put, store.Value{Key: credentialsKey, Size: len(ips.b64), Ciphertext: ct})
+				touched = append(touched, credentialsKey)
+			}
+			obj.Keys = nil
+		}
+		if obj.Version, err = tx.NextVersion(ctx); err != nil {
+			return err
+		}
+		obj.Generation++
+		obj.State, obj.Message, obj.UpdatedAt = resources.StatePending, "", now
+		if obj.ID, err = tx.PutObject(ctx, obj); err != nil {
+			return err
+		}
+		if err := tx.DeleteValues(ctx, obj.ID, removed); err != nil {
+			return err
+		}
+		if err := tx.PutValues(ctx, obj.ID, put); err != nil {
+			return err
+		}
+		action := "merge"
+		if !exists {
+			action = "create"
+		}
+		if err := tx.Audit(ctx, store.AuditRecord{At: now, Org: p.org.Name, Actor: p.actor(), Action: action, Kind: kind, Name: name, Region: obj.Region, Keys: touched}); err != nil {
+			return err
+		}
+		result, created = obj, !exists
+		return nil
+	})
+	if err == nil {
+		s.prov.wake(result.Region)
+	}
+	return result, created, err
+}
+
+// desired is a validated replace input.
+type desired struct {
+	kind   string
+	region string
+	labels map[string]string
+	data   map[string]string // SecretSet values
+	ips    ipsInput
+}
+
+func (s *Server) parseReplace(p principal, name string, in resources.Object) (desired, error) {
+	var d desired
+	meta := in.Meta()
+	if meta == nil {
+		return d, errInvalid("kind: want %s or %s", resources.KindSecretSet, resources.KindImagePullSecret)
+	}
+	d.kind = in.Kind()
+	apiVersion := ""
+	if in.SecretSet != nil {
+		apiVersion = in.SecretSet.APIVersion
+	} else {
+		apiVersion = in.ImagePullSecret.APIVersion
+	}
+	if apiVersion != "" && apiVersion != resources.APIVersion {
+		return d, errInvalid("apiVersion %q: want %s", apiVersion, resources.APIVersion)
+	}
+	if meta.Name != "" && meta.Name != name {
+		return d, errInvalid("metadata.name %q does not match the name %q in the URL", meta.Name, name)
+	}
+	if meta.Organization != "" && meta.Organization != p.org.Name {
+		return d, errInvalid("metadata.organization %q does not match the organization %q in the URL", meta.Organization, p.org.Name)
+	}
+	if meta.Region != "" {
+		if err := resources.ValidateRegion(meta.Region); err != nil {
+			return d, errInvalid("metadata.region: %v", err)
+		}
+	}
+	if err := resources.ValidateLabels(meta.Labels); err != nil {
+		return d, errInvalid("metadata.labels: %v", err)
+	}
+	d.region, d.labels = meta.Region, meta.Labels
+	switch {
+	case in.SecretSet != nil:
+		if len(in.SecretSet.Spec.Keys) > 0 {
+			return d, errInvalid("spec.keys is output only; send the values in spec.data")
+		}
+		d.data = make(map[string]string, len(in.SecretSet.Spec.Data))
+		for k, src := range in.SecretSet.Spec.Data {
+			if !src.IsLiteral() {
+				if err := resources.ValidateKey(k); err != nil {
+					return d, errInvalid("spec.data: %v", err)
+				}
+				return d, errInvalid("spec.data.%s: value source %s must be resolved by the client; send the value", k, src)
+			}
+			d.data[k] = *src.Literal
+		}
+		if err := validateSetValues(d.data); err != nil {
+			return d, err
+		}
+		sizes := make(map[string]int, len(d.data))
+		for k, v := range d.data {
+			sizes[k] = len(v)
+		}
+		if err := checkTotals(sizes); err != nil {
+			return d, err
+		}
+	case in.ImagePullSecret != nil:
+		sp := in.ImagePullSecret.Spec
+		if sp.Host == "" || sp.Credentials == nil {
+			return d, errInvalid("spec.host and spec.credentials are required")
+		}
+		if !sp.Credentials.IsLiteral() {
+			return d, errInvalid("spec.credentials: value source %s must be resolved by the client; send the value", *sp.Credentials)
+		}
+		ips, err := parseIPS(sp.Host, sp.Credentials.Literal, sp.Encode)
+		if err != nil {
+			return d, err
+		}
+		d.ips = ips
+	}
+	return d, nil
+}
+
+func labelsEqual(a, b map[string]string) bool { return maps.Equal(a, b) }
+
+func equalSecret(a, b []byte) bool {
+	return len(a) == len(b) && subtle.ConstantTimeCompare(a, b) == 1
+}
+
+// plan computes what replacing cur (with decrypted values) by d would do.
+func plan(org string, exists bool, cur store.Object, curVals map[string][]byte, d desired, name, region string) resources.Plan {
+	pl := resources.Plan{
+		TypeMeta:   resources.TypeMeta{APIVersion: resources.APIVersion, Kind: resources.KindPlan},
+		Metadata:   resources.PlanMeta{Name: name, Organization: org, Region: region},
+		ObjectKind: d.kind, Keys: []resources.KeyChange{}, Fields: []resources.FieldChange{},
+	}
+	changed := !exists
+	if exists {
+		pl.Metadata.ResourceVersion = strconv.FormatInt(cur.Version, 10)
+	}
+	field := func(f string, had, has, same bool) {
+		c := resources.ChangeUnchanged
+		switch {
+		case !had && has:
+			c = resources.ChangeAdded
+		case had && !has:
+			c = resources.ChangeRemoved
+		case !same:
+			c = resources.ChangeChanged
+		}
+		if c != resources.ChangeUnchanged {
+			changed = true
+		}
+		pl.Fields = append(pl.Fields, resources.FieldChange{Field: f, Change: c})
+	}
+	field("metadata.labels", exists && len(cur.Labels) > 0, len(d.labels) > 0, labelsEqual(cur.Labels, d.labels))
+	switch d.kind {
+	case resources.KindSecretSet:
+		all := map[string]bool{}
+		for k := range d.data {
+			all[k] = true
+		}
+		if exists {
+			for k := range cur.Keys {
+				all[k] = true
+			}
+		}
+		for _, k := range slices.Sorted(maps.Keys(all)) {
+			nv, has := d.data[k]
+			ov, had := curVals[k]
+			c := resources.ChangeUnchanged
+			switch {
+			case has && !had:
+				c = resources.ChangeAdded
+			case had && !has:
+				c = resources.ChangeRemoved
+			case !equalSecret(ov, []byte(nv)):
+				c = resources.ChangeChanged
+			}
+			if c != resources.ChangeUnchanged {
+				changed = true
+			}
+			pl.Keys = append(pl.Keys, resources.KeyChange{Key: k, Change: c})
+		}
+	case resources.KindImagePullSecret:
+		field("spec.host", exists, true, cur.Host == d.ips.host)
+		field("spec.username", exists, true, cur.Username == d.ips.username)
+		field("spec.credentials", exists, true, equalSecret(curVals[credentialsKey], []byte(d.ips.b64)))
+	}
+	switch {
+	case !exists:
+		pl.Action = resources.ActionCreate
+	case changed:
+		pl.Action = resources.ActionUpdate
+	default:
+		pl.Action = resources.ActionUnchanged
+	}
+	return pl
+}
+
+func parseIfMatch(h string) string {
+	h = strings.TrimSpace(h)
+	h = strings.TrimPrefix(h, "W/")
+	return strings.Trim(h, `"`)
+}
+
+// checkReplace applies the kind, region and If-Match rules; it returns the
+// region the object will have.
+func checkReplace(p principal, name string, exists bool, cur store.Object, d desired, ifMatch string) (string, error) {
+	if exists && cur.Kind != d.kind {
+		return "", kindConflict(cur, d.kind)
+	}
+	region := d.region
+	if exists {
+		if region != "" && region != cur.Region {
+			return "", regionConflict(cur, region)
+		}
+		region = cur.Region
+	} else if region == "" {
+		region = p.org.DefaultRegion
+	}
+	if ifMatch != "" {
+		want := parseIfMatch(ifMatch)
+		switch {
+		case !exists:
+			return "", errConflict("If-Match: %s does not exist (it was deleted or never created)", name)
+		case want != "*" && want != strconv.FormatInt(cur.Version, 10):
+			return "", errConflict("If-Match: %s changed since resourceVersion %s (now %d); read it again and retry", describe(cur), want, cur.Version)
+		}
+	}
+	return region, nil
+}
+
+type valueReader interface {
+	Values(ctx context.Context, objectID int64) ([]store.Value, error)
+}
+
+func (s *Server) decryptAll(ctx context.Context, r valueReader, org string, o store.Object) (map[string][]byte, error) {
+	vals, err := r.Values(ctx, o.ID)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string][]byte, len(vals))
+	for _, v := range vals {
+		pt, err := s.sealer.open(org, o.Region, o.Name, v.Key, v.Ciphertext)
+		if err != nil {
+			return nil, newErr(http.StatusInternalServerError, resources.CodeInternal, "%s: %v", describe(o), err)
+		}
+		out[v.Key] = pt
+	}
+	return out, nil
+}
+
+// replace implements PUT. With dryRun it only returns the plan.
+func (s *Server) replace(ctx context.Context, p principal, name string, in resources.Object, ifMatch string, dryRun bool) (store.Object, resources.Plan, bool, error) {
+	var zero store.Object
+	var pl resources.Plan
+	if err := validateObjectName(name); err != nil {
+		return zero, pl, false, err
+	}
+	d, err := s.parseReplace(p, name, in)
+	if err != nil {
+		return zero, pl, false, err
+	}
+	if dryRun {
+		cur, err := s.store.Object(ctx, p.org.ID, name)
+		exists := err == nil
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
+			return zero, pl, false, err
+		}
+		region, err := checkReplace(p, name, exists, cur, d, ifMatch)
+		if err != nil {
+			return zero, pl, false, err
+		}
+		var vals map[string][]byte
+		if exists {
+			if vals, err = s.decryptAll(ctx, s.store, p.org.Name, cur); err != nil {
+				return zero, pl, false, err
+			}
+		}
+		return cur, plan(p.org.Name, exists, cur, vals, d, name, region), false, nil
+	}
+	var result store.Object
+	var created, wrote bool
+	err = s.store.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+		cur, err := tx.Object(ctx, p.org.ID, name)
+		exists := err == nil
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
+			return err
+		}
+		region, err := checkReplace(p, name, exists, cur, d, ifMatch)
+		if err != nil {
+			return err
+		}
+		var vals map[string][]byte
+		if exists {
+			if vals, err = s.decryptAll(ctx, tx, p.org.Name, cur); err != nil {
+				return err
+			}
+		}
+		pl = plan(p.org.Name, exists, cur, vals, d, name, region)
+		if pl.Action == resources.ActionUnchanged {
+			result = cur
+			return nil
+		}
+		now := time.Now().UTC()
+		obj := cur
+		if !exists {
+			obj = store.Object{OrgID: p.org.ID, Name: name, Kind: d.kind, Region: region, CreatedAt: now}
+		}
+		obj.Labels = d.labels
+		var put []store.Value
+		var removed, touched []string
+		switch d.kind {
+		case resources.KindSecretSet:
+			keys := make(map[string]int, len(d.data))
+			for _, kc := range pl.Keys {
+				switch kc.Change {
+				case resources.ChangeRemoved:
+					removed = append(removed, kc.Key)
+				case resources.ChangeAdded, resources.ChangeChanged:
+					v := d.data[kc.Key]
+					ct, err := s.sealer.seal(p.org.Name, region, name, kc.Key, []byte(v))
+					if err != nil {
+						return err
+					}
+					put = append(put, store.Value{Key: kc.Key, Size: len(v), Ciphertext: ct})
+				}
+				if kc.Change != resources.ChangeUnchanged {
+					touched = append(touched, kc.Key)
+				}
+				if kc.Change != resources.ChangeRemoved {
+					keys[kc.Key] = len(d.data[kc.Key])
+				}
+			}
+			obj.Keys = keys
+		case resources.KindImagePullSecret:
+			obj.Host, obj.Username = d.ips.host, d.ips.username
+			ct, err := s.sealer.seal(p.org.Name, region, name, credentialsKey, []byte(d.ips.b64))
+			if err != nil {
+				return err
+			}
+			put = append(put, store.Value{Key: credentialsKey, Size: len(d.ips.b64), Ciphertext: ct})
+			touched = append(touched, credentialsKey)
+		}
+		if obj.Version, err = tx.NextVersion(ctx); err != nil {
+			return err
+		}
+		obj.Generation++
+		obj.State, obj.Message, obj.UpdatedAt = resources.StatePending, "", now
+		if obj.ID, err = tx.PutObject(ctx, obj); err != nil {
+			return err
+		}
+		if err := tx.DeleteValues(ctx, obj.ID, removed); err != nil {
+			return err
+		}
+		if err := tx.PutValues(ctx, obj.ID, put); err != nil {
+			return err
+		}
+		if err := tx.Audit(ctx, store.AuditRecord{At: now, Org: p.org.Name, Actor: p.actor(), Action: "replace", Kind: d.kind, Name: name, Region: region, Keys: touched}); err != nil {
+			return err
+		}
+		result, created, wrote = obj, !exists, true
+		return nil
+	})
+	if err == nil && wrote {
+		s.prov.wake(result.Region)
+	}
+	return result, pl, created, err
+}
+
+// deleteObject implements DELETE of an object.
+func (s *Server) deleteObject(ctx context.Context, p principal, name, ifMatch string) (store.Object, error) {
+	var result store.Object
+	err := s.store.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+		cur, err := tx.Object(ctx, p.org.ID, name)
+		if errors.Is(err, store.ErrNotFound) {
+			return errObjectNotFound(name)
+		}
+		if err != nil {
+			return err
+		}
+		if ifMatch != "" {
+			if want := parseIfMatch(ifMatch); want != "*" && want != strconv.FormatInt(cur.Version, 10) {
+				return errConflict("If-Match: %s changed since resourceVersion %s (now %d)", describe(cur), want, cur.Version)
+			}
+		}
+		if err := tx.DeleteObject(ctx, cur.ID); err != nil {
+			return err
+		}
+		keys := slices.Sorted(maps.Keys(cur.Keys))
+		if cur.Kind == resources.KindImagePullSecret {
+			keys = []string{credentialsKey}
+		}
+		result = cur
+		return tx.Audit(ctx, store.AuditRecord{Org: p.org.Name, Actor: p.actor(), Action: "delete", Kind: cur.Kind, Name: name, Region: cur.Region, Keys: keys})
+	})
+	return result, err
+}
+
+// deleteKey implements DELETE of one key of a secret set.
+func (s *Server) deleteKey(ctx context.Context, p principal, name, key string) (store.Object, error) {
+	if err := resources.ValidateKey(key); err != nil {
+		return store.Object{}, errInvalid("%v", err)
+	}
+	var result store.Object
+	err := s.store.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+		cur, err := tx.Object(ctx, p.org.ID, name)
+		if errors.Is(err, store.ErrNotFound) {
+			return errObjectNotFound(name)
+		}
+		if err != nil {
+			return err
+		}
+		if cur.Kind != resources.KindSecretSet {
+			return errInvalid("%s has no keys (only a SecretSet does)", describe(cur))
+		}
+		if _, ok := cur.Keys[key]; !ok {
+			return newErr(http.StatusNotFound, resources.CodeNotFound, "key %s not found in %s", key, describe(cur))
+		}
+		obj := cur
+		obj.Keys = maps.Clone(cur.Keys)
+		delete(obj.Keys, key)
+		if obj.Version, err = tx.NextVersion(ctx); err != nil {
+			return err
+		}
+		obj.Generation++
+		obj.State, obj.Message, obj.UpdatedAt = resources.StatePending, "", time.Now().UTC()
+		if _, err := tx.PutObject(ctx, obj); err != nil {
+			return err
+		}
+		if err := tx.DeleteValues(ctx, obj.ID, []string{key}); err != nil {
+			return err
+		}
+		result = obj
+		return tx.Audit(ctx, store.AuditRecord{Org: p.org.Name, Actor: p.actor(), Action: "delete-key", Kind: cur.Kind, Name: name, Region: cur.Region, Keys: []string{key}})
+	})
+	if err == nil {
+		s.prov.wake(result.Region)
+	}
+	return result, err
+}

@@ -1,0 +1,187 @@
+package platform
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/botkit-dev/botkit/pkg/platform/store"
+	"github.com/botkit-dev/botkit/pkg/resources"
+)
+
+// provisioner moves pending objects to ready or failed: one worker per
+// region. Secret sets become ready at once (in batches); image pull secrets
+// are verified against their registry, up to 4 at a time per region.
+type provisioner struct {
+	s        *Server
+	wakeCh   map[string]chan struct{}
+	client   *http.Client
+	inflight sync.Map // object ID → struct{}
+}
+
+func newProvisioner(s *Server) *provisioner {
+	p := &provisioner{s: s, wakeCh: map[string]chan struct{}{},
+		client: newGuardedClient(s.opts.AllowPrivateRegistries, s.opts.RegistryTimeout)}
+	for _, r := range resources.Regions() {
+		p.wakeCh[r] = make(chan struct{}, 1)
+	}
+	return p
+}
+
+// wake tells region's worker that something is pending.
+func (p *provisioner) wake(region string) {
+	if ch, ok := p.wakeCh[region]; ok {
+		select {
+		case ch <- struct{}{}:
+		default:
+		}
+	}
+}
+
+const pendingBatch = 500
+
+func (p *provisioner) run(ctx context.Context, region string) {
+	ticker := time.NewTicker(p.s.opts.PollInterval)
+	defer ticker.Stop()
+	sem := make(chan struct{}, 4)
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	for {
+		more := p.pass(ctx, region, sem, &wg)
+		if more {
+			continue
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-p.wakeCh[region]:
+		case <-ticker.C:
+		}
+	}
+}
+
+// pass handles one batch of pending objects; it reports whether more may be
+// waiting.
+func (p *provisioner) pass(ctx context.Context, region string, sem chan struct{}, wg *sync.WaitGroup) bool {
+	if ctx.Err() != nil {
+		return false
+	}
+	objs, err := p.s.store.Pending(ctx, region, pendingBatch)
+	if err != nil {
+		if ctx.Err() == nil {
+			p.s.log.Error("provisioner: listing pending objects failed", "region", region, "error", err.Error())
+		}
+		return false
+	}
+	var ready []store.StatusUpdate
+	for _, o := range objs {
+		switch o.Kind {
+		case resources.KindImagePullSecret:
+			if _, busy := p.inflight.LoadOrStore(o.ID, struct{}{}); busy {
+				continue
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				defer p.inflight.Delete(o.ID)
+				select {
+				case sem <- struct{}{}:
+				case <-ctx.Done():
+					return
+				}
+				defer func() { <-sem }()
+				p.verify(ctx, o)
+			}()
+		default:
+			ready = append(ready, store.StatusUpdate{ObjectID: o.ID, Generation: o.Generation, State: resources.StateReady})
+		}
+	}
+	if len(ready) > 0 {
+		if _, err := p.s.store.SetStatus(ctx, ready); err != nil {
+			if ctx.Err() == nil {
+				p.s.log.Error("provisioner: recording status failed", "region", region, "error", err.Error())
+			}
+			return false
+		}
+		p.s.metrics.provisioned.WithLabelValues(region, resources.KindSecretSet, resources.StateReady).Add(float64(len(ready)))
+	}
+	return len(ready) == pendingBatch
+}
+
+func (p *provisioner) verify(ctx context.Context, o store.Object) {
+	res := p.check(ctx, o)
+	if ctx.Err() != nil {
+		return // shutting down: stays pending, retried after restart
+	}
+	up := store.StatusUpdate{ObjectID: o.ID, Generation: o.Generation, State: resources.StateReady}
+	if !res.ok {
+		up.State, up.Message = resources.StateFailed, res.message
+	}
+	n, err := p.s.store.SetStatus(ctx, []store.StatusUpdate{up})
+	if err != nil {
+		if ctx.Err() == nil {
+			p.s.log.Error("provisioner: recording status failed", "object", o.Name, "error", err.Error())
+		}
+		return
+	}
+	if n > 0 {
+		p.s.metrics.provisioned.WithLabelValues(o.Region, o.Kind, up.State).Inc()
+		p.s.log.Info("provisioned", "kind", o.Kind, "name", o.Name, "region", o.Region, "state", up.State, "message", up.Message)
+	}
+	p.wake(o.Region) // a newer generation may be waiting
+}
+
+func (p *provisioner) check(ctx context.Context, o store.Object) verifyResult {
+	org, err := p.orgName(ctx, o.OrgID)
+	if err != nil {
+		return verifyResult{message: "internal error reading the organization"}
+	}
+	vals, err := p.s.store.Values(ctx, o.ID)
+	if err != nil {
+		return verifyResult{message: "internal error reading the credentials"}
+	}
+	var b64 []byte
+	for _, v := range vals {
+		if v.Key == credentialsKey {
+			if b64, err = p.s.sealer.open(org, o.Region, o.Name, v.Key, v.Ciphertext); err != nil {
+				return verifyResult{message: err.Error()}
+			}
+		}
+	}
+	if b64 == nil {
+		return verifyResult{message: "no credentials stored"}
+	}
+	delay := p.s.opts.RegistryRetryDelay
+	var res verifyResult
+	for attempt := 1; attempt <= p.s.opts.RegistryAttempts; attempt++ {
+		res = verifyRegistry(ctx, p.client, o.Host, string(b64))
+		if res.ok || !res.retryable || attempt == p.s.opts.RegistryAttempts {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return res
+		case <-time.After(delay):
+		}
+		delay *= 2
+	}
+	if !res.ok && res.retryable {
+		res.message = fmt.Sprintf("%s (after %d attempts)", res.message, p.s.opts.RegistryAttempts)
+	}
+	return res
+}
+
+func (p *provisioner) orgName(ctx context.Context, id int64) (string, error) {
+	orgs, err := p.s.store.Orgs(ctx)
+	if err != nil {
+		return "", err
+	}
+	for _, o := range orgs {
+		if o.ID == id {
+			return o.Name, nil
+		}
+	}
+	return "", fmt.Errorf("organization %d not found", id)
+}

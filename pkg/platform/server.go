@@ -1,0 +1,179 @@
+package platform
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/botkit-dev/botkit/pkg/platform/store"
+	"github.com/botkit-dev/botkit/pkg/platform/store/sqlite"
+	"github.com/botkit-dev/botkit/pkg/resources"
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// File names inside Options.DataDir.
+const (
+	DatabaseFile  = "platform.db"
+	MasterKeyFile = "master.key"
+)
+
+// Options configure a platform Server.
+type Options struct {
+	// DataDir holds the SQLite database (platform.db) and, unless
+	// MasterKeyFile is set, the generated master key (master.key). It is
+	// created (0700) if missing.
+	DataDir string
+	// MasterKeyFile is the file of the 256-bit key that encrypts values.
+	// Empty: DataDir/master.key, generated (0600) on first use.
+	MasterKeyFile string
+	// AllowPrivateRegistries lets image pull secret checks reach loopback and
+	// private addresses. Link-local and cloud metadata addresses stay blocked.
+	AllowPrivateRegistries bool
+	// NoAuthOrg, when set, serves requests that carry no Authorization
+	// header as this organization (created with the default region if
+	// missing). The embedded local platform of the CLI uses "local".
+	// Requests with a token are still authenticated.
+	NoAuthOrg string
+	// Logger receives request logs and provisioning events (never bodies or
+	// values). Nil discards them.
+	Logger *slog.Logger
+	// DisableProvisioner leaves objects pending (for tests and tools that
+	// only read).
+	DisableProvisioner bool
+	// PollInterval is how often provisioners look for pending objects when
+	// not woken by a write (default 1s).
+	PollInterval time.Duration
+	// RegistryAttempts is how many times an unreachable registry is tried
+	// before the image pull secret is marked failed (default 3), waiting
+	// RegistryRetryDelay (default 1s, doubling) in between.
+	RegistryAttempts   int
+	RegistryRetryDelay time.Duration
+	// RegistryTimeout bounds each request to a registry (default 10s).
+	RegistryTimeout time.Duration
+}
+
+// Server is a platform instance over one data directory. Create it with
+// Open, serve Handler, and Close it when done. It is safe for concurrent use.
+type Server struct {
+	opts    Options
+	log     *slog.Logger
+	store   store.Store
+	sealer  *sealer
+	reg     *prometheus.Registry
+	metrics *metrics
+	handler http.Handler
+	prov    *provisioner
+	admin   *Admin
+
+	closeOnce sync.Once
+	cancel    context.CancelFunc
+	wg        sync.WaitGroup
+}
+
+func (o *Options) defaults() {
+	if o.PollInterval <= 0 {
+		o.PollInterval = time.Second
+	}
+	if o.RegistryAttempts <= 0 {
+		o.RegistryAttempts = 3
+	}
+	if o.RegistryRetryDelay <= 0 {
+		o.RegistryRetryDelay = time.Second
+	}
+	if o.RegistryTimeout <= 0 {
+		o.RegistryTimeout = 10 * time.Second
+	}
+}
+
+func discardLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+func openStore(ctx context.Context, dataDir string, onCommit func(int, time.Duration)) (store.Store, error) {
+	if dataDir == "" {
+		return nil, errors.New("--data-dir is required")
+	}
+	if err := os.MkdirAll(dataDir, 0o700); err != nil {
+		return nil, fmt.Errorf("data directory: %w", err)
+	}
+	return sqlite.Open(ctx, filepath.Join(dataDir, DatabaseFile), sqlite.Options{OnCommit: onCommit})
+}
+
+// Open opens (creating if needed) the platform in opts.DataDir, loads or
+// generates the master key and starts one provisioner per region.
+func Open(ctx context.Context, opts Options) (*Server, error) {
+	opts.defaults()
+	s := &Server{opts: opts, log: opts.Logger}
+	if s.log == nil {
+		s.log = discardLogger()
+	}
+	s.reg = prometheus.NewRegistry()
+	s.metrics = newMetrics(s.reg)
+	st, err := openStore(ctx, opts.DataDir, s.metrics.observeCommit)
+	if err != nil {
+		return nil, err
+	}
+	s.store = st
+	keyFile, create := opts.MasterKeyFile, false
+	if keyFile == "" {
+		keyFile, create = filepath.Join(opts.DataDir, MasterKeyFile), true
+	}
+	key, err := loadMasterKey(keyFile, create)
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
+	if s.sealer, err = newSealer(key); err != nil {
+		st.Close()
+		return nil, fmt.Errorf("master key %s: %w", keyFile, err)
+	}
+	s.admin = &Admin{store: st}
+	if opts.NoAuthOrg != "" {
+		if _, err := s.admin.EnsureOrg(ctx, opts.NoAuthOrg, resources.DefaultRegion); err != nil {
+			st.Close()
+			return nil, err
+		}
+	}
+	s.handler = s.routes()
+	runCtx, cancel := context.WithCancel(context.Background())
+	s.cancel = cancel
+	s.prov = newProvisioner(s)
+	if !opts.DisableProvisioner {
+		for _, region := range resources.Regions() {
+			s.wg.Add(1)
+			go func() {
+				defer s.wg.Done()
+				s.prov.run(runCtx, region)
+			}()
+		}
+	}
+	return s, nil
+}
+
+// Handler returns the HTTP handler of the API (every route of
+// api/openapi.yaml, /healthz and /metrics). It can be served by net/http or
+// called in-process.
+func (s *Server) Handler() http.Handler { return s.handler }
+
+// Admin returns the administration functions over the same store.
+func (s *Server) Admin() *Admin { return s.admin }
+
+// Metrics returns the Prometheus registry the server reports to.
+func (s *Server) Metrics() *prometheus.Registry { return s.reg }
+
+// Close stops the provisioners, waits for queued writes and closes the
+// database. Call it after the HTTP server stopped.
+func (s *Server) Close() error {
+	var err error
+	s.closeOnce.Do(func() {
+		s.cancel()
+		s.wg.Wait()
+		err = s.store.Close()
+	})
+	return err
+}

@@ -1,0 +1,290 @@
+// Package sqlite implements store.Store over a SQLite file with
+// modernc.org/sqlite (pure Go, no cgo).
+//
+// The database runs in WAL mode with synchronous=FULL: a write is
+// acknowledged only after its commit reached the disk. All writes go through
+// one writer goroutine that batches the transactions queued while the
+// previous commit was being synced into a single SQLite transaction (group
+// commit); each request runs inside its own SAVEPOINT, so it still commits or
+// fails on its own, and requests touching the same row are applied one after
+// the other. Reads use a separate pool of read-only connections.
+//
+// Several processes may open the same file at once (the admin commands of
+// botkit-platform do so while `serve` runs): SQLite's file locks serialize
+// their writes, with a busy timeout.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/botkit-dev/botkit/pkg/platform/store"
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+)
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// Options tune the store.
+type Options struct {
+	// MaxBatch bounds how many write transactions are committed together
+	// (default 256).
+	MaxBatch int
+	// OnCommit, if set, is called after every commit with the number of
+	// transactions it held and how long the commit took.
+	OnCommit func(batch int, d time.Duration)
+	// BusyTimeout is how long a write waits for another process's lock
+	// (default 10s).
+	BusyTimeout time.Duration
+}
+
+// Store is a SQLite store.Store.
+type Store struct {
+	w, r  *sql.DB
+	opts  Options
+	reqs  chan *request
+	stop  chan struct{}
+	done  chan struct{}
+	close sync.Once
+}
+
+var _ store.Store = (*Store)(nil)
+
+// ErrClosed is returned by Update after Close.
+var ErrClosed = errors.New("store is closed")
+
+type request struct {
+	ctx  context.Context
+	fn   func(context.Context, store.Tx) error
+	done chan error
+}
+
+func dsn(path string, busy time.Duration, extra ...string) string {
+	q := url.Values{}
+	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busy.Milliseconds()))
+	q.Add("_pragma", "foreign_keys(1)")
+	q.Add("_pragma", "synchronous(FULL)")
+	for i := 0; i+1 < len(extra); i += 2 {
+		q.Add(extra[i], extra[i+1])
+	}
+	return "file:" + path + "?" + q.Encode()
+}
+
+// Open opens (creating if needed, mode 0600) the database at path and applies
+// the embedded schema migrations.
+func Open(ctx context.Context, path string, opts Options) (*Store, error) {
+	if opts.MaxBatch <= 0 {
+		opts.MaxBatch = 256
+	}
+	if opts.BusyTimeout <= 0 {
+		opts.BusyTimeout = 10 * time.Second
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("open database: %w", err)
+	}
+	f.Close()
+
+	w, err := sql.Open("sqlite", dsn(path, opts.BusyTimeout, "_txlock", "immediate"))
+	if err != nil {
+		return nil, err
+	}
+	w.SetMaxOpenConns(1)
+	w.SetMaxIdleConns(1)
+	w.SetConnMaxLifetime(0)
+	if _, err := w.ExecContext(ctx, "PRAGMA journal_mode=WAL"); err != nil {
+		w.Close()
+		return nil, fmt.Errorf("database %s: enable WAL: %w", path, err)
+	}
+	if err := migrate(ctx, w); err != nil {
+		w.Close()
+		return nil, fmt.Errorf("database %s: %w", path, err)
+	}
+	r, err := sql.Open("sqlite", dsn(path, opts.BusyTimeout, "_pragma", "query_only(1)"))
+	if err != nil {
+		w.Close()
+		return nil, err
+	}
+	r.SetMaxOpenConns(8)
+	r.SetMaxIdleConns(8)
+	s := &Store{w: w, r: r, opts: opts, reqs: make(chan *request, 1024), stop: make(chan struct{}), done: make(chan struct{})}
+	go s.writer()
+	return s, nil
+}
+
+func migrate(ctx context.Context, db *sql.DB) error {
+	if _, err := db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)`); err != nil {
+		return fmt.Errorf("migrations: %w", err)
+	}
+	entries, err := fs.ReadDir(migrations, "migrations")
+	if err != nil {
+		return err
+	}
+	names := make([]string, 0, len(entries))
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		vs, _, _ := strings.Cut(name, "_")
+		v, err := strconv.Atoi(vs)
+		if err != nil {
+			return fmt.Errorf("migration %s: name must start with a number", name)
+		}
+		body, err := migrations.ReadFile("migrations/" + name)
+		if err != nil {
+			return err
+		}
+		tx, err := db.BeginTx(ctx, nil)
+		if err != nil {
+			return fmt.Errorf("migration %s: %w", name, err)
+		}
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations WHERE version = ?`, v).Scan(&n); err != nil {
+			tx.Rollback()
+			return err
+		}
+		if n > 0 {
+			tx.Rollback()
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, string(body)); err != nil {
+			tx.Rollback()
+			return fmt.Errorf("migration %s: %w", name, err)
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)`, v, time.Now().UnixNano()); err != nil {
+			tx.Rollback()
+			return err
+		}
+		if err := tx.Commit(); err != nil {
+			return fmt.Errorf("migration %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// Close stops the writer (after finishing queued writes) and closes the
+// database.
+func (s *Store) Close() error {
+	s.close.Do(func() { close(s.stop) })
+	<-s.done
+	return errors.Join(s.w.Close(), s.r.Close())
+}
+
+// Update implements store.Store: fn is queued for the writer goroutine and
+// Update returns after the durable commit of the batch that held it.
+func (s *Store) Update(ctx context.Context, fn func(context.Context, store.Tx) error) error {
+	req := &request{ctx: ctx, fn: fn, done: make(chan error, 1)}
+	select {
+	case s.reqs <- req:
+	case <-s.stop:
+		return ErrClosed
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	// Once queued, wait for the outcome even if ctx ends: the caller must
+	// not report failure for a write that may commit.
+	return <-req.done
+}
+
+func (s *Store) writer() {
+	defer close(s.done)
+	for {
+		var first *request
+		select {
+		case first = <-s.reqs:
+		case <-s.stop:
+			// Finish what is queued, then refuse.
+			for {
+				select {
+				case r := <-s.reqs:
+					s.commit([]*request{r})
+				default:
+					return
+				}
+			}
+		}
+		batch := []*request{first}
+	fill:
+		for len(batch) < s.opts.MaxBatch {
+			select {
+			case r := <-s.reqs:
+				batch = append(batch, r)
+			default:
+				break fill
+			}
+		}
+		s.commit(batch)
+	}
+}
+
+func runFn(ctx context.Context, fn func(context.Context, store.Tx) error, tx store.Tx) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("internal error in write transaction")
+		}
+	}()
+	return fn(ctx, tx)
+}
+
+func (s *Store) commit(batch []*request) {
+	start := time.Now()
+	ctx := context.Background()
+	results := make([]error, len(batch))
+	fail := func(err error) {
+		for _, r := range batch {
+			r.done <- err
+		}
+	}
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		fail(fmt.Errorf("begin transaction: %w", err))
+		return
+	}
+	for i, r := range batch {
+		if err := r.ctx.Err(); err != nil {
+			results[i] = err
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, "SAVEPOINT req"); err != nil {
+			tx.Rollback()
+			fail(fmt.Errorf("savepoint: %w", err))
+			return
+		}
+		err := runFn(r.ctx, r.fn, &sqlTx{tx: tx})
+		if err != nil {
+			results[i] = err
+			if _, rerr := tx.ExecContext(ctx, "ROLLBACK TO req"); rerr != nil {
+				tx.Rollback()
+				fail(fmt.Errorf("rollback to savepoint: %w", rerr))
+				return
+			}
+		}
+		if _, err := tx.ExecContext(ctx, "RELEASE req"); err != nil {
+			tx.Rollback()
+			fail(fmt.Errorf("release savepoint: %w", err))
+			return
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		fail(fmt.Errorf("commit: %w", err))
+		return
+	}
+	if s.opts.OnCommit != nil {
+		s.opts.OnCommit(len(batch), time.Since(start))
+	}
+	for i, r := range batch {
+		r.done <- results[i]
+	}
+}

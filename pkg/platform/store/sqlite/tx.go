@@ -1,0 +1,404 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/botkit-dev/botkit/pkg/platform/store"
+	sqlite "modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+)
+
+// querier is what sql.DB and sql.Tx have in common.
+type querier interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+type sqlTx struct{ tx *sql.Tx }
+
+var _ store.Tx = (*sqlTx)(nil)
+
+func isUnique(err error) bool {
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		return se.Code() == sqlite3.SQLITE_CONSTRAINT_UNIQUE || se.Code() == sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY
+	}
+	return false
+}
+
+func fromNanos(n int64) time.Time { return time.Unix(0, n).UTC() }
+
+func getOrg(ctx context.Context, q querier, name string) (store.Org, error) {
+	var o store.Org
+	var created int64
+	err := q.QueryRowContext(ctx, `SELECT id, name, default_region, created_at FROM orgs WHERE name = ?`, name).
+		Scan(&o.ID, &o.Name, &o.DefaultRegion, &created)
+	if errors.Is(err, sql.ErrNoRows) {
+		return o, store.ErrNotFound
+	}
+	o.CreatedAt = fromNanos(created)
+	return o, err
+}
+
+const objectCols = `id, org_id, name, kind, region, labels, keys, host, username, version, generation, state, message, created_at, updated_at`
+
+type scanner interface{ Scan(dest ...any) error }
+
+func scanObject(sc scanner) (store.Object, error) {
+	var o store.Object
+	var labels, keys string
+	var created, updated int64
+	if err := sc.Scan(&o.ID, &o.OrgID, &o.Name, &o.Kind, &o.Region, &labels, &keys, &o.Host, &o.Username,
+		&o.Version, &o.Generation, &o.State, &o.Message, &created, &updated); err != nil {
+		return o, err
+	}
+	if labels != "{}" && labels != "" {
+		if err := json.Unmarshal([]byte(labels), &o.Labels); err != nil {
+			return o, fmt.Errorf("object %d: labels: %w", o.ID, err)
+		}
+	}
+	if keys != "{}" && keys != "" {
+		if err := json.Unmarshal([]byte(keys), &o.Keys); err != nil {
+			return o, fmt.Errorf("object %d: keys: %w", o.ID, err)
+		}
+	}
+	o.CreatedAt, o.UpdatedAt = fromNanos(created), fromNanos(updated)
+	return o, nil
+}
+
+func getObject(ctx context.Context, q querier, orgID int64, name string) (store.Object, error) {
+	o, err := scanObject(q.QueryRowContext(ctx, `SELECT `+objectCols+` FROM objects WHERE org_id = ? AND name = ?`, orgID, name))
+	if errors.Is(err, sql.ErrNoRows) {
+		return o, store.ErrNotFound
+	}
+	return o, err
+}
+
+func getValues(ctx context.Context, q querier, objectID int64) ([]store.Value, error) {
+	rows, err := q.QueryContext(ctx, `SELECT key, size, ciphertext FROM secret_values WHERE object_id = ? ORDER BY key`, objectID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []store.Value
+	for rows.Next() {
+		var v store.Value
+		if err := rows.Scan(&v.Key, &v.Size, &v.Ciphertext); err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
+
+func (t *sqlTx) Org(ctx context.Context, name string) (store.Org, error) {
+	return getOrg(ctx, t.tx, name)
+}
+
+func (t *sqlTx) CreateOrg(ctx context.Context, o store.Org) (store.Org, error) {
+	if o.CreatedAt.IsZero() {
+		o.CreatedAt = time.Now().UTC()
+	}
+	res, err := t.tx.ExecContext(ctx, `INSERT INTO orgs (name, default_region, created_at) VALUES (?, ?, ?)`, o.Name, o.DefaultRegion, o.CreatedAt.UnixNano())
+	if isUnique(err) {
+		return o, store.ErrExists
+	}
+	if err != nil {
+		return o, err
+	}
+	o.ID, err = res.LastInsertId()
+	return o, err
+}
+
+func (t *sqlTx) CreateToken(ctx context.Context, tok store.Token) error {
+	if tok.CreatedAt.IsZero() {
+		tok.CreatedAt = time.Now().UTC()
+	}
+	_, err := t.tx.ExecContext(ctx, `INSERT INTO tokens (id, hash, org_id, user, created_at) VALUES (?, ?, ?, ?, ?)`,
+		tok.ID, tok.Hash, tok.OrgID, tok.User, tok.CreatedAt.UnixNano())
+	if isUnique(err) {
+		return store.ErrExists
+	}
+	return err
+}
+
+func (t *sqlTx) RevokeToken(ctx context.Context, id string) error {
+	res, err := t.tx.ExecContext(ctx, `UPDATE tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL`, time.Now().UnixNano(), id)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return store.ErrNotFound
+	}
+	return nil
+}
+
+func (t *sqlTx) Object(ctx context.Context, orgID int64, name string) (store.Object, error) {
+	return getObject(ctx, t.tx, orgID, name)
+}
+
+func (t *sqlTx) Values(ctx context.Context, objectID int64) ([]store.Value, error) {
+	return getValues(ctx, t.tx, objectID)
+}
+
+func marshalMap[V any](m map[string]V) (string, error) {
+	if len(m) == 0 {
+		return "{}", nil
+	}
+	b, err := json.Marshal(m)
+	return string(b), err
+}
+
+func (t *sqlTx) PutObject(ctx context.Context, o store.Object) (int64, error) {
+	labels, err := marshalMap(o.Labels)
+	if err != nil {
+		return 0, err
+	}
+	keys, err := marshalMap(o.Keys)
+	if err != nil {
+		return 0, err
+	}
+	if o.ID == 0 {
+		res, err := t.tx.ExecContext(ctx, `INSERT INTO objects (org_id, name, kind, region, labels, keys, host, username, version, generation, state, message, created_at, updated_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			o.OrgID, o.Name, o.Kind, o.Region, labels, keys, o.Host, o.Username, o.Version, o.Generation, o.State, o.Message,
+			o.CreatedAt.UnixNano(), o.UpdatedAt.UnixNano())
+		if isUnique(err) {
+			return 0, store.ErrExists
+		}
+		if err != nil {
+			return 0, err
+		}
+		return res.LastInsertId()
+	}
+	_, err = t.tx.ExecContext(ctx, `UPDATE objects SET labels = ?, keys = ?, host = ?, username = ?, version = ?, generation = ?, state = ?, message = ?, updated_at = ? WHERE id = ?`,
+		labels, keys, o.Host, o.Username, o.Version, o.Generation, o.State, o.Message, o.UpdatedAt.UnixNano(), o.ID)
+	return o.ID, err
+}
+
+func (t *sqlTx) PutValues(ctx context.Context, objectID int64, vals []store.Value) error {
+	for _, v := range vals {
+		if _, err := t.tx.ExecContext(ctx, `INSERT INTO secret_values (object_id, key, size, ciphertext) VALUES (?, ?, ?, ?)
+			ON CONFLICT (object_id, key) DO UPDATE SET size = excluded.size, ciphertext = excluded.ciphertext`,
+			objectID, v.Key, v.Size, v.Ciphertext); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (t *sqlTx) DeleteValues(ctx context.Context, objectID int64, keys []string) error {
+	for _, k := range keys {
+		if _, err := t.tx.ExecContext(ctx, `DELETE FROM secret_values WHERE object_id = ? AND key = ?`, objectID, k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (t *sqlTx) DeleteObject(ctx context.Context, objectID int64) error {
+	if _, err := t.tx.ExecContext(ctx, `DELETE FROM secret_values WHERE object_id = ?`, objectID); err != nil {
+		return err
+	}
+	res, err := t.tx.ExecContext(ctx, `DELETE FROM objects WHERE id = ?`, objectID)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return store.ErrNotFound
+	}
+	return nil
+}
+
+func (t *sqlTx) NextVersion(ctx context.Context) (int64, error) {
+	var v int64
+	err := t.tx.QueryRowContext(ctx, `UPDATE counters SET value = value + 1 WHERE name = 'version' RETURNING value`).Scan(&v)
+	return v, err
+}
+
+func (t *sqlTx) Audit(ctx context.Context, r store.AuditRecord) error {
+	keys := r.Keys
+	if keys == nil {
+		keys = []string{}
+	}
+	slices.Sort(keys)
+	kb, err := json.Marshal(keys)
+	if err != nil {
+		return err
+	}
+	if r.At.IsZero() {
+		r.At = time.Now().UTC()
+	}
+	_, err = t.tx.ExecContext(ctx, `INSERT INTO audit (at, org, actor, action, kind, name, region, keys) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+		r.At.UnixNano(), r.Org, r.Actor, r.Action, r.Kind, r.Name, r.Region, string(kb))
+	return err
+}
+
+// Read side.
+
+func (s *Store) Org(ctx context.Context, name string) (store.Org, error) {
+	return getOrg(ctx, s.r, name)
+}
+
+func (s *Store) Orgs(ctx context.Context) ([]store.Org, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT id, name, default_region, created_at FROM orgs ORDER BY name`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []store.Org
+	for rows.Next() {
+		var o store.Org
+		var created int64
+		if err := rows.Scan(&o.ID, &o.Name, &o.DefaultRegion, &created); err != nil {
+			return nil, err
+		}
+		o.CreatedAt = fromNanos(created)
+		out = append(out, o)
+	}
+	return out, rows.Err()
+}
+
+func scanToken(sc scanner) (store.Token, error) {
+	var t store.Token
+	var created int64
+	var revoked sql.NullInt64
+	if err := sc.Scan(&t.ID, &t.Hash, &t.OrgID, &t.OrgName, &t.User, &created, &revoked); err != nil {
+		return t, err
+	}
+	t.CreatedAt = fromNanos(created)
+	if revoked.Valid {
+		r := fromNanos(revoked.Int64)
+		t.RevokedAt = &r
+	}
+	return t, nil
+}
+
+const tokenSelect = `SELECT t.id, t.hash, t.org_id, o.name, t.user, t.created_at, t.revoked_at FROM tokens t JOIN orgs o ON o.id = t.org_id`
+
+func (s *Store) TokenByHash(ctx context.Context, hash []byte) (store.Token, error) {
+	t, err := scanToken(s.r.QueryRowContext(ctx, tokenSelect+` WHERE t.hash = ?`, hash))
+	if errors.Is(err, sql.ErrNoRows) {
+		return t, store.ErrNotFound
+	}
+	return t, err
+}
+
+func (s *Store) Tokens(ctx context.Context, orgID int64) ([]store.Token, error) {
+	rows, err := s.r.QueryContext(ctx, tokenSelect+` WHERE t.org_id = ? ORDER BY t.created_at, t.id`, orgID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []store.Token
+	for rows.Next() {
+		t, err := scanToken(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	return out, rows.Err()
+}
+
+func (s *Store) Object(ctx context.Context, orgID int64, name string) (store.Object, error) {
+	return getObject(ctx, s.r, orgID, name)
+}
+
+func (s *Store) Values(ctx context.Context, objectID int64) ([]store.Value, error) {
+	return getValues(ctx, s.r, objectID)
+}
+
+func (s *Store) List(ctx context.Context, q store.ListQuery, fn func(store.Object) (bool, error)) error {
+	query := `SELECT ` + objectCols + ` FROM objects WHERE org_id = ? AND name > ?`
+	args := []any{q.OrgID, q.After}
+	if q.Region != "" {
+		query += ` AND region = ?`
+		args = append(args, q.Region)
+	}
+	if q.Kind != "" {
+		query += ` AND kind = ?`
+		args = append(args, q.Kind)
+	}
+	query += ` ORDER BY name`
+	rows, err := s.r.QueryContext(ctx, query, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		o, err := scanObject(rows)
+		if err != nil {
+			return err
+		}
+		more, err := fn(o)
+		if err != nil || !more {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+func (s *Store) Pending(ctx context.Context, region string, limit int) ([]store.Object, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT `+objectCols+` FROM objects WHERE state = 'pending' AND region = ? ORDER BY id LIMIT ?`, region, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []store.Object
+	for rows.Next() {
+		o, err := scanObject(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, o)
+	}
+	return out, rows.Err()
+}
+
+func (s *Store) SetStatus(ctx context.Context, updates []store.StatusUpdate) (int, error) {
+	applied := 0
+	err := s.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+		applied = 0
+		for _, u := range updates {
+			res, err := tx.(*sqlTx).tx.ExecContext(ctx, `UPDATE objects SET state = ?, message = ? WHERE id = ? AND generation = ?`, u.State, u.Message, u.ObjectID, u.Generation)
+			if err != nil {
+				return err
+			}
+			n, _ := res.RowsAffected()
+			applied += int(n)
+		}
+		return nil
+	})
+	return applied, err
+}
+
+func (s *Store) Audit(ctx context.Context, org string, limit int) ([]store.AuditRecord, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT at, org, actor, action, kind, name, region, keys FROM audit WHERE org = ? ORDER BY id DESC LIMIT ?`, org, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []store.AuditRecord
+	for rows.Next() {
+		var r store.AuditRecord
+		var at int64
+		var keys string
+		if err := rows.Scan(&at, &r.Org, &r.Actor, &r.Action, &r.Kind, &r.Name, &r.Region, &keys); err != nil {
+			return nil, err
+		}
+		r.At = fromNanos(at)
+		if err := json.Unmarshal([]byte(keys), &r.Keys); err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}

@@ -1,0 +1,71 @@
+package resources
+
+// Wire types of the platform API (api/openapi.yaml) that are not objects.
+
+// Error codes of the platform API ({"error":{"code","message"}}) and the
+// HTTP statuses they come with.
+const (
+	CodeInvalid         = "invalid"         // 400
+	CodeUnauthenticated = "unauthenticated" // 401
+	CodeForbidden       = "forbidden"       // 403
+	CodeNotFound        = "not_found"       // 404
+	CodeConflict        = "conflict"        // 409
+	CodeTooLarge        = "too_large"       // 413: body over 1 MiB, or a value/key/set limit
+	CodeInternal        = "internal"        // 500
+)
+
+// ErrorDetail is the body of an API error.
+type ErrorDetail struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// ErrorResponse is {"error":{"code":...,"message":...}}.
+type ErrorResponse struct {
+	Error ErrorDetail `json:"error"`
+}
+
+// Patch is the body of PATCH /v1/organizations/{org}/secrets/{name}: a merge
+// that creates the object when it does not exist.
+//
+// For a SecretSet (the default kind): Set adds or overwrites keys, Remove
+// deletes keys (missing ones are ignored), both in one transaction.
+// For an ImagePullSecret: Host and Credentials (both required at creation)
+// replace the stored ones; Encode as in ImagePullSecretSpec.
+// Region, when given, must equal the object's region (409 otherwise); at
+// creation it defaults to the organization's default region. Labels, when
+// given, replace the object's labels.
+type Patch struct {
+	Kind        string            `json:"kind,omitempty"`
+	Region      string            `json:"region,omitempty"`
+	Labels      map[string]string `json:"labels,omitempty"`
+	Set         map[string]string `json:"set,omitempty"`
+	Remove      []string          `json:"remove,omitempty"`
+	Host        string            `json:"host,omitempty"`
+	Credentials *string           `json:"credentials,omitempty"`
+	Encode      *bool             `json:"encode,omitempty"`
+}
+
+// Organization is an organization as shown by GET /v1/me.
+type Organization struct {
+	Name          string `json:"name"`
+	DefaultRegion string `json:"defaultRegion"`
+}
+
+// Me is the answer of GET /v1/me.
+type Me struct {
+	User          string         `json:"user"`
+	TokenID       string         `json:"tokenId,omitempty"`
+	Organizations []Organization `json:"organizations"`
+}
+
+// Region is one region.
+type Region struct {
+	Name    string `json:"name"`
+	Default bool   `json:"default"`
+}
+
+// RegionList is the answer of GET /v1/regions.
+type RegionList struct {
+	Items []Region `json:"items"`
+}

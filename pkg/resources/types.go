@@ -1,0 +1,321 @@
+package resources
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// APIVersion is the apiVersion of every botkit object.
+const APIVersion = "botkit.dev/v1"
+
+// Kinds of objects.
+const (
+	KindSecretSet       = "SecretSet"
+	KindImagePullSecret = "ImagePullSecret"
+	KindList            = "List"
+	KindPlan            = "Plan"
+)
+
+// States of an object's status.
+const (
+	StatePending = "pending"
+	StateReady   = "ready"
+	StateFailed  = "failed"
+)
+
+// TypeMeta identifies the schema of an object.
+type TypeMeta struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+}
+
+// ObjectMeta is the metadata of a SecretSet or ImagePullSecret.
+// Organization and Region are optional on input (the current organization and
+// its default region apply); ResourceVersion and the timestamps are output only.
+type ObjectMeta struct {
+	Name              string            `json:"name"`
+	Organization      string            `json:"organization,omitempty"`
+	Region            string            `json:"region,omitempty"`
+	Labels            map[string]string `json:"labels,omitempty"`
+	ResourceVersion   string            `json:"resourceVersion,omitempty"`
+	CreationTimestamp *time.Time        `json:"creationTimestamp,omitempty"`
+	UpdateTimestamp   *time.Time        `json:"updateTimestamp,omitempty"`
+}
+
+// Status is the provisioning state of an object (output only).
+type Status struct {
+	State   string `json:"state"`
+	Message string `json:"message,omitempty"`
+}
+
+// ValueSource is where a secret value comes from. In JSON and YAML it is
+// either a plain string (a literal) or an object with exactly one of fromEnv
+// or fromFile. Request bodies sent to the platform carry literals only.
+//
+// The literal is never printed: String and GoString redact it, and
+// MarshalJSON emits it only because request bodies need it.
+type ValueSource struct {
+	Literal  *string `json:"-"`
+	FromEnv  string  `json:"fromEnv,omitempty"`
+	FromFile string  `json:"fromFile,omitempty"`
+}
+
+// Literal returns a ValueSource holding the literal v.
+func Literal(v string) ValueSource { return ValueSource{Literal: &v} }
+
+// IsLiteral reports whether s is a literal value.
+func (s ValueSource) IsLiteral() bool { return s.Literal != nil }
+
+// String describes the source without revealing a literal.
+func (s ValueSource) String() string {
+	switch {
+	case s.Literal != nil:
+		return "<literal>"
+	case s.FromEnv != "":
+		return "fromEnv:" + s.FromEnv
+	case s.FromFile != "":
+		return "fromFile:" + s.FromFile
+	}
+	return "<empty>"
+}
+
+// GoString keeps %#v from printing a literal.
+func (s ValueSource) GoString() string { return "resources.ValueSource(" + s.String() + ")" }
+
+// MarshalJSON encodes a literal as a JSON string and other sources as objects.
+func (s ValueSource) MarshalJSON() ([]byte, error) {
+	if s.Literal != nil {
+		return json.Marshal(*s.Literal)
+	}
+	type plain struct {
+		FromEnv  string `json:"fromEnv,omitempty"`
+		FromFile string `json:"fromFile,omitempty"`
+	}
+	return json.Marshal(plain{FromEnv: s.FromEnv, FromFile: s.FromFile})
+}
+
+// ErrValueSource is returned (wrapped) for a malformed value source.
+var ErrValueSource = errors.New("a value must be a string or an object with exactly one of fromEnv, fromFile")
+
+// UnmarshalJSON accepts a string or {fromEnv} / {fromFile}. Error messages
+// never include the value.
+func (s *ValueSource) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	if len(b) > 0 && b[0] == '"' {
+		var v string
+		if err := json.Unmarshal(b, &v); err != nil {
+			return ErrValueSource
+		}
+		*s = ValueSource{Literal: &v}
+		return nil
+	}
+	if len(b) == 0 || b[0] != '{' {
+		return ErrValueSource
+	}
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return ErrValueSource
+	}
+	if len(raw) != 1 {
+		return ErrValueSource
+	}
+	var out ValueSource
+	for k, v := range raw {
+		var str string
+		if err := json.Unmarshal(v, &str); err != nil || str == "" {
+			return fmt.Errorf("%s must be a non-empty string", k)
+		}
+		switch k {
+		case "fromEnv":
+			out.FromEnv = str
+		case "fromFile":
+			out.FromFile = str
+		default:
+			return fmt.Errorf("unknown value source %q (want fromEnv or fromFile)", k)
+		}
+	}
+	*s = out
+	return nil
+}
+
+// SecretSetSpec is the spec of a SecretSet. Data is input only (key → value
+// source); Keys is output only (the sorted key names).
+type SecretSetSpec struct {
+	Data map[string]ValueSource `json:"data,omitempty"`
+	Keys []string               `json:"keys,omitempty"`
+}
+
+// SecretSet is a named set of environment variables for bots.
+type SecretSet struct {
+	TypeMeta `json:",inline"`
+	Metadata ObjectMeta    `json:"metadata"`
+	Spec     SecretSetSpec `json:"spec"`
+	Status   *Status       `json:"status,omitempty"`
+}
+
+// ImagePullSecretSpec is the spec of an ImagePullSecret. Credentials and
+// Encode are input only; Username is output only.
+//
+// Credentials is "<username>:<password>"; with Encode false (default true) it
+// is already base64-encoded and must decode to "<username>:<password>".
+type ImagePullSecretSpec struct {
+	Host        string       `json:"host"`
+	Credentials *ValueSource `json:"credentials,omitempty"`
+	Encode      *bool        `json:"encode,omitempty"`
+	Username    string       `json:"username,omitempty"`
+}
+
+// ImagePullSecret holds the credentials a bot image is pulled with.
+type ImagePullSecret struct {
+	TypeMeta `json:",inline"`
+	Metadata ObjectMeta          `json:"metadata"`
+	Spec     ImagePullSecretSpec `json:"spec"`
+	Status   *Status             `json:"status,omitempty"`
+}
+
+// Object is any platform object as returned by the API: a SecretSet or an
+// ImagePullSecret, decoded by kind. Exactly one of SecretSet and
+// ImagePullSecret is set.
+type Object struct {
+	SecretSet       *SecretSet
+	ImagePullSecret *ImagePullSecret
+}
+
+// Kind returns the kind of the object.
+func (o Object) Kind() string {
+	switch {
+	case o.SecretSet != nil:
+		return KindSecretSet
+	case o.ImagePullSecret != nil:
+		return KindImagePullSecret
+	}
+	return ""
+}
+
+// Meta returns the object's metadata (nil for an empty Object).
+func (o Object) Meta() *ObjectMeta {
+	switch {
+	case o.SecretSet != nil:
+		return &o.SecretSet.Metadata
+	case o.ImagePullSecret != nil:
+		return &o.ImagePullSecret.Metadata
+	}
+	return nil
+}
+
+// Status returns the object's status (nil when absent).
+func (o Object) Status() *Status {
+	switch {
+	case o.SecretSet != nil:
+		return o.SecretSet.Status
+	case o.ImagePullSecret != nil:
+		return o.ImagePullSecret.Status
+	}
+	return nil
+}
+
+// MarshalJSON encodes the object it holds.
+func (o Object) MarshalJSON() ([]byte, error) {
+	switch {
+	case o.SecretSet != nil:
+		return json.Marshal(o.SecretSet)
+	case o.ImagePullSecret != nil:
+		return json.Marshal(o.ImagePullSecret)
+	}
+	return []byte("null"), nil
+}
+
+// UnmarshalJSON decodes a SecretSet or ImagePullSecret by its kind.
+func (o *Object) UnmarshalJSON(b []byte) error {
+	var tm TypeMeta
+	if err := json.Unmarshal(b, &tm); err != nil {
+		return err
+	}
+	switch tm.Kind {
+	case KindSecretSet:
+		var s SecretSet
+		if err := json.Unmarshal(b, &s); err != nil {
+			return err
+		}
+		*o = Object{SecretSet: &s}
+	case KindImagePullSecret:
+		var s ImagePullSecret
+		if err := json.Unmarshal(b, &s); err != nil {
+			return err
+		}
+		*o = Object{ImagePullSecret: &s}
+	default:
+		return fmt.Errorf("unknown kind %q (want %s or %s)", tm.Kind, KindSecretSet, KindImagePullSecret)
+	}
+	return nil
+}
+
+// ListMeta carries the pagination cursor of a List.
+type ListMeta struct {
+	Continue string `json:"continue,omitempty"`
+}
+
+// List is several objects: {"apiVersion":"botkit.dev/v1","kind":"List","items":[...]}.
+type List struct {
+	TypeMeta `json:",inline"`
+	Items    []Object `json:"items"`
+	Metadata ListMeta `json:"metadata"`
+}
+
+// NewList returns a List holding items (never a nil Items slice, so JSON shows []).
+func NewList(items []Object) List {
+	if items == nil {
+		items = []Object{}
+	}
+	return List{TypeMeta: TypeMeta{APIVersion: APIVersion, Kind: KindList}, Items: items}
+}
+
+// Changes in a Plan.
+const (
+	ChangeAdded     = "added"
+	ChangeChanged   = "changed"
+	ChangeRemoved   = "removed"
+	ChangeUnchanged = "unchanged"
+)
+
+// Plan actions.
+const (
+	ActionCreate    = "create"
+	ActionUpdate    = "update"
+	ActionUnchanged = "unchanged"
+)
+
+// KeyChange is what a replace would do to one key of a SecretSet.
+type KeyChange struct {
+	Key    string `json:"key"`
+	Change string `json:"change"`
+}
+
+// FieldChange is what a replace would do to one other field: metadata.labels,
+// spec.host, spec.username or spec.credentials.
+type FieldChange struct {
+	Field  string `json:"field"`
+	Change string `json:"change"`
+}
+
+// PlanMeta names the object a Plan is about.
+type PlanMeta struct {
+	Name            string `json:"name"`
+	Organization    string `json:"organization"`
+	Region          string `json:"region"`
+	ResourceVersion string `json:"resourceVersion,omitempty"`
+}
+
+// Plan is the answer of a server-side dry run of a replace (PUT ?dryRun=true):
+// what would change, key by key, without any value.
+type Plan struct {
+	TypeMeta   `json:",inline"`
+	Metadata   PlanMeta      `json:"metadata"`
+	ObjectKind string        `json:"objectKind"`
+	Action     string        `json:"action"`
+	Keys       []KeyChange   `json:"keys"`
+	Fields     []FieldChange `json:"fields"`
+}

@@ -1,0 +1,5 @@
+import ClientOnly from "./ClientOnly";
+
+export default function Home() {
+  return <ClientOnly />;
+}

@@ -1,0 +1,15 @@
+import { StrictMode } from "react";
+import { createRoot } from "react-dom/client";
+import VoiceApp from "./VoiceApp";
+import "./styles.css";
+
+const root = document.getElementById("root");
+if (!root) {
+  throw new Error('index.html has no element with id "root"');
+}
+
+createRoot(root).render(
+  <StrictMode>
+    <VoiceApp />
+  </StrictMode>,
+);

@@ -269,6 +269,9 @@ func (s *Server) authenticate(r *http.Request) (principal, error) {
 		if err != nil {
 			return principal{}, err
 		}
+		if info, ok := ctx.Value(ctxKey{}).(*reqInfo); ok {
+			info.org = org.Name
+		}
 		return principal{org: org, user: "local"}, nil
 	}
 	scheme, tok, ok := strings.Cut(h, " ")
@@ -291,6 +294,9 @@ func (s *Server) authenticate(r *http.Request) (principal, error) {
 	if err != nil {
 		return principal{}, err
 	}
+	if info, ok := ctx.Value(ctxKey{}).(*reqInfo); ok {
+		info.org = org.Name
+	}
 	return principal{org: org, user: t.User, tokenID: t.ID}, nil
 }
 
@@ -301,9 +307,6 @@ func (s *Server) orgPrincipal(w http.ResponseWriter, r *http.Request, notFound *
 	if err != nil {
 		s.fail(w, r, err)
 		return p, false
-	}
-	if info, ok := r.Context().Value(ctxKey{}).(*reqInfo); ok {
-		info.org = p.org.Name
 	}
 	if r.PathValue("org") != p.org.Name {
 		writeError(w, notFound)

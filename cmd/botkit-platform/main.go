@@ -1,0 +1,20 @@
+// Command botkit-platform runs the botkit platform service: the HTTP API
+// that stores secret sets and image pull secrets (see api/openapi.yaml), and
+// its administration commands (organizations, API tokens).
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/botkit-dev/botkit/pkg/platform/cli"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := cli.Run(ctx, os.Args[1:], cli.Streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr})
+	stop()
+	os.Exit(code)
+}

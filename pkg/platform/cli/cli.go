@@ -1,0 +1,392 @@
+// Package cli implements the botkit-platform command line: `serve` and the
+// administration commands `orgs` and `tokens`. Each command fills an Options
+// struct from its flags and calls a plain run function.
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/botkit-dev/botkit/pkg/platform"
+	"github.com/spf13/cobra"
+)
+
+// Streams are the command's standard streams.
+type Streams struct {
+	In       io.Reader
+	Out, Err io.Writer
+}
+
+// Exit codes (DESIGN §3).
+const (
+	exitOK       = 0
+	exitFailure  = 1
+	exitUsage    = 2
+	exitNotFound = 3
+	exitConflict = 5
+)
+
+// usageError marks an invalid invocation (exit 2).
+type usageError struct{ error }
+
+// Run runs the command line args and returns the exit code.
+func Run(ctx context.Context, args []string, st Streams) int {
+	root := NewRootCmd(st)
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return exitOK
+	}
+	fmt.Fprintf(st.Err, "error: %v\n", err)
+	var ue usageError
+	switch {
+	case errors.As(err, &ue):
+		return exitUsage
+	case errors.Is(err, platform.ErrNotFound):
+		return exitNotFound
+	case errors.Is(err, platform.ErrExists):
+		return exitConflict
+	}
+	return exitFailure
+}
+
+const dataDirEnv = "BOTKIT_PLATFORM_DATA_DIR"
+
+// NewRootCmd builds the botkit-platform command tree.
+func NewRootCmd(st Streams) *cobra.Command {
+	root := &cobra.Command{
+		Use:           "botkit-platform",
+		Short:         "Run and administer the botkit platform service",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetIn(st.In)
+	root.SetOut(st.Out)
+	root.SetErr(st.Err)
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
+	root.AddCommand(newServeCmd(st), newOrgsCmd(st), newTokensCmd(st))
+	return root
+}
+
+func addDataDir(c *cobra.Command, p *string) {
+	c.Flags().StringVar(p, "data-dir", os.Getenv(dataDirEnv), "directory of the platform's database and master key (env "+dataDirEnv+")")
+}
+
+func requireDataDir(dir string) error {
+	if dir == "" {
+		return usageError{errors.New("--data-dir is required (or set " + dataDirEnv + ")")}
+	}
+	return nil
+}
+
+func exactArgs(n int, what string) cobra.PositionalArgs {
+	return func(c *cobra.Command, args []string) error {
+		if len(args) != n {
+			return usageError{fmt.Errorf("%s: expected %s, got %d arguments", c.CommandPath(), what, len(args))}
+		}
+		return nil
+	}
+}
+
+// ServeOptions are the options of `serve`.
+type ServeOptions struct {
+	Listen                 string
+	DataDir                string
+	MasterKeyFile          string
+	AllowPrivateRegistries bool
+	LogFormat              string
+	Streams                Streams
+}
+
+func newServeCmd(st Streams) *cobra.Command {
+	o := &ServeOptions{Streams: st}
+	c := &cobra.Command{
+		Use:   "serve --listen ADDR --data-dir DIR",
+		Short: "Serve the platform API",
+		Long: `Serve the platform API over HTTP.
+
+Once listening, it prints "listening on http://ADDR" to stderr (with the
+actual port when --listen ends in :0). Request logs go to stderr; they never
+contain request bodies or values.`,
+		Args: exactArgs(0, "no arguments"),
+		RunE: func(c *cobra.Command, _ []string) error { return RunServe(c.Context(), o) },
+	}
+	c.Flags().StringVar(&o.Listen, "listen", "127.0.0.1:8787", "address to listen on")
+	addDataDir(c, &o.DataDir)
+	c.Flags().StringVar(&o.MasterKeyFile, "master-key-file", "", "file holding the 256-bit value encryption key (default: DATA_DIR/master.key, generated 0600)")
+	c.Flags().BoolVar(&o.AllowPrivateRegistries, "allow-private-registries", false, "let image pull secret checks reach loopback and private addresses")
+	c.Flags().StringVar(&o.LogFormat, "log-format", "text", "request log format: text or json")
+	return c
+}
+
+// RunServe serves until ctx ends, then shuts down gracefully.
+func RunServe(ctx context.Context, o *ServeOptions) error {
+	if err := requireDataDir(o.DataDir); err != nil {
+		return err
+	}
+	var h slog.Handler
+	switch o.LogFormat {
+	case "text":
+		h = slog.NewTextHandler(o.Streams.Err, nil)
+	case "json":
+		h = slog.NewJSONHandler(o.Streams.Err, nil)
+	default:
+		return usageError{fmt.Errorf("--log-format %q: want text or json", o.LogFormat)}
+	}
+	logger := slog.New(h)
+	srv, err := platform.Open(ctx, platform.Options{
+		DataDir: o.DataDir, MasterKeyFile: o.MasterKeyFile,
+		AllowPrivateRegistries: o.AllowPrivateRegistries, Logger: logger,
+	})
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
+	ln, err := net.Listen("tcp", o.Listen)
+	if err != nil {
+		return fmt.Errorf("--listen %s: %w", o.Listen, err)
+	}
+	hs := &http.Server{
+		Handler:           srv.Handler(),
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       60 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		ErrorLog:          slog.NewLogLogger(h, slog.LevelWarn),
+	}
+	fmt.Fprintf(o.Streams.Err, "listening on http://%s\n", ln.Addr())
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	logger.Info("shutting down")
+	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := hs.Shutdown(sctx); err != nil {
+		return err
+	}
+	return srv.Close()
+}
+
+// OrgsOptions are the options of `orgs create|list`.
+type OrgsOptions struct {
+	DataDir       string
+	Name          string
+	DefaultRegion string
+	Output        string
+	Streams       Streams
+}
+
+func newOrgsCmd(st Streams) *cobra.Command {
+	c := &cobra.Command{Use: "orgs", Aliases: []string{"organizations"}, Short: "Manage organizations"}
+	co := &OrgsOptions{Streams: st}
+	create := &cobra.Command{
+		Use:   "create NAME [--default-region R] --data-dir DIR",
+		Short: "Create an organization",
+		Args:  exactArgs(1, "the organization name"),
+		RunE: func(c *cobra.Command, args []string) error {
+			co.Name = args[0]
+			return RunOrgsCreate(c.Context(), co)
+		},
+	}
+	addDataDir(create, &co.DataDir)
+	create.Flags().StringVar(&co.DefaultRegion, "default-region", "us-west", "region of objects created without one")
+	lo := &OrgsOptions{Streams: st}
+	list := &cobra.Command{
+		Use:   "list --data-dir DIR",
+		Short: "List organizations",
+		Args:  exactArgs(0, "no arguments"),
+		RunE:  func(c *cobra.Command, _ []string) error { return RunOrgsList(c.Context(), lo) },
+	}
+	addDataDir(list, &lo.DataDir)
+	list.Flags().StringVarP(&lo.Output, "output", "o", "table", "output format: table or json")
+	c.AddCommand(create, list)
+	return c
+}
+
+func openAdmin(ctx context.Context, dir string) (*platform.Admin, error) {
+	if err := requireDataDir(dir); err != nil {
+		return nil, err
+	}
+	return platform.OpenAdmin(ctx, dir)
+}
+
+// RunOrgsCreate creates an organization.
+func RunOrgsCreate(ctx context.Context, o *OrgsOptions) error {
+	a, err := openAdmin(ctx, o.DataDir)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	org, err := a.CreateOrg(ctx, o.Name, o.DefaultRegion)
+	if err != nil {
+		if !errors.Is(err, platform.ErrExists) && strings.Contains(err.Error(), "region") {
+			return usageError{err}
+		}
+		if !errors.Is(err, platform.ErrExists) && strings.HasPrefix(err.Error(), "organization name") {
+			return usageError{err}
+		}
+		return err
+	}
+	fmt.Fprintf(o.Streams.Out, "organization %s created (default region %s)\n", org.Name, org.DefaultRegion)
+	return nil
+}
+
+// RunOrgsList lists organizations.
+func RunOrgsList(ctx context.Context, o *OrgsOptions) error {
+	if o.Output != "table" && o.Output != "json" {
+		return usageError{fmt.Errorf("--output %q: want table or json", o.Output)}
+	}
+	a, err := openAdmin(ctx, o.DataDir)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	orgs, err := a.ListOrgs(ctx)
+	if err != nil {
+		return err
+	}
+	if o.Output == "json" {
+		return writeJSON(o.Streams.Out, map[string]any{"items": orgs})
+	}
+	if len(orgs) == 0 {
+		fmt.Fprintln(o.Streams.Err, "No organizations found")
+		return nil
+	}
+	tw := tabwriter.NewWriter(o.Streams.Out, 0, 4, 3, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tDEFAULT REGION\tCREATED")
+	for _, org := range orgs {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", org.Name, org.DefaultRegion, org.CreatedAt.Format(time.RFC3339))
+	}
+	return tw.Flush()
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// TokensOptions are the options of `tokens create|revoke|list`.
+type TokensOptions struct {
+	DataDir string
+	Org     string
+	User    string
+	ID      string
+	Output  string
+	Streams Streams
+}
+
+func newTokensCmd(st Streams) *cobra.Command {
+	c := &cobra.Command{Use: "tokens", Short: "Manage API tokens"}
+	co := &TokensOptions{Streams: st}
+	create := &cobra.Command{
+		Use:   "create --org NAME --data-dir DIR",
+		Short: "Create an API token; it is printed once, as the last line of stdout",
+		Args:  exactArgs(0, "no arguments"),
+		RunE:  func(c *cobra.Command, _ []string) error { return RunTokensCreate(c.Context(), co) },
+	}
+	addDataDir(create, &co.DataDir)
+	create.Flags().StringVar(&co.Org, "org", "", "organization the token acts for (required)")
+	create.Flags().StringVar(&co.User, "user", "admin", "user name recorded in the audit log")
+	ro := &TokensOptions{Streams: st}
+	revoke := &cobra.Command{
+		Use:   "revoke TOKEN_ID|TOKEN --data-dir DIR",
+		Short: "Revoke an API token by its ID (tok_...) or the token itself",
+		Args:  exactArgs(1, "a token ID or token"),
+		RunE: func(c *cobra.Command, args []string) error {
+			ro.ID = args[0]
+			return RunTokensRevoke(c.Context(), ro)
+		},
+	}
+	addDataDir(revoke, &ro.DataDir)
+	lo := &TokensOptions{Streams: st}
+	list := &cobra.Command{
+		Use:   "list --org NAME --data-dir DIR",
+		Short: "List the tokens of an organization (IDs only)",
+		Args:  exactArgs(0, "no arguments"),
+		RunE:  func(c *cobra.Command, _ []string) error { return RunTokensList(c.Context(), lo) },
+	}
+	addDataDir(list, &lo.DataDir)
+	list.Flags().StringVar(&lo.Org, "org", "", "organization (required)")
+	list.Flags().StringVarP(&lo.Output, "output", "o", "table", "output format: table or json")
+	c.AddCommand(create, revoke, list)
+	return c
+}
+
+// RunTokensCreate creates a token and prints it as the last line of stdout.
+func RunTokensCreate(ctx context.Context, o *TokensOptions) error {
+	if o.Org == "" {
+		return usageError{errors.New("--org is required")}
+	}
+	a, err := openAdmin(ctx, o.DataDir)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	tok, info, err := a.CreateToken(ctx, o.Org, o.User)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(o.Streams.Err, "Created token %s for organization %s (user %s). It is shown only once; store it now.\n", info.ID, info.Organization, info.User)
+	fmt.Fprintln(o.Streams.Out, tok)
+	return nil
+}
+
+// RunTokensRevoke revokes a token.
+func RunTokensRevoke(ctx context.Context, o *TokensOptions) error {
+	a, err := openAdmin(ctx, o.DataDir)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	if err := a.RevokeToken(ctx, o.ID); err != nil {
+		return err
+	}
+	fmt.Fprintln(o.Streams.Out, "token revoked")
+	return nil
+}
+
+// RunTokensList lists an organization's tokens.
+func RunTokensList(ctx context.Context, o *TokensOptions) error {
+	if o.Org == "" {
+		return usageError{errors.New("--org is required")}
+	}
+	if o.Output != "table" && o.Output != "json" {
+		return usageError{fmt.Errorf("--output %q: want table or json", o.Output)}
+	}
+	a, err := openAdmin(ctx, o.DataDir)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	toks, err := a.ListTokens(ctx, o.Org)
+	if err != nil {
+		return err
+	}
+	if o.Output == "json" {
+		return writeJSON(o.Streams.Out, map[string]any{"items": toks})
+	}
+	tw := tabwriter.NewWriter(o.Streams.Out, 0, 4, 3, ' ', 0)
+	fmt.Fprintln(tw, "ID\tUSER\tCREATED\tREVOKED")
+	for _, t := range toks {
+		rev := "-"
+		if t.RevokedAt != nil {
+			rev = t.RevokedAt.Format(time.RFC3339)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", t.ID, t.User, t.CreatedAt.Format(time.RFC3339), rev)
+	}
+	return tw.Flush()
+}

@@ -1,0 +1,65 @@
+// Package testenv finds what tests need outside the Go toolchain (the shared
+// directory beside the repository, external programs) and decides what
+// happens when it is missing: under CI (CI set) the test fails, elsewhere it
+// is skipped with the reason.
+package testenv
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// InCI reports whether the tests run in CI, where nothing may be skipped.
+func InCI() bool { return os.Getenv("CI") != "" }
+
+// Missing fails the test in CI and skips it elsewhere.
+func Missing(t testing.TB, format string, args ...any) {
+	t.Helper()
+	if InCI() {
+		t.Fatalf("CI: "+format, args...)
+	}
+	t.Skipf(format, args...)
+}
+
+// RepoRoot returns the directory holding go.mod.
+func RepoRoot(t testing.TB) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("go.mod not found above the test's directory")
+		}
+		dir = parent
+	}
+}
+
+// SharedDir returns ../shared beside the repository root.
+func SharedDir(t testing.TB) string {
+	t.Helper()
+	dir := filepath.Join(RepoRoot(t), "..", "shared")
+	if _, err := os.Stat(filepath.Join(dir, "DESIGN.md")); err != nil {
+		Missing(t, "../shared not found beside the repository (%s)", dir)
+	}
+	return dir
+}
+
+// LookPath returns the path of an external program.
+func LookPath(t testing.TB, names ...string) string {
+	t.Helper()
+	for _, n := range names {
+		if p, err := exec.LookPath(n); err == nil {
+			return p
+		}
+	}
+	Missing(t, "none of %v is installed", names)
+	return ""
+}

@@ -1,0 +1,389 @@
+package scaffold
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/botkit-dev/botkit/internal/testenv"
+)
+
+func sp(s string) *string { return &s }
+func bp(b bool) *bool     { return &b }
+
+// cascade returns a valid web cascade partial to vary.
+func cascade(name string) Partial {
+	return Partial{
+		ProjectName: sp(name),
+		Transports:  []string{"smallwebrtc"},
+		STTService:  sp("deepgram_stt"),
+		LLMService:  sp("openai_llm"),
+		TTSService:  sp("cartesia_tts"),
+	}
+}
+
+// matrix returns one config per catalogue id, transport, mode and feature,
+// each valid.
+func matrix(t *testing.T) map[string]Config {
+	t.Helper()
+	out := map[string]Config{}
+	add := func(name string, p Partial) {
+		p.ProjectName = sp(name)
+		c := Resolve(p)
+		if probs := Validate(c); len(probs) > 0 {
+			t.Fatalf("matrix config %s is invalid: %v", name, probs)
+		}
+		out[name] = c
+	}
+	for _, s := range ServicesIn(CategorySTT) {
+		p := cascade("")
+		p.STTService = sp(s.ID)
+		add("stt-"+s.ID, p)
+	}
+	for _, s := range ServicesIn(CategoryLLM) {
+		p := cascade("")
+		p.LLMService = sp(s.ID)
+		add("llm-"+s.ID, p)
+	}
+	for _, s := range ServicesIn(CategoryTTS) {
+		p := cascade("")
+		p.TTSService = sp(s.ID)
+		add("tts-"+s.ID, p)
+	}
+	for _, s := range ServicesIn(CategoryRealtime) {
+		add("realtime-"+s.ID, Partial{Transports: []string{"daily"}, RealtimeService: sp(s.ID)})
+	}
+	for _, s := range ServicesIn(CategoryVideo) {
+		p := cascade("")
+		p.VideoService = sp(s.ID)
+		add("video-"+s.ID, p)
+	}
+	for _, tr := range Transports() {
+		p := cascade("")
+		p.Transports = []string{tr.ID}
+		switch {
+		case tr.NeedsMode == "pstn":
+			for _, m := range []string{"dial-in", "dial-out"} {
+				q := p
+				q.PSTNMode = sp(m)
+				add("transport-"+tr.ID+"-"+m, q)
+			}
+		case tr.NeedsMode == "sip":
+			for _, m := range []string{"dial-in", "dial-out"} {
+				q := p
+				q.SIPBridgeMode = sp(m)
+				add("transport-"+tr.ID+"-"+m, q)
+			}
+		default:
+			add("transport-"+tr.ID, p)
+		}
+	}
+	all := cascade("")
+	all.Transports = []string{"smallwebrtc", "daily"}
+	all.VideoService = sp("tavus_video")
+	all.ClientFramework = sp("react")
+	for _, b := range []**bool{&all.Recording, &all.Transcription, &all.VideoInput, &all.VideoOutput, &all.EnableDenoise, &all.EnableObservability, &all.Eval} {
+		*b = bp(true)
+	}
+	add("all-features-web", all)
+	tel := Partial{
+		Transports:          []string{"twilio", "telnyx", "plivo", "exotel"},
+		RealtimeService:     sp("openai_realtime"),
+		Recording:           bp(true),
+		Transcription:       bp(true),
+		EnableDenoise:       bp(true),
+		EnableObservability: bp(true),
+		Eval:                bp(true),
+	}
+	add("all-features-telephony-realtime", tel)
+	rt := Partial{Transports: []string{"smallwebrtc"}, RealtimeService: sp("gemini_live_realtime"), VideoInput: bp(true), Recording: bp(true), DeployToCloud: bp(false)}
+	if _, ok := LookupService("gemini_live_realtime"); ok {
+		add("realtime-video-input-local", rt)
+	}
+	sip := cascade("")
+	sip.Transports = []string{"twilio_daily_sip_dialin"}
+	sip.Recording, sip.Eval = bp(true), bp(true)
+	add("sip-variant-dialin-features", sip)
+	return out
+}
+
+// TestGeneratedProjectsPassPipecatChecks generates a project for every
+// catalogue id, transport, dial mode and feature, and runs the real checks on
+// it: ../shared/tools/check_pipecat_project.py --pyflakes (imports, keyword
+// arguments, extras and env vars against pipecat-ai 1.7.0) and black --check.
+func TestGeneratedProjectsPassPipecatChecks(t *testing.T) {
+	shared := testenv.SharedDir(t)
+	python := testenv.LookPath(t, "python3")
+	black := testenv.LookPath(t, "black")
+	testenv.LookPath(t, "pyflakes3", "pyflakes")
+	checker := filepath.Join(shared, "tools", "check_pipecat_project.py")
+
+	g, err := NewGenerator()
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	configs := matrix(t)
+	names := make([]string, 0, len(configs))
+	for name := range configs {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	if len(names) < 100 {
+		t.Fatalf("matrix has only %d configs", len(names))
+	}
+	var serverDirs []string
+	for _, name := range names {
+		files, err := g.Generate(configs[name])
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		dir := filepath.Join(root, name)
+		if err := Write(dir, files); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		serverDirs = append(serverDirs, filepath.Join(dir, "server"))
+	}
+
+	// The checker, two at a time (the machine has two cores).
+	var mu sync.Mutex
+	failures := map[string]string{}
+	sem := make(chan struct{}, 2)
+	var wg sync.WaitGroup
+	for _, name := range names {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func(name string) {
+			defer wg.Done()
+			defer func() { <-sem }()
+			out, err := exec.Command(python, checker, filepath.Join(root, name), "--pyflakes").CombinedOutput()
+			if err != nil || !bytes.Contains(out, []byte("0 problems")) {
+				mu.Lock()
+				failures[name] = string(out)
+				mu.Unlock()
+			}
+		}(name)
+	}
+	wg.Wait()
+	for _, name := range names {
+		if f, ok := failures[name]; ok {
+			t.Errorf("check_pipecat_project.py %s:\n%s", name, f)
+		}
+	}
+
+	args := append([]string{"--check", "--quiet"}, serverDirs...)
+	if out, err := exec.Command(black, args...).CombinedOutput(); err != nil {
+		t.Errorf("black --check failed: %v\n%s", err, out)
+	}
+}
+
+// TestEnvExampleListsExactlyWhatTheCodeReads checks .env.example against the
+// code: every variable read is listed, and nothing else is.
+func TestEnvExampleListsExactlyWhatTheCodeReads(t *testing.T) {
+	g, err := NewGenerator()
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := regexp.MustCompile(`os\.(?:getenv|environ\.get)\("([A-Z0-9_]+)"`)
+	listed := regexp.MustCompile(`(?m)^([A-Z0-9_]+)=`)
+	for name, c := range matrix(t) {
+		files, err := g.Generate(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		reads, env := map[string]bool{}, map[string]bool{}
+		for _, f := range files {
+			if strings.HasSuffix(f.Path, ".py") {
+				for _, m := range read.FindAllStringSubmatch(string(f.Data), -1) {
+					reads[m[1]] = true
+				}
+			}
+			if f.Path == "server/.env.example" {
+				for _, m := range listed.FindAllStringSubmatch(string(f.Data), -1) {
+					env[m[1]] = true
+				}
+			}
+		}
+		// Read by pipecat itself (runner, serializers), not by bot.py.
+		runnerReads := map[string]bool{}
+		for _, id := range c.Transports {
+			if tr, ok := LookupTransport(id); ok {
+				for _, e := range tr.Env {
+					runnerReads[e.Name] = true
+				}
+			}
+		}
+		for v := range reads {
+			if !env[v] {
+				t.Errorf("%s: code reads %s, .env.example does not list it", name, v)
+			}
+		}
+		for v := range env {
+			if !reads[v] && !runnerReads[v] {
+				t.Errorf("%s: .env.example lists %s, which nothing reads", name, v)
+			}
+		}
+	}
+}
+
+// TestGeneratedFilesFollowOptions checks which files exist for which options.
+func TestGeneratedFilesFollowOptions(t *testing.T) {
+	g, err := NewGenerator()
+	if err != nil {
+		t.Fatal(err)
+	}
+	has := func(files []File, path string) bool {
+		for _, f := range files {
+			if f.Path == path {
+				return true
+			}
+		}
+		return false
+	}
+	gen := func(p Partial) ([]File, map[string]string) {
+		t.Helper()
+		c := Resolve(p)
+		if probs := Validate(c); len(probs) > 0 {
+			t.Fatal(probs)
+		}
+		files, err := g.Generate(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		byPath := map[string]string{}
+		for _, f := range files {
+			byPath[f.Path] = string(f.Data)
+		}
+		return files, byPath
+	}
+
+	p := cascade("local-bot")
+	p.DeployToCloud = bp(false)
+	files, _ := gen(p)
+	for _, path := range []string{"server/Dockerfile", "server/cloud-deploy.toml", "server/evals/greeting.yaml", "client/package.json"} {
+		if has(files, path) {
+			t.Errorf("local bot without eval or client has %s", path)
+		}
+	}
+	for _, path := range []string{"server/bot.py", "server/pyproject.toml", "server/.env.example", ".gitignore", "README.md"} {
+		if !has(files, path) {
+			t.Errorf("missing %s", path)
+		}
+	}
+
+	p = cascade("cloud-bot")
+	p.Eval, p.EnableDenoise = bp(true), bp(true)
+	files, byPath := gen(p)
+	for _, path := range []string{"server/Dockerfile", "server/cloud-deploy.toml", "server/evals/greeting.yaml"} {
+		if !has(files, path) {
+			t.Errorf("cloud bot with eval lacks %s", path)
+		}
+	}
+	deploy := byPath["server/cloud-deploy.toml"]
+	for _, want := range []string{`agent_name = "cloud-bot"`, `secret_set = "cloud-bot-secrets"`, `region = "us-west"`, "[scaling]", "enable_krisp = true"} {
+		if !strings.Contains(deploy, want) {
+			t.Errorf("cloud-deploy.toml lacks %q:\n%s", want, deploy)
+		}
+	}
+	bot := byPath["server/bot.py"]
+	for _, want := range []string{`"eval": lambda: WebsocketServerParams(`, "audio_in_filter=KrispVivaFilter()"} {
+		if !strings.Contains(bot, want) {
+			t.Errorf("bot.py lacks %q", want)
+		}
+	}
+	if !strings.Contains(byPath["server/pyproject.toml"], "evals") {
+		t.Error("pyproject.toml lacks the evals extra")
+	}
+	if !strings.Contains(byPath["README.md"], "botkit cloud secrets set cloud-bot-secrets --file server/.env") {
+		t.Error("README lacks the secrets command")
+	}
+
+	tel := Partial{ProjectName: sp("phone"), Transports: []string{"twilio"}, RealtimeService: sp("openai_realtime")}
+	_, byPath = gen(tel)
+	for _, want := range []string{"audio_in_sample_rate=8000", "audio_out_sample_rate=8000", `"twilio": lambda: FastAPIWebsocketParams(`} {
+		if !strings.Contains(byPath["server/bot.py"], want) {
+			t.Errorf("telephony bot.py lacks %q", want)
+		}
+	}
+
+	for _, mode := range []string{"dial-in", "dial-out"} {
+		q := cascade("sip-" + mode)
+		q.Transports = []string{"twilio_daily_sip"}
+		q.SIPBridgeMode = sp(mode)
+		_, byPath = gen(q)
+		if _, ok := byPath["server/server.py"]; !ok {
+			t.Errorf("SIP bridge %s has no server.py", mode)
+		}
+		want := map[string]string{"dial-in": "on_dialin_ready", "dial-out": "start_dialout"}[mode]
+		if !strings.Contains(byPath["server/bot.py"], want) {
+			t.Errorf("SIP bridge %s bot.py lacks %s", mode, want)
+		}
+	}
+	q := cascade("pstn-out")
+	q.Transports, q.PSTNMode = []string{"daily_pstn"}, sp("dial-out")
+	_, byPath = gen(q)
+	if !strings.Contains(byPath["server/bot.py"], `start_dialout({"phoneNumber": number})`) || byPath["server/server.py"] == "" {
+		t.Error("PSTN dial-out lacks start_dialout or server.py")
+	}
+}
+
+func TestWriteRefusesExistingFilesAndLeavesNothing(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "server"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "server", "bot.py"), []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	files := []File{{Path: "README.md", Data: []byte("x")}, {Path: "server/bot.py", Data: []byte("y")}}
+	err := Write(dir, files)
+	ce, ok := err.(*ConflictError)
+	if !ok || fmt.Sprint(ce.Files) != "[server/bot.py]" {
+		t.Fatalf("want conflict on server/bot.py, got %v", err)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Errorf("write left entries behind: %v", entries)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "server", "bot.py")); string(b) != "mine" {
+		t.Error("existing file was changed")
+	}
+}
+
+func TestWriteIntoNonEmptyDirectoryMergesAndNewDirectoryRenames(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("keep"), 0o644)
+	files := []File{{Path: "README.md", Data: []byte("x")}, {Path: "server/bot.py", Data: []byte("y")}}
+	if err := Write(dir, files); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"notes.txt", "README.md", "server/bot.py"} {
+		if _, err := os.Stat(filepath.Join(dir, p)); err != nil {
+			t.Error(err)
+		}
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), ".botkit-create-") {
+			t.Errorf("staging directory left behind: %s", e.Name())
+		}
+	}
+	fresh := filepath.Join(t.TempDir(), "a", "b")
+	if err := Write(fresh, files); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(fresh, "server", "bot.py")); string(b) != "y" {
+		t.Error("fresh directory not written")
+	}
+	siblings, _ := os.ReadDir(filepath.Dir(fresh))
+	if len(siblings) != 1 {
+		t.Errorf("staging left beside the target: %v", siblings)
+	}
+}

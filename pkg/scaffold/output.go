@@ -1,0 +1,107 @@
+package scaffold
+
+import (
+	"bytes"
+	"encoding/json"
+
+	"sigs.k8s.io/yaml"
+)
+
+// MarshalJSON writes the config with its keys in documented order and unset
+// optional values as null (DESIGN §4.2).
+func (c Config) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	buf.WriteByte('{')
+	p := PartialOf(c)
+	for i, f := range configFields() {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		k, _ := json.Marshal(f.key)
+		buf.Write(k)
+		buf.WriteByte(':')
+		var v any
+		switch f.kind {
+		case kindString:
+			if s := *f.str(&p); s != nil {
+				v = *s
+			}
+		case kindBool:
+			v = *f.bl(&p) != nil && **f.bl(&p)
+		case kindStringList:
+			v = c.Transports
+			if c.Transports == nil {
+				v = []string{}
+			}
+		}
+		b, err := json.Marshal(v)
+		if err != nil {
+			return nil, err
+		}
+		buf.Write(b)
+	}
+	buf.WriteByte('}')
+	return buf.Bytes(), nil
+}
+
+// JSON returns the config as indented JSON, as `create --dry-run` prints it.
+func (c Config) JSON() ([]byte, error) {
+	raw, err := c.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	var out bytes.Buffer
+	if err := json.Indent(&out, raw, "", "  "); err != nil {
+		return nil, err
+	}
+	out.WriteByte('\n')
+	return out.Bytes(), nil
+}
+
+// ManifestYAML returns the config as a ProjectConfig manifest that
+// `create -c` reads back to the identical config.
+func (c Config) ManifestYAML() ([]byte, error) {
+	raw, err := c.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	spec := map[string]any{}
+	if err := json.Unmarshal(raw, &spec); err != nil {
+		return nil, err
+	}
+	delete(spec, "project_name")
+	doc := map[string]any{
+		"apiVersion": APIVersion,
+		"kind":       KindProjectConfig,
+		"metadata":   map[string]any{"name": c.ProjectName},
+		"spec":       spec,
+	}
+	return yaml.Marshal(doc)
+}
+
+// Options is the listing of every valid option value (`--list-options`).
+type Options struct {
+	BotType    []string            `json:"bot_type"`
+	Transports map[string][]string `json:"transports"`
+	STT        []string            `json:"stt"`
+	LLM        []string            `json:"llm"`
+	TTS        []string            `json:"tts"`
+	Realtime   []string            `json:"realtime"`
+	Video      []string            `json:"video"`
+}
+
+// ListOptions returns every valid option value, from the catalogue.
+func ListOptions() Options {
+	return Options{
+		BotType: BotTypes(),
+		Transports: map[string][]string{
+			"web":       TransportIDs(TransportWeb),
+			"telephony": TransportIDs(TransportTelephony),
+		},
+		STT:      serviceIDs(CategorySTT),
+		LLM:      serviceIDs(CategoryLLM),
+		TTS:      serviceIDs(CategoryTTS),
+		Realtime: serviceIDs(CategoryRealtime),
+		Video:    serviceIDs(CategoryVideo),
+	}
+}

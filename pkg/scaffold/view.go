@@ -1,0 +1,328 @@
+package scaffold
+
+import (
+	"slices"
+	"sort"
+	"strings"
+)
+
+// view is what the server templates see: the config plus everything derived
+// from the catalogue, so templates hold no logic beyond layout.
+type view struct {
+	Config
+	Telephony  bool
+	Cascade    bool
+	STT        *Service
+	LLM        *Service
+	TTS        *Service
+	Realtime   *Service
+	Video      *Service
+	Services   []Service    // in pipeline order
+	Transports []Transport  // chosen transports, variants mapped to their base
+	Params     []paramEntry // transport_params entries of bot.py
+	Extras     []string     // pipecat-ai extras, sorted
+	EnvGroups  []envGroup   // .env.example sections
+	Imports    []pyImport   // pipecat imports of bot.py
+	SampleRate int          // 8000 for telephony, else 0 (service default)
+
+	NeedsSession bool // an aiohttp.ClientSession is opened for services
+	Denoise      bool // KrispVivaFilter on the input (cloud deployments only)
+	VideoOut     bool // the transport sends video
+	DailyPSTN    bool
+	SIPBridge    bool
+	DialIn       bool // the telephony-over-Daily transport answers calls
+	DialOut      bool // the telephony-over-Daily transport places calls
+	ServerModule bool // server/server.py (webhooks that start the bot)
+	WebSocketTel bool // a Twilio/Telnyx/Plivo/Exotel media-stream transport
+	RunnerArgs   []string
+	DefaultRun   string // the -t value shown first in the README
+	SecretSet    string
+	AgentName    string
+}
+
+type paramEntry struct {
+	Key    string // create_transport key: daily, webrtc, twilio, ..., eval
+	Class  string // DailyParams, TransportParams, FastAPIWebsocketParams, ...
+	Fields []string
+}
+
+type envGroup struct {
+	Title string
+	Vars  []EnvVar
+}
+
+type pyImport struct {
+	Module string
+	Names  []string
+}
+
+func newView(c Config) *view {
+	v := &view{Config: c, Telephony: c.BotType == "telephony", Cascade: c.Mode == "cascade"}
+	pick := func(id string) *Service {
+		if id == "" {
+			return nil
+		}
+		s, ok := LookupService(id)
+		if !ok {
+			return nil
+		}
+		return &s
+	}
+	if v.Cascade {
+		v.STT, v.LLM, v.TTS = pick(c.STTService), pick(c.LLMService), pick(c.TTSService)
+	} else {
+		v.Realtime = pick(c.RealtimeService)
+	}
+	if !v.Telephony {
+		v.Video = pick(c.VideoService)
+	}
+	for _, s := range []*Service{v.STT, v.LLM, v.TTS, v.Realtime, v.Video} {
+		if s != nil {
+			v.Services = append(v.Services, *s)
+			if s.NeedsSession {
+				v.NeedsSession = true
+			}
+		}
+	}
+	if v.Telephony {
+		v.SampleRate = 8000
+	}
+	v.Denoise = c.EnableDenoise && c.DeployToCloud
+	v.VideoOut = !v.Telephony && (c.VideoOutput || v.Video != nil)
+	v.SecretSet = c.ProjectName + "-secrets"
+	v.AgentName = agentName(c.ProjectName)
+
+	extras := map[string]bool{"runner": true, "silero": true}
+	imports := importSet{}
+	seenRunner := map[string]bool{}
+	for _, id := range c.Transports {
+		t, ok := LookupTransport(id)
+		if !ok {
+			continue
+		}
+		if t.VariantOf != "" {
+			if base, ok := LookupTransport(t.VariantOf); ok {
+				t = base
+			}
+		}
+		v.Transports = append(v.Transports, t)
+		for _, e := range t.Extras {
+			extras[e] = true
+		}
+		switch t.NeedsMode {
+		case "pstn":
+			v.DailyPSTN = true
+			v.DialIn, v.DialOut = c.PSTNMode == "dial-in", c.PSTNMode == "dial-out"
+		case "sip":
+			v.SIPBridge = true
+			v.DialIn, v.DialOut = c.SIPBridgeMode == "dial-in", c.SIPBridgeMode == "dial-out"
+		}
+		if t.Kind == TransportTelephony && t.Runner != "daily" {
+			v.WebSocketTel = true
+		}
+		if seenRunner[t.Runner] {
+			continue
+		}
+		seenRunner[t.Runner] = true
+		v.RunnerArgs = append(v.RunnerArgs, t.Runner)
+		v.Params = append(v.Params, v.paramsFor(t, imports))
+	}
+	v.ServerModule = v.SIPBridge || (v.DailyPSTN && v.DialOut)
+	if c.Eval {
+		extras["evals"] = true
+		extras["websocket"] = true
+		imports.add("pipecat.transports.websocket.server", "WebsocketServerParams")
+		v.Params = append(v.Params, paramEntry{Key: "eval", Class: "WebsocketServerParams", Fields: []string{"audio_in_enabled=True", "audio_out_enabled=True"}})
+	}
+	if len(v.RunnerArgs) > 0 {
+		v.DefaultRun = v.RunnerArgs[0]
+	}
+	if c.EnableObservability {
+		extras["tracing"] = true
+		imports.add("pipecat.utils.tracing.setup", "setup_tracing")
+	}
+	for _, s := range v.Services {
+		for _, e := range s.Extras {
+			extras[e] = true
+		}
+		imports.add(s.Module, s.Class)
+		for _, im := range s.Imports {
+			imports.add(im.Module, im.Name)
+		}
+	}
+	if v.Denoise {
+		imports.add("pipecat.audio.filters.krisp_viva_filter", "KrispVivaFilter")
+	}
+	if c.Recording {
+		imports.add("pipecat.processors.audio.audio_buffer_processor", "AudioBufferProcessor")
+	}
+	if c.Transcription {
+		imports.add("pipecat.observers.loggers.transcription_log_observer", "TranscriptionLogObserver")
+	}
+	if c.VideoInput && !v.Telephony {
+		imports.add("pipecat.runner.utils", "maybe_capture_participant_camera")
+	}
+	if v.Cascade {
+		imports.add("pipecat.audio.vad.silero", "SileroVADAnalyzer")
+		imports.add("pipecat.processors.aggregators.llm_response_universal", "LLMUserAggregatorParams")
+	}
+	imports.add("pipecat.frames.frames", "LLMRunFrame")
+	imports.add("pipecat.pipeline.pipeline", "Pipeline")
+	imports.add("pipecat.pipeline.runner", "PipelineRunner")
+	imports.add("pipecat.pipeline.task", "PipelineParams")
+	imports.add("pipecat.pipeline.task", "PipelineTask")
+	imports.add("pipecat.processors.aggregators.llm_context", "LLMContext")
+	imports.add("pipecat.processors.aggregators.llm_response_universal", "LLMContextAggregatorPair")
+	imports.add("pipecat.runner.types", "RunnerArguments")
+	imports.add("pipecat.runner.utils", "create_transport")
+	imports.add("pipecat.transports.base_transport", "BaseTransport")
+	v.Imports = imports.sorted()
+
+	for e := range extras {
+		v.Extras = append(v.Extras, e)
+	}
+	sort.Strings(v.Extras)
+	v.EnvGroups = v.envGroups()
+	return v
+}
+
+// paramsFor returns the transport_params entry for transport t.
+func (v *view) paramsFor(t Transport, imports importSet) paramEntry {
+	fields := []string{"audio_in_enabled=True", "audio_out_enabled=True"}
+	if v.Denoise {
+		fields = append(fields, "audio_in_filter=KrispVivaFilter()")
+	}
+	if !v.Telephony {
+		if v.VideoInput {
+			fields = append(fields, "video_in_enabled=True")
+		}
+		if v.VideoOut {
+			fields = append(fields, "video_out_enabled=True", "video_out_is_live=True", "video_out_width=1280", "video_out_height=720")
+		}
+	}
+	switch t.Runner {
+	case "daily":
+		imports.add("pipecat.transports.daily.transport", "DailyParams")
+		return paramEntry{Key: "daily", Class: "DailyParams", Fields: fields}
+	case "webrtc":
+		imports.add("pipecat.transports.base_transport", "TransportParams")
+		return paramEntry{Key: "webrtc", Class: "TransportParams", Fields: fields}
+	default:
+		imports.add("pipecat.transports.websocket.fastapi", "FastAPIWebsocketParams")
+		return paramEntry{Key: t.Runner, Class: "FastAPIWebsocketParams", Fields: fields}
+	}
+}
+
+// envGroups lists every variable the generated code reads, grouped by the
+// transport or service that reads it, each variable once.
+func (v *view) envGroups() []envGroup {
+	seen := map[string]bool{}
+	var groups []envGroup
+	add := func(title string, vars []EnvVar) {
+		var g envGroup
+		g.Title = title
+		for _, e := range vars {
+			if seen[e.Name] {
+				continue
+			}
+			seen[e.Name] = true
+			g.Vars = append(g.Vars, e)
+		}
+		if len(g.Vars) > 0 {
+			groups = append(groups, g)
+		}
+	}
+	for _, t := range v.Transports {
+		add("Transport: "+t.Label, t.Env)
+	}
+	for _, s := range v.Services {
+		add(categoryTitle(s.Category)+": "+s.Label, s.Env)
+	}
+	if v.DailyPSTN && v.DialOut {
+		add("Daily PSTN dial-out", []EnvVar{{Name: "DIALOUT_PHONE_NUMBER", Default: "+15555550100"}})
+	}
+	if v.SIPBridge {
+		add("Twilio + Daily SIP bridge", []EnvVar{
+			{Name: "TWILIO_ACCOUNT_SID", Secret: true},
+			{Name: "TWILIO_AUTH_TOKEN", Secret: true},
+		})
+		if v.DialOut {
+			add("Twilio + Daily SIP bridge", []EnvVar{
+				{Name: "TWILIO_SIP_DOMAIN", Default: "example.sip.twilio.com"},
+				{Name: "DIALOUT_PHONE_NUMBER", Default: "+15555550100"},
+			})
+		}
+	}
+	if v.ServerModule {
+		add("Webhook server (server.py)", []EnvVar{{Name: "DAILY_API_KEY", Secret: true}, {Name: "SERVER_PORT", Default: "8080"}})
+	}
+	if v.Recording {
+		add("Recording", []EnvVar{{Name: "RECORDINGS_DIR", Default: "recordings"}})
+	}
+	if v.EnableObservability {
+		add("Observability (OpenTelemetry)", []EnvVar{
+			{Name: "ENABLE_TRACING", Default: "true"},
+			{Name: "OTEL_EXPORTER_OTLP_ENDPOINT", Default: "http://localhost:4317"},
+		})
+	}
+	return groups
+}
+
+func categoryTitle(c Category) string {
+	switch c {
+	case CategorySTT:
+		return "Speech-to-text"
+	case CategoryLLM:
+		return "LLM"
+	case CategoryTTS:
+		return "Text-to-speech"
+	case CategoryRealtime:
+		return "Realtime"
+	case CategoryVideo:
+		return "Video avatar"
+	}
+	return string(c)
+}
+
+// agentName is the project name as a cloud agent name: lower case letters,
+// digits and hyphens.
+func agentName(project string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(project) {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
+			b.WriteRune(r)
+		default:
+			b.WriteByte('-')
+		}
+	}
+	s := strings.Trim(b.String(), "-")
+	if s == "" {
+		return "bot"
+	}
+	return s
+}
+
+type importSet map[string]map[string]bool
+
+func (s importSet) add(module, name string) {
+	if s[module] == nil {
+		s[module] = map[string]bool{}
+	}
+	s[module][name] = true
+}
+
+func (s importSet) sorted() []pyImport {
+	var out []pyImport
+	for m, names := range s {
+		var ns []string
+		for n := range names {
+			ns = append(ns, n)
+		}
+		// Python's isort order: CamelCase classes before functions, each sorted.
+		slices.SortFunc(ns, func(a, b string) int { return strings.Compare(a, b) })
+		out = append(out, pyImport{Module: m, Names: ns})
+	}
+	slices.SortFunc(out, func(a, b pyImport) int { return strings.Compare(a.Module, b.Module) })
+	return out
+}

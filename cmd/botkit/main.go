@@ -1,4 +1,20 @@
 // Command botkit scaffolds Pipecat voice bots and manages platform secrets.
 package main
 
-func main() {}
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/botkit-dev/botkit/pkg/cmd/root"
+	"github.com/botkit-dev/botkit/pkg/cmdutil"
+	"github.com/botkit-dev/botkit/pkg/iostreams"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := root.Run(ctx, cmdutil.NewFactory(iostreams.System()), os.Args[1:])
+	stop()
+	os.Exit(code)
+}

@@ -141,7 +141,21 @@ func (d *configDecoder) addf(n *yaml.Node, format string, args ...any) {
 	d.problems = append(d.problems, fmt.Sprintf("%s:%d: ", d.file, n.Line)+fmt.Sprintf(format, args...))
 }
 
+// duplicates reports every key of mapping m given more than once.
+func (d *configDecoder) duplicates(m *yaml.Node, prefix string) {
+	first := map[string]int{}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k := m.Content[i]
+		if line, ok := first[k.Value]; ok {
+			d.addf(k, "duplicate key %q (first at line %d)", prefix+k.Value, line)
+			continue
+		}
+		first[k.Value] = k.Line
+	}
+}
+
 func (d *configDecoder) manifest(root *yaml.Node) Partial {
+	d.duplicates(root, "")
 	var p Partial
 	var spec, meta *yaml.Node
 	for i := 0; i+1 < len(root.Content); i += 2 {
@@ -167,6 +181,7 @@ func (d *configDecoder) manifest(root *yaml.Node) Partial {
 		if meta.Kind != yaml.MappingNode {
 			d.addf(meta, "metadata: want a mapping")
 		} else {
+			d.duplicates(meta, "metadata.")
 			for i := 0; i+1 < len(meta.Content); i += 2 {
 				k, v := meta.Content[i], meta.Content[i+1]
 				switch k.Value {
@@ -236,6 +251,7 @@ func describe(v *yaml.Node) string {
 }
 
 func (d *configDecoder) flat(m *yaml.Node, prefix string) Partial {
+	d.duplicates(m, prefix)
 	var p Partial
 	fields := configFields()
 	byKey := map[string]configField{}

@@ -98,10 +98,10 @@ func ListOptions() Options {
 			"web":       TransportIDs(TransportWeb),
 			"telephony": TransportIDs(TransportTelephony),
 		},
-		STT:      serviceIDs(CategorySTT),
-		LLM:      serviceIDs(CategoryLLM),
-		TTS:      serviceIDs(CategoryTTS),
-		Realtime: serviceIDs(CategoryRealtime),
-		Video:    serviceIDs(CategoryVideo),
+		STT:      ServiceIDs(CategorySTT),
+		LLM:      ServiceIDs(CategoryLLM),
+		TTS:      ServiceIDs(CategoryTTS),
+		Realtime: ServiceIDs(CategoryRealtime),
+		Video:    ServiceIDs(CategoryVideo),
 	}
 }

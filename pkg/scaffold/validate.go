@@ -211,7 +211,7 @@ func Validate(c Config) []string {
 		}
 		s, ok := LookupService(id)
 		if !ok || s.Category != cat {
-			add("%s (%s): unknown %s service %q; valid: %s", flag, key, cat, id, strings.Join(serviceIDs(cat), ", "))
+			add("%s (%s): unknown %s service %q; valid: %s", flag, key, cat, id, strings.Join(ServiceIDs(cat), ", "))
 		}
 	}
 	for _, s := range cascade {
@@ -224,7 +224,7 @@ func Validate(c Config) []string {
 	case "cascade":
 		for _, s := range cascade {
 			if s.id == "" {
-				add("%s (%s): missing %s service for cascade mode; valid: %s", s.flag, s.key, strings.ToUpper(string(s.cat)), strings.Join(serviceIDs(s.cat), ", "))
+				add("%s (%s): missing %s service for cascade mode; valid: %s", s.flag, s.key, strings.ToUpper(string(s.cat)), strings.Join(ServiceIDs(s.cat), ", "))
 			}
 		}
 		if c.RealtimeService != "" {
@@ -232,7 +232,7 @@ func Validate(c Config) []string {
 		}
 	case "realtime":
 		if c.RealtimeService == "" {
-			add("--realtime (realtime_service): missing realtime service for realtime mode; valid: %s", strings.Join(serviceIDs(CategoryRealtime), ", "))
+			add("--realtime (realtime_service): missing realtime service for realtime mode; valid: %s", strings.Join(ServiceIDs(CategoryRealtime), ", "))
 		}
 		if anyCascade {
 			add("--stt/--llm/--tts (stt_service/llm_service/tts_service): cascade services cannot be used in realtime mode")
@@ -276,14 +276,6 @@ func allTransportIDs() []string {
 	var ids []string
 	for _, t := range Transports() {
 		ids = append(ids, t.ID)
-	}
-	return ids
-}
-
-func serviceIDs(c Category) []string {
-	var ids []string
-	for _, s := range ServicesIn(c) {
-		ids = append(ids, s.ID)
 	}
 	return ids
 }

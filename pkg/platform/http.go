@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/botkit-dev/botkit/pkg/platform/store"
 	"github.com/botkit-dev/botkit/pkg/resources"
@@ -207,6 +208,9 @@ func decodeBody(w http.ResponseWriter, r *http.Request, v any) error {
 func decodeJSON(data []byte, v any) error {
 	if len(data) > resources.MaxRequestBytes {
 		return errTooLarge("request body is larger than %d bytes (1 MiB)", resources.MaxRequestBytes)
+	}
+	if !utf8.Valid(data) {
+		return errInvalid("request body is not valid UTF-8")
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()

@@ -336,7 +336,7 @@ func (s *Server) parseReplace(p principal, name string, in resources.Object) (de
 				if err := resources.ValidateKey(k); err != nil {
 					return d, errInvalid("spec.data: %v", err)
 				}
-				return d, errInvalid("spec.data.%s: value source %s must be resolved by the client; send the value", k, src)
+				return d, errInvalid("spec.data.%s: fromEnv and fromFile must be resolved by the client; send the value", k)
 			}
 			d.data[k] = *src.Literal
 		}
@@ -356,7 +356,7 @@ func (s *Server) parseReplace(p principal, name string, in resources.Object) (de
 			return d, errInvalid("spec.host and spec.credentials are required")
 		}
 		if !sp.Credentials.IsLiteral() {
-			return d, errInvalid("spec.credentials: value source %s must be resolved by the client; send the value", *sp.Credentials)
+			return d, errInvalid("spec.credentials: fromEnv and fromFile must be resolved by the client; send the value")
 		}
 		ips, err := parseIPS(sp.Host, sp.Credentials.Literal, sp.Encode)
 		if err != nil {

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Runs botkit's whole test suite: vet, staticcheck, then every Go test
+# (unit, testscript end-to-end, generated-project checks, npm builds and
+# browser loads of the generated clients, the platform against real SQLite and
+# a real docker-registry). Tests that touch the OS keyring run inside a
+# private D-Bus session with an unlocked gnome-keyring when those are installed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+export BOTKIT_NPM_CACHE="${BOTKIT_NPM_CACHE:-$PWD/.cache/npm}"
+mkdir -p "$BOTKIT_NPM_CACHE"
+PATH="$PATH:$(go env GOPATH)/bin"
+
+echo "== gofmt"
+unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './.cache/*'))
+if [ -n "$unformatted" ]; then
+  echo "gofmt would change:"; echo "$unformatted"; exit 1
+fi
+echo "== go vet"
+go vet ./...
+if command -v staticcheck >/dev/null 2>&1; then
+  echo "== staticcheck"
+  staticcheck ./...
+elif [ -n "${CI:-}" ]; then
+  echo "staticcheck is not installed (CI installs it in .ci/run)"; exit 1
+fi
+
+echo "== go test"
+test_cmd="go test -count=1 -timeout 45m ./... $*"
+if command -v dbus-run-session >/dev/null 2>&1 && command -v gnome-keyring-daemon >/dev/null 2>&1; then
+  keyring_home=$(mktemp -d)
+  # A fresh HOME keeps the keyring of the tests apart from the user's own.
+  HOME="$keyring_home" XDG_DATA_HOME="$keyring_home/.local/share" XDG_CONFIG_HOME="$keyring_home/.config" \
+    GOCACHE="$(go env GOCACHE)" GOMODCACHE="$(go env GOMODCACHE)" GOPATH="$(go env GOPATH)" \
+    npm_config_cache="$BOTKIT_NPM_CACHE" \
+    dbus-run-session -- sh -c "printf pw | gnome-keyring-daemon --unlock --components=secrets >/dev/null; $test_cmd"
+else
+  $test_cmd
+fi

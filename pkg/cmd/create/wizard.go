@@ -2,15 +2,18 @@ package create
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strings"
 	"sync"
 
 	"github.com/charmbracelet/huh"
+	"golang.org/x/term"
 
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
 	"github.com/botkit-dev/botkit/pkg/iostreams"
@@ -109,6 +112,11 @@ func (w *wizard) ask(q question) error {
 	form := huh.NewForm(huh.NewGroup(q.field)).WithOutput(w.ios.ErrOut)
 	if !w.accessible {
 		form = form.WithInput(w.ios.In)
+		if !termHasWidth(w.ios.ErrOut) {
+			// A terminal that reports no size (some containers) would
+			// give huh's text input a negative width, which panics.
+			form = form.WithWidth(80)
+		}
 		err := form.RunWithContext(w.ctx)
 		if err != nil {
 			if errors.Is(err, huh.ErrUserAborted) || w.ctx.Err() != nil {
@@ -137,6 +145,16 @@ func (w *wizard) ask(q question) error {
 		return cmdutil.UsageErrorf("input ended before %q was answered; answer every question, or give %s", q.title, q.flag)
 	}
 	return nil
+}
+
+// termHasWidth reports whether out is a terminal that knows its width.
+func termHasWidth(out io.Writer) bool {
+	f, ok := out.(*os.File)
+	if !ok {
+		return false
+	}
+	width, _, err := term.GetSize(int(f.Fd()))
+	return err == nil && width > 0
 }
 
 func interrupted(err error) error {
@@ -222,19 +240,22 @@ func (w *wizard) askName(p *scaffold.Partial) error {
 	if p.ProjectName != nil {
 		return nil
 	}
-	name := defaultProjectName
+	// Empty means the default, shown as a placeholder so that typing
+	// replaces it rather than appending to it.
+	var name string
 	title := "Project name"
-	in := huh.NewInput().Title(w.titled(title, defaultProjectName)).Value(&name).Validate(func(s string) error {
-		s = strings.TrimSpace(s)
-		if s == "" && w.accessible {
-			return nil // an empty line takes the default
-		}
-		return scaffold.ValidateProjectName(s)
-	})
-	if err := w.ask(question{title: title, flag: "--name", field: in, answer: func() string { return name }}); err != nil {
+	in := huh.NewInput().Title(w.titled(title, defaultProjectName)).Placeholder(defaultProjectName).Value(&name).
+		Validate(func(s string) error {
+			if s = strings.TrimSpace(s); s == "" {
+				return nil
+			}
+			return scaffold.ValidateProjectName(s)
+		})
+	final := func() string { return cmp.Or(strings.TrimSpace(name), defaultProjectName) }
+	if err := w.ask(question{title: title, flag: "--name", field: in, answer: final}); err != nil {
 		return err
 	}
-	name = strings.TrimSpace(name)
+	name = final()
 	if err := scaffold.ValidateProjectName(name); err != nil {
 		return cmdutil.UsageErrorf("--name: %v", err)
 	}

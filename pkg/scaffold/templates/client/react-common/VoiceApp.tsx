@@ -103,6 +103,8 @@ function Session({
       });
     } catch (e) {
       setError(e instanceof Error ? e.message : String(e));
+      // Back to "disconnected" whatever step failed, so Connect can retry.
+      await client.disconnect().catch(() => undefined);
     }
   };
 

@@ -174,6 +174,8 @@ async function connect() {
     await client.startBotAndConnect({ endpoint: START_URL, requestData: option.startRequest });
   } catch (e) {
     showError(e instanceof Error ? e.message : String(e));
+    // Back to "disconnected" whatever step failed, so Connect can retry.
+    await client.disconnect().catch(() => undefined);
   }
   render();
 }

@@ -1,0 +1,489 @@
+//go:build unix
+
+package scaffold
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"io/fs"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// The slow tests of the generated clients: each variant is written to disk,
+// installed with `npm install`, built with `npm run build`, served on
+// 127.0.0.1 and opened in headless Chromium (testdata/browser/load.mjs with
+// playwright-core). `go test -short` skips them; with CI set, a missing node,
+// npm or Chromium fails them.
+//
+// Environment:
+//
+//	BOTKIT_NPM_CACHE       npm cache to use and keep (CI caches it); default a temp dir
+//	BOTKIT_SCREENSHOT_DIR  where to keep the screenshots; default the test's temp dir
+
+const chromiumPath = "/usr/bin/chromium"
+
+// npmCanaryKey is the BOT_API_KEY of the Next.js client: it must reach the
+// bot's endpoint and nothing the browser gets.
+const npmCanaryKey = "canary-key-7f3e9b1d"
+
+func inCI() bool {
+	v := os.Getenv("CI")
+	return v != "" && v != "false" && v != "0"
+}
+
+// requireClientTools returns the paths of node and npm; it skips the test
+// when they or Chromium are missing, or fails it in CI.
+func requireClientTools(t *testing.T) (node, npm string) {
+	t.Helper()
+	var missing []string
+	node, err := exec.LookPath("node")
+	if err != nil {
+		missing = append(missing, "node")
+	}
+	npm, err = exec.LookPath("npm")
+	if err != nil {
+		missing = append(missing, "npm")
+	}
+	if _, err := os.Stat(chromiumPath); err != nil {
+		missing = append(missing, chromiumPath+" (apt-get install chromium)")
+	}
+	if len(missing) > 0 {
+		if inCI() {
+			t.Fatalf("CI is set but %s missing", strings.Join(missing, ", "))
+		}
+		t.Skipf("%s missing", strings.Join(missing, ", "))
+	}
+	return node, npm
+}
+
+// fakeRunner stands in for the Pipecat development runner (POST /start,
+// POST/PATCH /sessions/<id>/api/offer), which cannot run here: its Python
+// packages come from PyPI, unreachable from this machine. It answers with the
+// shapes the runner answers with and records every request.
+type fakeRunner struct {
+	*httptest.Server
+	mu       sync.Mutex
+	requests []runnerRequest
+}
+
+type runnerRequest struct {
+	Method, Path, Auth string
+	Body               map[string]any
+}
+
+func newFakeRunner(t *testing.T) *fakeRunner {
+	r := &fakeRunner{}
+	r.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		w.Header().Set("Access-Control-Allow-Origin", "*")
+		w.Header().Set("Access-Control-Allow-Headers", "*")
+		w.Header().Set("Access-Control-Allow-Methods", "*")
+		if req.Method == http.MethodOptions {
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		rec := runnerRequest{Method: req.Method, Path: req.URL.Path, Auth: req.Header.Get("Authorization")}
+		_ = json.NewDecoder(req.Body).Decode(&rec.Body)
+		r.mu.Lock()
+		r.requests = append(r.requests, rec)
+		r.mu.Unlock()
+
+		w.Header().Set("Content-Type", "application/json")
+		switch {
+		case req.URL.Path == "/start" && rec.Body["transport"] == "daily":
+			_, _ = io.WriteString(w, `{"dailyRoom":"https://example.daily.co/room","dailyToken":"room-token","sessionId":"daily-1"}`)
+		case req.URL.Path == "/start" && rec.Body["transport"] == "webrtc":
+			_, _ = io.WriteString(w, `{"sessionId":"abc-123","iceConfig":{"iceServers":[{"urls":["stun:stun.l.google.com:19302"]}]}}`)
+		case strings.HasPrefix(req.URL.Path, "/sessions/") && strings.HasSuffix(req.URL.Path, "/api/offer"):
+			_, _ = io.WriteString(w, `{"sdp":"v=0","type":"answer","pc_id":"pc-1"}`)
+		default:
+			w.WriteHeader(http.StatusNotFound)
+			_, _ = io.WriteString(w, `{"detail":"not found"}`)
+		}
+	}))
+	t.Cleanup(r.Close)
+	return r
+}
+
+func (r *fakeRunner) take() []runnerRequest {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	got := r.requests
+	r.requests = nil
+	return got
+}
+
+// run runs a command in dir and fails the test with its output on error.
+func run(t *testing.T, timeout time.Duration, dir string, env []string, name string, args ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	start := time.Now()
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s %s (in %s): %v\n%s", filepath.Base(name), strings.Join(args, " "), dir, err, tail(out, 6000))
+	}
+	t.Logf("%s %s: %s", filepath.Base(name), strings.Join(args, " "), time.Since(start).Round(100*time.Millisecond))
+	return string(out)
+}
+
+func tail(b []byte, n int) string {
+	if len(b) > n {
+		b = b[len(b)-n:]
+	}
+	return string(b)
+}
+
+// writeClient writes the client of cfg into dir/client and its .env.local,
+// made from env.example the way a user would: by editing its values.
+func writeClient(t *testing.T, dir string, cfg Config, env map[string]string) string {
+	t.Helper()
+	files, err := ClientFiles(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		p := filepath.Join(dir, filepath.FromSlash(f.Path))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	client := filepath.Join(dir, "client")
+	example, err := os.ReadFile(filepath.Join(client, "env.example"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	local := string(example)
+	for k, v := range env {
+		line := regexp.MustCompile(`(?m)^` + k + `=.*$`)
+		if !line.MatchString(local) {
+			t.Fatalf("env.example has no %s= line", k)
+		}
+		local = line.ReplaceAllLiteralString(local, k+"="+v)
+	}
+	if err := os.WriteFile(filepath.Join(client, ".env.local"), []byte(local), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return client
+}
+
+// freePort returns a TCP port on 127.0.0.1 that was free a moment ago.
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// startNext runs `next start` for the built client on 127.0.0.1 and returns
+// its URL and a function returning its output so far.
+func startNext(t *testing.T, client string, env []string) (string, func() string) {
+	t.Helper()
+	port := freePort(t)
+	var out bytes.Buffer
+	var mu sync.Mutex
+	cmd := exec.Command(filepath.Join(client, "node_modules", ".bin", "next"), "start", "-H", "127.0.0.1", "-p", strconv.Itoa(port))
+	cmd.Dir = client
+	cmd.Env = append(os.Environ(), env...)
+	w := writerFunc(func(p []byte) (int, error) { mu.Lock(); defer mu.Unlock(); return out.Write(p) })
+	cmd.Stdout, cmd.Stderr = w, w
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
+		select {
+		case <-exited:
+		case <-time.After(10 * time.Second):
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			<-exited
+		}
+	})
+	output := func() string { mu.Lock(); defer mu.Unlock(); return out.String() }
+
+	url := "http://127.0.0.1:" + strconv.Itoa(port) + "/"
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		select {
+		case err := <-exited:
+			t.Fatalf("next start exited: %v\n%s", err, output())
+		default:
+		}
+		resp, err := http.Get(url)
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return url, output
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("next start: %s not ready after 60s\n%s", url, output())
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+
+// loadResult is what load.mjs prints.
+type loadResult struct {
+	Status           int
+	Title            string
+	MicState         string
+	TransportOptions []string
+	ConsoleErrors    []string
+	PageErrors       []string
+}
+
+func TestClientBuildsAndLoadsInChromium(t *testing.T) {
+	if testing.Short() {
+		t.Skip("npm install, npm run build and Chromium take minutes; run without -short")
+	}
+	node, npm := requireClientTools(t)
+
+	cache := os.Getenv("BOTKIT_NPM_CACHE")
+	if cache == "" {
+		cache = t.TempDir()
+	}
+	shots := os.Getenv("BOTKIT_SCREENSHOT_DIR")
+	if shots == "" {
+		shots = t.TempDir()
+	} else if err := os.MkdirAll(shots, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	npmEnv := []string{
+		"npm_config_cache=" + cache,
+		"npm_config_update_notifier=false",
+		"NEXT_TELEMETRY_DISABLED=1",
+	}
+	npmInstall := []string{"install", "--no-audit", "--no-fund", "--prefer-offline"}
+
+	// playwright-core, once for all variants.
+	driver := t.TempDir()
+	for _, name := range []string{"package.json", "load.mjs"} {
+		data, err := os.ReadFile(filepath.Join("testdata", "browser", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(driver, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run(t, 5*time.Minute, driver, npmEnv, npm, npmInstall...)
+
+	runner := newFakeRunner(t)
+
+	for _, tc := range []struct {
+		name string
+		cfg  Config
+		// start is the body the first transport's start request must carry.
+		start map[string]any
+	}{
+		{"react-vite", webConfig("react", "vite", "smallwebrtc", "daily"), nil},
+		{"react-nextjs", webConfig("react", "nextjs", "smallwebrtc"), map[string]any{"transport": "webrtc", "enableDefaultIceServers": true}},
+		{"vanilla", webConfig("vanilla", "", "daily"), nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.cfg.ProjectName = "bot-" + tc.name
+			isNext := tc.cfg.ClientServer == "nextjs"
+			env := map[string]string{"VITE_BOT_START_URL": runner.URL + "/start"}
+			if isNext {
+				env = map[string]string{"BOT_START_URL": runner.URL + "/start", "BOT_API_KEY": npmCanaryKey}
+			}
+			client := writeClient(t, t.TempDir(), tc.cfg, env)
+			tsconfig, _ := os.ReadFile(filepath.Join(client, "tsconfig.json"))
+
+			run(t, 5*time.Minute, client, npmEnv, npm, npmInstall...)
+			run(t, 5*time.Minute, client, npmEnv, npm, "run", "build")
+
+			var url string
+			var serverOutput func() string
+			if isNext {
+				if after, _ := os.ReadFile(filepath.Join(client, "tsconfig.json")); !bytes.Equal(after, tsconfig) {
+					t.Errorf("next build rewrote tsconfig.json:\n%s", after)
+				}
+				assertNotInTree(t, filepath.Join(client, ".next", "static"), npmCanaryKey)
+				url, serverOutput = startNext(t, client, nil)
+			} else {
+				dist := filepath.Join(client, "dist")
+				if _, err := os.Stat(filepath.Join(dist, "index.html")); err != nil {
+					t.Fatalf("no dist/index.html after npm run build: %v", err)
+				}
+				// The start URL from .env.local is built into the page.
+				assertInTree(t, dist, runner.URL+"/start")
+				srv := httptest.NewServer(http.FileServer(http.Dir(dist)))
+				t.Cleanup(srv.Close)
+				url = srv.URL + "/"
+			}
+
+			shot := filepath.Join(shots, tc.name+".png")
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, node, filepath.Join(driver, "load.mjs"),
+				"--url", url, "--screenshot", shot, "--title", tc.cfg.ProjectName, "--chromium", chromiumPath)
+			cmd.Dir = driver
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			start := time.Now()
+			out, err := cmd.Output()
+			t.Logf("chromium load: %s", time.Since(start).Round(100*time.Millisecond))
+			if err != nil {
+				t.Fatalf("load.mjs %s: %v\n%s\n%s", url, err, out, stderr.String())
+			}
+			var res loadResult
+			if err := json.Unmarshal(bytes.TrimSpace(out), &res); err != nil {
+				t.Fatalf("load.mjs output %q: %v", out, err)
+			}
+			if res.Status != http.StatusOK || res.Title != tc.cfg.ProjectName || len(res.ConsoleErrors)+len(res.PageErrors) > 0 {
+				t.Errorf("page: %+v", res)
+			}
+			wantOptions := len(tc.cfg.Transports)
+			if wantOptions == 1 {
+				wantOptions = 0 // no selector
+			}
+			if len(res.TransportOptions) != wantOptions {
+				t.Errorf("transport selector options %q for transports %q", res.TransportOptions, tc.cfg.Transports)
+			}
+			png, err := os.ReadFile(shot)
+			if err != nil || len(png) < 1000 || !bytes.HasPrefix(png, []byte("\x89PNG\r\n\x1a\n")) {
+				t.Fatalf("screenshot %s: %d bytes, %v", shot, len(png), err)
+			}
+			t.Logf("screenshot: %s", shot)
+
+			// The page connects only when Connect is clicked.
+			if got := runner.take(); len(got) > 0 {
+				t.Errorf("loading the page sent requests to the bot: %+v", got)
+			}
+			if isNext {
+				checkNextProxy(t, url, runner, tc.start)
+				if strings.Contains(serverOutput(), npmCanaryKey) {
+					t.Error("next start printed BOT_API_KEY")
+				}
+			}
+		})
+	}
+}
+
+// checkNextProxy calls the Next.js client's API routes as its page does and
+// checks what reaches the bot: the key is added on the server, the browser
+// only picks the transport.
+func checkNextProxy(t *testing.T, base string, runner *fakeRunner, wantStart map[string]any) {
+	t.Helper()
+	post := func(method, path, body string) (int, string) {
+		req, err := http.NewRequest(method, strings.TrimSuffix(base, "/")+path, strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		if strings.Contains(string(b), npmCanaryKey) {
+			t.Errorf("%s %s answered with BOT_API_KEY", method, path)
+		}
+		return resp.StatusCode, string(b)
+	}
+
+	// The browser's body may only choose the transport.
+	status, body := post("POST", "/api/start", `{"transport":"webrtc","dailyRoomProperties":{"x":1}}`)
+	if status != http.StatusOK || !strings.Contains(body, `"sessionId":"abc-123"`) {
+		t.Errorf("POST /api/start: %d %s", status, body)
+	}
+	status, body = post("POST", "/api/start", `{"transport":"daily"}`)
+	if status != http.StatusBadRequest || !strings.Contains(body, "transport must be one of: webrtc") {
+		t.Errorf("POST /api/start for a transport the bot lacks: %d %s", status, body)
+	}
+	status, body = post("POST", "/api/start", `not json`)
+	if status != http.StatusBadRequest {
+		t.Errorf("POST /api/start with a bad body: %d %s", status, body)
+	}
+	status, body = post("POST", "/api/sessions/abc-123/api/offer", `{"sdp":"offer","type":"offer"}`)
+	if status != http.StatusOK || !strings.Contains(body, `"type":"answer"`) {
+		t.Errorf("POST offer: %d %s", status, body)
+	}
+	status, body = post("PATCH", "/api/sessions/abc-123/api/offer", `{"pc_id":"pc-1","candidates":[]}`)
+	if status != http.StatusOK {
+		t.Errorf("PATCH offer: %d %s", status, body)
+	}
+	status, body = post("POST", "/api/sessions/a.b/api/offer", `{}`)
+	if status != http.StatusBadRequest {
+		t.Errorf("POST offer with a bad session id: %d %s", status, body)
+	}
+
+	got := runner.take()
+	want := []runnerRequest{
+		{Method: "POST", Path: "/start", Auth: "Bearer " + npmCanaryKey, Body: wantStart},
+		{Method: "POST", Path: "/sessions/abc-123/api/offer", Auth: "Bearer " + npmCanaryKey, Body: map[string]any{"sdp": "offer", "type": "offer"}},
+		{Method: "PATCH", Path: "/sessions/abc-123/api/offer", Auth: "Bearer " + npmCanaryKey, Body: map[string]any{"pc_id": "pc-1", "candidates": []any{}}},
+	}
+	gotJSON, _ := json.Marshal(got)
+	wantJSON, _ := json.Marshal(want)
+	if !bytes.Equal(gotJSON, wantJSON) {
+		t.Errorf("the bot received\n %s\nwant\n %s", gotJSON, wantJSON)
+	}
+}
+
+func assertInTree(t *testing.T, root, needle string) {
+	t.Helper()
+	if !treeContains(t, root, needle) {
+		t.Errorf("no file under %s contains %q", root, needle)
+	}
+}
+
+func assertNotInTree(t *testing.T, root, needle string) {
+	t.Helper()
+	if treeContains(t, root, needle) {
+		t.Errorf("a file under %s contains %q", root, needle)
+	}
+}
+
+func treeContains(t *testing.T, root, needle string) bool {
+	t.Helper()
+	found := false
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || found {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		found = bytes.Contains(data, []byte(needle))
+		return nil
+	})
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		t.Fatal(err)
+	}
+	return found
+}

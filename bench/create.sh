@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# Compares the wall time of `botkit create quickstart` with create-vite's
+# react-ts template, both writing a fresh project into an empty directory.
+#
+# Usage: bench/create.sh [N]      (N runs of each, default 10; or env N)
+# Env:   CREATE_VITE=create-vite@9.3.0   the npm package spec to compare with
+#        GOAL=10                          the speed-up the line reports against
+#        ENFORCE_GOAL=1                   exit 1 when the ratio is below GOAL
+#
+# The runs alternate (botkit, create-vite, botkit, ...) so that a change in
+# machine load hits both alike; one untimed warm-up run of each comes first.
+# Prints each run, the medians in ms and `ratio: X.Yx (goal >= 10x)` where
+# ratio = median(create-vite) / median(botkit). Exits non-zero when a build,
+# the install or any run fails.
+set -euo pipefail
+
+N=${1:-${N:-10}}
+GOAL=${GOAL:-10}
+CREATE_VITE=${CREATE_VITE:-create-vite@9.3.0}
+case $N in '' | *[!0-9]* | 0)
+	echo "bench/create.sh: N must be a positive integer, got '$N'" >&2
+	exit 2
+	;;
+esac
+
+repo=$(cd "$(dirname "$0")/.." && pwd)
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/botkit-bench.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+
+for tool in go node npm date awk sort; do
+	command -v "$tool" >/dev/null || {
+		echo "bench/create.sh: $tool is not installed" >&2
+		exit 1
+	}
+done
+
+echo "building botkit..." >&2
+(cd "$repo" && go build -o "$TMP/botkit" ./cmd/botkit)
+
+echo "installing $CREATE_VITE..." >&2
+npm install --prefix "$TMP/cv" --cache "$TMP/npm-cache" --no-audit --no-fund --loglevel=error "$CREATE_VITE" >&2
+CV="$TMP/cv/node_modules/create-vite/index.js"
+[ -f "$CV" ] || {
+	echo "bench/create.sh: $CV not found after install" >&2
+	exit 1
+}
+
+# Guard against a command waiting for input: stdin is /dev/null, CI is set,
+# and a run that takes over a minute is killed.
+run_limit=()
+if command -v timeout >/dev/null; then run_limit=(timeout 60); fi
+
+# run_one KIND: runs one command in a fresh directory, checks what it wrote
+# and prints the wall time in nanoseconds.
+run_one() {
+	local kind=$1 dir start end
+	dir=$(mktemp -d "$TMP/run.XXXXXX")
+	cd "$dir"
+	case $kind in
+	botkit)
+		start=$(date +%s%N)
+		CI=1 "${run_limit[@]}" "$TMP/botkit" create quickstart </dev/null >/dev/null 2>"$dir.err" || {
+			echo "bench/create.sh: botkit create quickstart failed:" >&2
+			cat "$dir.err" >&2
+			exit 1
+		}
+		end=$(date +%s%N)
+		[ -f pipecat-quickstart/server/bot.py ] || {
+			echo "bench/create.sh: botkit wrote no pipecat-quickstart/server/bot.py" >&2
+			exit 1
+		}
+		;;
+	create-vite)
+		start=$(date +%s%N)
+		CI=1 "${run_limit[@]}" node "$CV" app --template react-ts --no-interactive --no-immediate </dev/null >/dev/null 2>"$dir.err" || {
+			echo "bench/create.sh: create-vite failed:" >&2
+			cat "$dir.err" >&2
+			exit 1
+		}
+		end=$(date +%s%N)
+		[ -f app/package.json ] || {
+			echo "bench/create.sh: create-vite wrote no app/package.json" >&2
+			exit 1
+		}
+		;;
+	esac
+	cd "$TMP"
+	rm -rf "$dir" "$dir.err"
+	echo $((end - start))
+}
+
+# median of the numbers on stdin (ns), printed in ms with one decimal.
+median_ms() {
+	sort -n | awk '{ v[NR] = $1 } END {
+		if (NR == 0) exit 1
+		m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+		printf "%.1f\n", m / 1e6
+	}'
+}
+
+run_one botkit >/dev/null
+run_one create-vite >/dev/null
+
+: >"$TMP/botkit.ns"
+: >"$TMP/cv.ns"
+for i in $(seq 1 "$N"); do
+	b=$(run_one botkit)
+	c=$(run_one create-vite)
+	echo "$b" >>"$TMP/botkit.ns"
+	echo "$c" >>"$TMP/cv.ns"
+	awk -v i="$i" -v b="$b" -v c="$c" 'BEGIN { printf "run %2d: botkit %8.1f ms   create-vite %8.1f ms\n", i, b / 1e6, c / 1e6 }'
+done
+
+mb=$(median_ms <"$TMP/botkit.ns")
+mc=$(median_ms <"$TMP/cv.ns")
+cv_version=$(node -p "require('$TMP/cv/node_modules/create-vite/package.json').version")
+echo "median botkit create quickstart:                                 $mb ms ($N runs)"
+echo "median create-vite $cv_version app --template react-ts --no-interactive: $mc ms ($N runs)"
+ratio=$(awk -v b="$mb" -v c="$mc" 'BEGIN { if (b <= 0) b = 0.1; printf "%.1f", c / b }')
+echo "ratio: ${ratio}x (goal >= ${GOAL}x)"
+if [ "${ENFORCE_GOAL:-}" = 1 ] && awk -v r="$ratio" -v g="$GOAL" 'BEGIN { exit !(r < g) }'; then
+	echo "bench/create.sh: ratio ${ratio}x is below the goal of ${GOAL}x" >&2
+	exit 1
+fi

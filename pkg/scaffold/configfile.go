@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
@@ -308,11 +307,4 @@ func (d *configDecoder) flat(m *yaml.Node, prefix string) Partial {
 		}
 	}
 	return p
-}
-
-// sortedCopy returns a sorted copy of s.
-func sortedCopy(s []string) []string {
-	c := append([]string(nil), s...)
-	sort.Strings(c)
-	return c
 }

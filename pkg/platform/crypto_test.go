@@ -1,0 +1,70 @@
+package platform
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestSealerBindsAssociatedData(t *testing.T) {
+	s, err := newSealer(bytes.Repeat([]byte{7}, 32))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ct, err := s.seal("acme", "us-west", "bot", "KEY", []byte("value"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(ct, []byte("value")) {
+		t.Fatal("ciphertext holds the plaintext")
+	}
+	pt, err := s.open("acme", "us-west", "bot", "KEY", ct)
+	if err != nil || string(pt) != "value" {
+		t.Fatalf("open: %q %v", pt, err)
+	}
+	for _, ad := range [][4]string{
+		{"other", "us-west", "bot", "KEY"}, {"acme", "us-east", "bot", "KEY"},
+		{"acme", "us-west", "bot2", "KEY"}, {"acme", "us-west", "bot", "KEY2"},
+		{"acm", "eus-west", "bot", "KEY"}, // length-prefixed: no ambiguity
+	} {
+		if _, err := s.open(ad[0], ad[1], ad[2], ad[3], ct); err == nil {
+			t.Errorf("ciphertext opened under %v", ad)
+		}
+	}
+	other, _ := newSealer(bytes.Repeat([]byte{8}, 32))
+	if _, err := other.open("acme", "us-west", "bot", "KEY", ct); err == nil {
+		t.Error("ciphertext opened with another key")
+	}
+}
+
+func TestMasterKeyFile(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "master.key")
+	k1, err := loadMasterKey(p, true)
+	if err != nil || len(k1) != 32 {
+		t.Fatalf("generate: %v", err)
+	}
+	info, err := os.Stat(p)
+	if err != nil || info.Mode().Perm() != 0o600 {
+		t.Fatalf("mode %v %v", info.Mode(), err)
+	}
+	k2, err := loadMasterKey(p, true)
+	if err != nil || !bytes.Equal(k1, k2) {
+		t.Fatal("the generated key is not reused")
+	}
+	if _, err := loadMasterKey(filepath.Join(dir, "missing"), false); err == nil {
+		t.Error("a missing --master-key-file must be an error")
+	}
+	bad := filepath.Join(dir, "bad.key")
+	os.WriteFile(bad, []byte("short"), 0o600)
+	if _, err := loadMasterKey(bad, false); err == nil || !strings.Contains(err.Error(), "64 hex") {
+		t.Errorf("bad key: %v", err)
+	}
+	raw := filepath.Join(dir, "raw.key")
+	os.WriteFile(raw, bytes.Repeat([]byte{1}, 32), 0o600)
+	if k, err := loadMasterKey(raw, false); err != nil || len(k) != 32 {
+		t.Errorf("raw key: %v", err)
+	}
+}

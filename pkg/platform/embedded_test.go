@@ -1,0 +1,89 @@
+package platform_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/botkit-dev/botkit/pkg/platform"
+)
+
+// The embedded mode of the CLI: the handler in-process over a SQLite file,
+// organization "local", no token.
+func TestEmbeddedNoAuthOrg(t *testing.T) {
+	ctx := context.Background()
+	srv, err := platform.Open(ctx, platform.Options{DataDir: t.TempDir(), NoAuthOrg: "local", AllowPrivateRegistries: true, PollInterval: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	h := srv.Handler()
+	do := func(method, path, body, token string) *httptest.ResponseRecorder {
+		req := httptest.NewRequest(method, path, strings.NewReader(body))
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		return rec
+	}
+	if rec := do("GET", "/v1/me", "", ""); rec.Code != 200 || !strings.Contains(rec.Body.String(), `"name":"local"`) {
+		t.Fatalf("me: %d %s", rec.Code, rec.Body)
+	}
+	if rec := do("PATCH", "/v1/organizations/local/secrets/app", `{"set":{"A":"1"}}`, ""); rec.Code != http.StatusCreated {
+		t.Fatalf("patch: %d %s", rec.Code, rec.Body)
+	}
+	// A token is still checked when sent.
+	if rec := do("GET", "/v1/me", "", "bkp_wrong"); rec.Code != http.StatusUnauthorized {
+		t.Errorf("bad token in no-auth mode: %d", rec.Code)
+	}
+	// Admin functions in-process.
+	if _, err := srv.Admin().CreateOrg(ctx, "team", ""); err != nil {
+		t.Fatal(err)
+	}
+	tok, info, err := srv.Admin().CreateToken(ctx, "team", "ci")
+	if err != nil || !strings.HasPrefix(tok, platform.TokenPrefix) || info.Organization != "team" {
+		t.Fatalf("create token: %v %+v", err, info)
+	}
+	if rec := do("GET", "/v1/organizations/local/secrets/app", "", tok); rec.Code != http.StatusNotFound {
+		t.Errorf("team token reading local: %d", rec.Code)
+	}
+	if rec := do("GET", "/v1/me", "", tok); !strings.Contains(rec.Body.String(), `"user":"ci"`) {
+		t.Errorf("me with token: %s", rec.Body)
+	}
+	if err := srv.Admin().RevokeToken(ctx, info.ID); err != nil {
+		t.Fatal(err)
+	}
+	if rec := do("GET", "/v1/me", "", tok); rec.Code != http.StatusUnauthorized {
+		t.Errorf("revoked token: %d", rec.Code)
+	}
+	// The provisioner runs in-process too.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		rec := do("GET", "/v1/organizations/local/secrets/app", "", "")
+		if strings.Contains(rec.Body.String(), `"state":"ready"`) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("still not ready: %s", rec.Body)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// Without NoAuthOrg a request without a token is refused.
+func TestNoTokenRefused(t *testing.T) {
+	srv, err := platform.Open(context.Background(), platform.Options{DataDir: t.TempDir(), DisableProvisioner: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	rec := httptest.NewRecorder()
+	srv.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/v1/me", nil))
+	if rec.Code != http.StatusUnauthorized || !strings.Contains(rec.Body.String(), `"code":"unauthenticated"`) {
+		t.Errorf("%d %s", rec.Code, rec.Body)
+	}
+}

@@ -1,0 +1,240 @@
+package resources
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"sigs.k8s.io/yaml"
+)
+
+func TestValidateName(t *testing.T) {
+	for name, ok := range map[string]bool{
+		"a": true, "support-bot": true, "A1": true, strings.Repeat("a", 63): true,
+		"": false, "-a": false, "a-": false, "a_b": false, "a.b": false, "a b": false, strings.Repeat("a", 64): false, "é": false,
+	} {
+		if err := ValidateName(name); (err == nil) != ok {
+			t.Errorf("ValidateName(%q) = %v, want ok=%v", name, err, ok)
+		}
+	}
+}
+
+func TestValidateKey(t *testing.T) {
+	for key, ok := range map[string]bool{
+		"A": true, "_": true, "OPENAI_API_KEY": true, "a1": true, strings.Repeat("K", 128): true,
+		"": false, "1A": false, "A-B": false, "A.B": false, "A B": false, strings.Repeat("K", 129): false,
+	} {
+		if err := ValidateKey(key); (err == nil) != ok {
+			t.Errorf("ValidateKey(%q) = %v, want ok=%v", key, err, ok)
+		}
+	}
+}
+
+func TestValidateValueNeverEchoes(t *testing.T) {
+	const secret = "hunter2-secret"
+	for _, v := range []string{secret + strings.Repeat("x", MaxValueBytes), secret + "\xff"} {
+		err := ValidateValue("KEY", v)
+		if err == nil {
+			t.Fatalf("value accepted")
+		}
+		if strings.Contains(err.Error(), "hunter2") || !strings.Contains(err.Error(), "KEY") {
+			t.Errorf("error %q: must name the key and not echo the value", err)
+		}
+	}
+	if err := ValidateValue("K", "multi\nline ✓"); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestValidateData(t *testing.T) {
+	data := map[string]ValueSource{"A": Literal("1"), "B": {FromEnv: "X"}, "1C": Literal("2")}
+	errs := ValidateData(data)
+	if len(errs) != 2 {
+		t.Fatalf("errors %v", errs)
+	}
+	big := map[string]ValueSource{}
+	for i := range MaxKeys + 1 {
+		big[strings.Repeat("K", 1+i%100)+strings.Repeat("_", i/100)] = Literal("v")
+	}
+	if errs := ValidateData(big); len(errs) != 1 || !strings.Contains(errs[0].Error(), "1000 keys") {
+		t.Errorf("too many keys: %v", errs)
+	}
+}
+
+func TestLabelsAndSelector(t *testing.T) {
+	if err := ValidateLabels(map[string]string{"team": "voice", "botkit.dev/env": "prod", "empty": ""}); err != nil {
+		t.Error(err)
+	}
+	for _, bad := range []map[string]string{{"": "x"}, {"a/": "x"}, {"-a": "x"}, {"a": "-x"}, {"a": strings.Repeat("v", 64)}} {
+		if err := ValidateLabels(bad); err == nil {
+			t.Errorf("labels %v accepted", bad)
+		}
+	}
+	sel, err := ParseSelector("team=voice, tier!=dev,canary,!legacy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sel.String() != "team=voice,tier!=dev,canary,!legacy" {
+		t.Errorf("String() = %q", sel.String())
+	}
+	for labels, want := range map[string]bool{
+		`{"team":"voice","canary":""}`:               true,
+		`{"team":"voice","canary":"","tier":"dev"}`:  false,
+		`{"team":"voice","canary":"","legacy":"1"}`:  false,
+		`{"team":"voice"}`:                           false,
+		`{"team":"text","canary":""}`:                false,
+		`{"team":"voice","canary":"","tier":"prod"}`: true,
+	} {
+		var m map[string]string
+		json.Unmarshal([]byte(labels), &m)
+		if got := sel.Matches(m); got != want {
+			t.Errorf("%s matches = %v, want %v", labels, got, want)
+		}
+	}
+	for _, bad := range []string{"a=b,,c", "=x", "a=-b", "!"} {
+		if _, err := ParseSelector(bad); err == nil {
+			t.Errorf("selector %q accepted", bad)
+		}
+	}
+	if s, err := ParseSelector(""); err != nil || !s.Matches(nil) {
+		t.Errorf("empty selector: %v", err)
+	}
+}
+
+func TestValueSourceJSONAndYAML(t *testing.T) {
+	doc := `apiVersion: botkit.dev/v1
+kind: SecretSet
+metadata: {name: support-bot, labels: {team: voice}}
+spec:
+  data:
+    LOG_LEVEL: debug
+    OPENAI_API_KEY: {fromEnv: OPENAI_API_KEY}
+    GCP: {fromFile: ./gcp.json}
+`
+	var o Object
+	if err := yaml.Unmarshal([]byte(doc), &o); err != nil {
+		t.Fatal(err)
+	}
+	s := o.SecretSet
+	if s == nil || o.Kind() != KindSecretSet || s.Metadata.Name != "support-bot" {
+		t.Fatalf("decoded %+v", o)
+	}
+	if d := s.Spec.Data; *d["LOG_LEVEL"].Literal != "debug" || d["OPENAI_API_KEY"].FromEnv != "OPENAI_API_KEY" || d["GCP"].FromFile != "./gcp.json" {
+		t.Errorf("data %v", d)
+	}
+	b, _ := json.Marshal(o)
+	if !strings.Contains(string(b), `"LOG_LEVEL":"debug"`) || !strings.Contains(string(b), `{"fromEnv":"OPENAI_API_KEY"}`) {
+		t.Errorf("re-encoded: %s", b)
+	}
+	for _, bad := range []string{`{}`, `{"fromEnv":"A","fromFile":"B"}`, `{"fromEnv":""}`, `{"other":"x"}`, `12`, `["x"]`} {
+		var v ValueSource
+		if err := json.Unmarshal([]byte(bad), &v); err == nil {
+			t.Errorf("value source %s accepted", bad)
+		}
+	}
+	lit := Literal("do-not-print")
+	if strings.Contains(lit.String(), "do-not") || strings.Contains(lit.GoString(), "do-not") {
+		t.Error("String/GoString reveal a literal")
+	}
+	var ips Object
+	if err := json.Unmarshal([]byte(`{"kind":"ImagePullSecret","metadata":{"name":"r"},"spec":{"host":"ghcr.io","credentials":{"fromEnv":"C"}}}`), &ips); err != nil || ips.ImagePullSecret == nil {
+		t.Fatalf("ips: %v", err)
+	}
+	if err := json.Unmarshal([]byte(`{"kind":"Nope"}`), &ips); err == nil {
+		t.Error("unknown kind accepted")
+	}
+	l, _ := json.Marshal(NewList(nil))
+	if string(l) != `{"apiVersion":"botkit.dev/v1","kind":"List","items":[],"metadata":{}}` {
+		t.Errorf("empty list: %s", l)
+	}
+}
+
+func TestNormalizeRegistryHost(t *testing.T) {
+	for in, want := range map[string]string{
+		"ghcr.io":               "https://ghcr.io",
+		"https://ghcr.io":       "https://ghcr.io",
+		"https://GHCR.io/":      "https://ghcr.io",
+		"http://127.0.0.1:5000": "http://127.0.0.1:5000",
+		"registry.example:5443": "https://registry.example:5443",
+		"[::1]:5000":            "https://[::1]:5000",
+		"":                      "",
+		"ftp://x":               "",
+		"ghcr.io/org":           "",
+		"https://u:p@ghcr.io":   "",
+		"ghcr.io:99999":         "",
+		"bad_host!":             "",
+		"https://ghcr.io?x=1":   "",
+	} {
+		got, err := NormalizeRegistryHost(in)
+		if want == "" {
+			if err == nil {
+				t.Errorf("%q accepted as %q", in, got)
+			}
+			if strings.Contains(in, "u:p") && err != nil && strings.Contains(err.Error(), "u:p") {
+				t.Errorf("error echoes credentials: %v", err)
+			}
+			continue
+		}
+		if err != nil || got != want {
+			t.Errorf("NormalizeRegistryHost(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+}
+
+func TestParseCredentials(t *testing.T) {
+	u, b, err := ParseCredentials("robot:pa:ss", false)
+	if err != nil || u != "robot" || b != "cm9ib3Q6cGE6c3M=" {
+		t.Errorf("plain: %q %q %v", u, b, err)
+	}
+	u, b2, err := ParseCredentials("cm9ib3Q6cGE6c3M=", true)
+	if err != nil || u != "robot" || b2 != b {
+		t.Errorf("encoded: %q %q %v", u, b2, err)
+	}
+	for _, bad := range []struct {
+		c   string
+		enc bool
+	}{{"nocolon", false}, {":pass", false}, {"user:", false}, {"not base64!", true}, {"bm9jb2xvbg==", true}, {"u:p\nx", false}} {
+		_, _, err := ParseCredentials(bad.c, bad.enc)
+		if err == nil {
+			t.Errorf("%q accepted", bad.c)
+		} else if len(bad.c) > 4 && strings.Contains(err.Error(), bad.c) {
+			t.Errorf("error echoes credentials: %v", err)
+		}
+	}
+}
+
+func FuzzParseSelector(f *testing.F) {
+	for _, s := range []string{"a=b", "a!=b,c", "!x", "a==b", "x/y=z", ",", "=", "a=b=c"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		sel, err := ParseSelector(s)
+		if err != nil {
+			return
+		}
+		again, err := ParseSelector(sel.String())
+		if err != nil || again.String() != sel.String() {
+			t.Fatalf("round trip of %q: %q, %v", s, sel.String(), err)
+		}
+	})
+}
+
+func FuzzValueSource(f *testing.F) {
+	for _, s := range []string{`"x"`, `{"fromEnv":"A"}`, `{"fromFile":"./f"}`, `{}`, `null`, `"\u00e9"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var v ValueSource
+		if err := json.Unmarshal(b, &v); err != nil {
+			return
+		}
+		out, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var w ValueSource
+		if err := json.Unmarshal(out, &w); err != nil || w.String() != v.String() {
+			t.Fatalf("round trip %s -> %s: %v", b, out, err)
+		}
+	})
+}

@@ -91,7 +91,8 @@ type clientData struct {
 
 // clientVariant is one kind of generated client.
 type clientVariant struct {
-	name string // react-vite, react-nextjs, vanilla
+	name  string // react-vite, react-nextjs, vanilla
+	label string // for the README
 	// dirs maps template directories to where their files go under client/.
 	dirs []clientDir
 	pkg  func(d clientData) packageJSON
@@ -113,23 +114,26 @@ func clientVariantFor(cfg Config) (v clientVariant, ok bool, err error) {
 			return clientVariant{}, false, fmt.Errorf("client_server %q: the vanilla client runs on vite", cfg.ClientServer)
 		}
 		return clientVariant{
-			name: "vanilla",
-			dirs: []clientDir{{"common", ""}, {"style", "src/"}, {"vanilla", ""}},
-			pkg:  vanillaPackage,
+			name:  "vanilla",
+			label: "JavaScript + Vite",
+			dirs:  []clientDir{{"common", ""}, {"style", "src/"}, {"vanilla", ""}},
+			pkg:   vanillaPackage,
 		}, true, nil
 	case clientReact:
 		switch cfg.ClientServer {
 		case "", serverVite:
 			return clientVariant{
-				name: "react-vite",
-				dirs: []clientDir{{"common", ""}, {"style", "src/"}, {"react-common", "src/"}, {"react-vite", ""}},
-				pkg:  reactVitePackage,
+				name:  "react-vite",
+				label: "React + Vite (TypeScript)",
+				dirs:  []clientDir{{"common", ""}, {"style", "src/"}, {"react-common", "src/"}, {"react-vite", ""}},
+				pkg:   reactVitePackage,
 			}, true, nil
 		case serverNextJS:
 			return clientVariant{
-				name: "react-nextjs",
-				dirs: []clientDir{{"common", ""}, {"style", "app/"}, {"react-common", "app/"}, {"react-nextjs", ""}},
-				pkg:  reactNextPackage,
+				name:  "react-nextjs",
+				label: "React + Next.js (TypeScript, App Router)",
+				dirs:  []clientDir{{"common", ""}, {"style", "app/"}, {"react-common", "app/"}, {"react-nextjs", ""}},
+				pkg:   reactNextPackage,
 			}, true, nil
 		}
 		return clientVariant{}, false, fmt.Errorf("client_server %q: want one of vite, nextjs", cfg.ClientServer)
@@ -338,70 +342,43 @@ func ClientReadme(cfg Config) string {
 	if err != nil {
 		return ""
 	}
+	data := struct {
+		clientData
+		Label, URL, TransportNames string
+		React, Next, Multi         bool
+	}{
+		clientData: d,
+		Label:      v.label,
+		URL:        "http://localhost:5173",
+		React:      cfg.ClientFramework == clientReact,
+		Next:       v.name == "react-nextjs",
+		Multi:      len(d.Transports) > 1,
+	}
+	if data.Next {
+		data.URL = "http://localhost:3000"
+	}
+	var names []string
+	for _, t := range d.Transports {
+		names = append(names, map[string]string{"daily": "Daily", "smallwebrtc": "SmallWebRTC"}[t.ID])
+	}
+	data.TransportNames = strings.Join(names, " or ")
+
+	src, err := clientTemplates.ReadFile("templates/client/README.md.tmpl")
+	if err != nil {
+		panic(err) // embedded: cannot happen
+	}
+	t := template.Must(template.New("README.md").Delims("[[", "]]").Option("missingkey=error").Parse(string(src)))
 	var b strings.Builder
-	w := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
+	if err := t.Execute(&b, data); err != nil {
+		panic(fmt.Sprintf("client README template: %v", err)) // a bug in the template, caught by tests
+	}
+	return strings.TrimSpace(collapseBlankLines(b.String())) + "\n"
+}
 
-	label := map[string]string{
-		"react-vite":   "React + Vite (TypeScript)",
-		"react-nextjs": "React + Next.js (TypeScript, App Router)",
-		"vanilla":      "JavaScript + Vite",
-	}[v.name]
-	url := "http://localhost:5173"
-	if v.name == "react-nextjs" {
-		url = "http://localhost:3000"
+// collapseBlankLines leaves at most one empty line between paragraphs.
+func collapseBlankLines(s string) string {
+	for strings.Contains(s, "\n\n\n") {
+		s = strings.ReplaceAll(s, "\n\n\n", "\n\n")
 	}
-
-	w("## Web client\n\n")
-	w("`client/` is a %s page that talks to the bot with the Pipecat client SDK\n", label)
-	w("(`@pipecat-ai/client-js`). It has Connect/Disconnect and microphone buttons, plays the\n")
-	w("bot's audio and shows the conversation transcript")
-	if len(d.Transports) > 1 {
-		w("; a selector picks the transport (%s)", strings.ReplaceAll(d.TransportList, ", ", " or "))
-	}
-	w(".\nYou need Node.js 20.19 or newer. Start the bot first (above), then in another terminal:\n\n")
-	w("```sh\ncd client\ncp env.example .env.local\nnpm install\nnpm run dev\n```\n\n")
-	w("and open %s. Click **Connect** and allow the microphone.\n\n", url)
-
-	if v.name == "react-nextjs" {
-		w("`.env.local` is read by the Next.js server only. The page calls this app's own\n")
-		w("`/api/start` route, which forwards the call to the bot, so no key reaches the browser:\n\n")
-		w("- `BOT_START_URL`: the bot's start endpoint; `http://localhost:7860/start`, the\n")
-		w("  development runner, by default. For a bot on Pipecat Cloud:\n")
-		w("  `https://api.pipecat.daily.co/v1/public/<agent-name>/start`.\n")
-		w("- `BOT_API_KEY`: sent as `Authorization: Bearer` to `BOT_START_URL`; leave it empty\n")
-		w("  locally, set your Pipecat Cloud public API key for a deployed bot.\n")
-		if d.SmallWebRTC {
-			w("\nSmallWebRTC's offer and ICE candidates go the same way, through\n")
-			w("`/api/sessions/<id>/api/offer`.\n")
-		}
-	} else {
-		w("`.env.local` sets `VITE_BOT_START_URL`, the endpoint the page POSTs to when you click\n")
-		w("Connect; `http://localhost:7860/start`, the development runner, by default. Vite builds\n")
-		w("`VITE_*` values into the page, so never put a key there.\n")
-	}
-	w("\nThe start call names the transport: ")
-	for i, t := range d.Transports {
-		if i > 0 {
-			w("; ")
-		}
-		switch t.ID {
-		case "daily":
-			w("for Daily the runner creates a room and a token and the page joins it (`DAILY_API_KEY` in `server/.env`)")
-		case "smallwebrtc":
-			w("for SmallWebRTC the runner answers with a session id and the page sends its WebRTC offer to `/sessions/<id>/api/offer`, the runner's `/api/offer`")
-		}
-	}
-	w(". Run the bot with all transports, or with `--transport` matching the one you pick.\n\n")
-
-	switch v.name {
-	case "react-nextjs":
-		w("`npm run build` type-checks and builds the app; `npm start` serves the build on port 3000.\n")
-	default:
-		w("`npm run build` writes a static site to `client/dist/`")
-		if v.name == "react-vite" {
-			w(" after type-checking")
-		}
-		w("; `npm run preview` serves it.\n")
-	}
-	return b.String()
+	return s
 }

@@ -143,7 +143,11 @@ func TestClientPackagesFollowTransports(t *testing.T) {
 		for _, transports := range [][]string{{"daily"}, {"smallwebrtc"}, {"smallwebrtc", "daily"}, {"daily", "smallwebrtc", "daily"}} {
 			name := framework.framework + "-" + framework.server + "-" + strings.Join(transports, "+")
 			t.Run(name, func(t *testing.T) {
-				files := clientFileMap(t, webConfig(framework.framework, framework.server, transports...))
+				cfg := webConfig(framework.framework, framework.server, transports...)
+				files := clientFileMap(t, cfg)
+				if readme := ClientReadme(cfg); !strings.HasPrefix(readme, "## Web client\n") {
+					t.Errorf("ClientReadme = %q", readme)
+				}
 				var pkg struct {
 					Name            string
 					Private         bool

@@ -13,7 +13,6 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
 	"github.com/botkit-dev/botkit/pkg/iostreams"
@@ -182,7 +181,6 @@ Valid services and transports: botkit create --list-options`,
 	fl.StringVar(&opts.Format, "format", "json", "output format of --dry-run: json or yaml (a ProjectConfig manifest)")
 	fl.BoolVar(&opts.ListOptions, "list-options", false, "print every valid option value as JSON and exit")
 	fl.BoolVar(&opts.Accessible, "accessible", false, "wizard with plain line prompts (also ACCESSIBLE=1)")
-	fl.SetNormalizeFunc(func(_ *pflag.FlagSet, name string) pflag.NormalizedName { return pflag.NormalizedName(name) })
 
 	cmd.AddCommand(newCmdQuickstart(f, nil))
 	return cmd

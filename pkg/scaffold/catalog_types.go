@@ -63,6 +63,10 @@ type Service struct {
 	Imports  []Import // extra imports Args refer to
 	// NeedsSession: the constructor takes an aiohttp.ClientSession (`session`).
 	NeedsSession bool
+	// TurnDetection: the STT service detects the end of the user's turn
+	// itself, so the bot uses external user turn strategies instead of
+	// deciding turns from voice activity alone.
+	TurnDetection bool
 	// SampleRate, when non-zero, is the audio rate the service requires.
 	SampleRate int
 }

@@ -162,6 +162,9 @@ func newView(c Config) *view {
 	if c.VideoInput && !v.Telephony {
 		imports.add("pipecat.runner.utils", "maybe_capture_participant_camera")
 	}
+	if v.STT != nil && v.STT.TurnDetection {
+		imports.add("pipecat.turns.user_turn_strategies", "ExternalUserTurnStrategies")
+	}
 	if v.Cascade {
 		imports.add("pipecat.audio.vad.silero", "SileroVADAnalyzer")
 		imports.add("pipecat.processors.aggregators.llm_response_universal", "LLMUserAggregatorParams")

@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -23,8 +24,10 @@ const TokenPrefix = "bkp_"
 // master key and may run while `serve` runs); an in-process embedder gets it
 // from Server.Admin.
 type Admin struct {
-	store  store.Store
-	closer func() error
+	store     store.Store
+	closer    func() error
+	epochPath string
+	onRevoke  func()
 }
 
 // OpenAdmin opens the store in dataDir for administration only: no master
@@ -34,7 +37,7 @@ func OpenAdmin(ctx context.Context, dataDir string) (*Admin, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Admin{store: st, closer: st.Close}, nil
+	return &Admin{store: st, closer: st.Close, epochPath: filepath.Join(dataDir, TokensEpochFile)}, nil
 }
 
 // Close closes an Admin opened with OpenAdmin (a no-op for Server.Admin).
@@ -177,7 +180,17 @@ func (a *Admin) RevokeToken(ctx context.Context, idOrToken string) error {
 	if errors.Is(err, store.ErrNotFound) {
 		return fmt.Errorf("token %q: %w (or already revoked)", id, ErrNotFound)
 	}
-	return err
+	if err != nil {
+		return err
+	}
+	if a.onRevoke != nil {
+		a.onRevoke()
+	}
+	// Tell running servers to drop their token caches.
+	if err := bumpTokensEpoch(a.epochPath); err != nil {
+		return fmt.Errorf("token %s revoked, but running servers may accept it for up to %s: %w", id, tokenTTL, err)
+	}
+	return nil
 }
 
 // ListTokens lists the tokens of organization org.

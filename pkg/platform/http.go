@@ -284,20 +284,22 @@ func (s *Server) authenticate(r *http.Request) (principal, error) {
 		return principal{}, errUnauthenticated
 	}
 	hash := hashToken(tok)
-	t, err := s.store.TokenByHash(ctx, hash)
-	if errors.Is(err, store.ErrNotFound) {
-		return principal{}, errUnauthenticated
+	t, ok := s.tokens.get(hash)
+	if !ok {
+		var err error
+		t, err = s.store.TokenByHash(ctx, hash)
+		if errors.Is(err, store.ErrNotFound) {
+			return principal{}, errUnauthenticated
+		}
+		if err != nil {
+			return principal{}, err
+		}
+		if subtle.ConstantTimeCompare(t.Hash, hash) != 1 || t.RevokedAt != nil {
+			return principal{}, errUnauthenticated
+		}
+		s.tokens.put(hash, t)
 	}
-	if err != nil {
-		return principal{}, err
-	}
-	if subtle.ConstantTimeCompare(t.Hash, hash) != 1 || t.RevokedAt != nil {
-		return principal{}, errUnauthenticated
-	}
-	org, err := s.store.Org(ctx, t.OrgName)
-	if err != nil {
-		return principal{}, err
-	}
+	org := store.Org{ID: t.OrgID, Name: t.OrgName, DefaultRegion: t.OrgRegion}
 	if info, ok := ctx.Value(ctxKey{}).(*reqInfo); ok {
 		info.org = org.Name
 	}

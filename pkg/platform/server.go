@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"os"
@@ -71,6 +70,7 @@ type Server struct {
 	handler http.Handler
 	prov    *provisioner
 	admin   *Admin
+	tokens  *tokenCache
 
 	closeOnce sync.Once
 	cancel    context.CancelFunc
@@ -92,7 +92,7 @@ func (o *Options) defaults() {
 	}
 }
 
-func discardLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+func discardLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }
 
 func openStore(ctx context.Context, dataDir string, onCommit func(int, time.Duration)) (store.Store, error) {
 	if dataDir == "" {
@@ -132,7 +132,9 @@ func Open(ctx context.Context, opts Options) (*Server, error) {
 		st.Close()
 		return nil, fmt.Errorf("master key %s: %w", keyFile, err)
 	}
-	s.admin = &Admin{store: st}
+	epoch := filepath.Join(opts.DataDir, TokensEpochFile)
+	s.tokens = newTokenCache(epoch)
+	s.admin = &Admin{store: st, epochPath: epoch, onRevoke: s.tokens.clear}
 	if opts.NoAuthOrg != "" {
 		if _, err := s.admin.EnsureOrg(ctx, opts.NoAuthOrg, resources.DefaultRegion); err != nil {
 			st.Close()

@@ -31,6 +31,7 @@ type Token struct {
 	Hash      []byte // SHA-256 of the full token
 	OrgID     int64
 	OrgName   string // filled by lookups
+	OrgRegion string // the organization's default region, filled by lookups
 	User      string
 	CreatedAt time.Time
 	RevokedAt *time.Time

@@ -52,6 +52,8 @@ type Options struct {
 // Store is a SQLite store.Store.
 type Store struct {
 	w, r  *sql.DB
+	wc    *stmtCache // writer goroutine only
+	rc    *stmtCache
 	opts  Options
 	reqs  chan *request
 	stop  chan struct{}
@@ -118,7 +120,15 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	}
 	r.SetMaxOpenConns(8)
 	r.SetMaxIdleConns(8)
-	s := &Store{w: w, r: r, opts: opts, reqs: make(chan *request, 1024), stop: make(chan struct{}), done: make(chan struct{})}
+	s := &Store{w: w, r: r, wc: newStmtCache(w), rc: newStmtCache(r), opts: opts, reqs: make(chan *request, 1024), stop: make(chan struct{}), done: make(chan struct{})}
+	for _, q := range writerQueries {
+		if _, err := s.wc.get(ctx, q); err != nil {
+			s.wc.close()
+			w.Close()
+			r.Close()
+			return nil, fmt.Errorf("database %s: prepare: %w", path, err)
+		}
+	}
 	go s.writer()
 	return s, nil
 }
@@ -174,11 +184,15 @@ func migrate(ctx context.Context, db *sql.DB) error {
 	return nil
 }
 
+func (s *Store) rdb() cachedDB { return cachedDB{c: s.rc} }
+
 // Close stops the writer (after finishing queued writes) and closes the
 // database.
 func (s *Store) Close() error {
 	s.close.Do(func() { close(s.stop) })
 	<-s.done
+	s.wc.close()
+	s.rc.close()
 	return errors.Join(s.w.Close(), s.r.Close())
 }
 
@@ -238,47 +252,24 @@ func runFn(ctx context.Context, fn func(context.Context, store.Tx) error, tx sto
 	return fn(ctx, tx)
 }
 
+// errRetrySafe asks for a batch to be run again with savepoints.
+var errRetrySafe = errors.New("retry the batch with savepoints")
+
+// commit runs a batch in one transaction and acknowledges every request
+// after the durable commit. It first runs the batch without savepoints: a
+// request that fails before writing anything needs no rollback. Only if a
+// request fails after it wrote is the batch rolled back and run again with a
+// savepoint around every request.
 func (s *Store) commit(batch []*request) {
 	start := time.Now()
-	ctx := context.Background()
-	results := make([]error, len(batch))
-	fail := func(err error) {
+	results, err := s.runBatch(batch, false)
+	if errors.Is(err, errRetrySafe) {
+		results, err = s.runBatch(batch, true)
+	}
+	if err != nil {
 		for _, r := range batch {
 			r.done <- err
 		}
-	}
-	tx, err := s.w.BeginTx(ctx, nil)
-	if err != nil {
-		fail(fmt.Errorf("begin transaction: %w", err))
-		return
-	}
-	for i, r := range batch {
-		if err := r.ctx.Err(); err != nil {
-			results[i] = err
-			continue
-		}
-		if _, err := tx.ExecContext(ctx, "SAVEPOINT req"); err != nil {
-			tx.Rollback()
-			fail(fmt.Errorf("savepoint: %w", err))
-			return
-		}
-		err := runFn(r.ctx, r.fn, &sqlTx{tx: tx})
-		if err != nil {
-			results[i] = err
-			if _, rerr := tx.ExecContext(ctx, "ROLLBACK TO req"); rerr != nil {
-				tx.Rollback()
-				fail(fmt.Errorf("rollback to savepoint: %w", rerr))
-				return
-			}
-		}
-		if _, err := tx.ExecContext(ctx, "RELEASE req"); err != nil {
-			tx.Rollback()
-			fail(fmt.Errorf("release savepoint: %w", err))
-			return
-		}
-	}
-	if err := tx.Commit(); err != nil {
-		fail(fmt.Errorf("commit: %w", err))
 		return
 	}
 	if s.opts.OnCommit != nil {
@@ -287,4 +278,55 @@ func (s *Store) commit(batch []*request) {
 	for i, r := range batch {
 		r.done <- results[i]
 	}
+}
+
+func (s *Store) runBatch(batch []*request, safe bool) ([]error, error) {
+	ctx := context.Background()
+	results := make([]error, len(batch))
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, fmt.Errorf("begin transaction: %w", err)
+	}
+	b := &batchTx{tx: tx, c: s.wc, stmts: map[string]*sql.Stmt{}}
+	abort := func(what string, err error) ([]error, error) {
+		tx.Rollback()
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	for i, r := range batch {
+		if err := r.ctx.Err(); err != nil {
+			results[i] = err
+			continue
+		}
+		if safe {
+			if _, err := b.ExecContext(ctx, qSavepoint); err != nil {
+				return abort("savepoint", err)
+			}
+		}
+		t := &sqlTx{b: b}
+		err := runFn(r.ctx, r.fn, t)
+		if err != nil {
+			results[i] = err
+			switch {
+			case safe:
+				if _, err := b.ExecContext(ctx, qRollbackTo); err != nil {
+					return abort("rollback to savepoint", err)
+				}
+			case t.dirty:
+				tx.Rollback()
+				return nil, errRetrySafe
+			}
+		}
+		if safe {
+			if _, err := b.ExecContext(ctx, qRelease); err != nil {
+				return abort("release savepoint", err)
+			}
+		}
+	}
+	if err := b.flushVersion(ctx); err != nil {
+		return abort("store version", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, fmt.Errorf("commit: %w", err)
+	}
+	return results, nil
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/botkit-dev/botkit/pkg/platform/store"
@@ -14,14 +15,172 @@ import (
 	sqlite3 "modernc.org/sqlite/lib"
 )
 
-// querier is what sql.DB and sql.Tx have in common.
+// querier runs statements through a cache of prepared statements: parsing
+// SQL is a large part of the cost of a small transaction.
 type querier interface {
 	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
-type sqlTx struct{ tx *sql.Tx }
+// Queries of the write path, prepared once when the store opens.
+const (
+	qOrgByName    = `SELECT id, name, default_region, created_at FROM orgs WHERE name = ?`
+	qObjectByName = `SELECT ` + objectCols + ` FROM objects WHERE org_id = ? AND name = ?`
+	qValues       = `SELECT key, size, ciphertext FROM secret_values WHERE object_id = ? ORDER BY key`
+	qInsertOrg    = `INSERT INTO orgs (name, default_region, created_at) VALUES (?, ?, ?)`
+	qInsertToken  = `INSERT INTO tokens (id, hash, org_id, user, created_at) VALUES (?, ?, ?, ?, ?)`
+	qRevokeToken  = `UPDATE tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL`
+	qUpdateObject = `UPDATE objects SET labels = ?, keys = ?, host = ?, username = ?, version = ?, generation = ?, state = ?, message = ?, updated_at = ? WHERE id = ?`
+	qDeleteValue  = `DELETE FROM secret_values WHERE object_id = ? AND key = ?`
+	qDeleteValues = `DELETE FROM secret_values WHERE object_id = ?`
+	qDeleteObject = `DELETE FROM objects WHERE id = ?`
+	qLoadVersion  = `SELECT value FROM counters WHERE name = 'version'`
+	qStoreVersion = `UPDATE counters SET value = ? WHERE name = 'version'`
+	qInsertAudit  = `INSERT INTO audit (at, org, actor, action, kind, name, region, keys) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`
+	qSetStatus    = `UPDATE objects SET state = ?, message = ? WHERE id = ? AND generation = ?`
+	qInsertObject = `INSERT INTO objects (org_id, name, kind, region, labels, keys, host, username, version, generation, state, message, created_at, updated_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	qUpsertValue = `INSERT INTO secret_values (object_id, key, size, ciphertext) VALUES (?, ?, ?, ?)
+			ON CONFLICT (object_id, key) DO UPDATE SET size = excluded.size, ciphertext = excluded.ciphertext`
+	qSavepoint  = `SAVEPOINT req`
+	qRollbackTo = `ROLLBACK TO req`
+	qRelease    = `RELEASE req`
+)
+
+var writerQueries = []string{qOrgByName, qObjectByName, qValues, qInsertOrg, qInsertToken, qRevokeToken, qUpdateObject, qDeleteValue, qDeleteValues, qDeleteObject, qLoadVersion, qStoreVersion, qInsertAudit, qSetStatus, qInsertObject, qUpsertValue, qSavepoint, qRollbackTo, qRelease}
+
+// stmtCache prepares each distinct query once per database handle.
+type stmtCache struct {
+	db *sql.DB
+	mu sync.Mutex
+	m  map[string]*sql.Stmt
+}
+
+func newStmtCache(db *sql.DB) *stmtCache { return &stmtCache{db: db, m: map[string]*sql.Stmt{}} }
+
+func (c *stmtCache) get(ctx context.Context, q string) (*sql.Stmt, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if st, ok := c.m[q]; ok {
+		return st, nil
+	}
+	st, err := c.db.PrepareContext(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	c.m[q] = st
+	return st, nil
+}
+
+func (c *stmtCache) close() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, st := range c.m {
+		st.Close()
+	}
+	c.m = map[string]*sql.Stmt{}
+}
+
+// cachedDB runs queries on the read pool with prepared statements.
+type cachedDB struct{ c *stmtCache }
+
+func (d cachedDB) ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	st, err := d.c.get(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	return st.ExecContext(ctx, args...)
+}
+
+func (d cachedDB) QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	st, err := d.c.get(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	return st.QueryContext(ctx, args...)
+}
+
+func (d cachedDB) QueryRowContext(ctx context.Context, q string, args ...any) *sql.Row {
+	st, err := d.c.get(ctx, q)
+	if err != nil {
+		// Let the plain path report the error through Row.Scan.
+		return d.c.db.QueryRowContext(ctx, q, args...)
+	}
+	return st.QueryRowContext(ctx, args...)
+}
+
+// batchTx is the write transaction of one batch: it reuses the
+// transaction's copies of the prepared statements and hands out versions from
+// a counter loaded once and stored once per batch.
+type batchTx struct {
+	tx    *sql.Tx
+	c     *stmtCache
+	stmts map[string]*sql.Stmt
+
+	version       int64
+	versionLoaded bool
+	versionDirty  bool
+}
+
+// stmt returns the transaction's copy of a statement prepared at Open, or
+// nil for other queries (the writer's only connection is busy with the
+// transaction, so nothing can be prepared on the side).
+func (b *batchTx) stmt(ctx context.Context, q string) *sql.Stmt {
+	if st, ok := b.stmts[q]; ok {
+		return st
+	}
+	b.c.mu.Lock()
+	st := b.c.m[q]
+	b.c.mu.Unlock()
+	if st == nil {
+		return nil
+	}
+	st = b.tx.StmtContext(ctx, st)
+	b.stmts[q] = st
+	return st
+}
+
+func (b *batchTx) ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	if st := b.stmt(ctx, q); st != nil {
+		return st.ExecContext(ctx, args...)
+	}
+	return b.tx.ExecContext(ctx, q, args...)
+}
+
+func (b *batchTx) QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	if st := b.stmt(ctx, q); st != nil {
+		return st.QueryContext(ctx, args...)
+	}
+	return b.tx.QueryContext(ctx, q, args...)
+}
+
+func (b *batchTx) QueryRowContext(ctx context.Context, q string, args ...any) *sql.Row {
+	if st := b.stmt(ctx, q); st != nil {
+		return st.QueryRowContext(ctx, args...)
+	}
+	return b.tx.QueryRowContext(ctx, q, args...)
+}
+
+// flushVersion stores the version counter if the batch used it.
+func (b *batchTx) flushVersion(ctx context.Context) error {
+	if !b.versionDirty {
+		return nil
+	}
+	_, err := b.ExecContext(ctx, qStoreVersion, b.version)
+	return err
+}
+
+// sqlTx is one request's view of a batch. dirty records whether it wrote.
+type sqlTx struct {
+	b     *batchTx
+	dirty bool
+}
+
+func (t *sqlTx) exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	t.dirty = true
+	return t.b.ExecContext(ctx, q, args...)
+}
 
 var _ store.Tx = (*sqlTx)(nil)
 
@@ -38,7 +197,7 @@ func fromNanos(n int64) time.Time { return time.Unix(0, n).UTC() }
 func getOrg(ctx context.Context, q querier, name string) (store.Org, error) {
 	var o store.Org
 	var created int64
-	err := q.QueryRowContext(ctx, `SELECT id, name, default_region, created_at FROM orgs WHERE name = ?`, name).
+	err := q.QueryRowContext(ctx, qOrgByName, name).
 		Scan(&o.ID, &o.Name, &o.DefaultRegion, &created)
 	if errors.Is(err, sql.ErrNoRows) {
 		return o, store.ErrNotFound
@@ -74,7 +233,7 @@ func scanObject(sc scanner) (store.Object, error) {
 }
 
 func getObject(ctx context.Context, q querier, orgID int64, name string) (store.Object, error) {
-	o, err := scanObject(q.QueryRowContext(ctx, `SELECT `+objectCols+` FROM objects WHERE org_id = ? AND name = ?`, orgID, name))
+	o, err := scanObject(q.QueryRowContext(ctx, qObjectByName, orgID, name))
 	if errors.Is(err, sql.ErrNoRows) {
 		return o, store.ErrNotFound
 	}
@@ -82,7 +241,7 @@ func getObject(ctx context.Context, q querier, orgID int64, name string) (store.
 }
 
 func getValues(ctx context.Context, q querier, objectID int64) ([]store.Value, error) {
-	rows, err := q.QueryContext(ctx, `SELECT key, size, ciphertext FROM secret_values WHERE object_id = ? ORDER BY key`, objectID)
+	rows, err := q.QueryContext(ctx, qValues, objectID)
 	if err != nil {
 		return nil, err
 	}
@@ -99,14 +258,14 @@ func getValues(ctx context.Context, q querier, objectID int64) ([]store.Value, e
 }
 
 func (t *sqlTx) Org(ctx context.Context, name string) (store.Org, error) {
-	return getOrg(ctx, t.tx, name)
+	return getOrg(ctx, t.b, name)
 }
 
 func (t *sqlTx) CreateOrg(ctx context.Context, o store.Org) (store.Org, error) {
 	if o.CreatedAt.IsZero() {
 		o.CreatedAt = time.Now().UTC()
 	}
-	res, err := t.tx.ExecContext(ctx, `INSERT INTO orgs (name, default_region, created_at) VALUES (?, ?, ?)`, o.Name, o.DefaultRegion, o.CreatedAt.UnixNano())
+	res, err := t.exec(ctx, qInsertOrg, o.Name, o.DefaultRegion, o.CreatedAt.UnixNano())
 	if isUnique(err) {
 		return o, store.ErrExists
 	}
@@ -121,7 +280,7 @@ func (t *sqlTx) CreateToken(ctx context.Context, tok store.Token) error {
 	if tok.CreatedAt.IsZero() {
 		tok.CreatedAt = time.Now().UTC()
 	}
-	_, err := t.tx.ExecContext(ctx, `INSERT INTO tokens (id, hash, org_id, user, created_at) VALUES (?, ?, ?, ?, ?)`,
+	_, err := t.exec(ctx, qInsertToken,
 		tok.ID, tok.Hash, tok.OrgID, tok.User, tok.CreatedAt.UnixNano())
 	if isUnique(err) {
 		return store.ErrExists
@@ -130,7 +289,7 @@ func (t *sqlTx) CreateToken(ctx context.Context, tok store.Token) error {
 }
 
 func (t *sqlTx) RevokeToken(ctx context.Context, id string) error {
-	res, err := t.tx.ExecContext(ctx, `UPDATE tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL`, time.Now().UnixNano(), id)
+	res, err := t.exec(ctx, qRevokeToken, time.Now().UnixNano(), id)
 	if err != nil {
 		return err
 	}
@@ -141,11 +300,11 @@ func (t *sqlTx) RevokeToken(ctx context.Context, id string) error {
 }
 
 func (t *sqlTx) Object(ctx context.Context, orgID int64, name string) (store.Object, error) {
-	return getObject(ctx, t.tx, orgID, name)
+	return getObject(ctx, t.b, orgID, name)
 }
 
 func (t *sqlTx) Values(ctx context.Context, objectID int64) ([]store.Value, error) {
-	return getValues(ctx, t.tx, objectID)
+	return getValues(ctx, t.b, objectID)
 }
 
 func marshalMap[V any](m map[string]V) (string, error) {
@@ -166,8 +325,7 @@ func (t *sqlTx) PutObject(ctx context.Context, o store.Object) (int64, error) {
 		return 0, err
 	}
 	if o.ID == 0 {
-		res, err := t.tx.ExecContext(ctx, `INSERT INTO objects (org_id, name, kind, region, labels, keys, host, username, version, generation, state, message, created_at, updated_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		res, err := t.exec(ctx, qInsertObject,
 			o.OrgID, o.Name, o.Kind, o.Region, labels, keys, o.Host, o.Username, o.Version, o.Generation, o.State, o.Message,
 			o.CreatedAt.UnixNano(), o.UpdatedAt.UnixNano())
 		if isUnique(err) {
@@ -178,15 +336,14 @@ func (t *sqlTx) PutObject(ctx context.Context, o store.Object) (int64, error) {
 		}
 		return res.LastInsertId()
 	}
-	_, err = t.tx.ExecContext(ctx, `UPDATE objects SET labels = ?, keys = ?, host = ?, username = ?, version = ?, generation = ?, state = ?, message = ?, updated_at = ? WHERE id = ?`,
+	_, err = t.exec(ctx, qUpdateObject,
 		labels, keys, o.Host, o.Username, o.Version, o.Generation, o.State, o.Message, o.UpdatedAt.UnixNano(), o.ID)
 	return o.ID, err
 }
 
 func (t *sqlTx) PutValues(ctx context.Context, objectID int64, vals []store.Value) error {
 	for _, v := range vals {
-		if _, err := t.tx.ExecContext(ctx, `INSERT INTO secret_values (object_id, key, size, ciphertext) VALUES (?, ?, ?, ?)
-			ON CONFLICT (object_id, key) DO UPDATE SET size = excluded.size, ciphertext = excluded.ciphertext`,
+		if _, err := t.exec(ctx, qUpsertValue,
 			objectID, v.Key, v.Size, v.Ciphertext); err != nil {
 			return err
 		}
@@ -196,7 +353,7 @@ func (t *sqlTx) PutValues(ctx context.Context, objectID int64, vals []store.Valu
 
 func (t *sqlTx) DeleteValues(ctx context.Context, objectID int64, keys []string) error {
 	for _, k := range keys {
-		if _, err := t.tx.ExecContext(ctx, `DELETE FROM secret_values WHERE object_id = ? AND key = ?`, objectID, k); err != nil {
+		if _, err := t.exec(ctx, qDeleteValue, objectID, k); err != nil {
 			return err
 		}
 	}
@@ -204,10 +361,10 @@ func (t *sqlTx) DeleteValues(ctx context.Context, objectID int64, keys []string)
 }
 
 func (t *sqlTx) DeleteObject(ctx context.Context, objectID int64) error {
-	if _, err := t.tx.ExecContext(ctx, `DELETE FROM secret_values WHERE object_id = ?`, objectID); err != nil {
+	if _, err := t.exec(ctx, qDeleteValues, objectID); err != nil {
 		return err
 	}
-	res, err := t.tx.ExecContext(ctx, `DELETE FROM objects WHERE id = ?`, objectID)
+	res, err := t.exec(ctx, qDeleteObject, objectID)
 	if err != nil {
 		return err
 	}
@@ -218,9 +375,15 @@ func (t *sqlTx) DeleteObject(ctx context.Context, objectID int64) error {
 }
 
 func (t *sqlTx) NextVersion(ctx context.Context) (int64, error) {
-	var v int64
-	err := t.tx.QueryRowContext(ctx, `UPDATE counters SET value = value + 1 WHERE name = 'version' RETURNING value`).Scan(&v)
-	return v, err
+	if !t.b.versionLoaded {
+		if err := t.b.QueryRowContext(ctx, qLoadVersion).Scan(&t.b.version); err != nil {
+			return 0, err
+		}
+		t.b.versionLoaded = true
+	}
+	t.b.version++
+	t.b.versionDirty = true
+	return t.b.version, nil
 }
 
 func (t *sqlTx) Audit(ctx context.Context, r store.AuditRecord) error {
@@ -236,7 +399,7 @@ func (t *sqlTx) Audit(ctx context.Context, r store.AuditRecord) error {
 	if r.At.IsZero() {
 		r.At = time.Now().UTC()
 	}
-	_, err = t.tx.ExecContext(ctx, `INSERT INTO audit (at, org, actor, action, kind, name, region, keys) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+	_, err = t.exec(ctx, qInsertAudit,
 		r.At.UnixNano(), r.Org, r.Actor, r.Action, r.Kind, r.Name, r.Region, string(kb))
 	return err
 }
@@ -244,11 +407,11 @@ func (t *sqlTx) Audit(ctx context.Context, r store.AuditRecord) error {
 // Read side.
 
 func (s *Store) Org(ctx context.Context, name string) (store.Org, error) {
-	return getOrg(ctx, s.r, name)
+	return getOrg(ctx, s.rdb(), name)
 }
 
 func (s *Store) Orgs(ctx context.Context) ([]store.Org, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT id, name, default_region, created_at FROM orgs ORDER BY name`)
+	rows, err := s.rdb().QueryContext(ctx, `SELECT id, name, default_region, created_at FROM orgs ORDER BY name`)
 	if err != nil {
 		return nil, err
 	}
@@ -270,7 +433,7 @@ func scanToken(sc scanner) (store.Token, error) {
 	var t store.Token
 	var created int64
 	var revoked sql.NullInt64
-	if err := sc.Scan(&t.ID, &t.Hash, &t.OrgID, &t.OrgName, &t.User, &created, &revoked); err != nil {
+	if err := sc.Scan(&t.ID, &t.Hash, &t.OrgID, &t.OrgName, &t.OrgRegion, &t.User, &created, &revoked); err != nil {
 		return t, err
 	}
 	t.CreatedAt = fromNanos(created)
@@ -281,10 +444,10 @@ func scanToken(sc scanner) (store.Token, error) {
 	return t, nil
 }
 
-const tokenSelect = `SELECT t.id, t.hash, t.org_id, o.name, t.user, t.created_at, t.revoked_at FROM tokens t JOIN orgs o ON o.id = t.org_id`
+const tokenSelect = `SELECT t.id, t.hash, t.org_id, o.name, o.default_region, t.user, t.created_at, t.revoked_at FROM tokens t JOIN orgs o ON o.id = t.org_id`
 
 func (s *Store) TokenByHash(ctx context.Context, hash []byte) (store.Token, error) {
-	t, err := scanToken(s.r.QueryRowContext(ctx, tokenSelect+` WHERE t.hash = ?`, hash))
+	t, err := scanToken(s.rdb().QueryRowContext(ctx, tokenSelect+` WHERE t.hash = ?`, hash))
 	if errors.Is(err, sql.ErrNoRows) {
 		return t, store.ErrNotFound
 	}
@@ -292,7 +455,7 @@ func (s *Store) TokenByHash(ctx context.Context, hash []byte) (store.Token, erro
 }
 
 func (s *Store) Tokens(ctx context.Context, orgID int64) ([]store.Token, error) {
-	rows, err := s.r.QueryContext(ctx, tokenSelect+` WHERE t.org_id = ? ORDER BY t.created_at, t.id`, orgID)
+	rows, err := s.rdb().QueryContext(ctx, tokenSelect+` WHERE t.org_id = ? ORDER BY t.created_at, t.id`, orgID)
 	if err != nil {
 		return nil, err
 	}
@@ -309,11 +472,11 @@ func (s *Store) Tokens(ctx context.Context, orgID int64) ([]store.Token, error) 
 }
 
 func (s *Store) Object(ctx context.Context, orgID int64, name string) (store.Object, error) {
-	return getObject(ctx, s.r, orgID, name)
+	return getObject(ctx, s.rdb(), orgID, name)
 }
 
 func (s *Store) Values(ctx context.Context, objectID int64) ([]store.Value, error) {
-	return getValues(ctx, s.r, objectID)
+	return getValues(ctx, s.rdb(), objectID)
 }
 
 func (s *Store) List(ctx context.Context, q store.ListQuery, fn func(store.Object) (bool, error)) error {
@@ -328,7 +491,7 @@ func (s *Store) List(ctx context.Context, q store.ListQuery, fn func(store.Objec
 		args = append(args, q.Kind)
 	}
 	query += ` ORDER BY name`
-	rows, err := s.r.QueryContext(ctx, query, args...)
+	rows, err := s.rdb().QueryContext(ctx, query, args...)
 	if err != nil {
 		return err
 	}
@@ -347,7 +510,7 @@ func (s *Store) List(ctx context.Context, q store.ListQuery, fn func(store.Objec
 }
 
 func (s *Store) Pending(ctx context.Context, region string, limit int) ([]store.Object, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT `+objectCols+` FROM objects WHERE state = 'pending' AND region = ? ORDER BY id LIMIT ?`, region, limit)
+	rows, err := s.rdb().QueryContext(ctx, `SELECT `+objectCols+` FROM objects WHERE state = 'pending' AND region = ? ORDER BY id LIMIT ?`, region, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -368,7 +531,7 @@ func (s *Store) SetStatus(ctx context.Context, updates []store.StatusUpdate) (in
 	err := s.Update(ctx, func(ctx context.Context, tx store.Tx) error {
 		applied = 0
 		for _, u := range updates {
-			res, err := tx.(*sqlTx).tx.ExecContext(ctx, `UPDATE objects SET state = ?, message = ? WHERE id = ? AND generation = ?`, u.State, u.Message, u.ObjectID, u.Generation)
+			res, err := tx.(*sqlTx).exec(ctx, qSetStatus, u.State, u.Message, u.ObjectID, u.Generation)
 			if err != nil {
 				return err
 			}
@@ -381,7 +544,7 @@ func (s *Store) SetStatus(ctx context.Context, updates []store.StatusUpdate) (in
 }
 
 func (s *Store) Audit(ctx context.Context, org string, limit int) ([]store.AuditRecord, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT at, org, actor, action, kind, name, region, keys FROM audit WHERE org = ? ORDER BY id DESC LIMIT ?`, org, limit)
+	rows, err := s.rdb().QueryContext(ctx, `SELECT at, org, actor, action, kind, name, region, keys FROM audit WHERE org = ? ORDER BY id DESC LIMIT ?`, org, limit)
 	if err != nil {
 		return nil, err
 	}

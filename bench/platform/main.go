@@ -27,6 +27,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/botkit-dev/botkit/pkg/platform"
@@ -34,12 +35,11 @@ import (
 )
 
 type options struct {
-	clients   int
-	duration  time.Duration
-	dir       string
-	listSets  int
-	listRuns  int
-	skipMerge bool
+	clients  int
+	duration time.Duration
+	dir      string
+	listSets int
+	listRuns int
 }
 
 func main() {
@@ -113,7 +113,9 @@ func run(ctx context.Context, o options, out io.Writer) error {
 
 	// Phase 2: concurrent merges over HTTP.
 	commitsBefore := commitCount(srv)
+	cpuBefore := cpuTime()
 	lat, n, errs, elapsed, err := merges(ctx, client, base, token, o)
+	cpuUsed := cpuTime() - cpuBefore
 	if err != nil {
 		return err
 	}
@@ -123,6 +125,7 @@ func run(ctx context.Context, o options, out io.Writer) error {
 	fmt.Fprintf(out, "HTTP merges (PATCH, durable before the answer)\n")
 	fmt.Fprintf(out, "  durable writes/s     %10.0f   (%d acknowledged, %d errors, %.1fs)\n", rate, n, errs, elapsed.Seconds())
 	fmt.Fprintf(out, "  latency p50 / p99    %10s / %s\n", pct(lat, 0.50), pct(lat, 0.99))
+	fmt.Fprintf(out, "  CPU                  %10.2f cores busy (server and clients), %.0f µs per write\n", cpuUsed.Seconds()/elapsed.Seconds(), float64(cpuUsed.Microseconds())/float64(max(n, 1)))
 	if commits > 0 {
 		fmt.Fprintf(out, "  database commits     %10.0f   (%.1f transactions per commit, provisioner included)\n", commits, (float64(n)+0)/commits)
 	}
@@ -137,6 +140,15 @@ func run(ctx context.Context, o options, out io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// cpuTime is the CPU time (user + system) this process used so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func pct(sorted []time.Duration, p float64) string {

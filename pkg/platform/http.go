@@ -387,26 +387,50 @@ func (s *Server) handleList(w http.ResponseWriter, r *http.Request) {
 		}
 		lq.After = string(after)
 	}
-	items := []resources.Object{}
-	next := ""
+	buf := make([]byte, 0, 4096)
+	buf = append(buf, `{"apiVersion":"`+resources.APIVersion+`","kind":"List","items":[`...)
+	n := 0
+	last, next := "", ""
 	err = s.store.List(r.Context(), lq, func(o store.Object) (bool, error) {
 		if !sel.Matches(o.Labels) {
 			return true, nil
 		}
-		if limit > 0 && len(items) == limit {
-			next = base64.RawURLEncoding.EncodeToString([]byte(items[len(items)-1].Meta().Name))
+		if limit > 0 && n == limit {
+			next = base64.RawURLEncoding.EncodeToString([]byte(last))
 			return false, nil
 		}
-		items = append(items, toObject(p.org.Name, o))
+		if n > 0 {
+			buf = append(buf, ',')
+		}
+		buf = appendObjectJSON(buf, p.org.Name, o)
+		last = o.Name
+		n++
 		return true, nil
 	})
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	list := resources.NewList(items)
-	list.Metadata.Continue = next
-	writeJSON(w, http.StatusOK, list)
+	buf = append(buf, `],"metadata":{`...)
+	if next != "" {
+		buf = append(buf, `"continue":`...)
+		buf = appendJSONString(buf, next)
+	}
+	buf = append(buf, "}}\n"...)
+	writeRaw(w, http.StatusOK, buf)
+}
+
+// writeRaw writes an already encoded JSON body.
+func writeRaw(w http.ResponseWriter, status int, body []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}
+
+// writeObject writes one object (key names, never values).
+func writeObject(w http.ResponseWriter, status int, org string, o store.Object) {
+	writeRaw(w, status, append(appendObjectJSON(make([]byte, 0, 512), org, o), '\n'))
 }
 
 func setETag(w http.ResponseWriter, o store.Object) {
@@ -429,7 +453,7 @@ func (s *Server) handleGet(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	setETag(w, o)
-	writeJSON(w, http.StatusOK, toObject(p.org.Name, o))
+	writeObject(w, http.StatusOK, p.org.Name, o)
 }
 
 func (s *Server) handlePatch(w http.ResponseWriter, r *http.Request) {
@@ -453,7 +477,7 @@ func (s *Server) handlePatch(w http.ResponseWriter, r *http.Request) {
 	if created {
 		status = http.StatusCreated
 	}
-	writeJSON(w, status, toObject(p.org.Name, o))
+	writeObject(w, status, p.org.Name, o)
 }
 
 func (s *Server) handlePut(w http.ResponseWriter, r *http.Request) {
@@ -490,7 +514,7 @@ func (s *Server) handlePut(w http.ResponseWriter, r *http.Request) {
 	if created {
 		status = http.StatusCreated
 	}
-	writeJSON(w, status, toObject(p.org.Name, o))
+	writeObject(w, status, p.org.Name, o)
 }
 
 func (s *Server) handleDelete(w http.ResponseWriter, r *http.Request) {
@@ -504,7 +528,7 @@ func (s *Server) handleDelete(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, toObject(p.org.Name, o))
+	writeObject(w, http.StatusOK, p.org.Name, o)
 }
 
 func (s *Server) handleDeleteKey(w http.ResponseWriter, r *http.Request) {
@@ -519,7 +543,7 @@ func (s *Server) handleDeleteKey(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	setETag(w, o)
-	writeJSON(w, http.StatusOK, toObject(p.org.Name, o))
+	writeObject(w, http.StatusOK, p.org.Name, o)
 }
 
 // AuditEntry is one record of GET /v1/organizations/{org}/audit.

@@ -42,6 +42,10 @@ func (p *provisioner) wake(region string) {
 
 const pendingBatch = 500
 
+// provisionDebounce is how long a woken provisioner waits for more writes
+// before its pass.
+const provisionDebounce = 25 * time.Millisecond
+
 func (p *provisioner) run(ctx context.Context, region string) {
 	ticker := time.NewTicker(p.s.opts.PollInterval)
 	defer ticker.Stop()
@@ -57,57 +61,62 @@ func (p *provisioner) run(ctx context.Context, region string) {
 		case <-ctx.Done():
 			return
 		case <-p.wakeCh[region]:
+			// Coalesce a burst of writes into one pass.
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(provisionDebounce):
+			}
 		case <-ticker.C:
 		}
 	}
 }
 
-// pass handles one batch of pending objects; it reports whether more may be
-// waiting.
+// pass marks the region's pending secret sets ready (for a secret set there
+// is nothing to provision beyond the durable write) and starts the
+// verification of pending image pull secrets. It reports whether more image
+// pull secrets may be waiting.
 func (p *provisioner) pass(ctx context.Context, region string, sem chan struct{}, wg *sync.WaitGroup) bool {
 	if ctx.Err() != nil {
 		return false
 	}
-	objs, err := p.s.store.Pending(ctx, region, pendingBatch)
+	n, err := p.s.store.MarkPendingReady(ctx, region, resources.KindSecretSet)
+	if err != nil {
+		if ctx.Err() == nil {
+			p.s.log.Error("provisioner: marking secret sets ready failed", "region", region, "error", err.Error())
+		}
+		return false
+	}
+	if n > 0 {
+		p.s.metrics.provisioned.WithLabelValues(region, resources.KindSecretSet, resources.StateReady).Add(float64(n))
+	}
+	objs, err := p.s.store.Pending(ctx, region, resources.KindImagePullSecret, pendingBatch)
 	if err != nil {
 		if ctx.Err() == nil {
 			p.s.log.Error("provisioner: listing pending objects failed", "region", region, "error", err.Error())
 		}
 		return false
 	}
-	var ready []store.StatusUpdate
+	started := 0
 	for _, o := range objs {
-		switch o.Kind {
-		case resources.KindImagePullSecret:
-			if _, busy := p.inflight.LoadOrStore(o.ID, struct{}{}); busy {
-				continue
-			}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				defer p.inflight.Delete(o.ID)
-				select {
-				case sem <- struct{}{}:
-				case <-ctx.Done():
-					return
-				}
-				defer func() { <-sem }()
-				p.verify(ctx, o)
-			}()
-		default:
-			ready = append(ready, store.StatusUpdate{ObjectID: o.ID, Generation: o.Generation, State: resources.StateReady})
+		if _, busy := p.inflight.LoadOrStore(o.ID, struct{}{}); busy {
+			continue
 		}
-	}
-	if len(ready) > 0 {
-		if _, err := p.s.store.SetStatus(ctx, ready); err != nil {
-			if ctx.Err() == nil {
-				p.s.log.Error("provisioner: recording status failed", "region", region, "error", err.Error())
+		started++
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer p.inflight.Delete(o.ID)
+			select {
+			case sem <- struct{}{}:
+			case <-ctx.Done():
+				return
 			}
-			return false
-		}
-		p.s.metrics.provisioned.WithLabelValues(region, resources.KindSecretSet, resources.StateReady).Add(float64(len(ready)))
+			defer func() { <-sem }()
+			p.verify(ctx, o)
+		}()
 	}
-	return len(ready) == pendingBatch
+	return len(objs) == pendingBatch && started > 0
 }
 
 func (p *provisioner) verify(ctx context.Context, o store.Object) {

@@ -128,8 +128,12 @@ type Store interface {
 	// List calls fn for each matching object in name order until fn returns
 	// false or an error.
 	List(ctx context.Context, q ListQuery, fn func(Object) (bool, error)) error
-	// Pending returns up to limit objects of region in state pending.
-	Pending(ctx context.Context, region string, limit int) ([]Object, error)
+	// Pending returns up to limit objects of region and kind in state
+	// pending, in write order, without their Labels and Keys.
+	Pending(ctx context.Context, region, kind string, limit int) ([]Object, error)
+	// MarkPendingReady makes every pending object of region and kind ready
+	// in one write and returns how many it changed.
+	MarkPendingReady(ctx context.Context, region, kind string) (int, error)
 	// SetStatus records provisioning results, each only if its object still
 	// has the generation it was computed for; it returns how many applied.
 	SetStatus(ctx context.Context, updates []StatusUpdate) (int, error)

@@ -51,14 +51,16 @@ type Options struct {
 
 // Store is a SQLite store.Store.
 type Store struct {
-	w, r  *sql.DB
-	wc    *stmtCache // writer goroutine only
-	rc    *stmtCache
-	opts  Options
-	reqs  chan *request
-	stop  chan struct{}
-	done  chan struct{}
-	close sync.Once
+	w, r     *sql.DB
+	ckpt     *sql.DB
+	wc       *stmtCache // writer goroutine only
+	rc       *stmtCache
+	opts     Options
+	reqs     chan *request
+	stop     chan struct{}
+	done     chan struct{}
+	ckptDone chan struct{}
+	close    sync.Once
 }
 
 var _ store.Store = (*Store)(nil)
@@ -98,7 +100,9 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	}
 	f.Close()
 
-	w, err := sql.Open("sqlite", dsn(path, opts.BusyTimeout, "_txlock", "immediate"))
+	// The writer never checkpoints: a background connection does, so the
+	// copy of WAL pages into the database file does not delay commits.
+	w, err := sql.Open("sqlite", dsn(path, opts.BusyTimeout, "_txlock", "immediate", "_pragma", "wal_autocheckpoint(0)"))
 	if err != nil {
 		return nil, err
 	}
@@ -120,7 +124,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	}
 	r.SetMaxOpenConns(8)
 	r.SetMaxIdleConns(8)
-	s := &Store{w: w, r: r, wc: newStmtCache(w), rc: newStmtCache(r), opts: opts, reqs: make(chan *request, 1024), stop: make(chan struct{}), done: make(chan struct{})}
+	s := &Store{w: w, r: r, wc: newStmtCache(w), rc: newStmtCache(r), opts: opts, reqs: make(chan *request, 1024), stop: make(chan struct{}), done: make(chan struct{}), ckptDone: make(chan struct{})}
 	for _, q := range writerQueries {
 		if _, err := s.wc.get(ctx, q); err != nil {
 			s.wc.close()
@@ -129,7 +133,15 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 			return nil, fmt.Errorf("database %s: prepare: %w", path, err)
 		}
 	}
+	if s.ckpt, err = sql.Open("sqlite", dsn(path, opts.BusyTimeout)); err != nil {
+		s.wc.close()
+		w.Close()
+		r.Close()
+		return nil, err
+	}
+	s.ckpt.SetMaxOpenConns(1)
 	go s.writer()
+	go s.checkpointer()
 	return s, nil
 }
 
@@ -191,9 +203,12 @@ func (s *Store) rdb() cachedDB { return cachedDB{c: s.rc} }
 func (s *Store) Close() error {
 	s.close.Do(func() { close(s.stop) })
 	<-s.done
+	<-s.ckptDone
 	s.wc.close()
 	s.rc.close()
-	return errors.Join(s.w.Close(), s.r.Close())
+	// A final full checkpoint leaves a small WAL behind.
+	_, _ = s.ckpt.Exec("PRAGMA wal_checkpoint(TRUNCATE)")
+	return errors.Join(s.w.Close(), s.r.Close(), s.ckpt.Close())
 }
 
 // Update implements store.Store: fn is queued for the writer goroutine and
@@ -210,6 +225,22 @@ func (s *Store) Update(ctx context.Context, fn func(context.Context, store.Tx) e
 	// Once queued, wait for the outcome even if ctx ends: the caller must
 	// not report failure for a write that may commit.
 	return <-req.done
+}
+
+// checkpointer copies the WAL into the database file in the background
+// (PASSIVE: it never blocks the writer or readers).
+func (s *Store) checkpointer() {
+	defer close(s.ckptDone)
+	t := time.NewTicker(250 * time.Millisecond)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.stop:
+			return
+		case <-t.C:
+			_, _ = s.ckpt.Exec("PRAGMA wal_checkpoint(PASSIVE)")
+		}
+	}
 }
 
 func (s *Store) writer() {

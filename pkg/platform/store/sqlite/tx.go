@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -38,6 +40,7 @@ const (
 	qLoadVersion  = `SELECT value FROM counters WHERE name = 'version'`
 	qStoreVersion = `UPDATE counters SET value = ? WHERE name = 'version'`
 	qInsertAudit  = `INSERT INTO audit (at, org, actor, action, kind, name, region, keys) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`
+	qMarkReady    = `UPDATE objects SET state = 'ready', message = '' WHERE state = 'pending' AND region = ? AND kind = ?`
 	qSetStatus    = `UPDATE objects SET state = ?, message = ? WHERE id = ? AND generation = ?`
 	qInsertObject = `INSERT INTO objects (org_id, name, kind, region, labels, keys, host, username, version, generation, state, message, created_at, updated_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
@@ -48,7 +51,7 @@ const (
 	qRelease    = `RELEASE req`
 )
 
-var writerQueries = []string{qOrgByName, qObjectByName, qValues, qInsertOrg, qInsertToken, qRevokeToken, qUpdateObject, qDeleteValue, qDeleteValues, qDeleteObject, qLoadVersion, qStoreVersion, qInsertAudit, qSetStatus, qInsertObject, qUpsertValue, qSavepoint, qRollbackTo, qRelease}
+var writerQueries = []string{qOrgByName, qObjectByName, qValues, qInsertOrg, qInsertToken, qRevokeToken, qUpdateObject, qDeleteValue, qDeleteValues, qDeleteObject, qLoadVersion, qStoreVersion, qInsertAudit, qSetStatus, qMarkReady, qInsertObject, qUpsertValue, qSavepoint, qRollbackTo, qRelease}
 
 // stmtCache prepares each distinct query once per database handle.
 type stmtCache struct {
@@ -214,17 +217,18 @@ func scanObject(sc scanner) (store.Object, error) {
 	var o store.Object
 	var labels, keys string
 	var created, updated int64
-	if err := sc.Scan(&o.ID, &o.OrgID, &o.Name, &o.Kind, &o.Region, &labels, &keys, &o.Host, &o.Username,
-		&o.Version, &o.Generation, &o.State, &o.Message, &created, &updated); err != nil {
+	err := sc.Scan(&o.ID, &o.OrgID, &o.Name, &o.Kind, &o.Region, &labels, &keys, &o.Host, &o.Username,
+		&o.Version, &o.Generation, &o.State, &o.Message, &created, &updated)
+	if err != nil {
 		return o, err
 	}
-	if labels != "{}" && labels != "" {
-		if err := json.Unmarshal([]byte(labels), &o.Labels); err != nil {
+	if labels != "" && labels != "{}" {
+		if o.Labels, err = decodeLabels(labels); err != nil {
 			return o, fmt.Errorf("object %d: labels: %w", o.ID, err)
 		}
 	}
-	if keys != "{}" && keys != "" {
-		if err := json.Unmarshal([]byte(keys), &o.Keys); err != nil {
+	if keys != "" {
+		if o.Keys, err = decodeKeys(keys); err != nil {
 			return o, fmt.Errorf("object %d: keys: %w", o.ID, err)
 		}
 	}
@@ -307,6 +311,94 @@ func (t *sqlTx) Values(ctx context.Context, objectID int64) ([]store.Value, erro
 	return getValues(ctx, t.b, objectID)
 }
 
+// encodeKeys stores key names and value sizes as "KEY:size,KEY:size" in key
+// order (key names are [A-Za-z0-9_], so the separators cannot clash); it is
+// much cheaper to read back than JSON.
+func encodeKeys(m map[string]int) string {
+	if len(m) == 0 {
+		return ""
+	}
+	names := make([]string, 0, len(m))
+	n := 0
+	for k := range m {
+		names = append(names, k)
+		n += len(k) + 8
+	}
+	slices.Sort(names)
+	b := make([]byte, 0, n)
+	for i, k := range names {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, k...)
+		b = append(b, ':')
+		b = strconv.AppendInt(b, int64(m[k]), 10)
+	}
+	return string(b)
+}
+
+func decodeKeys(s string) (map[string]int, error) {
+	if s == "" {
+		return map[string]int{}, nil
+	}
+	m := make(map[string]int, strings.Count(s, ",")+1)
+	for item := range strings.SplitSeq(s, ",") {
+		k, v, ok := strings.Cut(item, ":")
+		n, err := strconv.Atoi(v)
+		if !ok || err != nil || k == "" {
+			return nil, fmt.Errorf("malformed key list")
+		}
+		m[k] = n
+	}
+	return m, nil
+}
+
+// encodeLabels stores labels as "k=v,k=v" in key order when no key or value
+// holds ',' or '=' (always true of valid labels), else as JSON.
+func encodeLabels(m map[string]string) (string, error) {
+	if len(m) == 0 {
+		return "", nil
+	}
+	names := make([]string, 0, len(m))
+	for k, v := range m {
+		if k == "" || strings.ContainsAny(k, ",={") || strings.ContainsAny(v, ",=") {
+			return marshalMap(m)
+		}
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	var b strings.Builder
+	for i, k := range names {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(k)
+		b.WriteByte('=')
+		b.WriteString(m[k])
+	}
+	return b.String(), nil
+}
+
+func decodeLabels(s string) (map[string]string, error) {
+	if s == "" {
+		return nil, nil
+	}
+	if s[0] == '{' {
+		var m map[string]string
+		err := json.Unmarshal([]byte(s), &m)
+		return m, err
+	}
+	m := make(map[string]string, strings.Count(s, ",")+1)
+	for item := range strings.SplitSeq(s, ",") {
+		k, v, ok := strings.Cut(item, "=")
+		if !ok || k == "" {
+			return nil, fmt.Errorf("malformed label list")
+		}
+		m[k] = v
+	}
+	return m, nil
+}
+
 func marshalMap[V any](m map[string]V) (string, error) {
 	if len(m) == 0 {
 		return "{}", nil
@@ -316,14 +408,11 @@ func marshalMap[V any](m map[string]V) (string, error) {
 }
 
 func (t *sqlTx) PutObject(ctx context.Context, o store.Object) (int64, error) {
-	labels, err := marshalMap(o.Labels)
+	labels, err := encodeLabels(o.Labels)
 	if err != nil {
 		return 0, err
 	}
-	keys, err := marshalMap(o.Keys)
-	if err != nil {
-		return 0, err
-	}
+	keys := encodeKeys(o.Keys)
 	if o.ID == 0 {
 		res, err := t.exec(ctx, qInsertObject,
 			o.OrgID, o.Name, o.Kind, o.Region, labels, keys, o.Host, o.Username, o.Version, o.Generation, o.State, o.Message,
@@ -509,8 +598,9 @@ func (s *Store) List(ctx context.Context, q store.ListQuery, fn func(store.Objec
 	return rows.Err()
 }
 
-func (s *Store) Pending(ctx context.Context, region string, limit int) ([]store.Object, error) {
-	rows, err := s.rdb().QueryContext(ctx, `SELECT `+objectCols+` FROM objects WHERE state = 'pending' AND region = ? ORDER BY id LIMIT ?`, region, limit)
+func (s *Store) Pending(ctx context.Context, region, kind string, limit int) ([]store.Object, error) {
+	rows, err := s.rdb().QueryContext(ctx, `SELECT id, org_id, name, kind, region, '', '', host, username, version, generation, state, message, created_at, updated_at
+		FROM objects WHERE state = 'pending' AND region = ? AND kind = ? ORDER BY id LIMIT ?`, region, kind, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -531,7 +621,7 @@ func (s *Store) SetStatus(ctx context.Context, updates []store.StatusUpdate) (in
 	err := s.Update(ctx, func(ctx context.Context, tx store.Tx) error {
 		applied = 0
 		for _, u := range updates {
-			res, err := tx.(*sqlTx).exec(ctx, qSetStatus, u.State, u.Message, u.ObjectID, u.Generation)
+			res, err := tx.(*sqlTx).exec(ctx, qSetStatus, qMarkReady, u.State, u.Message, u.ObjectID, u.Generation)
 			if err != nil {
 				return err
 			}
@@ -541,6 +631,20 @@ func (s *Store) SetStatus(ctx context.Context, updates []store.StatusUpdate) (in
 		return nil
 	})
 	return applied, err
+}
+
+func (s *Store) MarkPendingReady(ctx context.Context, region, kind string) (int, error) {
+	n := 0
+	err := s.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+		res, err := tx.(*sqlTx).exec(ctx, qMarkReady, region, kind)
+		if err != nil {
+			return err
+		}
+		m, _ := res.RowsAffected()
+		n = int(m)
+		return nil
+	})
+	return n, err
 }
 
 func (s *Store) Audit(ctx context.Context, org string, limit int) ([]store.AuditRecord, error) {

@@ -20,8 +20,8 @@ CREATE TABLE objects (
     name       TEXT NOT NULL,
     kind       TEXT NOT NULL,
     region     TEXT NOT NULL,
-    labels     TEXT NOT NULL DEFAULT '{}',
-    keys       TEXT NOT NULL DEFAULT '{}',
+    labels     TEXT NOT NULL DEFAULT '', -- k=v,k=v (sorted), or JSON
+    keys       TEXT NOT NULL DEFAULT '', -- KEY:size,KEY:size (sorted)
     host       TEXT NOT NULL DEFAULT '',
     username   TEXT NOT NULL DEFAULT '',
     version    INTEGER NOT NULL,

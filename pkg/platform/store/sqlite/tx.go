@@ -621,7 +621,7 @@ func (s *Store) SetStatus(ctx context.Context, updates []store.StatusUpdate) (in
 	err := s.Update(ctx, func(ctx context.Context, tx store.Tx) error {
 		applied = 0
 		for _, u := range updates {
-			res, err := tx.(*sqlTx).exec(ctx, qSetStatus, qMarkReady, u.State, u.Message, u.ObjectID, u.Generation)
+			res, err := tx.(*sqlTx).exec(ctx, qSetStatus, u.State, u.Message, u.ObjectID, u.Generation)
 			if err != nil {
 				return err
 			}

@@ -1,0 +1,52 @@
+// Package platform is the botkit platform: the HTTP API of api/openapi.yaml
+// over a SQLite store, with per-region provisioners, token authentication and
+// encryption of values at rest. The botkit-platform command serves it; the
+// botkit CLI runs the very same handler in-process for its embedded local
+// platform.
+//
+// # Serving
+//
+//	srv, err := platform.Open(ctx, platform.Options{
+//		DataDir:                dir,      // platform.db, master.key
+//		MasterKeyFile:          "",       // default DataDir/master.key, generated 0600
+//		AllowPrivateRegistries: false,    // image pull secret checks: loopback/private allowed?
+//		NoAuthOrg:              "",       // "local": requests without a token act as this org
+//		Logger:                 logger,   // request logs; never bodies or values
+//	})
+//	defer srv.Close()
+//	http.ListenAndServe(addr, srv.Handler())
+//
+// The embedded mode of the CLI opens the platform with NoAuthOrg "local"
+// (created on first use, default region us-west) and calls Handler directly,
+// e.g. from an http.RoundTripper; AllowPrivateRegistries should be true there
+// since the registries are the user's own.
+//
+// # Administration
+//
+// Organizations and tokens are managed through an Admin: Server.Admin for
+// an open server, or OpenAdmin(ctx, dataDir) for a short-lived process (no
+// master key needed; safe while a server runs on the same data directory).
+// CreateToken returns the token ("bkp_" + 52 base32 characters) once; only
+// its SHA-256 is stored. RevokeToken takes effect on the next request of
+// every server on that data directory (see TokensEpochFile).
+//
+// # Semantics
+//
+//   - Objects (SecretSet, ImagePullSecret; package resources) are named
+//     uniquely per organization across regions and kinds; the region is fixed
+//     at creation (a change is a 409 naming the current region).
+//   - PATCH merges (creates if missing); PUT replaces, honours If-Match and
+//     answers a per-key Plan with ?dryRun=true; a PUT that changes nothing
+//     writes nothing.
+//   - Every write leaves the object pending; the provisioner of its region
+//     makes it ready or failed. Image pull secrets are checked against the
+//     registry's /v2/ endpoint (basic auth, or the bearer-token challenge);
+//     outbound connections never reach link-local or metadata addresses, nor
+//     loopback/private ones unless AllowPrivateRegistries.
+//   - A token sees only its organization; another organization's objects get
+//     the same 404 as missing ones.
+//   - Values are sealed with AES-256-GCM bound to organization, region, name
+//     and key; responses, errors, logs and the audit log never contain them.
+//   - Writes are durable when acknowledged (SQLite WAL, synchronous=FULL);
+//     concurrent writes are group-committed (see package store/sqlite).
+package platform

@@ -3,10 +3,8 @@ package platform
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
 	"crypto/subtle"
 	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -123,9 +121,7 @@ func (s *Server) routes() http.Handler {
 func (s *Server) observe(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		idb := make([]byte, 8)
-		_, _ = rand.Read(idb)
-		info := &reqInfo{id: hex.EncodeToString(idb), route: "unmatched"}
+		info := &reqInfo{id: s.requestID(), route: "unmatched"}
 		sw := &statusWriter{ResponseWriter: w}
 		sw.Header().Set("X-Request-Id", info.id)
 		defer func() {
@@ -152,6 +148,12 @@ func (s *Server) observe(next http.Handler) http.Handler {
 		}()
 		next.ServeHTTP(sw, r.WithContext(context.WithValue(r.Context(), ctxKey{}, info)))
 	})
+}
+
+// requestID returns a process-unique request ID: a random prefix chosen at
+// startup and a counter.
+func (s *Server) requestID() string {
+	return s.idPrefix + strconv.FormatUint(s.reqSeq.Add(1), 36)
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

@@ -2,6 +2,8 @@ package platform
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -9,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/botkit-dev/botkit/pkg/platform/store"
@@ -72,6 +75,9 @@ type Server struct {
 	admin   *Admin
 	tokens  *tokenCache
 
+	idPrefix string
+	reqSeq   atomic.Uint64
+
 	closeOnce sync.Once
 	cancel    context.CancelFunc
 	wg        sync.WaitGroup
@@ -112,6 +118,9 @@ func Open(ctx context.Context, opts Options) (*Server, error) {
 	if s.log == nil {
 		s.log = discardLogger()
 	}
+	idb := make([]byte, 4)
+	_, _ = rand.Read(idb)
+	s.idPrefix = hex.EncodeToString(idb) + "-"
 	s.reg = prometheus.NewRegistry()
 	s.metrics = newMetrics(s.reg)
 	st, err := openStore(ctx, opts.DataDir, s.metrics.observeCommit)

@@ -206,8 +206,8 @@ func (s *Store) Close() error {
 	<-s.ckptDone
 	s.wc.close()
 	s.rc.close()
-	// A final full checkpoint leaves a small WAL behind.
-	_, _ = s.ckpt.Exec("PRAGMA wal_checkpoint(TRUNCATE)")
+	// A final checkpoint (PASSIVE: it never waits for another process).
+	_, _ = s.ckpt.Exec("PRAGMA wal_checkpoint(PASSIVE)")
 	return errors.Join(s.w.Close(), s.r.Close(), s.ckpt.Close())
 }
 
@@ -335,7 +335,9 @@ func (s *Store) runBatch(batch []*request, safe bool) ([]error, error) {
 		}
 		t := &sqlTx{b: b}
 		err := runFn(r.ctx, r.fn, t)
-		if err != nil {
+		if err == nil {
+			b.audit = append(b.audit, t.audit...)
+		} else {
 			results[i] = err
 			switch {
 			case safe:
@@ -355,6 +357,9 @@ func (s *Store) runBatch(batch []*request, safe bool) ([]error, error) {
 	}
 	if err := b.flushVersion(ctx); err != nil {
 		return abort("store version", err)
+	}
+	if err := b.flushAudit(ctx); err != nil {
+		return abort("audit", err)
 	}
 	if err := tx.Commit(); err != nil {
 		return nil, fmt.Errorf("commit: %w", err)

@@ -124,6 +124,8 @@ type batchTx struct {
 	version       int64
 	versionLoaded bool
 	versionDirty  bool
+
+	audit []any // queued audit rows of successful requests
 }
 
 // stmt returns the transaction's copy of a statement prepared at Open, or
@@ -178,6 +180,7 @@ func (b *batchTx) flushVersion(ctx context.Context) error {
 type sqlTx struct {
 	b     *batchTx
 	dirty bool
+	audit []any // rows of audit records, written with the batch
 }
 
 func (t *sqlTx) exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
@@ -475,8 +478,10 @@ func (t *sqlTx) NextVersion(ctx context.Context) (int64, error) {
 	return t.b.version, nil
 }
 
+// Audit queues the record; the batch writes the audit records of its
+// successful requests in one statement before it commits.
 func (t *sqlTx) Audit(ctx context.Context, r store.AuditRecord) error {
-	keys := r.Keys
+	keys := slices.Clone(r.Keys)
 	if keys == nil {
 		keys = []string{}
 	}
@@ -488,9 +493,31 @@ func (t *sqlTx) Audit(ctx context.Context, r store.AuditRecord) error {
 	if r.At.IsZero() {
 		r.At = time.Now().UTC()
 	}
-	_, err = t.exec(ctx, qInsertAudit,
-		r.At.UnixNano(), r.Org, r.Actor, r.Action, r.Kind, r.Name, r.Region, string(kb))
-	return err
+	t.audit = append(t.audit, r.At.UnixNano(), r.Org, r.Actor, r.Action, r.Kind, r.Name, r.Region, string(kb))
+	return nil
+}
+
+const auditCols = 8
+
+// flushAudit inserts the queued audit rows, up to 100 per statement.
+func (b *batchTx) flushAudit(ctx context.Context) error {
+	for len(b.audit) > 0 {
+		n := min(len(b.audit)/auditCols, 100)
+		args := b.audit[:n*auditCols]
+		b.audit = b.audit[n*auditCols:]
+		var q strings.Builder
+		q.WriteString(`INSERT INTO audit (at, org, actor, action, kind, name, region, keys) VALUES `)
+		for i := range n {
+			if i > 0 {
+				q.WriteByte(',')
+			}
+			q.WriteString("(?, ?, ?, ?, ?, ?, ?, ?)")
+		}
+		if _, err := b.ExecContext(ctx, q.String(), args...); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Read side.

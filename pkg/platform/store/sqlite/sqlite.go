@@ -54,6 +54,7 @@ type Store struct {
 	w, r     *sql.DB
 	ckpt     *sql.DB
 	wc       *stmtCache // writer goroutine only
+	cache    *objCache  // writer goroutine only
 	rc       *stmtCache
 	opts     Options
 	reqs     chan *request
@@ -124,7 +125,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	}
 	r.SetMaxOpenConns(8)
 	r.SetMaxIdleConns(8)
-	s := &Store{w: w, r: r, wc: newStmtCache(w), rc: newStmtCache(r), opts: opts, reqs: make(chan *request, 1024), stop: make(chan struct{}), done: make(chan struct{}), ckptDone: make(chan struct{})}
+	s := &Store{w: w, r: r, wc: newStmtCache(w), cache: newObjCache(), rc: newStmtCache(r), opts: opts, reqs: make(chan *request, 1024), stop: make(chan struct{}), done: make(chan struct{}), ckptDone: make(chan struct{})}
 	for _, q := range writerQueries {
 		if _, err := s.wc.get(ctx, q); err != nil {
 			s.wc.close()
@@ -318,7 +319,18 @@ func (s *Store) runBatch(batch []*request, safe bool) ([]error, error) {
 	if err != nil {
 		return nil, fmt.Errorf("begin transaction: %w", err)
 	}
-	b := &batchTx{tx: tx, c: s.wc, stmts: map[string]*sql.Stmt{}}
+	b := &batchTx{tx: tx, c: s.wc, stmts: map[string]*sql.Stmt{}, cache: s.cache, over: map[objKey]overlayEntry{}}
+	// Another connection or process committed since the last batch: the
+	// object cache may be stale.
+	var dv int64
+	if err := b.QueryRowContext(ctx, qDataVersion).Scan(&dv); err != nil {
+		tx.Rollback()
+		return nil, fmt.Errorf("data_version: %w", err)
+	}
+	if !s.cache.known || dv != s.cache.dataVersion {
+		s.cache.clear()
+		s.cache.dataVersion, s.cache.known = dv, true
+	}
 	abort := func(what string, err error) ([]error, error) {
 		tx.Rollback()
 		return nil, fmt.Errorf("%s: %w", what, err)
@@ -337,6 +349,7 @@ func (s *Store) runBatch(batch []*request, safe bool) ([]error, error) {
 		err := runFn(r.ctx, r.fn, t)
 		if err == nil {
 			b.audit = append(b.audit, t.audit...)
+			b.finish(t)
 		} else {
 			results[i] = err
 			switch {
@@ -364,5 +377,6 @@ func (s *Store) runBatch(batch []*request, safe bool) ([]error, error) {
 	if err := tx.Commit(); err != nil {
 		return nil, fmt.Errorf("commit: %w", err)
 	}
+	s.cache.apply(b)
 	return results, nil
 }

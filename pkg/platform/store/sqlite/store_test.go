@@ -115,3 +115,103 @@ func TestBatchIsolation(t *testing.T) {
 		t.Errorf("versions %v", seen)
 	}
 }
+
+func putObj(t *testing.T, s *Store, orgID int64, name string, keys map[string]int, fail error) error {
+	t.Helper()
+	return s.Update(context.Background(), func(ctx context.Context, tx store.Tx) error {
+		o, err := tx.Object(ctx, orgID, name)
+		if errors.Is(err, store.ErrNotFound) {
+			now := time.Now()
+			o = store.Object{OrgID: orgID, Name: name, Kind: "SecretSet", Region: "us-west", State: "pending", CreatedAt: now, UpdatedAt: now}
+		} else if err != nil {
+			return err
+		}
+		o.Keys = keys
+		o.Generation++
+		if _, err := tx.PutObject(ctx, o); err != nil {
+			return err
+		}
+		return fail
+	})
+}
+
+func readKeys(t *testing.T, s *Store, orgID int64, name string) map[string]int {
+	t.Helper()
+	var keys map[string]int
+	if err := s.Update(context.Background(), func(ctx context.Context, tx store.Tx) error {
+		o, err := tx.Object(ctx, orgID, name)
+		keys = o.Keys
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return keys
+}
+
+// The writer's object cache never serves a rolled-back write, and sees
+// commits made by another process.
+func TestObjectCache(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "platform.db")
+	s1, err := Open(ctx, path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s1.Close()
+	var orgID int64
+	s1.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+		o, err := tx.CreateOrg(ctx, store.Org{Name: "o", DefaultRegion: "us-west"})
+		orgID = o.ID
+		return err
+	})
+	if err := putObj(t, s1, orgID, "x", map[string]int{"A": 1}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := putObj(t, s1, orgID, "x", map[string]int{"B": 1}, errors.New("fail")); err == nil {
+		t.Fatal("expected failure")
+	}
+	if k := readKeys(t, s1, orgID, "x"); len(k) != 1 || k["A"] != 1 {
+		t.Errorf("after a failed write: %v", k)
+	}
+	// Another process writes the same object.
+	s2, err := Open(ctx, path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := putObj(t, s2, orgID, "x", map[string]int{"C": 3}, nil); err != nil {
+		t.Fatal(err)
+	}
+	s2.Close()
+	if k := readKeys(t, s1, orgID, "x"); len(k) != 1 || k["C"] != 3 {
+		t.Errorf("a commit by another process is not seen: %v", k)
+	}
+	// A status update invalidates the cached state.
+	o, _ := s1.Object(ctx, orgID, "x")
+	if n, err := s1.MarkPendingReady(ctx, "us-west", "SecretSet"); n != 1 || err != nil {
+		t.Fatalf("mark ready: %d %v", n, err)
+	}
+	s1.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+		got, err := tx.Object(ctx, orgID, "x")
+		if err != nil || got.State != "ready" || got.Generation != o.Generation {
+			t.Errorf("after MarkPendingReady the writer reads %+v, %v", got, err)
+		}
+		return nil
+	})
+	// Delete, then read in the same and in a later batch.
+	s1.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+		cur, _ := tx.Object(ctx, orgID, "x")
+		if err := tx.DeleteObject(ctx, cur.ID); err != nil {
+			return err
+		}
+		if _, err := tx.Object(ctx, orgID, "x"); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("deleted object still read in its transaction: %v", err)
+		}
+		return nil
+	})
+	if err := s1.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+		_, err := tx.Object(ctx, orgID, "x")
+		return err
+	}); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("deleted object read later: %v", err)
+	}
+}

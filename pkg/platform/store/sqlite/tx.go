@@ -40,6 +40,7 @@ const (
 	qLoadVersion  = `SELECT value FROM counters WHERE name = 'version'`
 	qStoreVersion = `UPDATE counters SET value = ? WHERE name = 'version'`
 	qInsertAudit  = `INSERT INTO audit (at, org, actor, action, kind, name, region, keys) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`
+	qDataVersion  = `PRAGMA data_version`
 	qMarkReady    = `UPDATE objects SET state = 'ready', message = '' WHERE state = 'pending' AND region = ? AND kind = ?`
 	qSetStatus    = `UPDATE objects SET state = ?, message = ? WHERE id = ? AND generation = ?`
 	qInsertObject = `INSERT INTO objects (org_id, name, kind, region, labels, keys, host, username, version, generation, state, message, created_at, updated_at)
@@ -51,7 +52,7 @@ const (
 	qRelease    = `RELEASE req`
 )
 
-var writerQueries = []string{qOrgByName, qObjectByName, qValues, qInsertOrg, qInsertToken, qRevokeToken, qUpdateObject, qDeleteValue, qDeleteValues, qDeleteObject, qLoadVersion, qStoreVersion, qInsertAudit, qSetStatus, qMarkReady, qInsertObject, qUpsertValue, qSavepoint, qRollbackTo, qRelease}
+var writerQueries = []string{qOrgByName, qObjectByName, qValues, qInsertOrg, qInsertToken, qRevokeToken, qUpdateObject, qDeleteValue, qDeleteValues, qDeleteObject, qLoadVersion, qStoreVersion, qInsertAudit, qSetStatus, qMarkReady, qDataVersion, qInsertObject, qUpsertValue, qSavepoint, qRollbackTo, qRelease}
 
 // stmtCache prepares each distinct query once per database handle.
 type stmtCache struct {
@@ -126,6 +127,10 @@ type batchTx struct {
 	versionDirty  bool
 
 	audit []any // queued audit rows of successful requests
+
+	cache   *objCache
+	over    map[objKey]overlayEntry // objects written by successful requests
+	invalid bool                    // a successful request changed rows the cache cannot name
 }
 
 // stmt returns the transaction's copy of a statement prepared at Open, or
@@ -178,9 +183,11 @@ func (b *batchTx) flushVersion(ctx context.Context) error {
 
 // sqlTx is one request's view of a batch. dirty records whether it wrote.
 type sqlTx struct {
-	b     *batchTx
-	dirty bool
-	audit []any // rows of audit records, written with the batch
+	b       *batchTx
+	dirty   bool
+	audit   []any // rows of audit records, written with the batch
+	over    map[objKey]overlayEntry
+	invalid bool
 }
 
 func (t *sqlTx) exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
@@ -306,8 +313,39 @@ func (t *sqlTx) RevokeToken(ctx context.Context, id string) error {
 	return nil
 }
 
+// Object reads through this request's writes, the batch's writes and the
+// writer's cache before the database. The maps of the returned object must
+// not be modified.
 func (t *sqlTx) Object(ctx context.Context, orgID int64, name string) (store.Object, error) {
-	return getObject(ctx, t.b, orgID, name)
+	k := objKey{orgID, name}
+	lookup := func(over map[objKey]overlayEntry) (store.Object, bool, error) {
+		if e, ok := over[k]; ok {
+			if e.deleted {
+				return store.Object{}, true, store.ErrNotFound
+			}
+			return e.obj, true, nil
+		}
+		return store.Object{}, false, nil
+	}
+	if o, ok, err := lookup(t.over); ok {
+		return o, err
+	}
+	cacheable := !t.invalid && !t.b.invalid
+	if !t.invalid {
+		if o, ok, err := lookup(t.b.over); ok {
+			return o, err
+		}
+		if cacheable {
+			if o, ok := t.b.cache.m[k]; ok {
+				return o, nil
+			}
+		}
+	}
+	o, err := getObject(ctx, t.b, orgID, name)
+	if err == nil && cacheable {
+		t.b.cache.put(k, o)
+	}
+	return o, err
 }
 
 func (t *sqlTx) Values(ctx context.Context, objectID int64) ([]store.Value, error) {
@@ -426,11 +464,18 @@ func (t *sqlTx) PutObject(ctx context.Context, o store.Object) (int64, error) {
 		if err != nil {
 			return 0, err
 		}
-		return res.LastInsertId()
+		if o.ID, err = res.LastInsertId(); err != nil {
+			return 0, err
+		}
+		t.overlay(objKey{o.OrgID, o.Name}, overlayEntry{obj: o})
+		return o.ID, nil
 	}
-	_, err = t.exec(ctx, qUpdateObject,
-		labels, keys, o.Host, o.Username, o.Version, o.Generation, o.State, o.Message, o.UpdatedAt.UnixNano(), o.ID)
-	return o.ID, err
+	if _, err = t.exec(ctx, qUpdateObject,
+		labels, keys, o.Host, o.Username, o.Version, o.Generation, o.State, o.Message, o.UpdatedAt.UnixNano(), o.ID); err != nil {
+		return 0, err
+	}
+	t.overlay(objKey{o.OrgID, o.Name}, overlayEntry{obj: o})
+	return o.ID, nil
 }
 
 func (t *sqlTx) PutValues(ctx context.Context, objectID int64, vals []store.Value) error {
@@ -462,6 +507,11 @@ func (t *sqlTx) DeleteObject(ctx context.Context, objectID int64) error {
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		return store.ErrNotFound
+	}
+	if k, ok := t.keyOf(objectID); ok {
+		t.overlay(k, overlayEntry{deleted: true})
+	} else {
+		t.markInvalid()
 	}
 	return nil
 }
@@ -655,6 +705,9 @@ func (s *Store) SetStatus(ctx context.Context, updates []store.StatusUpdate) (in
 			n, _ := res.RowsAffected()
 			applied += int(n)
 		}
+		if applied > 0 {
+			tx.(*sqlTx).markInvalid()
+		}
 		return nil
 	})
 	return applied, err
@@ -669,6 +722,9 @@ func (s *Store) MarkPendingReady(ctx context.Context, region, kind string) (int,
 		}
 		m, _ := res.RowsAffected()
 		n = int(m)
+		if n > 0 {
+			tx.(*sqlTx).markInvalid()
+		}
 		return nil
 	})
 	return n, err

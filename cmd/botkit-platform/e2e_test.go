@@ -373,6 +373,9 @@ func TestAdminCommands(t *testing.T) {
 	if _, e, code := runCmd("orgs", "create", "x", "--default-region", "mars", "--data-dir", dir); code != 2 || !strings.Contains(e, "mars") {
 		t.Errorf("bad region: exit %d, %s", code, e)
 	}
+	if _, e, code := runCmd("nonsense"); code != 2 {
+		t.Errorf("unknown command: exit %d, %s", code, e)
+	}
 	if _, e, code := runCmd("orgs", "list"); code != 2 || !strings.Contains(e, "--data-dir") {
 		t.Errorf("missing --data-dir: exit %d, %s", code, e)
 	}

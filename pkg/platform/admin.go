@@ -61,16 +61,25 @@ var ErrExists = errors.New("already exists")
 // ErrNotFound is returned for a missing organization or token.
 var ErrNotFound = errors.New("not found")
 
+// ErrInvalid matches (errors.Is) the errors of invalid names and regions.
+var ErrInvalid = errors.New("invalid")
+
+type invalidError struct{ err error }
+
+func (e invalidError) Error() string        { return e.err.Error() }
+func (e invalidError) Unwrap() error        { return e.err }
+func (e invalidError) Is(target error) bool { return target == ErrInvalid }
+
 // CreateOrg creates organization name with defaultRegion ("" = us-west).
 func (a *Admin) CreateOrg(ctx context.Context, name, defaultRegion string) (Organization, error) {
 	if err := resources.ValidateName(name); err != nil {
-		return Organization{}, fmt.Errorf("organization %w", err)
+		return Organization{}, invalidError{fmt.Errorf("organization %w", err)}
 	}
 	if defaultRegion == "" {
 		defaultRegion = resources.DefaultRegion
 	}
 	if err := resources.ValidateRegion(defaultRegion); err != nil {
-		return Organization{}, fmt.Errorf("--default-region: %w", err)
+		return Organization{}, invalidError{fmt.Errorf("default region: %w", err)}
 	}
 	var o store.Org
 	err := a.store.Update(ctx, func(ctx context.Context, tx store.Tx) error {

@@ -50,7 +50,7 @@ func Run(ctx context.Context, args []string, st Streams) int {
 	fmt.Fprintf(st.Err, "error: %v\n", err)
 	var ue usageError
 	switch {
-	case errors.As(err, &ue):
+	case errors.As(err, &ue), errors.Is(err, platform.ErrInvalid), strings.HasPrefix(err.Error(), "unknown command"):
 		return exitUsage
 	case errors.Is(err, platform.ErrNotFound):
 		return exitNotFound
@@ -232,12 +232,6 @@ func RunOrgsCreate(ctx context.Context, o *OrgsOptions) error {
 	defer a.Close()
 	org, err := a.CreateOrg(ctx, o.Name, o.DefaultRegion)
 	if err != nil {
-		if !errors.Is(err, platform.ErrExists) && strings.Contains(err.Error(), "region") {
-			return usageError{err}
-		}
-		if !errors.Is(err, platform.ErrExists) && strings.HasPrefix(err.Error(), "organization name") {
-			return usageError{err}
-		}
 		return err
 	}
 	fmt.Fprintf(o.Streams.Out, "organization %s created (default region %s)\n", org.Name, org.DefaultRegion)

@@ -14,6 +14,8 @@ import (
 
 	"github.com/botkit-dev/botkit/pkg/platform"
 	"sigs.k8s.io/yaml"
+
+	"github.com/botkit-dev/botkit/internal/testenv"
 )
 
 const secretsPath = "/v1/organizations/%s/secrets"
@@ -42,7 +44,7 @@ func secretSet(name string, labels map[string]string, data map[string]string, re
 // specRoutes reads the method+path pairs of api/openapi.yaml.
 func specRoutes(t *testing.T) []string {
 	t.Helper()
-	data := readFile(t, filepath.Join(repoRoot(t), "api", "openapi.yaml"))
+	data := readFile(t, filepath.Join(testenv.RepoRoot(t), "api", "openapi.yaml"))
 	var spec struct {
 		OpenAPI string                                `json:"openapi"`
 		Paths   map[string]map[string]json.RawMessage `json:"paths"`

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/botkit-dev/botkit/internal/testenv"
 )
 
 // needTool returns the path of a program the test needs; without it the
@@ -40,7 +42,7 @@ func startRegistry(t *testing.T, user, pass string) string {
 	if err := os.WriteFile(filepath.Join(dir, "htpasswd"), out, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	port := freePort(t)
+	port := testenv.FreePort(t)
 	cfg := fmt.Sprintf(`version: 0.1
 log:
   level: error
@@ -107,7 +109,7 @@ func TestImagePullSecretVerification(t *testing.T) {
 	create("good", reg, "robot:s3cret-pass", nil)
 	create("good-b64", reg, "cm9ib3Q6czNjcmV0LXBhc3M=", map[string]any{"encode": false})
 	create("wrong", reg, "robot:wrong-pass", nil)
-	create("unreachable", fmt.Sprintf("http://127.0.0.1:%d", freePort(t)), "robot:s3cret-pass", nil)
+	create("unreachable", fmt.Sprintf("http://127.0.0.1:%d", testenv.FreePort(t)), "robot:s3cret-pass", nil)
 	create("metadata", "http://169.254.169.254", "robot:s3cret-pass", nil)
 
 	for name, want := range map[string][2]string{

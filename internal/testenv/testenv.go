@@ -5,6 +5,7 @@
 package testenv
 
 import (
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,7 +13,10 @@ import (
 )
 
 // InCI reports whether the tests run in CI, where nothing may be skipped.
-func InCI() bool { return os.Getenv("CI") != "" }
+func InCI() bool {
+	v := os.Getenv("CI")
+	return v != "" && v != "false" && v != "0"
+}
 
 // Missing fails the test in CI and skips it elsewhere.
 func Missing(t testing.TB, format string, args ...any) {
@@ -62,4 +66,15 @@ func LookPath(t testing.TB, names ...string) string {
 	}
 	Missing(t, "none of %v is installed", names)
 	return ""
+}
+
+// FreePort returns a TCP port on 127.0.0.1 that was free a moment ago.
+func FreePort(t testing.TB) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
 }

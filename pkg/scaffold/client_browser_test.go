@@ -9,7 +9,6 @@ import (
 	"errors"
 	"io"
 	"io/fs"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -22,6 +21,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/botkit-dev/botkit/internal/testenv"
 )
 
 // The slow tests of the generated clients: each variant is written to disk,
@@ -41,11 +42,6 @@ const chromiumPath = "/usr/bin/chromium"
 // bot's endpoint and nothing the browser gets.
 const npmCanaryKey = "canary-key-7f3e9b1d"
 
-func inCI() bool {
-	v := os.Getenv("CI")
-	return v != "" && v != "false" && v != "0"
-}
-
 // requireClientTools returns the paths of node and npm; it skips the test
 // when they or Chromium are missing, or fails it in CI.
 func requireClientTools(t *testing.T) (node, npm string) {
@@ -63,7 +59,7 @@ func requireClientTools(t *testing.T) (node, npm string) {
 		missing = append(missing, chromiumPath+" (apt-get install chromium)")
 	}
 	if len(missing) > 0 {
-		if inCI() {
+		if testenv.InCI() {
 			t.Fatalf("CI is set but %s missing", strings.Join(missing, ", "))
 		}
 		t.Skipf("%s missing", strings.Join(missing, ", "))
@@ -187,22 +183,11 @@ func writeClient(t *testing.T, dir string, cfg Config, env map[string]string) st
 	return client
 }
 
-// freePort returns a TCP port on 127.0.0.1 that was free a moment ago.
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
-
 // startNext runs `next start` for the built client on 127.0.0.1 and returns
 // its URL and a function returning its output so far.
 func startNext(t *testing.T, client string, env []string) (string, func() string) {
 	t.Helper()
-	port := freePort(t)
+	port := testenv.FreePort(t)
 	var out bytes.Buffer
 	var mu sync.Mutex
 	cmd := exec.Command(filepath.Join(client, "node_modules", ".bin", "next"), "start", "-H", "127.0.0.1", "-p", strconv.Itoa(port))

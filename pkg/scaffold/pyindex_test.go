@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/botkit-dev/botkit/internal/testenv"
 )
 
 // pyIndex is the JSON index of pipecat-ai's public API in ../shared/pipecat
@@ -39,32 +41,10 @@ type pyClass struct {
 const pipecatIndexName = "pipecat-1.7.0-api.json"
 
 // pipecatIndexPath finds ../shared/pipecat/<index> beside the repository
-// root (the directory holding go.mod). Without it the test fails under
-// CI=true and is skipped otherwise.
+// root. Without it the test fails in CI and is skipped otherwise.
 func pipecatIndexPath(t testing.TB) string {
 	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := 0; i < 20; i++ { // bounded walk up to the module root
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			break
-		}
-		dir = parent
-	}
-	path := filepath.Join(dir, "..", "shared", "pipecat", pipecatIndexName)
-	if _, err := os.Stat(path); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("pipecat API index missing (needed under CI=true): %v", err)
-		}
-		t.Skipf("pipecat API index not available: %v", err)
-	}
-	return path
+	return filepath.Join(testenv.SharedDir(t), "pipecat", pipecatIndexName)
 }
 
 func loadPyIndex(t testing.TB) *pyIndex {

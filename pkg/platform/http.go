@@ -474,12 +474,7 @@ func (s *Server) handlePatch(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	setETag(w, o)
-	status := http.StatusOK
-	if created {
-		status = http.StatusCreated
-	}
-	writeObject(w, status, p.org.Name, o)
+	writeWritten(w, p.org.Name, o, created)
 }
 
 func (s *Server) handlePut(w http.ResponseWriter, r *http.Request) {
@@ -511,12 +506,7 @@ func (s *Server) handlePut(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, pl)
 		return
 	}
-	setETag(w, o)
-	status := http.StatusOK
-	if created {
-		status = http.StatusCreated
-	}
-	writeObject(w, status, p.org.Name, o)
+	writeWritten(w, p.org.Name, o, created)
 }
 
 func (s *Server) handleDelete(w http.ResponseWriter, r *http.Request) {
@@ -583,4 +573,15 @@ func (s *Server) handleAudit(w http.ResponseWriter, r *http.Request) {
 		items = append(items, AuditEntry{Time: a.At, Actor: a.Actor, Action: a.Action, Kind: a.Kind, Name: a.Name, Region: a.Region, Keys: a.Keys})
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"items": items})
+}
+
+// writeWritten answers a write with the object, its ETag, and 201 when the
+// write created it.
+func writeWritten(w http.ResponseWriter, org string, o store.Object, created bool) {
+	setETag(w, o)
+	status := http.StatusOK
+	if created {
+		status = http.StatusCreated
+	}
+	writeObject(w, status, org, o)
 }

@@ -255,18 +255,7 @@ func (s *Server) merge(ctx context.Context, p principal, name string, pt resourc
 			}
 			obj.Keys = nil
 		}
-		if obj.Version, err = tx.NextVersion(ctx); err != nil {
-			return err
-		}
-		obj.Generation++
-		obj.State, obj.Message, obj.UpdatedAt = resources.StatePending, "", now
-		if obj.ID, err = tx.PutObject(ctx, obj); err != nil {
-			return err
-		}
-		if err := tx.DeleteValues(ctx, obj.ID, removed); err != nil {
-			return err
-		}
-		if err := tx.PutValues(ctx, obj.ID, put); err != nil {
+		if err := storeWrite(ctx, tx, &obj, removed, put, now); err != nil {
 			return err
 		}
 		action := "merge"
@@ -589,18 +578,7 @@ func (s *Server) replace(ctx context.Context, p principal, name string, in resou
 			put = append(put, store.Value{Key: credentialsKey, Size: len(d.ips.b64), Ciphertext: ct})
 			touched = append(touched, credentialsKey)
 		}
-		if obj.Version, err = tx.NextVersion(ctx); err != nil {
-			return err
-		}
-		obj.Generation++
-		obj.State, obj.Message, obj.UpdatedAt = resources.StatePending, "", now
-		if obj.ID, err = tx.PutObject(ctx, obj); err != nil {
-			return err
-		}
-		if err := tx.DeleteValues(ctx, obj.ID, removed); err != nil {
-			return err
-		}
-		if err := tx.PutValues(ctx, obj.ID, put); err != nil {
+		if err := storeWrite(ctx, tx, &obj, removed, put, now); err != nil {
 			return err
 		}
 		if err := tx.Audit(ctx, store.AuditRecord{At: now, Org: p.org.Name, Actor: p.actor(), Action: "replace", Kind: d.kind, Name: name, Region: region, Keys: touched}); err != nil {
@@ -685,4 +663,22 @@ func (s *Server) deleteKey(ctx context.Context, p principal, name, key string) (
 		s.prov.wake(result.Region)
 	}
 	return result, err
+}
+
+// storeWrite gives obj a new version and generation, marks it pending for
+// the provisioner, and writes it with its removed and new values.
+func storeWrite(ctx context.Context, tx store.Tx, obj *store.Object, removed []string, put []store.Value, now time.Time) error {
+	var err error
+	if obj.Version, err = tx.NextVersion(ctx); err != nil {
+		return err
+	}
+	obj.Generation++
+	obj.State, obj.Message, obj.UpdatedAt = resources.StatePending, "", now
+	if obj.ID, err = tx.PutObject(ctx, *obj); err != nil {
+		return err
+	}
+	if err := tx.DeleteValues(ctx, obj.ID, removed); err != nil {
+		return err
+	}
+	return tx.PutValues(ctx, obj.ID, put)
 }

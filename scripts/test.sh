@@ -28,10 +28,11 @@ fi
 echo "== go test"
 test_cmd="go test -count=1 -timeout 45m ./... $*"
 if command -v dbus-run-session >/dev/null 2>&1 && command -v gnome-keyring-daemon >/dev/null 2>&1; then
+  # A fresh HOME keeps the keyring of the tests apart from the user's own;
+  # Go's caches and settings stay where they are.
+  go_env="GOCACHE=$(go env GOCACHE) GOMODCACHE=$(go env GOMODCACHE) GOPATH=$(go env GOPATH) GOENV=$(go env GOENV)"
   keyring_home=$(mktemp -d)
-  # A fresh HOME keeps the keyring of the tests apart from the user's own.
-  HOME="$keyring_home" XDG_DATA_HOME="$keyring_home/.local/share" XDG_CONFIG_HOME="$keyring_home/.config" \
-    GOCACHE="$(go env GOCACHE)" GOMODCACHE="$(go env GOMODCACHE)" GOPATH="$(go env GOPATH)" \
+  env $go_env HOME="$keyring_home" XDG_DATA_HOME="$keyring_home/.local/share" XDG_CONFIG_HOME="$keyring_home/.config" \
     npm_config_cache="$BOTKIT_NPM_CACHE" \
     dbus-run-session -- sh -c "printf pw | gnome-keyring-daemon --unlock --components=secrets >/dev/null; $test_cmd"
 else

@@ -346,7 +346,10 @@ func (s *Store) runBatch(batch []*request, safe bool) ([]error, error) {
 			}
 		}
 		t := &sqlTx{b: b}
-		err := runFn(r.ctx, r.fn, t)
+		// Once the batch runs, the request's statements are not interrupted
+		// when its context ends (it was checked above): a context with a
+		// Done channel costs the driver a watcher goroutine per statement.
+		err := runFn(context.WithoutCancel(r.ctx), r.fn, t)
 		if err == nil {
 			b.audit = append(b.audit, t.audit...)
 			b.finish(t)

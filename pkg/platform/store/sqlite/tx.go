@@ -39,7 +39,6 @@ const (
 	qDeleteObject = `DELETE FROM objects WHERE id = ?`
 	qLoadVersion  = `SELECT value FROM counters WHERE name = 'version'`
 	qStoreVersion = `UPDATE counters SET value = ? WHERE name = 'version'`
-	qInsertAudit  = `INSERT INTO audit (at, org, actor, action, kind, name, region, keys) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`
 	qDataVersion  = `PRAGMA data_version`
 	qMarkReady    = `UPDATE objects SET state = 'ready', message = '' WHERE state = 'pending' AND region = ? AND kind = ?`
 	qSetStatus    = `UPDATE objects SET state = ?, message = ? WHERE id = ? AND generation = ?`
@@ -52,7 +51,26 @@ const (
 	qRelease    = `RELEASE req`
 )
 
-var writerQueries = []string{qOrgByName, qObjectByName, qValues, qInsertOrg, qInsertToken, qRevokeToken, qUpdateObject, qDeleteValue, qDeleteValues, qDeleteObject, qLoadVersion, qStoreVersion, qInsertAudit, qSetStatus, qMarkReady, qDataVersion, qInsertObject, qUpsertValue, qSavepoint, qRollbackTo, qRelease}
+// qAuditRows[i] inserts 1<<i audit rows: batches write their audit records
+// with a few prepared statements (sizes 1, 2, 4, ... 128) instead of
+// parsing a statement of their own size every commit.
+var qAuditRows = func() []string {
+	var qs []string
+	for n := 1; n <= 128; n *= 2 {
+		var q strings.Builder
+		q.WriteString(`INSERT INTO audit (at, org, actor, action, kind, name, region, keys) VALUES `)
+		for i := range n {
+			if i > 0 {
+				q.WriteByte(',')
+			}
+			q.WriteString("(?, ?, ?, ?, ?, ?, ?, ?)")
+		}
+		qs = append(qs, q.String())
+	}
+	return qs
+}()
+
+var writerQueries = append([]string{qOrgByName, qObjectByName, qValues, qInsertOrg, qInsertToken, qRevokeToken, qUpdateObject, qDeleteValue, qDeleteValues, qDeleteObject, qLoadVersion, qStoreVersion, qSetStatus, qMarkReady, qDataVersion, qInsertObject, qUpsertValue, qSavepoint, qRollbackTo, qRelease}, qAuditRows...)
 
 // stmtCache prepares each distinct query once per database handle.
 type stmtCache struct {
@@ -549,21 +567,19 @@ func (t *sqlTx) Audit(ctx context.Context, r store.AuditRecord) error {
 
 const auditCols = 8
 
-// flushAudit inserts the queued audit rows, up to 100 per statement.
+// flushAudit inserts the queued audit rows with the prepared statements of
+// qAuditRows, largest first.
 func (b *batchTx) flushAudit(ctx context.Context) error {
 	for len(b.audit) > 0 {
-		n := min(len(b.audit)/auditCols, 100)
+		rows := len(b.audit) / auditCols
+		i := len(qAuditRows) - 1
+		for 1<<i > rows {
+			i--
+		}
+		n := 1 << i
 		args := b.audit[:n*auditCols]
 		b.audit = b.audit[n*auditCols:]
-		var q strings.Builder
-		q.WriteString(`INSERT INTO audit (at, org, actor, action, kind, name, region, keys) VALUES `)
-		for i := range n {
-			if i > 0 {
-				q.WriteByte(',')
-			}
-			q.WriteString("(?, ?, ?, ?, ?, ?, ?, ?)")
-		}
-		if _, err := b.ExecContext(ctx, q.String(), args...); err != nil {
+		if _, err := b.ExecContext(ctx, qAuditRows[i], args...); err != nil {
 			return err
 		}
 	}

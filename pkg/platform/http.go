@@ -389,13 +389,24 @@ func (s *Server) handleList(w http.ResponseWriter, r *http.Request) {
 		}
 		lq.After = string(after)
 	}
-	buf := make([]byte, 0, 4096)
-	buf = append(buf, `{"apiVersion":"`+resources.APIVersion+`","kind":"List","items":[`...)
+	bp := s.getListBuf()
+	defer s.putListBuf(bp)
+	buf := append((*bp)[:0], `{"apiVersion":"`+resources.APIVersion+`","kind":"List","items":[`...)
 	n := 0
 	last, next := "", ""
-	err = s.store.List(r.Context(), lq, func(o store.Object) (bool, error) {
-		if !sel.Matches(o.Labels) {
-			return true, nil
+	var labels map[string]string // the item's labels, for a selector
+	err = s.store.List(r.Context(), lq, func(it *store.ListItem) (bool, error) {
+		if len(sel) > 0 {
+			if labels == nil {
+				labels = map[string]string{}
+			}
+			clear(labels)
+			for i := 0; i+1 < len(it.LabelPairs); i += 2 {
+				labels[it.LabelPairs[i]] = it.LabelPairs[i+1]
+			}
+			if !sel.Matches(labels) {
+				return true, nil
+			}
 		}
 		if limit > 0 && n == limit {
 			next = base64.RawURLEncoding.EncodeToString([]byte(last))
@@ -404,11 +415,12 @@ func (s *Server) handleList(w http.ResponseWriter, r *http.Request) {
 		if n > 0 {
 			buf = append(buf, ',')
 		}
-		buf = appendObjectJSON(buf, p.org.Name, o)
-		last = o.Name
+		buf = appendItemJSON(buf, p.org.Name, it)
+		last = it.Name
 		n++
 		return true, nil
 	})
+	*bp = buf
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -419,7 +431,26 @@ func (s *Server) handleList(w http.ResponseWriter, r *http.Request) {
 		buf = appendJSONString(buf, next)
 	}
 	buf = append(buf, "}}\n"...)
+	*bp = buf
 	writeRaw(w, http.StatusOK, buf)
+}
+
+// Lists are encoded into pooled buffers: a list of 10,000 sets is a few
+// MB, which would otherwise be grown and copied for every request.
+const maxPooledListBuf = 32 << 20
+
+func (s *Server) getListBuf() *[]byte {
+	if bp, ok := s.listBufs.Get().(*[]byte); ok {
+		return bp
+	}
+	b := make([]byte, 0, 64<<10)
+	return &b
+}
+
+func (s *Server) putListBuf(bp *[]byte) {
+	if cap(*bp) <= maxPooledListBuf {
+		s.listBufs.Put(bp)
+	}
 }
 
 // writeRaw writes an already encoded JSON body.

@@ -47,3 +47,25 @@ func FuzzAppendJSONString(f *testing.F) {
 		}
 	})
 }
+
+// appendTime writes what encoding/json writes for a time.Time.
+func FuzzAppendTime(f *testing.F) {
+	for _, n := range []int64{0, 1, 1e9, 1767322800123456789, 1767322800100000000, -9e18, 9e18} {
+		f.Add(n, false)
+	}
+	f.Add(int64(1767322800000000700), true)
+	f.Fuzz(func(t *testing.T, nanos int64, local bool) {
+		tm := time.Unix(0, nanos).UTC()
+		if local {
+			tm = tm.In(time.FixedZone("x", 3600+1800))
+		}
+		want, err := json.Marshal(tm)
+		if err != nil {
+			t.Skip("not encodable")
+		}
+		got := append(append([]byte{'"'}, appendTime(nil, tm)...), '"')
+		if !bytes.Equal(got, want) {
+			t.Fatalf("%d: got %s want %s", nanos, got, want)
+		}
+	})
+}

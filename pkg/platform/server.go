@@ -77,6 +77,7 @@ type Server struct {
 
 	idPrefix string
 	reqSeq   atomic.Uint64
+	listBufs sync.Pool // *[]byte, see getListBuf
 
 	closeOnce sync.Once
 	cancel    context.CancelFunc

@@ -83,6 +83,17 @@ type AuditRecord struct {
 	Keys   []string
 }
 
+// ListItem is an object as List reports it. Its Labels and Keys maps are
+// nil (and its ID, OrgID and Generation zero): the labels are in LabelPairs
+// (key, value, key, value, ... in key order) and the key names in KeyNames
+// (sorted), which is all a listing needs. A ListItem and its slices are
+// reused: they are valid only during the call of the List callback.
+type ListItem struct {
+	Object
+	LabelPairs []string
+	KeyNames   []string
+}
+
 // ListQuery selects objects of one organization, ordered by name.
 type ListQuery struct {
 	OrgID  int64
@@ -127,7 +138,7 @@ type Store interface {
 	Values(ctx context.Context, objectID int64) ([]Value, error)
 	// List calls fn for each matching object in name order until fn returns
 	// false or an error.
-	List(ctx context.Context, q ListQuery, fn func(Object) (bool, error)) error
+	List(ctx context.Context, q ListQuery, fn func(*ListItem) (bool, error)) error
 	// Pending returns up to limit objects of region and kind in state
 	// pending, in write order, without their Labels and Keys.
 	Pending(ctx context.Context, region, kind string, limit int) ([]Object, error)

@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"maps"
+	"slices"
 	"testing"
 )
 
@@ -36,5 +37,40 @@ func TestLabelsEncoding(t *testing.T) {
 	}
 	if enc, _ := encodeLabels(nil); enc != "" {
 		t.Errorf("nil labels: %q", enc)
+	}
+}
+
+// List reads the key names and label pairs straight from the encoded
+// columns; they must agree with the full decoders.
+func TestListDecoding(t *testing.T) {
+	for _, m := range []map[string]int{nil, {"A": 1}, {"B_2": 0, "A": 65536, "_x": 12}} {
+		got, err := keyNames([]string{"stale"}[:0], encodeKeys(m))
+		if want := slices.Sorted(maps.Keys(m)); err != nil || !slices.Equal(got, want) {
+			t.Errorf("%v: key names %v, %v; want %v", m, got, err, want)
+		}
+	}
+	for _, bad := range []string{"A", ":1", "A:1,", ",A:1"} {
+		if _, err := keyNames(nil, bad); err == nil {
+			t.Errorf("key list %q accepted", bad)
+		}
+	}
+	for _, m := range []map[string]string{nil, {"team": "voice"}, {"b": "", "botkit.dev/a": "x.y-z_1"}, {"odd,key": "v=1", "a": "{"}} {
+		enc, err := encodeLabels(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := labelPairs(nil, enc)
+		var want []string
+		for _, k := range slices.Sorted(maps.Keys(m)) {
+			want = append(want, k, m[k])
+		}
+		if err != nil || !slices.Equal(got, want) {
+			t.Errorf("%v -> %q: pairs %v, %v; want %v", m, enc, got, err, want)
+		}
+	}
+	for _, bad := range []string{"a", "=v", "a=1,", "{"} {
+		if _, err := labelPairs(nil, bad); err == nil {
+			t.Errorf("label list %q accepted", bad)
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -661,8 +662,11 @@ func (s *Store) Values(ctx context.Context, objectID int64) ([]store.Value, erro
 	return getValues(ctx, s.rdb(), objectID)
 }
 
-func (s *Store) List(ctx context.Context, q store.ListQuery, fn func(store.Object) (bool, error)) error {
-	query := `SELECT ` + objectCols + ` FROM objects WHERE org_id = ? AND name > ?`
+// listCols are the columns a listing shows.
+const listCols = `name, kind, region, labels, keys, host, username, version, state, message, created_at, updated_at`
+
+func (s *Store) List(ctx context.Context, q store.ListQuery, fn func(*store.ListItem) (bool, error)) error {
+	query := `SELECT ` + listCols + ` FROM objects WHERE org_id = ? AND name > ?`
 	args := []any{q.OrgID, q.After}
 	if q.Region != "" {
 		query += ` AND region = ?`
@@ -678,17 +682,68 @@ func (s *Store) List(ctx context.Context, q store.ListQuery, fn func(store.Objec
 		return err
 	}
 	defer rows.Close()
+	var it store.ListItem
+	var labels, keys string
+	var created, updated int64
 	for rows.Next() {
-		o, err := scanObject(rows)
-		if err != nil {
+		it.Object = store.Object{}
+		if err := rows.Scan(&it.Name, &it.Kind, &it.Region, &labels, &keys, &it.Host, &it.Username,
+			&it.Version, &it.State, &it.Message, &created, &updated); err != nil {
 			return err
 		}
-		more, err := fn(o)
+		it.CreatedAt, it.UpdatedAt = fromNanos(created), fromNanos(updated)
+		if it.LabelPairs, err = labelPairs(it.LabelPairs[:0], labels); err != nil {
+			return fmt.Errorf("object %s: labels: %w", it.Name, err)
+		}
+		if it.KeyNames, err = keyNames(it.KeyNames[:0], keys); err != nil {
+			return fmt.Errorf("object %s: keys: %w", it.Name, err)
+		}
+		more, err := fn(&it)
 		if err != nil || !more {
 			return err
 		}
 	}
 	return rows.Err()
+}
+
+// keyNames appends the key names of an encoded key list (already sorted).
+func keyNames(dst []string, s string) ([]string, error) {
+	if s == "" {
+		return dst, nil
+	}
+	for item := range strings.SplitSeq(s, ",") {
+		k, _, ok := strings.Cut(item, ":")
+		if !ok || k == "" {
+			return dst, fmt.Errorf("malformed key list")
+		}
+		dst = append(dst, k)
+	}
+	return dst, nil
+}
+
+// labelPairs appends the key, value pairs of encoded labels in key order.
+func labelPairs(dst []string, s string) ([]string, error) {
+	if s == "" || s == "{}" {
+		return dst, nil
+	}
+	if s[0] == '{' {
+		m, err := decodeLabels(s)
+		if err != nil {
+			return dst, err
+		}
+		for _, k := range slices.Sorted(maps.Keys(m)) {
+			dst = append(dst, k, m[k])
+		}
+		return dst, nil
+	}
+	for item := range strings.SplitSeq(s, ",") {
+		k, v, ok := strings.Cut(item, "=")
+		if !ok || k == "" {
+			return dst, fmt.Errorf("malformed label list")
+		}
+		dst = append(dst, k, v)
+	}
+	return dst, nil
 }
 
 func (s *Store) Pending(ctx context.Context, region, kind string, limit int) ([]store.Object, error) {

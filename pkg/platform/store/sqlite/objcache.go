@@ -87,6 +87,25 @@ func (t *sqlTx) overlay(k objKey, e overlayEntry) {
 	t.over[k] = e
 }
 
+// current returns the row of k as the database holds it within this
+// request, if this request, its batch or the cache knows it.
+func (t *sqlTx) current(k objKey) (store.Object, bool) {
+	if e, ok := t.over[k]; ok {
+		return e.obj, !e.deleted
+	}
+	if t.invalid {
+		return store.Object{}, false
+	}
+	if e, ok := t.b.over[k]; ok {
+		return e.obj, !e.deleted
+	}
+	if t.b.invalid {
+		return store.Object{}, false
+	}
+	o, ok := t.b.cache.m[k]
+	return o, ok
+}
+
 // keyOf finds the key of object id among what this request and batch know.
 func (t *sqlTx) keyOf(id int64) (objKey, bool) {
 	for k, e := range t.over {

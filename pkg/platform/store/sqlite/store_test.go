@@ -291,3 +291,77 @@ func TestAuditBatched(t *testing.T) {
 		}
 	}
 }
+
+// An update that keeps the state and message writes the rest of the row
+// without them; one that changes them (pending again after the provisioner
+// made the object ready) writes them, whether the writer knew the row from
+// its cache or had to read it.
+func TestUpdateState(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t)
+	var orgID int64
+	s.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+		o, err := tx.CreateOrg(ctx, store.Org{Name: "o", DefaultRegion: "us-west"})
+		orgID = o.ID
+		return err
+	})
+	setState := func(state, msg string) {
+		t.Helper()
+		if err := s.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+			o, err := tx.Object(ctx, orgID, "x")
+			if err != nil {
+				return err
+			}
+			o.State, o.Message = state, msg
+			o.Keys = map[string]int{"K": len(state)}
+			o.Version++
+			_, err = tx.PutObject(ctx, o)
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check := func(state, msg string) {
+		t.Helper()
+		o, err := s.Object(ctx, orgID, "x") // read pool: the database, not the cache
+		if err != nil || o.State != state || o.Message != msg || o.Keys["K"] != len(state) {
+			t.Fatalf("row %+v, %v; want state %q message %q", o, err, state, msg)
+		}
+	}
+	if err := putObj(t, s, orgID, "x", map[string]int{"K": len("pending")}, nil); err != nil {
+		t.Fatal(err)
+	}
+	setState("pending", "")
+	check("pending", "")
+	setState("failed", "m1")
+	check("failed", "m1")
+	setState("failed", "m2")
+	check("failed", "m2")
+	setState("failed", "m2")
+	check("failed", "m2")
+	if n, err := s.SetStatus(ctx, []store.StatusUpdate{{ObjectID: mustID(t, s, orgID), Generation: 1, State: "ready"}}); n != 1 || err != nil {
+		t.Fatalf("status: %d %v", n, err)
+	}
+	setState("pending", "")
+	check("pending", "")
+	if p, err := s.Pending(ctx, "us-west", "SecretSet", 10); err != nil || len(p) != 1 {
+		t.Fatalf("pending after a write: %v %v", p, err)
+	}
+	if n, err := s.MarkPendingReady(ctx, "us-west", "SecretSet"); n != 1 || err != nil {
+		t.Fatalf("mark ready: %d %v", n, err)
+	}
+	setState("pending", "")
+	check("pending", "")
+	if p, err := s.Pending(ctx, "us-west", "SecretSet", 10); err != nil || len(p) != 1 {
+		t.Fatalf("pending after a write: %v %v", p, err)
+	}
+}
+
+func mustID(t *testing.T, s *Store, orgID int64) int64 {
+	t.Helper()
+	o, err := s.Object(context.Background(), orgID, "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o.ID
+}

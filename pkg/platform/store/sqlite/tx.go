@@ -35,6 +35,10 @@ const (
 	qInsertToken  = `INSERT INTO tokens (id, hash, org_id, user, created_at) VALUES (?, ?, ?, ?, ?)`
 	qRevokeToken  = `UPDATE tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL`
 	qUpdateObject = `UPDATE objects SET labels = ?, keys = ?, host = ?, username = ?, version = ?, generation = ?, state = ?, message = ?, updated_at = ? WHERE id = ?`
+	// qUpdateSpec leaves state and message alone: when they do not change,
+	// naming them in SET would still make SQLite rewrite the row's entry in
+	// the partial index objects_pending.
+	qUpdateSpec   = `UPDATE objects SET labels = ?, keys = ?, host = ?, username = ?, version = ?, generation = ?, updated_at = ? WHERE id = ?`
 	qDeleteValue  = `DELETE FROM secret_values WHERE object_id = ? AND key = ?`
 	qDeleteValues = `DELETE FROM secret_values WHERE object_id = ?`
 	qDeleteObject = `DELETE FROM objects WHERE id = ?`
@@ -71,7 +75,7 @@ var qAuditRows = func() []string {
 	return qs
 }()
 
-var writerQueries = append([]string{qOrgByName, qObjectByName, qValues, qInsertOrg, qInsertToken, qRevokeToken, qUpdateObject, qDeleteValue, qDeleteValues, qDeleteObject, qLoadVersion, qStoreVersion, qSetStatus, qMarkReady, qDataVersion, qInsertObject, qUpsertValue, qSavepoint, qRollbackTo, qRelease}, qAuditRows...)
+var writerQueries = append([]string{qOrgByName, qObjectByName, qValues, qInsertOrg, qInsertToken, qRevokeToken, qUpdateObject, qUpdateSpec, qDeleteValue, qDeleteValues, qDeleteObject, qLoadVersion, qStoreVersion, qSetStatus, qMarkReady, qDataVersion, qInsertObject, qUpsertValue, qSavepoint, qRollbackTo, qRelease}, qAuditRows...)
 
 // stmtCache prepares each distinct query once per database handle.
 type stmtCache struct {
@@ -489,8 +493,13 @@ func (t *sqlTx) PutObject(ctx context.Context, o store.Object) (int64, error) {
 		t.overlay(objKey{o.OrgID, o.Name}, overlayEntry{obj: o})
 		return o.ID, nil
 	}
-	if _, err = t.exec(ctx, qUpdateObject,
-		labels, keys, o.Host, o.Username, o.Version, o.Generation, o.State, o.Message, o.UpdatedAt.UnixNano(), o.ID); err != nil {
+	if cur, ok := t.current(objKey{o.OrgID, o.Name}); ok && cur.ID == o.ID && cur.State == o.State && cur.Message == o.Message {
+		_, err = t.exec(ctx, qUpdateSpec, labels, keys, o.Host, o.Username, o.Version, o.Generation, o.UpdatedAt.UnixNano(), o.ID)
+	} else {
+		_, err = t.exec(ctx, qUpdateObject,
+			labels, keys, o.Host, o.Username, o.Version, o.Generation, o.State, o.Message, o.UpdatedAt.UnixNano(), o.ID)
+	}
+	if err != nil {
 		return 0, err
 	}
 	t.overlay(objKey{o.OrgID, o.Name}, overlayEntry{obj: o})

@@ -286,7 +286,7 @@ func (s *Server) authenticate(r *http.Request) (principal, error) {
 		return principal{}, errUnauthenticated
 	}
 	hash := hashToken(tok)
-	t, ok := s.tokens.get(hash)
+	t, ep, ok := s.tokens.get(hash)
 	if !ok {
 		var err error
 		t, err = s.store.TokenByHash(ctx, hash)
@@ -299,7 +299,7 @@ func (s *Server) authenticate(r *http.Request) (principal, error) {
 		if subtle.ConstantTimeCompare(t.Hash, hash) != 1 || t.RevokedAt != nil {
 			return principal{}, errUnauthenticated
 		}
-		s.tokens.put(hash, t)
+		s.tokens.put(hash, t, ep)
 	}
 	org := store.Org{ID: t.OrgID, Name: t.OrgName, DefaultRegion: t.OrgRegion}
 	if info, ok := ctx.Value(ctxKey{}).(*reqInfo); ok {
@@ -310,14 +310,15 @@ func (s *Server) authenticate(r *http.Request) (principal, error) {
 
 // orgPrincipal authenticates and checks the {org} of the path. Another
 // organization answers notFound — the same error as a missing object.
-func (s *Server) orgPrincipal(w http.ResponseWriter, r *http.Request, notFound *apiError) (principal, bool) {
+// notFound builds its error only when needed (not on every request).
+func (s *Server) orgPrincipal(w http.ResponseWriter, r *http.Request, notFound func(string) *apiError, arg string) (principal, bool) {
 	p, err := s.authenticate(r)
 	if err != nil {
 		s.fail(w, r, err)
 		return p, false
 	}
 	if r.PathValue("org") != p.org.Name {
-		writeError(w, notFound)
+		writeError(w, notFound(arg))
 		return p, false
 	}
 	return p, true
@@ -349,7 +350,7 @@ func (s *Server) handleRegions(w http.ResponseWriter, r *http.Request) {
 const maxListLimit = 10000
 
 func (s *Server) handleList(w http.ResponseWriter, r *http.Request) {
-	p, ok := s.orgPrincipal(w, r, errOrgNotFound(r.PathValue("org")))
+	p, ok := s.orgPrincipal(w, r, errOrgNotFound, r.PathValue("org"))
 	if !ok {
 		return
 	}
@@ -472,7 +473,7 @@ func setETag(w http.ResponseWriter, o store.Object) {
 
 func (s *Server) handleGet(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("name")
-	p, ok := s.orgPrincipal(w, r, errObjectNotFound(name))
+	p, ok := s.orgPrincipal(w, r, errObjectNotFound, name)
 	if !ok {
 		return
 	}
@@ -491,7 +492,7 @@ func (s *Server) handleGet(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) handlePatch(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("name")
-	p, ok := s.orgPrincipal(w, r, errObjectNotFound(name))
+	p, ok := s.orgPrincipal(w, r, errObjectNotFound, name)
 	if !ok {
 		return
 	}
@@ -510,7 +511,7 @@ func (s *Server) handlePatch(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) handlePut(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("name")
-	p, ok := s.orgPrincipal(w, r, errObjectNotFound(name))
+	p, ok := s.orgPrincipal(w, r, errObjectNotFound, name)
 	if !ok {
 		return
 	}
@@ -542,7 +543,7 @@ func (s *Server) handlePut(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) handleDelete(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("name")
-	p, ok := s.orgPrincipal(w, r, errObjectNotFound(name))
+	p, ok := s.orgPrincipal(w, r, errObjectNotFound, name)
 	if !ok {
 		return
 	}
@@ -556,7 +557,7 @@ func (s *Server) handleDelete(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) handleDeleteKey(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("name")
-	p, ok := s.orgPrincipal(w, r, errObjectNotFound(name))
+	p, ok := s.orgPrincipal(w, r, errObjectNotFound, name)
 	if !ok {
 		return
 	}
@@ -581,7 +582,7 @@ type AuditEntry struct {
 }
 
 func (s *Server) handleAudit(w http.ResponseWriter, r *http.Request) {
-	p, ok := s.orgPrincipal(w, r, errOrgNotFound(r.PathValue("org")))
+	p, ok := s.orgPrincipal(w, r, errOrgNotFound, r.PathValue("org"))
 	if !ok {
 		return
 	}

@@ -39,40 +39,60 @@ type tokenCache struct {
 
 func newTokenCache(path string) *tokenCache {
 	c := &tokenCache{path: path, m: map[string]cachedToken{}}
-	c.checkEpoch()
+	c.checkEpoch(c.readEpoch())
 	return c
 }
 
-// checkEpoch clears the cache if the epoch file changed. Caller holds mu or
-// is the constructor.
-func (c *tokenCache) checkEpoch() {
+// epoch is the state of the epoch file.
+type epoch struct {
+	exist bool
+	mod   time.Time
+	size  int64
+}
+
+func (c *tokenCache) readEpoch() epoch {
 	fi, err := os.Stat(c.path)
-	exist := err == nil
-	var mod time.Time
-	var size int64
-	if exist {
-		mod, size = fi.ModTime(), fi.Size()
+	if err != nil {
+		return epoch{}
 	}
+	return epoch{exist: true, mod: fi.ModTime(), size: fi.Size()}
+}
+
+// checkEpoch clears the cache if the epoch file changed (e is its state,
+// read before the call, outside the lock). Caller holds mu or is the
+// constructor.
+func (c *tokenCache) checkEpoch(e epoch) {
+	exist, mod, size := e.exist, e.mod, e.size
 	if exist != c.exist || !mod.Equal(c.mod) || size != c.size {
 		clear(c.m)
 		c.exist, c.mod, c.size = exist, mod, size
 	}
 }
 
-func (c *tokenCache) get(hash []byte) (store.Token, bool) {
+// get returns the cached token of hash, and the epoch it checked: a lookup
+// made after a miss is put back with that epoch.
+func (c *tokenCache) get(hash []byte) (store.Token, epoch, bool) {
+	// The file is checked on every request, so that a revocation by another
+	// process applies to the next one; the stat runs outside the lock.
+	ep := c.readEpoch()
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.checkEpoch()
+	c.checkEpoch(ep)
 	e, ok := c.m[string(hash)]
 	if !ok || time.Now().After(e.expires) {
-		return store.Token{}, false
+		return store.Token{}, ep, false
 	}
-	return e.tok, true
+	return e.tok, ep, true
 }
 
-func (c *tokenCache) put(hash []byte, t store.Token) {
+// put caches a lookup made after get returned ep, unless the epoch changed
+// since (the lookup may predate a revocation).
+func (c *tokenCache) put(hash []byte, t store.Token, ep epoch) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if ep.exist != c.exist || !ep.mod.Equal(c.mod) || ep.size != c.size {
+		return
+	}
 	if len(c.m) >= tokenCacheMax {
 		clear(c.m)
 	}

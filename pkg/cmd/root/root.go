@@ -34,7 +34,7 @@ manages the secret sets and image pull secrets they run with.`,
 	cmd.SetErr(f.IOStreams.ErrOut)
 	cmd.SetIn(f.IOStreams.In)
 	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return cmdutil.UsageErrorf("%s\nRun '%s --help' for usage.", err, c.CommandPath())
+		return cmdutil.UsageErrorf("%s (see '%s --help')", err, c.CommandPath())
 	})
 	cmd.CompletionOptions.HiddenDefaultCmd = true
 	cmd.AddCommand(create.NewCmdCreate(f, nil))

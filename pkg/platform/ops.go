@@ -597,10 +597,7 @@ func (s *Server) replace(ctx context.Context, p principal, name string, in resou
 func (s *Server) deleteObject(ctx context.Context, p principal, name, ifMatch string) (store.Object, error) {
 	var result store.Object
 	err := s.store.Update(ctx, func(ctx context.Context, tx store.Tx) error {
-		cur, err := tx.Object(ctx, p.org.ID, name)
-		if errors.Is(err, store.ErrNotFound) {
-			return errObjectNotFound(name)
-		}
+		cur, err := loadObject(ctx, tx, p.org.ID, name)
 		if err != nil {
 			return err
 		}
@@ -629,10 +626,7 @@ func (s *Server) deleteKey(ctx context.Context, p principal, name, key string) (
 	}
 	var result store.Object
 	err := s.store.Update(ctx, func(ctx context.Context, tx store.Tx) error {
-		cur, err := tx.Object(ctx, p.org.ID, name)
-		if errors.Is(err, store.ErrNotFound) {
-			return errObjectNotFound(name)
-		}
+		cur, err := loadObject(ctx, tx, p.org.ID, name)
 		if err != nil {
 			return err
 		}
@@ -681,4 +675,13 @@ func storeWrite(ctx context.Context, tx store.Tx, obj *store.Object, removed []s
 		return err
 	}
 	return tx.PutValues(ctx, obj.ID, put)
+}
+
+// loadObject reads an object for a write; a missing one is the API's 404.
+func loadObject(ctx context.Context, tx store.Tx, orgID int64, name string) (store.Object, error) {
+	cur, err := tx.Object(ctx, orgID, name)
+	if errors.Is(err, store.ErrNotFound) {
+		return cur, errObjectNotFound(name)
+	}
+	return cur, err
 }

@@ -3,6 +3,7 @@ package scaffold
 import (
 	"slices"
 	"strings"
+	"sync"
 )
 
 // The catalogue of `botkit create` (DESIGN §4.3): every transport and every
@@ -25,25 +26,52 @@ import (
 //   - Services that only run on-device with model files the user must supply
 //     are left out; every entry runs with its environment variables filled in.
 
-// Services returns every service of the catalogue, ordered by category (stt,
-// llm, tts, realtime, video) and then by id. The slice is the caller's own.
-func Services() []Service {
-	all := catalogServices()
-	slices.SortStableFunc(all, func(a, b Service) int {
-		if c := categoryRank(a.Category) - categoryRank(b.Category); c != 0 {
-			return c
+// catalogIndex is the catalogue, built once and never changed afterwards:
+// every exported function hands out deep copies, so no caller can change
+// what another sees.
+type catalogIndex struct {
+	services      []Service // ordered by category, then id
+	serviceByID   map[string]int
+	transports    []Transport // catalogue order: web first
+	transportByID map[string]int
+}
+
+var catalog = sync.OnceValue(func() *catalogIndex {
+	c := &catalogIndex{services: catalogServices(), transports: catalogTransports()}
+	slices.SortStableFunc(c.services, func(a, b Service) int {
+		if d := categoryRank(a.Category) - categoryRank(b.Category); d != 0 {
+			return d
 		}
 		return strings.Compare(a.ID, b.ID)
 	})
-	return all
+	c.serviceByID = make(map[string]int, len(c.services))
+	for i, s := range c.services {
+		c.serviceByID[s.ID] = i
+	}
+	c.transportByID = make(map[string]int, len(c.transports))
+	for i, t := range c.transports {
+		c.transportByID[t.ID] = i
+	}
+	return c
+})
+
+// Services returns every service of the catalogue, ordered by category (stt,
+// llm, tts, realtime, video) and then by id. The slice is the caller's own.
+func Services() []Service {
+	all := catalog().services
+	out := make([]Service, len(all))
+	for i, s := range all {
+		out[i] = s.clone()
+	}
+	return out
 }
 
 // ServicesIn returns the services of one category, ordered by id.
 func ServicesIn(c Category) []Service {
 	var out []Service
-	for _, s := range Services() {
+	for _, s := range catalog().services {
 		if s.Category == c {
-			out = append(out, s)
+			out = append(out, s.clone())
 		}
 	}
 	return out
@@ -52,44 +80,81 @@ func ServicesIn(c Category) []Service {
 // ServiceIDs returns the ids of one category, ordered.
 func ServiceIDs(c Category) []string {
 	var out []string
-	for _, s := range ServicesIn(c) {
-		out = append(out, s.ID)
+	for _, s := range catalog().services {
+		if s.Category == c {
+			out = append(out, s.ID)
+		}
 	}
 	return out
 }
 
 // LookupService returns the service with the given id.
 func LookupService(id string) (Service, bool) {
-	for _, s := range catalogServices() {
-		if s.ID == id {
-			return s, true
-		}
+	c := catalog()
+	i, ok := c.serviceByID[id]
+	if !ok {
+		return Service{}, false
 	}
-	return Service{}, false
+	return c.services[i].clone(), true
 }
 
 // Transports returns every transport in catalogue order: web ones first.
-func Transports() []Transport { return catalogTransports() }
+func Transports() []Transport {
+	all := catalog().transports
+	out := make([]Transport, len(all))
+	for i, t := range all {
+		out[i] = t.clone()
+	}
+	return out
+}
 
 // LookupTransport returns the transport with the given id.
 func LookupTransport(id string) (Transport, bool) {
-	for _, t := range catalogTransports() {
-		if t.ID == id {
-			return t, true
-		}
+	c := catalog()
+	i, ok := c.transportByID[id]
+	if !ok {
+		return Transport{}, false
 	}
-	return Transport{}, false
+	return c.transports[i].clone(), true
 }
 
 // TransportIDs returns the ids of one kind of transport, in catalogue order.
 func TransportIDs(kind TransportKind) []string {
 	var out []string
-	for _, t := range catalogTransports() {
+	for _, t := range catalog().transports {
 		if t.Kind == kind {
 			out = append(out, t.ID)
 		}
 	}
 	return out
+}
+
+// clone returns a deep copy of s.
+func (s Service) clone() Service {
+	s.Extras = slices.Clone(s.Extras)
+	s.Args = cloneArgs(s.Args)
+	s.Env = slices.Clone(s.Env)
+	s.Imports = slices.Clone(s.Imports)
+	return s
+}
+
+func cloneArgs(args []Arg) []Arg {
+	if args == nil {
+		return nil
+	}
+	out := make([]Arg, len(args))
+	for i, a := range args {
+		a.Args = cloneArgs(a.Args)
+		out[i] = a
+	}
+	return out
+}
+
+// clone returns a deep copy of t.
+func (t Transport) clone() Transport {
+	t.Extras = slices.Clone(t.Extras)
+	t.Env = slices.Clone(t.Env)
+	return t
 }
 
 // KwargLines returns the keyword arguments of the service's constructor
@@ -172,8 +237,7 @@ const (
 	defaultCartesiaVoice = "71a7ad14-091c-4e8e-a314-022ece01c121" // "British Reading Lady"
 )
 
-// catalogServices builds the service catalogue afresh on every call, so no
-// caller can change what another sees.
+// catalogServices builds the service catalogue (see catalogIndex).
 func catalogServices() []Service {
 	var s []Service
 	s = append(s, sttServices()...)

@@ -387,3 +387,17 @@ func TestWriteIntoNonEmptyDirectoryMergesAndNewDirectoryRenames(t *testing.T) {
 		t.Errorf("staging left beside the target: %v", siblings)
 	}
 }
+
+func TestWriteFailureRemovesTheDirectoriesItCreated(t *testing.T) {
+	root := t.TempDir()
+	target := filepath.Join(root, "a", "b", "project")
+	// A file where a directory must go makes the write fail part-way.
+	files := []File{{Path: "README.md", Data: []byte("x")}, {Path: "README.md/oops", Data: []byte("y")}}
+	if err := Write(target, files); err == nil {
+		t.Fatal("write succeeded")
+	}
+	entries, _ := os.ReadDir(root)
+	if len(entries) != 0 {
+		t.Errorf("failed write left %v behind", entries)
+	}
+}

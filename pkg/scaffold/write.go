@@ -67,6 +67,14 @@ func Write(dir string, files []File) (err error) {
 	stageParent := dir
 	if !exists {
 		stageParent = filepath.Dir(filepath.Clean(dir))
+		// Parent directories this call creates go away again on failure.
+		if created := firstMissing(stageParent); created != "" {
+			defer func() {
+				if err != nil {
+					os.RemoveAll(created)
+				}
+			}()
+		}
 		if err := os.MkdirAll(stageParent, 0o755); err != nil {
 			return err
 		}
@@ -134,4 +142,19 @@ func moveInto(src, dst string, moved *[]string) error {
 		*moved = append(*moved, d)
 	}
 	return nil
+}
+
+// firstMissing returns the outermost ancestor of dir (or dir itself) that
+// does not exist, or "" when dir exists.
+func firstMissing(dir string) string {
+	missing := ""
+	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(d); err == nil {
+			return missing
+		}
+		missing = d
+		if filepath.Dir(d) == d {
+			return missing
+		}
+	}
 }

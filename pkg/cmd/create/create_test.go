@@ -1,6 +1,8 @@
 package create
 
 import (
+	"github.com/charmbracelet/huh"
+
 	"context"
 	"errors"
 	"os"
@@ -106,5 +108,20 @@ func TestRunInterruptedWritesNothing(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(wd, name)); !os.IsNotExist(err) {
 		t.Errorf("project written after interrupt: %v", err)
+	}
+}
+
+func TestDefaultFirstKeepsEveryOptionVisible(t *testing.T) {
+	opts := huh.NewOptions("a", "b", "c")
+	got := defaultFirst(opts, "b")
+	var values []string
+	for _, o := range got {
+		values = append(values, o.Value)
+	}
+	if strings.Join(values, ",") != "b,a,c" {
+		t.Fatalf("got %v", values)
+	}
+	if got := defaultFirst(opts, "zz"); len(got) != 3 || got[0].Value != "a" {
+		t.Fatalf("unknown default reordered: %v", got)
 	}
 }

@@ -183,6 +183,12 @@ func (w *wizard) selectOne(title, flag string, opts []huh.Option[string], value 
 		*value = opts[0].Value
 		def = opts[0].Key
 	}
+	if !w.accessible {
+		// huh's full-screen select scrolls its list to the preselected
+		// option, hiding the ones above it; the default goes first so that
+		// every option shows. Accessible mode keeps the catalogue order.
+		opts = defaultFirst(opts, *value)
+	}
 	s := huh.NewSelect[string]().Title(w.titled(title, def)).Value(value).Options(opts...)
 	if len(opts) > 8 {
 		s = s.Height(12).Description("Type / to filter")
@@ -658,4 +664,21 @@ func (l *lineReader) ended() bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.eof
+}
+
+// defaultFirst returns opts with the option whose value is def moved to the
+// front, the others in their order.
+func defaultFirst(opts []huh.Option[string], def string) []huh.Option[string] {
+	out := make([]huh.Option[string], 0, len(opts))
+	for _, o := range opts {
+		if o.Value == def {
+			out = append(out, o)
+		}
+	}
+	for _, o := range opts {
+		if o.Value != def {
+			out = append(out, o)
+		}
+	}
+	return out
 }

@@ -1,8 +1,6 @@
 package create
 
 import (
-	"github.com/charmbracelet/huh"
-
 	"context"
 	"errors"
 	"os"
@@ -10,6 +8,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/charmbracelet/huh"
 
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
 	"github.com/botkit-dev/botkit/pkg/iostreams"

@@ -1,8 +1,8 @@
 // Package store defines the persistence interface of the platform. It knows
 // nothing of HTTP, validation or encryption: values reach it already
-// encrypted. The interface is deliberately narrow (no SQL leaks through it) so
-// that a PostgreSQL implementation can sit beside the SQLite one in
-// store/sqlite.
+// encrypted. The interface is deliberately narrow (no SQL leaks through it):
+// store/sqlite and store/postgres implement it, and store/storetest holds the
+// contract tests both pass.
 package store
 
 import (
@@ -15,6 +15,10 @@ import (
 var (
 	ErrNotFound = errors.New("not found")
 	ErrExists   = errors.New("already exists")
+	// ErrUnavailable wraps errors of a database that cannot be reached
+	// (down, restarting, refusing connections): the request may succeed
+	// when retried later.
+	ErrUnavailable = errors.New("database unavailable")
 )
 
 // Org is an organization.
@@ -108,7 +112,10 @@ type ListQuery struct {
 type Tx interface {
 	Org(ctx context.Context, name string) (Org, error)
 	CreateOrg(ctx context.Context, o Org) (Org, error)
+	// CreateToken stores t; a non-nil t.RevokedAt stores it revoked (migrations).
 	CreateToken(ctx context.Context, t Token) error
+	// RevokeToken revokes a token and advances the tokens epoch (see
+	// Store.TokensEpoch) in the same transaction.
 	RevokeToken(ctx context.Context, id string) error
 
 	Object(ctx context.Context, orgID int64, name string) (Object, error)
@@ -118,8 +125,14 @@ type Tx interface {
 	PutValues(ctx context.Context, objectID int64, vals []Value) error
 	DeleteValues(ctx context.Context, objectID int64, keys []string) error
 	DeleteObject(ctx context.Context, objectID int64) error
-	// NextVersion returns a new store-wide unique, increasing version number.
+	// NextVersion returns a new store-wide unique version number, greater
+	// than every version this transaction read and every version this
+	// store handed out before.
 	NextVersion(ctx context.Context) (int64, error)
+	// AdvanceVersion makes every later NextVersion of this store, and of
+	// stores opened on the database later, return more than v (used when
+	// importing objects that carry their versions).
+	AdvanceVersion(ctx context.Context, v int64) error
 	Audit(ctx context.Context, r AuditRecord) error
 }
 
@@ -145,10 +158,24 @@ type Store interface {
 	// MarkPendingReady makes every pending object of region and kind ready
 	// in one write and returns how many it changed.
 	MarkPendingReady(ctx context.Context, region, kind string) (int, error)
+	// ClaimPending claims up to limit pending objects of region and kind
+	// for holder, in write order, without their Labels and Keys. An object
+	// is claimable when no claim holds its current generation or the claim's
+	// lease ran out, so several processes sharing the database each get
+	// different objects, and the objects of a process that died are claimed
+	// again once its lease expires. The lease is measured on the
+	// database's clock.
+	ClaimPending(ctx context.Context, region, kind, holder string, lease time.Duration, limit int) ([]Object, error)
+	// RenewClaims extends holder's claims on the objects ids that are still
+	// pending by lease.
+	RenewClaims(ctx context.Context, holder string, ids []int64, lease time.Duration) error
 	// SetStatus records provisioning results, each only if its object still
 	// has the generation it was computed for; it returns how many applied.
 	SetStatus(ctx context.Context, updates []StatusUpdate) (int, error)
 	Audit(ctx context.Context, org string, limit int) ([]AuditRecord, error)
+	// TokensEpoch returns a number that changes whenever a token is revoked:
+	// a process caching token lookups drops its cache when it changes.
+	TokensEpoch(ctx context.Context) (int64, error)
 
 	Close() error
 }

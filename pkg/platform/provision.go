@@ -2,7 +2,9 @@ package platform
 
 import (
 	"context"
+	"crypto/rand"
 	"fmt"
+	"os"
 	"net/http"
 	"sync"
 	"time"
@@ -13,16 +15,26 @@ import (
 
 // provisioner moves pending objects to ready or failed: one worker per
 // region. Secret sets become ready at once (in batches); image pull secrets
-// are verified against their registry, up to 4 at a time per region.
+// are claimed (store.Store.ClaimPending, so that of several servers sharing
+// a database exactly one verifies each) and verified against their
+// registry, up to verifyConcurrency at a time per region. Claims are renewed
+// while the checks run; a server that dies stops renewing, and another takes
+// its objects over when their lease runs out.
 type provisioner struct {
 	s        *Server
+	holder   string // this server's name in claims
 	wakeCh   map[string]chan struct{}
 	client   *http.Client
 	inflight sync.Map // object ID → struct{}
 }
 
+const verifyConcurrency = 4
+
 func newProvisioner(s *Server) *provisioner {
-	p := &provisioner{s: s, wakeCh: map[string]chan struct{}{},
+	hb := make([]byte, 8)
+	_, _ = rand.Read(hb)
+	host, _ := os.Hostname()
+	p := &provisioner{s: s, wakeCh: map[string]chan struct{}{}, holder: fmt.Sprintf("%s/%d/%x", host, os.Getpid(), hb),
 		client: newGuardedClient(s.opts.AllowPrivateRegistries, s.opts.RegistryTimeout)}
 	for _, r := range resources.Regions() {
 		p.wakeCh[r] = make(chan struct{}, 1)
@@ -40,16 +52,36 @@ func (p *provisioner) wake(region string) {
 	}
 }
 
-const pendingBatch = 500
-
 // provisionDebounce is how long a woken provisioner waits for more writes
 // before its pass.
 const provisionDebounce = 25 * time.Millisecond
 
+// renew extends the claims of the checks in flight every third of the
+// lease, until ctx ends.
+func (p *provisioner) renew(ctx context.Context) {
+	t := time.NewTicker(p.s.opts.ProvisionLease / 3)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		var ids []int64
+		p.inflight.Range(func(k, _ any) bool {
+			ids = append(ids, k.(int64))
+			return true
+		})
+		if err := p.s.store.RenewClaims(ctx, p.holder, ids, p.s.opts.ProvisionLease); err != nil && ctx.Err() == nil {
+			p.s.log.Error("provisioner: renewing claims failed", "error", err.Error())
+		}
+	}
+}
+
 func (p *provisioner) run(ctx context.Context, region string) {
 	ticker := time.NewTicker(p.s.opts.PollInterval)
 	defer ticker.Stop()
-	sem := make(chan struct{}, 4)
+	sem := make(chan struct{}, verifyConcurrency)
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	for {
@@ -90,10 +122,16 @@ func (p *provisioner) pass(ctx context.Context, region string, sem chan struct{}
 	if n > 0 {
 		p.s.metrics.provisioned.WithLabelValues(region, resources.KindSecretSet, resources.StateReady).Add(float64(n))
 	}
-	objs, err := p.s.store.Pending(ctx, region, resources.KindImagePullSecret, pendingBatch)
+	// Claim only what can be checked now, so that other servers take the
+	// rest.
+	free := cap(sem) - len(sem)
+	if free <= 0 {
+		return false
+	}
+	objs, err := p.s.store.ClaimPending(ctx, region, resources.KindImagePullSecret, p.holder, p.s.opts.ProvisionLease, free)
 	if err != nil {
 		if ctx.Err() == nil {
-			p.s.log.Error("provisioner: listing pending objects failed", "region", region, "error", err.Error())
+			p.s.log.Error("provisioner: claiming pending objects failed", "region", region, "error", err.Error())
 		}
 		return false
 	}
@@ -102,21 +140,17 @@ func (p *provisioner) pass(ctx context.Context, region string, sem chan struct{}
 		if _, busy := p.inflight.LoadOrStore(o.ID, struct{}{}); busy {
 			continue
 		}
+		sem <- struct{}{} // free > 0 slots were free; only this worker fills them
 		started++
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			defer p.inflight.Delete(o.ID)
-			select {
-			case sem <- struct{}{}:
-			case <-ctx.Done():
-				return
-			}
 			defer func() { <-sem }()
 			p.verify(ctx, o)
 		}()
 	}
-	return len(objs) == pendingBatch && started > 0
+	return len(objs) == free && started > 0
 }
 
 func (p *provisioner) verify(ctx context.Context, o store.Object) {

@@ -113,4 +113,3 @@ func TestAuditBatched(t *testing.T) {
 		}
 	}
 }
-

@@ -188,6 +188,10 @@ func (c *Cluster) StopServer(mode string) error {
 	return nil
 }
 
+// Dir returns the directory holding the cluster's files (data, socket,
+// log).
+func (c *Cluster) Dir() string { return c.dir }
+
 // Log returns the server log.
 func (c *Cluster) Log() string {
 	b, _ := os.ReadFile(filepath.Join(c.dir, "server.log"))

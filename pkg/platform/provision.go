@@ -4,8 +4,8 @@ import (
 	"context"
 	"crypto/rand"
 	"fmt"
-	"os"
 	"net/http"
+	"os"
 	"sync"
 	"time"
 

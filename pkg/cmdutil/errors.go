@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/botkit-dev/botkit/pkg/printers"
 )
 
 // Exit codes of every command (DESIGN §3).
@@ -78,6 +80,10 @@ func ExitCode(err error) int {
 	var e *exitError
 	if errors.As(err, &e) {
 		return e.code
+	}
+	var unknownFormat *printers.UnknownFormatError
+	if errors.As(err, &unknownFormat) {
+		return ExitUsage
 	}
 	return ExitError
 }

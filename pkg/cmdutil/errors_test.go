@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"reflect"
 	"testing"
+
+	"github.com/botkit-dev/botkit/pkg/printers"
 )
 
 func TestExitCodes(t *testing.T) {
@@ -21,6 +23,7 @@ func TestExitCodes(t *testing.T) {
 		{context.Canceled, ExitInterrupted},
 		{SilentError{Code: 4}, 4},
 		{Problems([]string{"a", "b"}), ExitUsage},
+		{&printers.UnknownFormatError{Format: "jsn", Valid: printers.Formats()}, ExitUsage},
 	}
 	for _, c := range cases {
 		if got := ExitCode(c.err); got != c.want {

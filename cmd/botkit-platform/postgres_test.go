@@ -540,7 +540,6 @@ func TestMigrate(t *testing.T) {
 	delete(values["set-4"], "LEVEL")
 	expectStatus(t, old.call(tokB, "PATCH", objPath("beta", "regcred"), ipsBody(reg.srv.URL, "robot")), 201, "create IPS")
 	old.waitState(tokB, "beta", "regcred")
-	before := map[string][]byte{}
 	snapshot := func(s *server) map[string][]byte {
 		out := map[string][]byte{}
 		for _, q := range []struct{ tok, org string }{{tokA, "acme"}, {tokB, "beta"}} {
@@ -549,7 +548,7 @@ func TestMigrate(t *testing.T) {
 		}
 		return out
 	}
-	before = snapshot(old)
+	before := snapshot(old)
 	tokensBefore := admin(t, "tokens", "list", "--org", "acme", "-o", "json", "--data-dir", dir)
 	old.stop()
 

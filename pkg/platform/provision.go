@@ -21,11 +21,14 @@ import (
 // while the checks run; a server that dies stops renewing, and another takes
 // its objects over when their lease runs out.
 type provisioner struct {
-	s        *Server
-	holder   string // this server's name in claims
-	wakeCh   map[string]chan struct{}
-	client   *http.Client
-	inflight sync.Map // object ID → struct{}
+	s      *Server
+	holder string // this server's name in claims
+	wakeCh map[string]chan struct{}
+	client *http.Client
+
+	mu       sync.Mutex
+	inflight map[int64]bool         // objects being verified
+	again    map[int64]store.Object // newer generations claimed meanwhile
 }
 
 const verifyConcurrency = 4
@@ -34,7 +37,7 @@ func newProvisioner(s *Server) *provisioner {
 	hb := make([]byte, 8)
 	_, _ = rand.Read(hb)
 	host, _ := os.Hostname()
-	p := &provisioner{s: s, wakeCh: map[string]chan struct{}{}, holder: fmt.Sprintf("%s/%d/%x", host, os.Getpid(), hb),
+	p := &provisioner{s: s, wakeCh: map[string]chan struct{}{}, inflight: map[int64]bool{}, again: map[int64]store.Object{}, holder: fmt.Sprintf("%s/%d/%x", host, os.Getpid(), hb),
 		client: newGuardedClient(s.opts.AllowPrivateRegistries, s.opts.RegistryTimeout)}
 	for _, r := range resources.Regions() {
 		p.wakeCh[r] = make(chan struct{}, 1)
@@ -67,11 +70,12 @@ func (p *provisioner) renew(ctx context.Context) {
 			return
 		case <-t.C:
 		}
-		var ids []int64
-		p.inflight.Range(func(k, _ any) bool {
-			ids = append(ids, k.(int64))
-			return true
-		})
+		p.mu.Lock()
+		ids := make([]int64, 0, len(p.inflight))
+		for id := range p.inflight {
+			ids = append(ids, id)
+		}
+		p.mu.Unlock()
 		if err := p.s.store.RenewClaims(ctx, p.holder, ids, p.s.opts.ProvisionLease); err != nil && ctx.Err() == nil {
 			p.s.log.Error("provisioner: renewing claims failed", "error", err.Error())
 		}
@@ -137,17 +141,35 @@ func (p *provisioner) pass(ctx context.Context, region string, sem chan struct{}
 	}
 	started := 0
 	for _, o := range objs {
-		if _, busy := p.inflight.LoadOrStore(o.ID, struct{}{}); busy {
+		p.mu.Lock()
+		if p.inflight[o.ID] {
+			// A newer generation of an object being verified: verified
+			// by the same goroutine next, under the claim just taken.
+			p.again[o.ID] = o
+			p.mu.Unlock()
 			continue
 		}
+		p.inflight[o.ID] = true
+		p.mu.Unlock()
 		sem <- struct{}{} // free > 0 slots were free; only this worker fills them
 		started++
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			defer p.inflight.Delete(o.ID)
 			defer func() { <-sem }()
-			p.verify(ctx, o)
+			for {
+				p.verify(ctx, o)
+				p.mu.Lock()
+				next, ok := p.again[o.ID]
+				delete(p.again, o.ID)
+				if !ok || ctx.Err() != nil {
+					delete(p.inflight, o.ID)
+					p.mu.Unlock()
+					return
+				}
+				p.mu.Unlock()
+				o = next
+			}
 		}()
 	}
 	return len(objs) == free && started > 0

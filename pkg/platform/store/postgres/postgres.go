@@ -283,7 +283,9 @@ func (s *Store) update(ctx context.Context, fn func(context.Context, store.Tx) e
 		}
 		return !t.sentCommit, ferr
 	}
-	if err := t.commit(ctx); err != nil {
+	// Once COMMIT is sent, wait for its outcome even if ctx ends: the
+	// caller must not report failure for a write that committed.
+	if err := t.commit(context.WithoutCancel(ctx)); err != nil {
 		if t.conn.PgConn().TxStatus() != 'I' {
 			_, _ = t.conn.Exec(context.WithoutCancel(ctx), "ROLLBACK")
 		}

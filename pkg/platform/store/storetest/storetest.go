@@ -761,7 +761,7 @@ func testClaims(t *testing.T, open Opener) {
 		t.Fatalf("claim in us-east: %+v %v", short, err)
 	}
 	time.Sleep(120 * time.Millisecond)
-	if err := s1.RenewClaims(ctx, "h1", []int64{short[0].ID}, 400*time.Millisecond); err != nil {
+	if err := s1.RenewClaims(ctx, "h1", []int64{short[0].ID}, 700*time.Millisecond); err != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(200 * time.Millisecond) // past the first lease, within the renewed one
@@ -771,7 +771,7 @@ func testClaims(t *testing.T, open Opener) {
 	if err := s2.RenewClaims(ctx, "h2", []int64{short[0].ID}, time.Hour); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(300 * time.Millisecond)
+	time.Sleep(600 * time.Millisecond)
 	if c, _ := s2.ClaimPending(ctx, "us-east", "ImagePullSecret", "h2", time.Minute, 10); len(c) != 1 {
 		t.Errorf("an expired claim was not taken over (another holder's renewal must not count): %v", c)
 	}

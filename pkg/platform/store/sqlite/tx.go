@@ -50,7 +50,7 @@ const (
 	qInsertObject = `INSERT INTO objects (org_id, name, kind, region, labels, keys, host, username, version, generation, state, message, created_at, updated_at, managed, apply_set)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	qAppliedObjects = `SELECT ` + objectCols + ` FROM objects WHERE org_id = ? AND apply_set = ? AND managed = 1 ORDER BY name`
-	qUpsertValue = `INSERT INTO secret_values (object_id, key, size, ciphertext) VALUES (?, ?, ?, ?)
+	qUpsertValue    = `INSERT INTO secret_values (object_id, key, size, ciphertext) VALUES (?, ?, ?, ?)
 			ON CONFLICT (object_id, key) DO UPDATE SET size = excluded.size, ciphertext = excluded.ciphertext`
 	qSavepoint  = `SAVEPOINT req`
 	qRollbackTo = `ROLLBACK TO req`

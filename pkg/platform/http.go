@@ -494,8 +494,10 @@ func (s *Server) handleList(w http.ResponseWriter, r *http.Request) {
 		limit = n
 	}
 	if c := q.Get("continue"); c != "" {
+		// A token is the base64 of the last name of the previous page: it
+		// must decode to a valid object name, or it is not one of ours.
 		after, err := base64.RawURLEncoding.DecodeString(c)
-		if err != nil || len(after) == 0 {
+		if err != nil || resources.ValidateName(string(after)) != nil {
 			writeError(w, errInvalid("continue: not a token returned by a previous list"))
 			return
 		}

@@ -143,3 +143,27 @@ func ValidateApplySet(s string) error {
 	}
 	return nil
 }
+
+// KindProjectConfig is the kind of a `botkit create -c` project config
+// manifest. Apply skips it.
+const KindProjectConfig = "ProjectConfig"
+
+// OutputOnlyFields lists the fields of a SecretSet or ImagePullSecret (dot
+// paths from the object's root) that the platform fills in: a manifest must
+// not set them. metadata.resourceVersion is not among them: in a manifest it
+// is a precondition.
+func OutputOnlyFields() []string {
+	return []string{
+		"metadata.creationTimestamp", "metadata.updateTimestamp", "metadata.managedBy", "metadata.applySet",
+		"spec.keys", "spec.username", "status",
+	}
+}
+
+// RequiredFields lists the fields a manifest of kind must set (dot paths).
+func RequiredFields(kind string) []string {
+	req := []string{"apiVersion", "kind", "metadata", "metadata.name"}
+	if kind == KindImagePullSecret {
+		req = append(req, "spec", "spec.host", "spec.credentials")
+	}
+	return req
+}

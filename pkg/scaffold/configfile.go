@@ -75,6 +75,30 @@ func ConfigKeys() []string {
 	return keys
 }
 
+// ConfigKey is one key of the flat config file and its JSON type:
+// "string", "boolean" or "array" (of strings).
+type ConfigKey struct {
+	Key  string
+	Type string
+}
+
+// ConfigKeyTypes returns every config key with its type, in documented
+// order (the JSON Schema of ProjectConfig is derived from it).
+func ConfigKeyTypes() []ConfigKey {
+	var out []ConfigKey
+	for _, f := range configFields() {
+		t := "string"
+		switch f.kind {
+		case kindBool:
+			t = "boolean"
+		case kindStringList:
+			t = "array"
+		}
+		out = append(out, ConfigKey{Key: f.key, Type: t})
+	}
+	return out
+}
+
 // ConfigFileError lists every problem found in a config file; each problem
 // names file:line and the key.
 type ConfigFileError struct{ Problems []string }

@@ -3,6 +3,8 @@ package apply
 import (
 	"fmt"
 	"strings"
+
+	"github.com/botkit-dev/botkit/pkg/resources"
 )
 
 // Problem is one thing wrong with the manifests, at file:line. Its message
@@ -26,13 +28,10 @@ type Error struct {
 	Problems []Problem
 }
 
-func (e *Error) Error() string {
-	lines := make([]string, len(e.Problems))
-	for i, p := range e.Problems {
-		lines[i] = p.String()
-	}
-	return strings.Join(lines, "\n")
-}
+func (e *Error) Error() string { return strings.Join(e.Lines(), "; ") }
+
+// ErrorCode makes it invalid input (exit 2; see cmdutil.Coded).
+func (e *Error) ErrorCode() string { return resources.CodeInvalid }
 
 // Lines returns one line per problem, for the command to print each as
 // "error: ...".

@@ -1,5 +1,6 @@
-// Package cmdutil holds what every botkit command shares: exit codes, error
-// kinds that map to them, and the factory of dependencies.
+// Package cmdutil holds what every command shares — botkit's and
+// botkit-platform's: exit codes, the typed errors that map to them, cobra
+// argument validators, and the factory of dependencies.
 package cmdutil
 
 import (
@@ -7,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/botkit-dev/botkit/pkg/resources"
 )
 
 // Exit codes of every command (DESIGN §3).
@@ -20,7 +23,46 @@ const (
 	ExitInterrupted = 130
 )
 
-// ExitError is an error that carries the exit code the process ends with.
+// exitByCode is the one mapping from domain error codes (the platform API's
+// error codes, resources.Code*) to exit codes. Every domain error that
+// implements Coded — API errors of pkg/client, the platform's admin errors,
+// parse errors of the CLI's own inputs — goes through it.
+var exitByCode = map[string]int{
+	resources.CodeInvalid:         ExitUsage,
+	resources.CodeTooLarge:        ExitUsage,
+	resources.CodeUnauthenticated: ExitAuth,
+	resources.CodeForbidden:       ExitAuth,
+	resources.CodeNotFound:        ExitNotFound,
+	resources.CodeConflict:        ExitConflict,
+	resources.CodeInternal:        ExitError,
+}
+
+// Coded is implemented by domain errors that carry one of the error codes of
+// resources (CodeInvalid, CodeNotFound, ...). ExitCode maps the code.
+type Coded interface {
+	error
+	ErrorCode() string
+}
+
+// FlagError is a bad flag or flag value (exit 2).
+type FlagError struct{ Err error }
+
+func (e *FlagError) Error() string { return e.Err.Error() }
+func (e *FlagError) Unwrap() error { return e.Err }
+
+// FlagErrorf returns a FlagError.
+func FlagErrorf(format string, args ...any) error {
+	return &FlagError{Err: fmt.Errorf(format, args...)}
+}
+
+// ArgsError is a wrong number or kind of positional arguments, or an unknown
+// command (exit 2).
+type ArgsError struct{ Err error }
+
+func (e *ArgsError) Error() string { return e.Err.Error() }
+func (e *ArgsError) Unwrap() error { return e.Err }
+
+// exitError is an error that carries the exit code the process ends with.
 // Problems, when set, are printed one per line instead of Err.
 type exitError struct {
 	code     int
@@ -63,7 +105,8 @@ type SilentError struct{ Code int }
 
 func (e SilentError) Error() string { return fmt.Sprintf("exit status %d", e.Code) }
 
-// ExitCode returns the exit code for err.
+// ExitCode returns the exit code for err. It is the only place where errors
+// become exit codes; it recognises errors by type, never by text.
 func ExitCode(err error) int {
 	if err == nil {
 		return ExitOK
@@ -72,12 +115,23 @@ func ExitCode(err error) int {
 	if errors.As(err, &s) {
 		return s.Code
 	}
-	if errors.Is(err, context.Canceled) {
-		return ExitInterrupted
-	}
 	var e *exitError
 	if errors.As(err, &e) {
 		return e.code
+	}
+	if errors.Is(err, context.Canceled) {
+		return ExitInterrupted
+	}
+	var fe *FlagError
+	var ae *ArgsError
+	if errors.As(err, &fe) || errors.As(err, &ae) {
+		return ExitUsage
+	}
+	var c Coded
+	if errors.As(err, &c) {
+		if code, ok := exitByCode[c.ErrorCode()]; ok {
+			return code
+		}
 	}
 	return ExitError
 }

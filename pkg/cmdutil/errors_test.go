@@ -4,8 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"reflect"
+	"syscall"
 	"testing"
+
+	"github.com/botkit-dev/botkit/pkg/dotenv"
+	"github.com/botkit-dev/botkit/pkg/printers"
+	"github.com/botkit-dev/botkit/pkg/resources"
 )
 
 func TestExitCodes(t *testing.T) {
@@ -21,6 +27,8 @@ func TestExitCodes(t *testing.T) {
 		{context.Canceled, ExitInterrupted},
 		{SilentError{Code: 4}, 4},
 		{Problems([]string{"a", "b"}), ExitUsage},
+		{&printers.UnknownFormatError{Format: "jsn", Valid: printers.Formats()}, ExitUsage},
+		{fmt.Errorf("--file: %w", &dotenv.ParseError{File: ".env", Line: 3, Msg: "expected KEY=value"}), ExitUsage},
 	}
 	for _, c := range cases {
 		if got := ExitCode(c.err); got != c.want {
@@ -38,5 +46,32 @@ func TestErrorLines(t *testing.T) {
 	}
 	if got := ErrorLines(UsageErrorf("x")); !reflect.DeepEqual(got, []string{"x"}) {
 		t.Errorf("usage: %v", got)
+	}
+}
+
+func TestExitCodeByTypeNotText(t *testing.T) {
+	cases := []struct {
+		name string
+		err  error
+		want int
+	}{
+		// An OS error whose text reads like a cobra usage error is a runtime failure.
+		{"os invalid argument", &os.PathError{Op: "open", Path: "x", Err: syscall.EINVAL}, ExitError},
+		{"text mentions unknown flag", errors.New("unknown flag: --x"), ExitError},
+		{"flag error", FlagErrorf("--output: bad"), ExitUsage},
+		{"args error", fmt.Errorf("wrapped: %w", &ArgsError{Err: errors.New("expected NAME")}), ExitUsage},
+		{"invalid", &resources.Error{Code: resources.CodeInvalid}, ExitUsage},
+		{"too large", &resources.Error{Code: resources.CodeTooLarge}, ExitUsage},
+		{"unauthenticated", &resources.Error{Code: resources.CodeUnauthenticated}, ExitAuth},
+		{"forbidden", &resources.Error{Code: resources.CodeForbidden}, ExitAuth},
+		{"not found", fmt.Errorf("x: %w", &resources.Error{Code: resources.CodeNotFound}), ExitNotFound},
+		{"conflict", &resources.Error{Code: resources.CodeConflict}, ExitConflict},
+		{"internal", &resources.Error{Code: resources.CodeInternal}, ExitError},
+		{"unknown code", &resources.Error{Code: "teapot"}, ExitError},
+	}
+	for _, c := range cases {
+		if got := ExitCode(c.err); got != c.want {
+			t.Errorf("%s: ExitCode = %d, want %d", c.name, got, c.want)
+		}
 	}
 }

@@ -1,22 +1,41 @@
 package cmdutil
 
 import (
+	"context"
 	"os"
+	"time"
 
+	"github.com/botkit-dev/botkit/pkg/client"
+	"github.com/botkit-dev/botkit/pkg/config"
 	"github.com/botkit-dev/botkit/pkg/iostreams"
+	"github.com/botkit-dev/botkit/pkg/prompter"
 )
 
-// Factory carries the dependencies commands are built with, so tests can
-// swap any of them.
+// Factory carries the dependencies commands are built with. The real ones
+// are wired in one place (pkg/cmd/factory); tests replace any of them.
+// Commands call the func fields lazily, in RunE, so that `botkit create`
+// never opens a config file, a keyring or a platform.
 type Factory struct {
 	IOStreams *iostreams.IOStreams
 	// Getenv reads the environment (os.Getenv by default).
 	Getenv func(string) string
 	// WorkingDir returns the directory relative paths start from.
 	WorkingDir func() (string, error)
+	// Now returns the current time (AGE columns, timeouts).
+	Now func() time.Time
+	// Prompter returns the prompter for this invocation (accessible line
+	// mode when asked for, huh otherwise).
+	Prompter func(accessible bool) prompter.Prompter
+	// Config returns the CLI configuration, environment overrides applied.
+	Config func() (*config.Config, error)
+	// APIClient returns the platform client of the configured context: the
+	// embedded local platform when no API URL is configured, else the remote
+	// one with the token from BOTKIT_TOKEN, the keyring or the config file.
+	APIClient func(ctx context.Context) (*client.Client, error)
 }
 
-// NewFactory returns a factory over the process's real environment.
+// NewFactory returns a factory over the process's real environment with no
+// cloud seams; pkg/cmd/factory.New fills those.
 func NewFactory(io *iostreams.IOStreams) *Factory {
-	return &Factory{IOStreams: io, Getenv: os.Getenv, WorkingDir: os.Getwd}
+	return &Factory{IOStreams: io, Getenv: os.Getenv, WorkingDir: os.Getwd, Now: time.Now}
 }

@@ -56,19 +56,22 @@ type Organization struct {
 }
 
 // ErrExists is returned when creating an organization that exists.
-var ErrExists = errors.New("already exists")
+var ErrExists error = &resources.Error{Code: resources.CodeConflict, Message: "already exists"}
 
 // ErrNotFound is returned for a missing organization or token.
-var ErrNotFound = errors.New("not found")
+var ErrNotFound error = &resources.Error{Code: resources.CodeNotFound, Message: "not found"}
 
 // ErrInvalid matches (errors.Is) the errors of invalid names and regions.
-var ErrInvalid = errors.New("invalid")
+var ErrInvalid error = &resources.Error{Code: resources.CodeInvalid, Message: "invalid"}
 
 type invalidError struct{ err error }
 
 func (e invalidError) Error() string        { return e.err.Error() }
 func (e invalidError) Unwrap() error        { return e.err }
 func (e invalidError) Is(target error) bool { return target == ErrInvalid }
+
+// ErrorCode makes an invalid name or region exit 2 in the command line.
+func (e invalidError) ErrorCode() string { return resources.CodeInvalid }
 
 // CreateOrg creates organization name with defaultRegion ("" = us-west).
 func (a *Admin) CreateOrg(ctx context.Context, name, defaultRegion string) (Organization, error) {

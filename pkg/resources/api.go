@@ -14,6 +14,20 @@ const (
 	CodeInternal        = "internal"        // 500
 )
 
+// Error is a domain error carrying one of the codes above. Core logic
+// returns it (or wraps it); the platform's HTTP layer turns the code into a
+// status and the command line's root into an exit code. Its message is shown
+// to users, so it never holds a value.
+type Error struct {
+	Code    string
+	Message string
+}
+
+func (e *Error) Error() string { return e.Message }
+
+// ErrorCode returns the error's code.
+func (e *Error) ErrorCode() string { return e.Code }
+
 // ErrorDetail is the body of an API error.
 type ErrorDetail struct {
 	Code    string `json:"code"`

@@ -3,12 +3,10 @@ package root
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/botkit-dev/botkit/pkg/cmd/cloud"
 	"github.com/botkit-dev/botkit/pkg/cmd/create"
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
 )
@@ -30,46 +28,14 @@ manages the secret sets and image pull secrets they run with.`,
 		SilenceUsage:  true,
 		Version:       Version,
 	}
-	cmd.SetOut(f.IOStreams.Out)
-	cmd.SetErr(f.IOStreams.ErrOut)
-	cmd.SetIn(f.IOStreams.In)
-	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return cmdutil.UsageErrorf("%s (see '%s --help')", err, c.CommandPath())
-	})
 	cmd.CompletionOptions.HiddenDefaultCmd = true
-	cmd.AddCommand(create.NewCmdCreate(f, nil))
+	cmd.AddCommand(create.NewCmdCreate(f, nil), cloud.NewCmdCloud(f))
+	cmdutil.TypeUsageErrors(cmd)
 	return cmd
 }
 
 // Run executes botkit with args and returns the process exit code. Errors
 // are printed to stderr as "error: ...", one line per problem.
 func Run(ctx context.Context, f *cmdutil.Factory, args []string) int {
-	cmd := NewCmdRoot(f)
-	cmd.SetArgs(args)
-	err := cmd.ExecuteContext(ctx)
-	if err == nil {
-		return cmdutil.ExitOK
-	}
-	if ctx.Err() != nil && !errors.Is(err, context.Canceled) {
-		err = cmdutil.WithCode(cmdutil.ExitInterrupted, err)
-	}
-	code := cmdutil.ExitCode(err)
-	if isCobraUsageError(err) {
-		code = cmdutil.ExitUsage
-	}
-	for _, line := range cmdutil.ErrorLines(err) {
-		fmt.Fprintf(f.IOStreams.ErrOut, "error: %s\n", line)
-	}
-	return code
-}
-
-// isCobraUsageError recognises the argument errors cobra returns itself.
-func isCobraUsageError(err error) bool {
-	msg := err.Error()
-	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand flag", "accepts ", "requires at least", "requires exactly", "invalid argument", "flag needs an argument", "required flag"} {
-		if strings.HasPrefix(msg, p) || strings.Contains(msg, " "+p) {
-			return true
-		}
-	}
-	return false
+	return cmdutil.Execute(ctx, NewCmdRoot(f), f.IOStreams, args)
 }

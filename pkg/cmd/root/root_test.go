@@ -24,8 +24,9 @@ func TestRunExitCodesAndErrorLines(t *testing.T) {
 		stderr string
 	}{
 		{[]string{"frobnicate"}, cmdutil.ExitUsage, `error: unknown command "frobnicate" for "botkit"`},
+		{[]string{"create", "quickstart", "x", "y"}, cmdutil.ExitUsage, "error: botkit create quickstart: "},
 		{[]string{"create", "--bogus"}, cmdutil.ExitUsage, "error: unknown flag: --bogus"},
-		{[]string{"create", "a", "b"}, cmdutil.ExitUsage, "error: accepts at most 1 arg(s), received 2"},
+		{[]string{"create", "a", "b"}, cmdutil.ExitUsage, "error: botkit create: accepts at most 1 arg(s), received 2"},
 		{[]string{"create"}, cmdutil.ExitUsage, "error: no terminal to run the wizard on: give --name or --config"},
 		{[]string{"create", "--name", "x", "-t", "nope", "--realtime", "nope"}, cmdutil.ExitUsage, "error: --transport (transports): unknown transport \"nope\""},
 	}

@@ -6,75 +6,39 @@ package cli
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
 	"os"
-	"strings"
 	"text/tabwriter"
 	"time"
 
+	"github.com/botkit-dev/botkit/pkg/cmdutil"
+	"github.com/botkit-dev/botkit/pkg/iostreams"
 	"github.com/botkit-dev/botkit/pkg/platform"
 	"github.com/spf13/cobra"
 )
 
-// Streams are the command's standard streams.
-type Streams struct {
-	In       io.Reader
-	Out, Err io.Writer
-}
-
-// Exit codes (DESIGN §3).
-const (
-	exitOK       = 0
-	exitFailure  = 1
-	exitUsage    = 2
-	exitNotFound = 3
-	exitConflict = 5
-)
-
-// usageError marks an invalid invocation (exit 2).
-type usageError struct{ error }
-
-// Run runs the command line args and returns the exit code.
-func Run(ctx context.Context, args []string, st Streams) int {
-	root := NewRootCmd(st)
-	root.SetArgs(args)
-	err := root.ExecuteContext(ctx)
-	if err == nil {
-		return exitOK
-	}
-	fmt.Fprintf(st.Err, "error: %v\n", err)
-	var ue usageError
-	switch {
-	case errors.As(err, &ue), errors.Is(err, platform.ErrInvalid), strings.HasPrefix(err.Error(), "unknown command"):
-		return exitUsage
-	case errors.Is(err, platform.ErrNotFound):
-		return exitNotFound
-	case errors.Is(err, platform.ErrExists):
-		return exitConflict
-	}
-	return exitFailure
+// Run runs the command line args and returns the exit code (DESIGN §3),
+// through the same plumbing as botkit's own commands.
+func Run(ctx context.Context, args []string, io *iostreams.IOStreams) int {
+	return cmdutil.Execute(ctx, NewRootCmd(io), io, args)
 }
 
 const dataDirEnv = "BOTKIT_PLATFORM_DATA_DIR"
 
 // NewRootCmd builds the botkit-platform command tree.
-func NewRootCmd(st Streams) *cobra.Command {
+func NewRootCmd(st *iostreams.IOStreams) *cobra.Command {
 	root := &cobra.Command{
 		Use:           "botkit-platform",
 		Short:         "Run and administer the botkit platform service",
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.SetIn(st.In)
-	root.SetOut(st.Out)
-	root.SetErr(st.Err)
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(newServeCmd(st), newOrgsCmd(st), newTokensCmd(st))
+	cmdutil.TypeUsageErrors(root)
 	return root
 }
 
@@ -84,18 +48,9 @@ func addDataDir(c *cobra.Command, p *string) {
 
 func requireDataDir(dir string) error {
 	if dir == "" {
-		return usageError{errors.New("--data-dir is required (or set " + dataDirEnv + ")")}
+		return cmdutil.FlagErrorf("%s", "--data-dir is required (or set "+dataDirEnv+")")
 	}
 	return nil
-}
-
-func exactArgs(n int, what string) cobra.PositionalArgs {
-	return func(c *cobra.Command, args []string) error {
-		if len(args) != n {
-			return usageError{fmt.Errorf("%s: expected %s, got %d arguments", c.CommandPath(), what, len(args))}
-		}
-		return nil
-	}
 }
 
 // ServeOptions are the options of `serve`.
@@ -105,11 +60,11 @@ type ServeOptions struct {
 	MasterKeyFile          string
 	AllowPrivateRegistries bool
 	LogFormat              string
-	Streams                Streams
+	IO                     *iostreams.IOStreams
 }
 
-func newServeCmd(st Streams) *cobra.Command {
-	o := &ServeOptions{Streams: st}
+func newServeCmd(st *iostreams.IOStreams) *cobra.Command {
+	o := &ServeOptions{IO: st}
 	c := &cobra.Command{
 		Use:   "serve --listen ADDR --data-dir DIR",
 		Short: "Serve the platform API",
@@ -118,7 +73,7 @@ func newServeCmd(st Streams) *cobra.Command {
 Once listening, it prints "listening on http://ADDR" to stderr (with the
 actual port when --listen ends in :0). Request logs go to stderr; they never
 contain request bodies or values.`,
-		Args: exactArgs(0, "no arguments"),
+		Args: cmdutil.ExactArgs(0, "no arguments"),
 		RunE: func(c *cobra.Command, _ []string) error { return RunServe(c.Context(), o) },
 	}
 	c.Flags().StringVar(&o.Listen, "listen", "127.0.0.1:8787", "address to listen on")
@@ -137,11 +92,11 @@ func RunServe(ctx context.Context, o *ServeOptions) error {
 	var h slog.Handler
 	switch o.LogFormat {
 	case "text":
-		h = slog.NewTextHandler(o.Streams.Err, nil)
+		h = slog.NewTextHandler(o.IO.ErrOut, nil)
 	case "json":
-		h = slog.NewJSONHandler(o.Streams.Err, nil)
+		h = slog.NewJSONHandler(o.IO.ErrOut, nil)
 	default:
-		return usageError{fmt.Errorf("--log-format %q: want text or json", o.LogFormat)}
+		return cmdutil.FlagErrorf("--log-format %q: want text or json", o.LogFormat)
 	}
 	logger := slog.New(h)
 	srv, err := platform.Open(ctx, platform.Options{
@@ -163,7 +118,7 @@ func RunServe(ctx context.Context, o *ServeOptions) error {
 		IdleTimeout:       120 * time.Second,
 		ErrorLog:          slog.NewLogLogger(h, slog.LevelWarn),
 	}
-	fmt.Fprintf(o.Streams.Err, "listening on http://%s\n", ln.Addr())
+	fmt.Fprintf(o.IO.ErrOut, "listening on http://%s\n", ln.Addr())
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {
@@ -186,16 +141,16 @@ type OrgsOptions struct {
 	Name          string
 	DefaultRegion string
 	Output        string
-	Streams       Streams
+	IO            *iostreams.IOStreams
 }
 
-func newOrgsCmd(st Streams) *cobra.Command {
+func newOrgsCmd(st *iostreams.IOStreams) *cobra.Command {
 	c := &cobra.Command{Use: "orgs", Aliases: []string{"organizations"}, Short: "Manage organizations"}
-	co := &OrgsOptions{Streams: st}
+	co := &OrgsOptions{IO: st}
 	create := &cobra.Command{
 		Use:   "create NAME [--default-region R] --data-dir DIR",
 		Short: "Create an organization",
-		Args:  exactArgs(1, "the organization name"),
+		Args:  cmdutil.ExactArgs(1, "the organization name"),
 		RunE: func(c *cobra.Command, args []string) error {
 			co.Name = args[0]
 			return RunOrgsCreate(c.Context(), co)
@@ -203,11 +158,11 @@ func newOrgsCmd(st Streams) *cobra.Command {
 	}
 	addDataDir(create, &co.DataDir)
 	create.Flags().StringVar(&co.DefaultRegion, "default-region", "us-west", "region of objects created without one")
-	lo := &OrgsOptions{Streams: st}
+	lo := &OrgsOptions{IO: st}
 	list := &cobra.Command{
 		Use:   "list --data-dir DIR",
 		Short: "List organizations",
-		Args:  exactArgs(0, "no arguments"),
+		Args:  cmdutil.ExactArgs(0, "no arguments"),
 		RunE:  func(c *cobra.Command, _ []string) error { return RunOrgsList(c.Context(), lo) },
 	}
 	addDataDir(list, &lo.DataDir)
@@ -234,14 +189,14 @@ func RunOrgsCreate(ctx context.Context, o *OrgsOptions) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(o.Streams.Out, "organization %s created (default region %s)\n", org.Name, org.DefaultRegion)
+	fmt.Fprintf(o.IO.Out, "organization %s created (default region %s)\n", org.Name, org.DefaultRegion)
 	return nil
 }
 
 // RunOrgsList lists organizations.
 func RunOrgsList(ctx context.Context, o *OrgsOptions) error {
 	if o.Output != "table" && o.Output != "json" {
-		return usageError{fmt.Errorf("--output %q: want table or json", o.Output)}
+		return cmdutil.FlagErrorf("--output %q: want table or json", o.Output)
 	}
 	a, err := openAdmin(ctx, o.DataDir)
 	if err != nil {
@@ -253,13 +208,13 @@ func RunOrgsList(ctx context.Context, o *OrgsOptions) error {
 		return err
 	}
 	if o.Output == "json" {
-		return writeJSON(o.Streams.Out, map[string]any{"items": orgs})
+		return writeJSON(o.IO.Out, map[string]any{"items": orgs})
 	}
 	if len(orgs) == 0 {
-		fmt.Fprintln(o.Streams.Err, "No organizations found")
+		fmt.Fprintln(o.IO.ErrOut, "No organizations found")
 		return nil
 	}
-	tw := tabwriter.NewWriter(o.Streams.Out, 0, 4, 3, ' ', 0)
+	tw := tabwriter.NewWriter(o.IO.Out, 0, 4, 3, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tDEFAULT REGION\tCREATED")
 	for _, org := range orgs {
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", org.Name, org.DefaultRegion, org.CreatedAt.Format(time.RFC3339))
@@ -280,37 +235,37 @@ type TokensOptions struct {
 	User    string
 	ID      string
 	Output  string
-	Streams Streams
+	IO      *iostreams.IOStreams
 }
 
-func newTokensCmd(st Streams) *cobra.Command {
+func newTokensCmd(st *iostreams.IOStreams) *cobra.Command {
 	c := &cobra.Command{Use: "tokens", Short: "Manage API tokens"}
-	co := &TokensOptions{Streams: st}
+	co := &TokensOptions{IO: st}
 	create := &cobra.Command{
 		Use:   "create --org NAME --data-dir DIR",
 		Short: "Create an API token; it is printed once, as the last line of stdout",
-		Args:  exactArgs(0, "no arguments"),
+		Args:  cmdutil.ExactArgs(0, "no arguments"),
 		RunE:  func(c *cobra.Command, _ []string) error { return RunTokensCreate(c.Context(), co) },
 	}
 	addDataDir(create, &co.DataDir)
 	create.Flags().StringVar(&co.Org, "org", "", "organization the token acts for (required)")
 	create.Flags().StringVar(&co.User, "user", "admin", "user name recorded in the audit log")
-	ro := &TokensOptions{Streams: st}
+	ro := &TokensOptions{IO: st}
 	revoke := &cobra.Command{
 		Use:   "revoke TOKEN_ID|TOKEN --data-dir DIR",
 		Short: "Revoke an API token by its ID (tok_...) or the token itself",
-		Args:  exactArgs(1, "a token ID or token"),
+		Args:  cmdutil.ExactArgs(1, "a token ID or token"),
 		RunE: func(c *cobra.Command, args []string) error {
 			ro.ID = args[0]
 			return RunTokensRevoke(c.Context(), ro)
 		},
 	}
 	addDataDir(revoke, &ro.DataDir)
-	lo := &TokensOptions{Streams: st}
+	lo := &TokensOptions{IO: st}
 	list := &cobra.Command{
 		Use:   "list --org NAME --data-dir DIR",
 		Short: "List the tokens of an organization (IDs only)",
-		Args:  exactArgs(0, "no arguments"),
+		Args:  cmdutil.ExactArgs(0, "no arguments"),
 		RunE:  func(c *cobra.Command, _ []string) error { return RunTokensList(c.Context(), lo) },
 	}
 	addDataDir(list, &lo.DataDir)
@@ -323,7 +278,7 @@ func newTokensCmd(st Streams) *cobra.Command {
 // RunTokensCreate creates a token and prints it as the last line of stdout.
 func RunTokensCreate(ctx context.Context, o *TokensOptions) error {
 	if o.Org == "" {
-		return usageError{errors.New("--org is required")}
+		return cmdutil.FlagErrorf("%s", "--org is required")
 	}
 	a, err := openAdmin(ctx, o.DataDir)
 	if err != nil {
@@ -334,8 +289,8 @@ func RunTokensCreate(ctx context.Context, o *TokensOptions) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(o.Streams.Err, "Created token %s for organization %s (user %s). It is shown only once; store it now.\n", info.ID, info.Organization, info.User)
-	fmt.Fprintln(o.Streams.Out, tok)
+	fmt.Fprintf(o.IO.ErrOut, "Created token %s for organization %s (user %s). It is shown only once; store it now.\n", info.ID, info.Organization, info.User)
+	fmt.Fprintln(o.IO.Out, tok)
 	return nil
 }
 
@@ -349,17 +304,17 @@ func RunTokensRevoke(ctx context.Context, o *TokensOptions) error {
 	if err := a.RevokeToken(ctx, o.ID); err != nil {
 		return err
 	}
-	fmt.Fprintln(o.Streams.Out, "token revoked")
+	fmt.Fprintln(o.IO.Out, "token revoked")
 	return nil
 }
 
 // RunTokensList lists an organization's tokens.
 func RunTokensList(ctx context.Context, o *TokensOptions) error {
 	if o.Org == "" {
-		return usageError{errors.New("--org is required")}
+		return cmdutil.FlagErrorf("%s", "--org is required")
 	}
 	if o.Output != "table" && o.Output != "json" {
-		return usageError{fmt.Errorf("--output %q: want table or json", o.Output)}
+		return cmdutil.FlagErrorf("--output %q: want table or json", o.Output)
 	}
 	a, err := openAdmin(ctx, o.DataDir)
 	if err != nil {
@@ -371,9 +326,9 @@ func RunTokensList(ctx context.Context, o *TokensOptions) error {
 		return err
 	}
 	if o.Output == "json" {
-		return writeJSON(o.Streams.Out, map[string]any{"items": toks})
+		return writeJSON(o.IO.Out, map[string]any{"items": toks})
 	}
-	tw := tabwriter.NewWriter(o.Streams.Out, 0, 4, 3, ' ', 0)
+	tw := tabwriter.NewWriter(o.IO.Out, 0, 4, 3, ' ', 0)
 	fmt.Fprintln(tw, "ID\tUSER\tCREATED\tREVOKED")
 	for _, t := range toks {
 		rev := "-"

@@ -1,0 +1,24 @@
+// Package cloud is the `botkit cloud` command group: the platform's secret
+// sets and image pull secrets, organizations and regions.
+package cloud
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/botkit-dev/botkit/pkg/cmdutil"
+)
+
+// NewCmdCloud returns `botkit cloud`.
+func NewCmdCloud(f *cmdutil.Factory) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "cloud <command>",
+		Short: "Manage secrets, organizations and regions on the bot platform",
+		Long: `Manage what your bots run with on the platform: secret sets and image pull
+secrets, the organizations you belong to, the regions.
+
+With no platform configured (botkit auth login), these commands work on the
+embedded local platform: a SQLite database under $XDG_DATA_HOME/botkit.`,
+	}
+	_ = f
+	return cmd
+}

@@ -1,0 +1,108 @@
+package cmdutil
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/botkit-dev/botkit/pkg/iostreams"
+)
+
+// TypeUsageErrors makes every usage error of the command tree under root
+// typed, so that ExitCode maps it to exit 2 without looking at its text:
+// flag parse errors become *FlagError, argument validator errors become
+// *ArgsError, and a command group given an unknown subcommand answers an
+// *ArgsError naming it. Call it once the tree is complete.
+func TypeUsageErrors(root *cobra.Command) {
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return &FlagError{Err: fmt.Errorf("%w (see '%s --help')", err, c.CommandPath())}
+	})
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		switch {
+		case c.Args != nil:
+			validate := c.Args
+			c.Args = func(c *cobra.Command, args []string) error {
+				if err := validate(c, args); err != nil {
+					var ae *ArgsError
+					if errors.As(err, &ae) {
+						return err
+					}
+					return &ArgsError{Err: fmt.Errorf("%s: %w", c.CommandPath(), err)}
+				}
+				return nil
+			}
+		case c.HasSubCommands():
+			c.Args = unknownSubcommand
+			if !c.Runnable() {
+				// A bare group prints its help (exit 0); cobra would skip
+				// argument validation for a command that cannot run.
+				c.RunE = func(c *cobra.Command, args []string) error { return c.Help() }
+			}
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(root)
+}
+
+func unknownSubcommand(c *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return nil
+	}
+	var names []string
+	for _, sub := range c.Commands() {
+		if sub.IsAvailableCommand() {
+			names = append(names, sub.Name())
+		}
+	}
+	return &ArgsError{Err: fmt.Errorf("unknown command %q for %q (available: %s)", args[0], c.CommandPath(), strings.Join(names, ", "))}
+}
+
+// ExactArgs accepts exactly n arguments; what names them for the error
+// ("NAME KEY").
+func ExactArgs(n int, what string) cobra.PositionalArgs {
+	return func(c *cobra.Command, args []string) error {
+		if len(args) != n {
+			return &ArgsError{Err: fmt.Errorf("%s: expected %s, got %d argument(s)", c.CommandPath(), what, len(args))}
+		}
+		return nil
+	}
+}
+
+// RangeArgs accepts between min and max arguments (max < 0: no upper bound).
+func RangeArgs(min, max int, what string) cobra.PositionalArgs {
+	return func(c *cobra.Command, args []string) error {
+		if len(args) < min || (max >= 0 && len(args) > max) {
+			return &ArgsError{Err: fmt.Errorf("%s: expected %s, got %d argument(s)", c.CommandPath(), what, len(args))}
+		}
+		return nil
+	}
+}
+
+// Execute runs root with args and returns the process exit code. Errors are
+// printed to io.ErrOut as "error: ...", one line per problem; an interrupt
+// (ctx cancelled) is exit 130 whatever the command returned.
+func Execute(ctx context.Context, root *cobra.Command, io *iostreams.IOStreams, args []string) int {
+	root.SilenceErrors = true
+	root.SilenceUsage = true
+	root.SetIn(io.In)
+	root.SetOut(io.Out)
+	root.SetErr(io.ErrOut)
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return ExitOK
+	}
+	if ctx.Err() != nil && !errors.Is(err, context.Canceled) {
+		err = WithCode(ExitInterrupted, err)
+	}
+	for _, line := range ErrorLines(err) {
+		fmt.Fprintf(io.ErrOut, "error: %s\n", line)
+	}
+	return ExitCode(err)
+}

@@ -540,6 +540,9 @@ func TestMigrate(t *testing.T) {
 	delete(values["set-4"], "LEVEL")
 	expectStatus(t, old.call(tokB, "PATCH", objPath("beta", "regcred"), ipsBody(reg.srv.URL, "robot")), 201, "create IPS")
 	old.waitState(tokB, "beta", "regcred")
+	// An applied object keeps its owner (managedBy, applySet: in the list).
+	applied := map[string]any{"applySet": "prod", "objects": []any{secretSet("applied", nil, map[string]string{"A": "1"}, "")}}
+	expectStatus(t, old.call(tokA, "POST", "/v1/organizations/acme/apply", applied), 200, "apply")
 	snapshot := func(s *server) map[string][]byte {
 		out := map[string][]byte{}
 		for _, q := range []struct{ tok, org string }{{tokA, "acme"}, {tokB, "beta"}} {
@@ -554,7 +557,7 @@ func TestMigrate(t *testing.T) {
 
 	url := pg.Database(t)
 	out := admin(t, "migrate", "--from", dir, "--to", url)
-	if !strings.Contains(out, "migrated 2 organizations, 3 tokens, 6 objects (10 values), 7 audit records") {
+	if !strings.Contains(out, "migrated 2 organizations, 3 tokens, 7 objects (11 values), 8 audit records") {
 		t.Errorf("migrate: %s", out)
 	}
 	if _, e, code := runCmd("migrate", "--from", dir, "--to", url); code != 5 || !strings.Contains(e, "empty database") {
@@ -589,6 +592,12 @@ func TestMigrate(t *testing.T) {
 		if !strings.Contains(string(r.body), `"action":"unchanged"`) {
 			t.Errorf("%s after the migration: %s", name, r.body)
 		}
+	}
+	// The applied object is still its apply set's: pruning the set would
+	// delete it.
+	prune := map[string]any{"applySet": "prod", "prune": true, "dryRun": true, "objects": []any{}}
+	if r := s.call(tokA, "POST", "/v1/organizations/acme/apply", prune); r.status != 200 || !strings.Contains(string(r.body), `"name":"applied"`) || !strings.Contains(string(r.body), `"action":"pruned"`) {
+		t.Errorf("prune of the migrated apply set: %d %s", r.status, r.body)
 	}
 	// New writes get versions above the migrated ones.
 	old0 := s.call(tokA, "GET", objPath("acme", "set-0"), nil).header.Get("ETag")

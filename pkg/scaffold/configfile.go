@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/botkit-dev/botkit/internal/yamlnode"
 	yaml "go.yaml.in/yaml/v3"
 )
 
@@ -74,6 +75,30 @@ func ConfigKeys() []string {
 	return keys
 }
 
+// ConfigKey is one key of the flat config file and its JSON type:
+// "string", "boolean" or "array" (of strings).
+type ConfigKey struct {
+	Key  string
+	Type string
+}
+
+// ConfigKeyTypes returns every config key with its type, in documented
+// order (the JSON Schema of ProjectConfig is derived from it).
+func ConfigKeyTypes() []ConfigKey {
+	var out []ConfigKey
+	for _, f := range configFields() {
+		t := "string"
+		switch f.kind {
+		case kindBool:
+			t = "boolean"
+		case kindStringList:
+			t = "array"
+		}
+		out = append(out, ConfigKey{Key: f.key, Type: t})
+	}
+	return out
+}
+
 // ConfigFileError lists every problem found in a config file; each problem
 // names file:line and the key.
 type ConfigFileError struct{ Problems []string }
@@ -117,19 +142,14 @@ func DecodeConfigFile(name string, data []byte) (Partial, error) {
 }
 
 func yamlMessage(err error) string {
-	msg := err.Error()
-	msg = strings.TrimPrefix(msg, "yaml: ")
+	line, msg := yamlnode.ErrorMessage(err)
+	if line > 0 {
+		return fmt.Sprintf("line %d: %s", line, msg)
+	}
 	return msg
 }
 
-func hasKey(m *yaml.Node, key string) bool {
-	for i := 0; i+1 < len(m.Content); i += 2 {
-		if m.Content[i].Value == key {
-			return true
-		}
-	}
-	return false
-}
+func hasKey(m *yaml.Node, key string) bool { return yamlnode.HasKey(m, key) }
 
 type configDecoder struct {
 	file     string
@@ -142,15 +162,9 @@ func (d *configDecoder) addf(n *yaml.Node, format string, args ...any) {
 
 // duplicates reports every key of mapping m given more than once.
 func (d *configDecoder) duplicates(m *yaml.Node, prefix string) {
-	first := map[string]int{}
-	for i := 0; i+1 < len(m.Content); i += 2 {
-		k := m.Content[i]
-		if line, ok := first[k.Value]; ok {
-			d.addf(k, "duplicate key %q (first at line %d)", prefix+k.Value, line)
-			continue
-		}
-		first[k.Value] = k.Line
-	}
+	yamlnode.Duplicates(m, func(k *yaml.Node, line int) {
+		d.addf(k, "duplicate key %q (first at line %d)", prefix+k.Value, line)
+	})
 }
 
 func (d *configDecoder) manifest(root *yaml.Node) Partial {
@@ -227,27 +241,7 @@ func (d *configDecoder) scalarString(v *yaml.Node, key string) (*string, bool) {
 	return &s, true
 }
 
-func describe(v *yaml.Node) string {
-	switch v.Kind {
-	case yaml.MappingNode:
-		return "a mapping"
-	case yaml.SequenceNode:
-		return "a list"
-	case yaml.AliasNode:
-		return "an alias"
-	}
-	switch v.Tag {
-	case "!!bool":
-		return "a boolean"
-	case "!!int", "!!float":
-		return "a number"
-	case "!!null":
-		return "null"
-	case "!!str":
-		return "a string"
-	}
-	return v.Tag
-}
+func describe(v *yaml.Node) string { return yamlnode.Describe(v) }
 
 func (d *configDecoder) flat(m *yaml.Node, prefix string) Partial {
 	d.duplicates(m, prefix)

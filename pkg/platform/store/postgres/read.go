@@ -122,7 +122,7 @@ func (s *Store) Values(ctx context.Context, objectID int64) ([]store.Value, erro
 	return out, err
 }
 
-const listCols = `name, kind, region, labels, keys, host, username, version, state, message, created_at, updated_at`
+const listCols = `name, kind, region, labels, keys, host, username, version, state, message, created_at, updated_at, managed, apply_set`
 
 func (s *Store) List(ctx context.Context, q store.ListQuery, fn func(*store.ListItem) (bool, error)) error {
 	query := `SELECT ` + listCols + ` FROM objects WHERE org_id = $1 AND name > $2`
@@ -147,7 +147,7 @@ func (s *Store) List(ctx context.Context, q store.ListQuery, fn func(*store.List
 	for rows.Next() {
 		it.Object = store.Object{}
 		if err := rows.Scan(&it.Name, &it.Kind, &it.Region, &labels, &keys, &it.Host, &it.Username,
-			&it.Version, &it.State, &it.Message, &created, &updated); err != nil {
+			&it.Version, &it.State, &it.Message, &created, &updated, &it.Managed, &it.ApplySet); err != nil {
 			return wrap(err)
 		}
 		it.CreatedAt, it.UpdatedAt = fromNanos(created), fromNanos(updated)
@@ -165,7 +165,7 @@ func (s *Store) List(ctx context.Context, q store.ListQuery, fn func(*store.List
 	return wrap(rows.Err())
 }
 
-const pendingCols = `id, org_id, name, kind, region, '', '', host, username, version, generation, state, message, created_at, updated_at`
+const pendingCols = `id, org_id, name, kind, region, '', '', host, username, version, generation, state, message, created_at, updated_at, managed, apply_set`
 
 func scanObjects(rows pgx.Rows) ([]store.Object, error) {
 	defer rows.Close()
@@ -218,7 +218,7 @@ func (s *Store) ClaimPending(ctx context.Context, region, kind, holder string, l
 				AND (claim_until < now() OR claim_gen <> generation) ORDER BY id LIMIT $5 FOR UPDATE SKIP LOCKED)
 			UPDATE objects o SET claimed_by = $3, claim_until = now() + $4 * interval '1 microsecond', claim_gen = o.generation
 			FROM c WHERE o.id = c.id
-			RETURNING o.id, o.org_id, o.name, o.kind, o.region, '', '', o.host, o.username, o.version, o.generation, o.state, o.message, o.created_at, o.updated_at`,
+			RETURNING o.id, o.org_id, o.name, o.kind, o.region, '', '', o.host, o.username, o.version, o.generation, o.state, o.message, o.created_at, o.updated_at, o.managed, o.apply_set`,
 			region, kind, holder, lease.Microseconds(), limit)
 		if err != nil {
 			return err

@@ -13,7 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-const objectCols = `id, org_id, name, kind, region, labels, keys, host, username, version, generation, state, message, created_at, updated_at`
+const objectCols = `id, org_id, name, kind, region, labels, keys, host, username, version, generation, state, message, created_at, updated_at, managed, apply_set`
 
 const (
 	qObjectLock   = `SELECT ` + objectCols + ` FROM objects WHERE org_id = $1 AND name = $2 FOR UPDATE`
@@ -25,10 +25,13 @@ const (
 	qInsertToken  = `INSERT INTO tokens (id, hash, org_id, "user", created_at, revoked_at) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`
 	qRevokeToken  = `UPDATE tokens SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL`
 	qBumpEpoch    = `UPDATE counters SET value = value + 1 WHERE name = 'tokens_epoch'`
-	qInsertObject = `INSERT INTO objects (org_id, name, kind, region, labels, keys, host, username, version, generation, state, message, created_at, updated_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) ON CONFLICT DO NOTHING RETURNING id`
-	qUpdateObject = `UPDATE objects SET labels = $1, keys = $2, host = $3, username = $4, version = $5, generation = $6, state = $7, message = $8, updated_at = $9 WHERE id = $10`
-	qUpsertValue  = `INSERT INTO secret_values (object_id, key, size, ciphertext) VALUES ($1, $2, $3, $4)
+	qInsertObject = `INSERT INTO objects (org_id, name, kind, region, labels, keys, host, username, version, generation, state, message, created_at, updated_at, managed, apply_set)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) ON CONFLICT DO NOTHING RETURNING id`
+	qUpdateObject = `UPDATE objects SET labels = $1, keys = $2, host = $3, username = $4, version = $5, generation = $6, state = $7, message = $8, updated_at = $9, managed = $10, apply_set = $11 WHERE id = $12`
+	// qAppliedObjects locks the rows it returns, as Object does: apply
+	// prunes some of them in this transaction.
+	qAppliedObjects = `SELECT ` + objectCols + ` FROM objects WHERE org_id = $1 AND apply_set = $2 AND managed ORDER BY name FOR UPDATE`
+	qUpsertValue    = `INSERT INTO secret_values (object_id, key, size, ciphertext) VALUES ($1, $2, $3, $4)
 		ON CONFLICT (object_id, key) DO UPDATE SET size = excluded.size, ciphertext = excluded.ciphertext`
 	qDeleteValues = `DELETE FROM secret_values WHERE object_id = $1 AND key = ANY($2)`
 	qDeleteAll    = `DELETE FROM secret_values WHERE object_id = $1`
@@ -201,7 +204,7 @@ func scanObject(row pgx.Row) (store.Object, error) {
 	var labels, keys string
 	var created, updated int64
 	err := row.Scan(&o.ID, &o.OrgID, &o.Name, &o.Kind, &o.Region, &labels, &keys, &o.Host, &o.Username,
-		&o.Version, &o.Generation, &o.State, &o.Message, &created, &updated)
+		&o.Version, &o.Generation, &o.State, &o.Message, &created, &updated, &o.Managed, &o.ApplySet)
 	if err != nil {
 		return o, err
 	}
@@ -284,11 +287,11 @@ func (t *pgTx) PutObject(ctx context.Context, o store.Object) (int64, error) {
 	}
 	keys := rowcodec.EncodeKeys(o.Keys)
 	if o.ID != 0 {
-		t.enqueue(qUpdateObject, labels, keys, o.Host, o.Username, o.Version, o.Generation, o.State, o.Message, o.UpdatedAt.UnixNano(), o.ID)
+		t.enqueue(qUpdateObject, labels, keys, o.Host, o.Username, o.Version, o.Generation, o.State, o.Message, o.UpdatedAt.UnixNano(), o.Managed, o.ApplySet, o.ID)
 		return o.ID, nil
 	}
 	err = t.one(ctx, qInsertObject, []any{o.OrgID, o.Name, o.Kind, o.Region, labels, keys, o.Host, o.Username, o.Version, o.Generation, o.State, o.Message,
-		o.CreatedAt.UnixNano(), o.UpdatedAt.UnixNano()}, func(br pgx.BatchResults) error {
+		o.CreatedAt.UnixNano(), o.UpdatedAt.UnixNano(), o.Managed, o.ApplySet}, func(br pgx.BatchResults) error {
 		err := br.QueryRow().Scan(&o.ID)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return store.ErrExists
@@ -323,6 +326,22 @@ func (t *pgTx) DeleteObject(ctx context.Context, objectID int64) error {
 		return store.ErrNotFound
 	}
 	return nil
+}
+
+func (t *pgTx) AppliedObjects(ctx context.Context, orgID int64, applySet string) ([]store.Object, error) {
+	var out []store.Object
+	err := t.one(ctx, qAppliedObjects, []any{orgID, applySet}, func(br pgx.BatchResults) error {
+		rows, err := br.Query()
+		if err != nil {
+			return err
+		}
+		out, err = scanObjects(rows)
+		return err
+	})
+	for _, o := range out {
+		t.maxSeen = max(t.maxSeen, o.Version)
+	}
+	return out, err
 }
 
 func (t *pgTx) NextVersion(ctx context.Context) (int64, error) {

@@ -41,6 +41,7 @@ func Run(t *testing.T, newDB func(t *testing.T) Opener) {
 		{"UpdateState", testUpdateState},
 		{"Claims", testClaims},
 		{"TokensEpoch", testTokensEpoch},
+		{"AppliedObjects", testAppliedObjects},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, newDB(t)) })
@@ -804,4 +805,103 @@ func testTokensEpoch(t *testing.T, open Opener) {
 	if err != nil || e1 == e0 {
 		t.Errorf("revoking a token left the epoch at %d (%v)", e1, err)
 	}
+}
+
+// Ownership (Managed, ApplySet) is stored and read back by this store and
+// by a second one on the same database; AppliedObjects selects the managed
+// objects of one apply set only, including the transaction's own writes,
+// and an imperative rewrite (Managed false) takes an object out of its set.
+func testAppliedObjects(t *testing.T, open Opener) {
+	ctx := context.Background()
+	s, s2 := open(t), open(t)
+	o := newOrg(t, s, "o")
+	update(t, s, func(ctx context.Context, tx store.Tx) error {
+		now := time.Now().UTC()
+		for i, x := range []struct {
+			name    string
+			managed bool
+			set     string
+		}{{"a", true, ""}, {"b", true, "prod"}, {"c", false, ""}, {"d", true, "prod"}, {"e", false, "prod"}} {
+			if _, err := tx.PutObject(ctx, store.Object{OrgID: o.ID, Name: x.name, Kind: "SecretSet", Region: "us-west",
+				Version: int64(i + 1), Generation: 1, State: "pending", CreatedAt: now, UpdatedAt: now, Managed: x.managed, ApplySet: x.set}); err != nil {
+				return err
+			}
+		}
+		got, err := tx.AppliedObjects(ctx, o.ID, "prod")
+		if err != nil {
+			return err
+		}
+		if names := fmt.Sprint(objNames(got)); names != "[b d]" {
+			t.Errorf("in the writing transaction: %s, want [b d]", names)
+		}
+		return nil
+	})
+	check := func(s store.Store, set, want string) {
+		t.Helper()
+		var got []store.Object
+		update(t, s, func(ctx context.Context, tx store.Tx) error {
+			var err error
+			got, err = tx.AppliedObjects(ctx, o.ID, set)
+			return err
+		})
+		if names := fmt.Sprint(objNames(got)); names != want {
+			t.Errorf("apply set %q: %s, want %s", set, names, want)
+		}
+		for _, obj := range got {
+			if !obj.Managed || obj.ApplySet != set || obj.Version == 0 || obj.Kind != "SecretSet" {
+				t.Errorf("applied object %+v", obj)
+			}
+		}
+	}
+	for _, st := range []store.Store{s, s2} {
+		check(st, "", "[a]")
+		check(st, "prod", "[b d]")
+		check(st, "other", "[]")
+		if b, err := st.Object(ctx, o.ID, "b"); err != nil || !b.Managed || b.ApplySet != "prod" {
+			t.Errorf("read back b: %+v %v", b, err)
+		}
+		if e, err := st.Object(ctx, o.ID, "e"); err != nil || e.Managed || e.ApplySet != "prod" {
+			t.Errorf("read back e: %+v %v", e, err)
+		}
+		listed := map[string]string{}
+		if err := st.List(ctx, store.ListQuery{OrgID: o.ID}, func(it *store.ListItem) (bool, error) {
+			listed[it.Name] = fmt.Sprintf("%v/%s", it.Managed, it.ApplySet)
+			return true, nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if got := fmt.Sprint(listed); got != "map[a:true/ b:true/prod c:false/ d:true/prod e:false/prod]" {
+			t.Errorf("listed ownership: %s", got)
+		}
+	}
+	// An imperative rewrite (Managed false) leaves the set, seen by both.
+	update(t, s, func(ctx context.Context, tx store.Tx) error {
+		d, err := tx.Object(ctx, o.ID, "d")
+		if err != nil {
+			return err
+		}
+		d.Managed, d.ApplySet = false, ""
+		d.Version = 100
+		_, err = tx.PutObject(ctx, d)
+		return err
+	})
+	check(s, "prod", "[b]")
+	check(s2, "prod", "[b]")
+	if p, err := s2.Pending(ctx, "us-west", "SecretSet", 10); err != nil || len(p) != 5 {
+		t.Fatalf("pending: %d %v", len(p), err)
+	} else {
+		for _, obj := range p {
+			if obj.Name == "b" && (!obj.Managed || obj.ApplySet != "prod") {
+				t.Errorf("pending b: %+v", obj)
+			}
+		}
+	}
+}
+
+func objNames(objs []store.Object) []string {
+	out := []string{}
+	for _, o := range objs {
+		out = append(out, o.Name)
+	}
+	return out
 }

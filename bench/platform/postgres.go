@@ -58,8 +58,12 @@ type replica struct {
 	url   string
 }
 
-func startReplica(o options, keyFile string) (*replica, error) {
-	cmd := exec.Command(os.Args[0], "-serve-replica", "-store", o.store, "-master-key-file", keyFile)
+func startReplica(o options, keyFile string, i int) (*replica, error) {
+	args := []string{"-serve-replica", "-store", o.store, "-master-key-file", keyFile}
+	if o.replicaProfile != "" {
+		args = append(args, "-cpuprofile", fmt.Sprintf("%s.%d", o.replicaProfile, i))
+	}
+	cmd := exec.Command(os.Args[0], args...)
 	cmd.Stderr = os.Stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -169,8 +173,8 @@ func (r *rawPG) commits(ctx context.Context, conns int, d time.Duration) (phase,
 }
 
 func runPostgres(ctx context.Context, o options, out io.Writer) error {
-	if o.clients < 1 || o.duration <= 0 || o.rounds < 1 || o.replicas < 2 {
-		return fmt.Errorf("-clients and -rounds must be >= 1, -replicas >= 2, -duration > 0")
+	if o.clients < 1 || o.duration <= 0 || o.rounds < 1 || o.replicas < 2 || o.sets < 1 {
+		return fmt.Errorf("-clients, -sets and -rounds must be >= 1, -replicas >= 2, -duration > 0")
 	}
 	round := o.duration / time.Duration(o.rounds)
 	dir, err := os.MkdirTemp("", "botkit-bench-pg-")
@@ -203,8 +207,8 @@ func runPostgres(ctx context.Context, o options, out io.Writer) error {
 			r.stop()
 		}
 	}()
-	for range o.replicas {
-		r, err := startReplica(o, keyFile)
+	for i := range o.replicas {
+		r, err := startReplica(o, keyFile, i)
 		if err != nil {
 			return err
 		}
@@ -220,10 +224,10 @@ func runPostgres(ctx context.Context, o options, out io.Writer) error {
 	}
 	defer raw.pool.Close()
 
-	fmt.Fprintf(out, "botkit platform on PostgreSQL — %d clients, %d alternating rounds of %s per phase, %d replica processes\n\n",
-		o.clients, o.rounds, round, o.replicas)
+	fmt.Fprintf(out, "botkit platform on PostgreSQL — %d clients merging into %d sets, %d alternating rounds of %s per phase, %d replica processes\n\n",
+		o.clients, min(o.sets, o.clients), o.rounds, round, o.replicas)
 	seq := make([]int, o.clients)
-	if _, err := merges(urls, org, token, o.clients, 300*time.Millisecond, seq); err != nil {
+	if _, err := merges(urls, org, token, o.clients, o.sets, 300*time.Millisecond, seq); err != nil {
 		return err
 	}
 	if _, err := raw.commits(ctx, o.clients, 300*time.Millisecond); err != nil {
@@ -243,7 +247,7 @@ func runPostgres(ctx context.Context, o options, out io.Writer) error {
 			},
 			func() (err error) {
 				c0 := reps[0].cpu()
-				one, err = merges(urls[:1], org, token, o.clients, round, seq)
+				one, err = merges(urls[:1], org, token, o.clients, o.sets, round, seq)
 				oneCPU += reps[0].cpu() - c0
 				return err
 			},
@@ -252,7 +256,7 @@ func runPostgres(ctx context.Context, o options, out io.Writer) error {
 				for i, rp := range reps {
 					c0[i] = rp.cpu()
 				}
-				many, err = merges(urls, org, token, o.clients, round, seq)
+				many, err = merges(urls, org, token, o.clients, o.sets, round, seq)
 				for i, rp := range reps {
 					manyCPU[i] += rp.cpu() - c0[i]
 				}
@@ -268,7 +272,7 @@ func runPostgres(ctx context.Context, o options, out io.Writer) error {
 		floorRounds, oneRounds, manyRounds = append(floorRounds, f), append(oneRounds, one), append(manyRounds, many)
 	}
 	client := &http.Client{}
-	if err := verifyMerges(ctx, client, urls[len(urls)-1], org, token, o.clients, seq); err != nil {
+	if err := verifyMerges(ctx, client, urls[len(urls)-1], org, token, o.clients, o.sets, seq); err != nil {
 		return err
 	}
 	fm, om, mm := medianRate(floorRounds), medianRate(oneRounds), medianRate(manyRounds)

@@ -543,6 +543,7 @@ func TestMigrate(t *testing.T) {
 	// An applied object keeps its owner (managedBy, applySet: in the list).
 	applied := map[string]any{"applySet": "prod", "objects": []any{secretSet("applied", nil, map[string]string{"A": "1"}, "")}}
 	expectStatus(t, old.call(tokA, "POST", "/v1/organizations/acme/apply", applied), 200, "apply")
+	old.waitState(tokA, "acme", "applied")
 	snapshot := func(s *server) map[string][]byte {
 		out := map[string][]byte{}
 		for _, q := range []struct{ tok, org string }{{tokA, "acme"}, {tokB, "beta"}} {

@@ -190,3 +190,43 @@ type Store interface {
 
 	Close() error
 }
+
+// ObjectKey names an object: its organization and name.
+type ObjectKey struct {
+	OrgID int64
+	Name  string
+}
+
+// Compare orders keys by organization, then name (bytewise).
+func (k ObjectKey) Compare(o ObjectKey) int {
+	switch {
+	case k.OrgID < o.OrgID:
+		return -1
+	case k.OrgID > o.OrgID:
+		return 1
+	case k.Name < o.Name:
+		return -1
+	case k.Name > o.Name:
+		return 1
+	}
+	return 0
+}
+
+type objectsKey struct{}
+
+// WithObjects declares, for the Update called with the returned context,
+// the objects its function reads with Tx.Object. It is a hint: a store
+// that runs concurrent updates in one transaction (store/postgres) reads
+// and locks the declared objects of a whole batch up front, in key order,
+// which saves a round trip per update and keeps batches of several
+// processes from deadlocking. An update that reads other objects, or none
+// of these, is still correct. The SQLite store ignores it.
+func WithObjects(ctx context.Context, keys ...ObjectKey) context.Context {
+	return context.WithValue(ctx, objectsKey{}, keys)
+}
+
+// ObjectsOf returns the objects declared with WithObjects.
+func ObjectsOf(ctx context.Context) []ObjectKey {
+	keys, _ := ctx.Value(objectsKey{}).([]ObjectKey)
+	return keys
+}

@@ -77,6 +77,10 @@ type Options struct {
 	// MaxConns bounds the connection pool unless the URL sets
 	// pool_max_conns (default 16).
 	MaxConns int32
+	// Batches is how many group-commit transactions (see batch.go) may run
+	// at once (default 1: fewer, larger transactions did best in
+	// bench/platform; negative: no group commit).
+	Batches int
 }
 
 // Store is a PostgreSQL store.Store.
@@ -88,6 +92,12 @@ type Store struct {
 	vnext    int64 // next version of the current block
 	vend     int64 // end (exclusive) of the current block
 	closeOne sync.Once
+
+	batches int // Options.Batches
+	bmu     sync.Mutex
+	pending []*request
+	running int                      // batch runners
+	busy    map[store.ObjectKey]bool // objects of running batches
 }
 
 var _ store.Store = (*Store)(nil)
@@ -122,7 +132,10 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("database %s: %v", Redact(rawURL), err)
 	}
-	s := &Store{pool: pool, opts: opts}
+	s := &Store{pool: pool, opts: opts, batches: opts.Batches, busy: map[store.ObjectKey]bool{}}
+	if s.batches == 0 {
+		s.batches = 1
+	}
 	if err := s.migrate(ctx); err != nil {
 		pool.Close()
 		if isUnavailable(err) {
@@ -243,8 +256,20 @@ func wrap(err error) error {
 
 const maxAttempts = 5
 
-// Update implements store.Store.
+// Update implements store.Store. Updates that declare their objects
+// (store.WithObjects) are grouped into shared transactions (batch.go).
 func (s *Store) Update(ctx context.Context, fn func(context.Context, store.Tx) error) error {
+	keys := store.ObjectsOf(ctx)
+	if len(keys) == 0 || s.batches < 0 {
+		return s.updateAlone(ctx, fn)
+	}
+	r := &request{ctx: ctx, fn: fn, keys: slices.SortedFunc(slices.Values(keys), store.ObjectKey.Compare), done: make(chan error, 1)}
+	s.enqueueRequest(r)
+	return <-r.done
+}
+
+// updateAlone runs fn in a transaction of its own.
+func (s *Store) updateAlone(ctx context.Context, fn func(context.Context, store.Tx) error) error {
 	var err error
 	for attempt := 1; ; attempt++ {
 		var safe bool

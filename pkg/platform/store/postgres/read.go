@@ -253,7 +253,7 @@ func (s *Store) SetStatus(ctx context.Context, updates []store.StatusUpdate) (in
 			stmts[i] = queued{`UPDATE objects SET state = $1, message = $2 WHERE id = $3 AND generation = $4`, []any{u.State, u.Message, u.ObjectID, u.Generation}}
 			scans[i] = rowsAffected(&counts[i])
 		}
-		if err := t.send(ctx, stmts, scans); err != nil {
+		if err := t.sendw(ctx, true, stmts, scans); err != nil {
 			return err
 		}
 		for _, c := range counts {

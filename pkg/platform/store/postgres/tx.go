@@ -56,7 +56,8 @@ type pgTx struct {
 	began      bool
 	sentCommit bool
 	queue      []queued
-	maxSeen    int64 // highest version read
+	maxSeen    int64       // highest version read
+	b          *batchState // nil unless the transaction is a batch
 }
 
 var _ store.Tx = (*pgTx)(nil)
@@ -65,13 +66,38 @@ var _ store.Tx = (*pgTx)(nil)
 // round trip, and calls each scan with its statement's result. A nil scan
 // only checks for an error.
 func (t *pgTx) send(ctx context.Context, stmts []queued, scans []func(pgx.BatchResults) error) error {
+	return t.sendw(ctx, false, stmts, scans)
+}
+
+// sendw is send; write says that stmts change data. In a batch, the
+// current request's first write that reaches the database (one of stmts or
+// of its queued writes) is preceded by SAVEPOINT r.
+func (t *pgTx) sendw(ctx context.Context, write bool, stmts []queued, scans []func(pgx.BatchResults) error) error {
+	cut := len(t.queue)
+	if t.b != nil {
+		if t.b.failed != nil {
+			return t.b.failed
+		}
+		ctx = t.b.ctx
+		if !t.b.savepoint && (write || len(t.queue) > t.b.reqStart) {
+			cut = t.b.reqStart
+		}
+	}
 	b := &pgx.Batch{}
 	n := 0
 	if !t.began {
 		b.Queue("BEGIN")
 		n++
 	}
-	for _, q := range t.queue {
+	for _, q := range t.queue[:cut] {
+		b.Queue(q.sql, q.args...)
+	}
+	if cut < len(t.queue) || (write && t.b != nil && !t.b.savepoint) {
+		b.Queue("SAVEPOINT r")
+		n++
+		t.b.savepoint = true
+	}
+	for _, q := range t.queue[cut:] {
 		b.Queue(q.sql, q.args...)
 	}
 	for _, q := range stmts {
@@ -79,6 +105,9 @@ func (t *pgTx) send(ctx context.Context, stmts []queued, scans []func(pgx.BatchR
 	}
 	queuedWrites := len(t.queue)
 	t.queue = t.queue[:0]
+	if t.b != nil {
+		t.b.reqStart = 0
+	}
 	t.began = true
 	br := t.conn.SendBatch(ctx, b)
 	var first error
@@ -104,12 +133,20 @@ func (t *pgTx) send(ctx context.Context, stmts []queued, scans []func(pgx.BatchR
 	if err := br.Close(); err != nil && first == nil {
 		first = err
 	}
+	if first != nil && t.b != nil && !isDomain(first) {
+		t.b.failed = first
+	}
 	return wrap(first)
 }
 
 // one sends a single statement (after the queue) and scans its result.
 func (t *pgTx) one(ctx context.Context, sql string, args []any, scan func(pgx.BatchResults) error) error {
 	return t.send(ctx, []queued{{sql, args}}, []func(pgx.BatchResults) error{scan})
+}
+
+// onew is one for a statement that changes data.
+func (t *pgTx) onew(ctx context.Context, sql string, args []any, scan func(pgx.BatchResults) error) error {
+	return t.sendw(ctx, true, []queued{{sql, args}}, []func(pgx.BatchResults) error{scan})
 }
 
 func (t *pgTx) enqueue(sql string, args ...any) { t.queue = append(t.queue, queued{sql, args}) }
@@ -158,7 +195,7 @@ func (t *pgTx) CreateOrg(ctx context.Context, o store.Org) (store.Org, error) {
 	if o.CreatedAt.IsZero() {
 		o.CreatedAt = time.Now().UTC()
 	}
-	err := t.one(ctx, qInsertOrg, []any{o.Name, o.DefaultRegion, o.CreatedAt.UnixNano()}, func(br pgx.BatchResults) error {
+	err := t.onew(ctx, qInsertOrg, []any{o.Name, o.DefaultRegion, o.CreatedAt.UnixNano()}, func(br pgx.BatchResults) error {
 		err := br.QueryRow().Scan(&o.ID)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return store.ErrExists
@@ -178,7 +215,7 @@ func (t *pgTx) CreateToken(ctx context.Context, tok store.Token) error {
 		revoked = &r
 	}
 	var n int64
-	if err := t.one(ctx, qInsertToken, []any{tok.ID, tok.Hash, tok.OrgID, tok.User, tok.CreatedAt.UnixNano(), revoked}, rowsAffected(&n)); err != nil {
+	if err := t.onew(ctx, qInsertToken, []any{tok.ID, tok.Hash, tok.OrgID, tok.User, tok.CreatedAt.UnixNano(), revoked}, rowsAffected(&n)); err != nil {
 		return err
 	}
 	if n == 0 {
@@ -189,7 +226,7 @@ func (t *pgTx) CreateToken(ctx context.Context, tok store.Token) error {
 
 func (t *pgTx) RevokeToken(ctx context.Context, id string) error {
 	var n int64
-	if err := t.one(ctx, qRevokeToken, []any{time.Now().UnixNano(), id}, rowsAffected(&n)); err != nil {
+	if err := t.onew(ctx, qRevokeToken, []any{time.Now().UnixNano(), id}, rowsAffected(&n)); err != nil {
 		return err
 	}
 	if n == 0 {
@@ -226,6 +263,16 @@ func scanObject(row pgx.Row) (store.Object, error) {
 // missing object locks its name instead, so that concurrent creators of one
 // name run one after the other: the second finds the first's row.
 func (t *pgTx) Object(ctx context.Context, orgID int64, name string) (store.Object, error) {
+	if t.b != nil {
+		k := store.ObjectKey{OrgID: orgID, Name: name}
+		if o, ok := t.b.rows[k]; ok {
+			t.maxSeen = max(t.maxSeen, o.Version)
+			return cloneObject(o), nil
+		}
+		if t.b.missing[k] {
+			return store.Object{}, store.ErrNotFound
+		}
+	}
 	var o store.Object
 	found := false
 	scan := func(br pgx.BatchResults) error {
@@ -288,9 +335,12 @@ func (t *pgTx) PutObject(ctx context.Context, o store.Object) (int64, error) {
 	keys := rowcodec.EncodeKeys(o.Keys)
 	if o.ID != 0 {
 		t.enqueue(qUpdateObject, labels, keys, o.Host, o.Username, o.Version, o.Generation, o.State, o.Message, o.UpdatedAt.UnixNano(), o.Managed, o.ApplySet, o.ID)
+		if t.b != nil {
+			t.b.remember(o)
+		}
 		return o.ID, nil
 	}
-	err = t.one(ctx, qInsertObject, []any{o.OrgID, o.Name, o.Kind, o.Region, labels, keys, o.Host, o.Username, o.Version, o.Generation, o.State, o.Message,
+	err = t.onew(ctx, qInsertObject, []any{o.OrgID, o.Name, o.Kind, o.Region, labels, keys, o.Host, o.Username, o.Version, o.Generation, o.State, o.Message,
 		o.CreatedAt.UnixNano(), o.UpdatedAt.UnixNano(), o.Managed, o.ApplySet}, func(br pgx.BatchResults) error {
 		err := br.QueryRow().Scan(&o.ID)
 		if errors.Is(err, pgx.ErrNoRows) {
@@ -298,6 +348,9 @@ func (t *pgTx) PutObject(ctx context.Context, o store.Object) (int64, error) {
 		}
 		return err
 	})
+	if err == nil && t.b != nil {
+		t.b.remember(o)
+	}
 	return o.ID, err
 }
 
@@ -317,13 +370,16 @@ func (t *pgTx) DeleteValues(ctx context.Context, objectID int64, keys []string) 
 
 func (t *pgTx) DeleteObject(ctx context.Context, objectID int64) error {
 	var n int64
-	err := t.send(ctx, []queued{{qDeleteAll, []any{objectID}}, {qDeleteObject, []any{objectID}}},
+	err := t.sendw(ctx, true, []queued{{qDeleteAll, []any{objectID}}, {qDeleteObject, []any{objectID}}},
 		[]func(pgx.BatchResults) error{nil, rowsAffected(&n)})
 	if err != nil {
 		return err
 	}
 	if n == 0 {
 		return store.ErrNotFound
+	}
+	if t.b != nil {
+		t.b.forget(objectID)
 	}
 	return nil
 }
@@ -345,8 +401,17 @@ func (t *pgTx) AppliedObjects(ctx context.Context, orgID int64, applySet string)
 }
 
 func (t *pgTx) NextVersion(ctx context.Context) (int64, error) {
+	if t.b != nil {
+		if t.b.failed != nil {
+			return 0, t.b.failed
+		}
+		ctx = t.b.ctx
+	}
 	v, err := t.s.takeVersion(ctx, t.conn, t.maxSeen)
 	if err != nil {
+		if t.b != nil {
+			t.b.failed = err
+		}
 		return 0, wrap(err)
 	}
 	t.maxSeen = v
@@ -354,7 +419,7 @@ func (t *pgTx) NextVersion(ctx context.Context) (int64, error) {
 }
 
 func (t *pgTx) AdvanceVersion(ctx context.Context, v int64) error {
-	if err := t.one(ctx, qAdvance, []any{v}, nil); err != nil {
+	if err := t.onew(ctx, qAdvance, []any{v}, nil); err != nil {
 		return err
 	}
 	t.s.resetVersions()

@@ -42,6 +42,7 @@ func Run(t *testing.T, newDB func(t *testing.T) Opener) {
 		{"Claims", testClaims},
 		{"TokensEpoch", testTokensEpoch},
 		{"AppliedObjects", testAppliedObjects},
+		{"GroupedUpdates", testGroupedUpdates},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, newDB(t)) })
@@ -68,8 +69,21 @@ func newOrg(t *testing.T, s store.Store, name string) store.Org {
 
 // merge adds keys to set name of org (creating it) the way the platform
 // does: read, modify, write, in one transaction.
+// It declares its object (store.WithObjects), as the platform does.
 func merge(s store.Store, orgID int64, name string, set map[string]int, fail error) error {
-	return s.Update(context.Background(), func(ctx context.Context, tx store.Tx) error {
+	return mergeAlso(s, orgID, name, "", set, fail)
+}
+
+// mergeAlso is merge; a non-empty also is an undeclared object it reads
+// (locks) first.
+func mergeAlso(s store.Store, orgID int64, name, also string, set map[string]int, fail error) error {
+	ctx := store.WithObjects(context.Background(), store.ObjectKey{OrgID: orgID, Name: name})
+	return s.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+		if also != "" {
+			if _, err := tx.Object(ctx, orgID, also); err != nil && !errors.Is(err, store.ErrNotFound) {
+				return err
+			}
+		}
 		o, err := tx.Object(ctx, orgID, name)
 		if errors.Is(err, store.ErrNotFound) {
 			now := time.Now().UTC()
@@ -904,4 +918,82 @@ func objNames(objs []store.Object) []string {
 		out = append(out, o.Name)
 	}
 	return out
+}
+
+// Many concurrent updates that declare their objects, from two stores (a
+// store may run them in shared transactions): the failing ones leave
+// nothing — whether they failed before any of their writes reached the
+// database or after creating an object — and the others keep every key,
+// including updates that also lock an object they did not declare.
+func testGroupedUpdates(t *testing.T, open Opener) {
+	ctx := context.Background()
+	s1, s2 := open(t), open(t)
+	o := newOrg(t, s1, "o")
+	boom := errors.New("boom")
+	const n = 160
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	name := func(i int) string {
+		if i%7 == 0 {
+			return fmt.Sprint("new-", i) // created, then failing when i%4 == 0 too
+		}
+		return fmt.Sprint("set-", i%5)
+	}
+	failing := func(i int) bool { return i%4 == 0 }
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var fail error
+			if failing(i) {
+				fail = boom
+			}
+			also := ""
+			if i%10 == 3 {
+				also = fmt.Sprint("set-", (i+2)%5)
+			}
+			errs[i] = mergeAlso([]store.Store{s1, s2}[i%2], o.ID, name(i), also, map[string]int{fmt.Sprintf("K%03d", i): i + 1}, fail)
+		}()
+	}
+	wg.Wait()
+	want := map[string]map[string]int{}
+	merged := 0
+	for i, err := range errs {
+		if failing(i) {
+			if !errors.Is(err, boom) {
+				t.Errorf("update %d: %v, want boom", i, err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("update %d: %v", i, err)
+			continue
+		}
+		merged++
+		if want[name(i)] == nil {
+			want[name(i)] = map[string]int{}
+		}
+		want[name(i)][fmt.Sprintf("K%03d", i)] = i + 1
+	}
+	for i := range n {
+		got, err := s2.Object(ctx, o.ID, name(i))
+		w, exists := want[name(i)]
+		if !exists {
+			if !errors.Is(err, store.ErrNotFound) {
+				t.Errorf("%s exists after only failed updates: %+v %v", name(i), got, err)
+			}
+			continue
+		}
+		if err != nil || !maps.Equal(got.Keys, w) || got.Generation != int64(len(w)) {
+			t.Errorf("%s: keys %v generation %d (%v), want %v", name(i), got.Keys, got.Generation, err, w)
+			continue
+		}
+		vals, err := s1.Values(ctx, got.ID)
+		if err != nil || len(vals) != len(w) {
+			t.Errorf("%s: %d values %v, want %d", name(i), len(vals), err, len(w))
+		}
+	}
+	if recs, err := s1.Audit(ctx, "o", 1000); err != nil || len(recs) != merged {
+		t.Errorf("%d audit records (%v), want %d", len(recs), err, merged)
+	}
 }

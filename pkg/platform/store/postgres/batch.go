@@ -118,11 +118,7 @@ func (s *Store) runBatch(reqs []*request) {
 		}
 		live = append(live, r)
 	}
-	switch len(live) {
-	case 0:
-		return
-	case 1:
-		live[0].done <- s.updateAlone(live[0].ctx, live[0].fn)
+	if len(live) == 0 {
 		return
 	}
 	slices.SortStableFunc(live, func(a, b *request) int { return a.keys[0].Compare(b.keys[0]) })
@@ -196,7 +192,6 @@ func (s *Store) batchOnce(reqs []*request) ([]error, error) {
 			delete(t.b.missing, k)
 		}
 	}
-	t.queue = compact(t.queue)
 	if err := t.commit(ctx); err != nil {
 		var pe *pgconn.PgError
 		if !t.sentCommit || errors.As(err, &pe) {
@@ -288,6 +283,3 @@ func cloneObject(o store.Object) store.Object {
 func isDomain(err error) bool {
 	return errors.Is(err, store.ErrExists) || errors.Is(err, store.ErrNotFound)
 }
-
-// compact returns the queued writes to send with COMMIT.
-func compact(q []queued) []queued { return q }

@@ -95,3 +95,86 @@ func TestGroupCommit(t *testing.T) {
 		t.Errorf("%d keys stored, want %d", keys, n-1)
 	}
 }
+
+// The writes queued by one transaction are sent as multi-row statements
+// (compact) with the effect of the writes one by one: the last write of a
+// row or value wins, deletions and upserts of one key keep their order,
+// audit records theirs.
+func TestCompactedWrites(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open(ctx, pg.Database(t), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var o store.Object
+	if err := s.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+		org, err := tx.CreateOrg(ctx, store.Org{Name: "o", DefaultRegion: "r"})
+		if err != nil {
+			return err
+		}
+		o = store.Object{OrgID: org.ID, Name: "x", Kind: "SecretSet", Region: "r", State: "pending", Version: 1, Generation: 1}
+		o.ID, err = tx.PutObject(ctx, o)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	val := func(k, v string) store.Value { return store.Value{Key: k, Size: len(v), Ciphertext: []byte(v)} }
+	if err := s.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+		steps := []func() error{
+			func() error {
+				return tx.PutValues(ctx, o.ID, []store.Value{val("A", "a1"), val("B", "b1"), val("C", "c1")})
+			},
+			func() error { return tx.DeleteValues(ctx, o.ID, []string{"B", "C"}) },
+			func() error { return tx.PutValues(ctx, o.ID, []store.Value{val("B", "b2"), val("A", "a2")}) },
+			func() error {
+				return tx.Audit(ctx, store.AuditRecord{Org: "o", Actor: "u", Action: "first", Name: "x", Keys: []string{"A"}})
+			},
+			func() error { o.Version, o.Message = 2, "m2"; _, err := tx.PutObject(ctx, o); return err },
+			func() error {
+				return tx.Audit(ctx, store.AuditRecord{Org: "o", Actor: "u", Action: "second", Name: "x"})
+			},
+			func() error { o.Version, o.Message = 3, "m3"; _, err := tx.PutObject(ctx, o); return err },
+			func() error { return tx.DeleteValues(ctx, o.ID, []string{"A"}) },
+			func() error { return tx.PutValues(ctx, o.ID, []store.Value{val("D", "d1")}) },
+		}
+		for _, step := range steps {
+			if err := step(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	vals, err := s.Values(ctx, o.ID)
+	if got := fmt.Sprintf("%v", vals); err != nil || got != "[{B 2 [98 50]} {D 2 [100 49]}]" {
+		t.Errorf("values %s %v", got, err)
+	}
+	if got, err := s.Object(ctx, o.OrgID, "x"); err != nil || got.Version != 3 || got.Message != "m3" {
+		t.Errorf("object %+v %v", got, err)
+	}
+	recs, err := s.Audit(ctx, "o", 10)
+	if err != nil || len(recs) != 2 || recs[0].Action != "second" || recs[1].Action != "first" || fmt.Sprint(recs[1].Keys) != "[A]" {
+		t.Errorf("audit %+v %v", recs, err)
+	}
+}
+
+// compact merges runs of row writes into one statement per table and keeps
+// other statements (savepoints) where they were.
+func TestCompactShape(t *testing.T) {
+	up := func(id int64) queued {
+		return queued{qUpdateObject, []any{"", "", "", "", int64(1), int64(1), "pending", "", int64(0), false, "", id}}
+	}
+	val := func(id int64, k string) queued { return queued{qUpsertValue, []any{id, k, 1, []byte("x")}} }
+	aud := queued{qInsertAudit, []any{int64(0), "o", "a", "merge", "SecretSet", "x", "r", "[]"}}
+	q := []queued{up(1), val(1, "A"), aud, up(2), val(2, "A"), aud, up(1), {"RELEASE SAVEPOINT r", nil}, up(3), aud}
+	var got []string
+	for _, w := range compact(q) {
+		got = append(got, map[string]string{qUpdateObjects: "objects", qUpsertValues: "values", qInsertAudits: "audits",
+			qUpdateObject: "object", qInsertAudit: "audit", "RELEASE SAVEPOINT r": "release"}[w.sql])
+	}
+	if fmt.Sprint(got) != "[objects values audits release object audit]" {
+		t.Errorf("compacted: %v", got)
+	}
+}

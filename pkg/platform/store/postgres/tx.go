@@ -157,6 +157,7 @@ func (t *pgTx) commit(ctx context.Context) error {
 		return nil
 	}
 	t.sentCommit = true
+	t.queue = compact(t.queue)
 	return t.one(ctx, "COMMIT", nil, nil)
 }
 

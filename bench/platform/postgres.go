@@ -64,6 +64,9 @@ func startReplica(o options, keyFile string, i int) (*replica, error) {
 		args = append(args, "-cpuprofile", fmt.Sprintf("%s.%d", o.replicaProfile, i))
 	}
 	cmd := exec.Command(os.Args[0], args...)
+	if o.replicaProcs > 0 {
+		cmd.Env = append(os.Environ(), fmt.Sprintf("GOMAXPROCS=%d", o.replicaProcs))
+	}
 	cmd.Stderr = os.Stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {

@@ -2,9 +2,12 @@
 // github.com/jackc/pgx/v5 (pgxpool), so that several platform processes
 // (replicas) share one database and behave as one platform.
 //
-// Each Update is one READ COMMITTED transaction on a pooled connection. What
-// the SQLite store gets from its single writer, this store gets from the
-// database:
+// An Update runs in a READ COMMITTED transaction on a pooled connection:
+// its own, or — when its context declares the objects it reads
+// (store.WithObjects, as the platform's single-object writes do) — one it
+// shares with the other declared updates queued at that moment (group
+// commit, batch.go). What the SQLite store gets from its single writer, this
+// store gets from the database:
 //   - Tx.Object reads the row with SELECT ... FOR UPDATE, so concurrent
 //     read-modify-writes of one object, from any replica, run one after the
 //     other and never lose a key; a missing object takes a transaction-scoped
@@ -14,7 +17,8 @@
 //     because nothing is cached).
 //   - Writes whose outcome the caller does not read (updates of an object
 //     row, values, audit records) are queued and sent together with COMMIT in
-//     one pipelined round trip; a merge costs two round trips.
+//     one pipelined round trip, as one multi-row statement per table
+//     (compact.go); a merge costs two round trips, shared by its batch.
 //   - Versions come from a sequence in blocks (see versionBlock).
 //   - Deadlocks and serialization failures are retried with a new
 //     transaction; connection failures are store.ErrUnavailable.

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/botkit-dev/botkit/pkg/printers"
 	"github.com/botkit-dev/botkit/pkg/resources"
 )
 
@@ -132,6 +133,10 @@ func ExitCode(err error) int {
 		if code, ok := exitByCode[c.ErrorCode()]; ok {
 			return code
 		}
+	}
+	var unknownFormat *printers.UnknownFormatError
+	if errors.As(err, &unknownFormat) {
+		return ExitUsage
 	}
 	return ExitError
 }

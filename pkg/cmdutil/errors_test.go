@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/botkit-dev/botkit/pkg/printers"
 	"github.com/botkit-dev/botkit/pkg/resources"
 )
 
@@ -25,6 +26,7 @@ func TestExitCodes(t *testing.T) {
 		{context.Canceled, ExitInterrupted},
 		{SilentError{Code: 4}, 4},
 		{Problems([]string{"a", "b"}), ExitUsage},
+		{&printers.UnknownFormatError{Format: "jsn", Valid: printers.Formats()}, ExitUsage},
 	}
 	for _, c := range cases {
 		if got := ExitCode(c.err); got != c.want {

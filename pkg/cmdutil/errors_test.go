@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/botkit-dev/botkit/pkg/dotenv"
 	"github.com/botkit-dev/botkit/pkg/printers"
 	"github.com/botkit-dev/botkit/pkg/resources"
 )
@@ -27,6 +28,7 @@ func TestExitCodes(t *testing.T) {
 		{SilentError{Code: 4}, 4},
 		{Problems([]string{"a", "b"}), ExitUsage},
 		{&printers.UnknownFormatError{Format: "jsn", Valid: printers.Formats()}, ExitUsage},
+		{fmt.Errorf("--file: %w", &dotenv.ParseError{File: ".env", Line: 3, Msg: "expected KEY=value"}), ExitUsage},
 	}
 	for _, c := range cases {
 		if got := ExitCode(c.err); got != c.want {

@@ -109,4 +109,3 @@ func TestRunInterruptedWritesNothing(t *testing.T) {
 		t.Errorf("project written after interrupt: %v", err)
 	}
 }
-

@@ -17,7 +17,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
 	"github.com/botkit-dev/botkit/pkg/client"
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
@@ -58,6 +57,12 @@ type Scope struct {
 	APIClient func(ctx context.Context) (*client.Client, error)
 	// Organization is --organization ("" = the configured one).
 	Organization string
+	// ResolveOrg turns --organization into the organization to act in
+	// (cmdutil.Factory.Organization).
+	ResolveOrg func(ctx context.Context, flag string) (string, error)
+	// DefaultRegion returns the region for new objects given --region
+	// (cmdutil.Factory.Region); nil: the flag alone.
+	DefaultRegion func(flag string) (string, error)
 	// Prompter returns the prompter; only called when IO.CanPrompt().
 	Prompter func() prompter.Prompter
 	// Now is the clock of AGE columns (nil: time.Now).
@@ -68,6 +73,10 @@ func newScope(f *cmdutil.Factory) Scope {
 	return Scope{
 		IO:        f.IOStreams,
 		APIClient: f.APIClient,
+		ResolveOrg: func(ctx context.Context, flag string) (string, error) {
+			return f.Organization(ctx, flag)
+		},
+		DefaultRegion: f.Region,
 		Prompter: func() prompter.Prompter {
 			return f.Prompter(f.Getenv != nil && f.Getenv("ACCESSIBLE") != "")
 		},
@@ -77,38 +86,43 @@ func newScope(f *cmdutil.Factory) Scope {
 
 // addOrganizationFlag registers --organization and its alias --org.
 func addOrganizationFlag(cmd *cobra.Command, s *Scope) {
-	cmd.Flags().StringVar(&s.Organization, "organization", "", "Organization (alias --org; default: the current one)")
-	cmd.Flags().SetNormalizeFunc(func(_ *pflag.FlagSet, name string) pflag.NormalizedName {
-		if name == "org" {
-			name = "organization"
-		}
-		return pflag.NormalizedName(name)
-	})
+	cmdutil.AddOrganizationFlag(cmd, &s.Organization)
 }
 
 // connect returns the client and the organization to act in.
 func (s *Scope) connect(ctx context.Context) (*client.Client, string, error) {
-	if s.APIClient == nil {
-		return nil, "", errors.New("no platform client configured")
+	if s.APIClient == nil || s.ResolveOrg == nil {
+		return nil, "", errors.New("no platform configured")
 	}
 	c, err := s.APIClient(ctx)
 	if err != nil {
 		return nil, "", err
 	}
-	org, err := c.Organization(ctx, s.Organization)
+	org, err := s.ResolveOrg(ctx, s.Organization)
 	if err != nil {
 		return nil, "", err
 	}
 	return c, org, nil
 }
 
-// confirm asks a yes/no question; without a terminal it fails with exit 2
-// naming --skip. problem says what needs confirming (names only).
-func (s *Scope) confirm(question string) error {
-	if !s.IO.CanPrompt() {
-		return cmdutil.UsageErrorf("%s; pass --skip to go ahead without confirmation (no terminal to ask on)", strings.TrimSuffix(question, "?"))
+// newRegion is the region a new object goes to: flag, else the configured
+// default region, else "" (the organization's default, chosen by the
+// platform).
+func (s *Scope) newRegion(flag string) (string, error) {
+	if s.DefaultRegion == nil || flag != "" {
+		return flag, nil
 	}
-	ok, err := s.Prompter().Confirm(question, "--skip", false)
+	return s.DefaultRegion(flag)
+}
+
+// confirm asks question (yes/no, default no). Without a terminal it asks
+// nothing and fails with exit 2: problem (what needed confirming, names
+// only) and the flag that answers it, --skip. A "no" is exit 1.
+func (s *Scope) confirm(ctx context.Context, question, problem string) error {
+	if !s.IO.CanPrompt() {
+		return cmdutil.UsageErrorf("%s: pass --skip to go ahead without confirmation (no terminal to ask on)", problem)
+	}
+	ok, err := s.Prompter().WithContext(ctx).Confirm(question, "--skip", false)
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,9 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/botkit-dev/botkit/pkg/dotenv"
+	"github.com/botkit-dev/botkit/pkg/printers"
+	"github.com/botkit-dev/botkit/pkg/prompter"
 	"github.com/botkit-dev/botkit/pkg/resources"
 )
 
@@ -25,6 +28,8 @@ func TestExitCodes(t *testing.T) {
 		{context.Canceled, ExitInterrupted},
 		{SilentError{Code: 4}, 4},
 		{Problems([]string{"a", "b"}), ExitUsage},
+		{&printers.UnknownFormatError{Format: "jsn", Valid: printers.Formats()}, ExitUsage},
+		{fmt.Errorf("--file: %w", &dotenv.ParseError{File: ".env", Line: 3, Msg: "expected KEY=value"}), ExitUsage},
 	}
 	for _, c := range cases {
 		if got := ExitCode(c.err); got != c.want {
@@ -64,6 +69,8 @@ func TestExitCodeByTypeNotText(t *testing.T) {
 		{"conflict", &resources.Error{Code: resources.CodeConflict}, ExitConflict},
 		{"internal", &resources.Error{Code: resources.CodeInternal}, ExitError},
 		{"unknown code", &resources.Error{Code: "teapot"}, ExitError},
+		{"prompt input ended", fmt.Errorf("x: %w", &prompter.InputEndedError{Title: "Q", Flag: "--name"}), ExitUsage},
+		{"prompt interrupted", &prompter.InterruptedError{Title: "Q"}, ExitInterrupted},
 	}
 	for _, c := range cases {
 		if got := ExitCode(c.err); got != c.want {

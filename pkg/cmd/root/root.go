@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/botkit-dev/botkit/pkg/cmd/auth"
 	"github.com/botkit-dev/botkit/pkg/cmd/cloud"
 	"github.com/botkit-dev/botkit/pkg/cmd/create"
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
@@ -30,7 +31,7 @@ manages the secret sets and image pull secrets they run with.`,
 		Version:       Version,
 	}
 	cmd.CompletionOptions.HiddenDefaultCmd = true
-	cmd.AddCommand(create.NewCmdCreate(f, nil), cloud.NewCmdCloud(f))
+	cmd.AddCommand(create.NewCmdCreate(f, nil), cloud.NewCmdCloud(f), auth.NewCmdAuth(f))
 	cmdutil.TypeUsageErrors(cmd)
 	return cmd
 }

@@ -85,5 +85,11 @@ func runLogout(_ context.Context, opts *LogoutOptions) error {
 	if cfg.EnvToken != "" {
 		fmt.Fprintf(opts.IO.ErrOut, "warning: %s is still set in this environment; commands keep using it until you unset it\n", config.EnvToken)
 	}
+	if keyErr != nil && len(removed) > 0 {
+		// What was stored was removed; the keyring can hold nothing that
+		// was not put there while it was reachable.
+		fmt.Fprintf(opts.IO.ErrOut, "warning: the OS keyring is not reachable, so it was not checked for a token of %s\n", u.Host)
+		return nil
+	}
 	return keyErr
 }

@@ -293,6 +293,10 @@ func generate(ctx context.Context, io *iostreams.IOStreams, cfg scaffold.Config,
 			}
 			return cmdutil.Problems(lines)
 		}
+		var te *scaffold.TargetError
+		if errors.As(err, &te) {
+			return cmdutil.UsageErrorf("%v", te)
+		}
 		return fmt.Errorf("write project: %w", err)
 	}
 	fmt.Fprintln(io.Out, dir)

@@ -109,3 +109,63 @@ func TestRunInterruptedWritesNothing(t *testing.T) {
 		t.Errorf("project written after interrupt: %v", err)
 	}
 }
+
+// Two creates of one project at once, many times: one reports the project
+// and it is complete; the other exits 2 with one line naming the target.
+func TestConcurrentCreatesOfOneTarget(t *testing.T) {
+	for round := range 15 {
+		wd := t.TempDir()
+		cfg := QuickstartConfig("same")
+		type result struct {
+			err error
+			out string
+		}
+		results := make(chan result, 2)
+		for range 2 {
+			go func() {
+				ios, _, out, _ := iostreams.Test()
+				opts := &Options{IO: ios, WorkingDir: wd, Format: "json", Output: "fresh/sub", OutputSet: true, Flags: scaffold.PartialOf(cfg)}
+				err := Run(context.Background(), opts)
+				results <- result{err, out.String()}
+			}()
+		}
+		target := filepath.Join(wd, "fresh", "sub", "same")
+		var won int
+		for range 2 {
+			r := <-results
+			if r.err == nil {
+				won++
+				if strings.TrimSpace(r.out) != target {
+					t.Errorf("winner printed %q", r.out)
+				}
+				continue
+			}
+			lines := cmdutil.ErrorLines(r.err)
+			if cmdutil.ExitCode(r.err) != cmdutil.ExitUsage || len(lines) != 1 && !strings.Contains(lines[0], "already holds") || !strings.Contains(lines[0], target) {
+				t.Errorf("round %d: loser: exit %d, %q", round, cmdutil.ExitCode(r.err), lines)
+			}
+		}
+		if won != 1 {
+			t.Fatalf("round %d: %d winners", round, won)
+		}
+		g, _ := scaffold.NewGenerator()
+		files, _ := g.Generate(cfg)
+		for _, f := range files {
+			if _, err := os.Stat(filepath.Join(target, filepath.FromSlash(f.Path))); err != nil {
+				t.Errorf("round %d: the reported project lacks %s", round, f.Path)
+			}
+		}
+	}
+}
+
+func TestTargetIsAFile(t *testing.T) {
+	wd := t.TempDir()
+	os.WriteFile(filepath.Join(wd, "taken"), []byte("x"), 0o644)
+	ios, _, _, _ := iostreams.Test()
+	opts := &Options{IO: ios, WorkingDir: wd, Format: "json", TargetDir: "taken", Flags: scaffold.PartialOf(QuickstartConfig("taken"))}
+	err := Run(context.Background(), opts)
+	lines := cmdutil.ErrorLines(err)
+	if cmdutil.ExitCode(err) != cmdutil.ExitUsage || len(lines) != 1 || !strings.Contains(lines[0], filepath.Join(wd, "taken")+": exists and is not a directory") {
+		t.Errorf("exit %d, %q", cmdutil.ExitCode(err), lines)
+	}
+}

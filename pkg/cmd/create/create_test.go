@@ -78,20 +78,75 @@ func TestAccessibleFromEnvironment(t *testing.T) {
 	}
 }
 
+// The wizard needs stdin, stdout and stderr on a terminal and CI unset
+// (DESIGN §3); else exit 2 naming the flags that make it unnecessary.
 func TestRunWithoutTerminalNeverStartsTheWizard(t *testing.T) {
-	ios, _, out, _ := iostreams.Test()
-	called := false
-	opts := &Options{IO: ios, WorkingDir: t.TempDir(), Format: "json", Prompter: func(bool) prompter.Prompter {
-		called = true
-		return prompter.NewFake(t)
-	}}
-	err := Run(context.Background(), opts)
-	if called || cmdutil.ExitCode(err) != cmdutil.ExitUsage || !strings.Contains(err.Error(), "--name or --config") {
-		t.Fatalf("called %v err %v", called, err)
+	for _, c := range []struct {
+		name              string
+		stdin, stdout, ci bool
+	}{
+		{"nothing a terminal", false, false, false},
+		{"stdin not a terminal", false, true, false},
+		{"stdout piped", true, false, false},
+		{"CI set", true, true, true},
+	} {
+		ios, _, out, _ := iostreams.Test()
+		ios.SetStdinTTY(c.stdin)
+		ios.SetStdoutTTY(c.stdout)
+		ios.SetStderrTTY(true)
+		ios.SetCI(c.ci)
+		called := false
+		opts := &Options{IO: ios, WorkingDir: t.TempDir(), Format: "json", Prompter: func(bool) prompter.Prompter {
+			called = true
+			return prompter.NewFake(t)
+		}}
+		err := Run(context.Background(), opts)
+		if called || cmdutil.ExitCode(err) != cmdutil.ExitUsage || !strings.Contains(err.Error(), "--name or --config") {
+			t.Errorf("%s: called %v err %v", c.name, called, err)
+		}
+		if out.Len() != 0 {
+			t.Errorf("%s: stdout %q", c.name, out)
+		}
 	}
-	if out.Len() != 0 {
-		t.Errorf("stdout %q", out)
+}
+
+// Progress (the created message, next steps) only on a terminal with CI
+// unset, on the wizard path too.
+func TestProgressOnlyOnATerminal(t *testing.T) {
+	for _, c := range []struct {
+		name       string
+		stdout, ci bool
+		want       bool
+	}{
+		{"terminal", true, false, true},
+		{"stdout piped", false, false, false},
+		{"CI set", true, true, false},
+	} {
+		ios, _, _, errOut := iostreams.Test()
+		ios.SetStdinTTY(true)
+		ios.SetStdoutTTY(c.stdout)
+		ios.SetStderrTTY(true)
+		ios.SetCI(c.ci)
+		opts := &Options{IO: ios, WorkingDir: t.TempDir(), Format: "json", Accessible: true,
+			Flags: complete(),
+			Prompter: func(bool) prompter.Prompter {
+				return prompter.NewFake(t, prompter.Answer{Match: "--name", Value: "bot"})
+			},
+		}
+		opts.Flags.ProjectName = nil
+		if err := Run(context.Background(), opts); err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if got := strings.Contains(errOut.String(), "Next steps:"); got != c.want {
+			t.Errorf("%s: next steps shown %v, want %v:\n%s", c.name, got, c.want, errOut)
+		}
 	}
+}
+
+func complete() scaffold.Partial {
+	p := scaffold.PartialOf(QuickstartConfig("q"))
+	p.ClientFramework, p.VideoService = ptr("none"), ptr("")
+	return p
 }
 
 func TestRunInterruptedWritesNothing(t *testing.T) {

@@ -54,6 +54,8 @@ func OpenEmbedded(ctx context.Context, dataDir string, opts Options) (*Client, e
 		DataDir:                dataDir,
 		NoAuthOrg:              EmbeddedOrg,
 		AllowPrivateRegistries: true,
+		// No provisioning pass at open: close drains everything pending.
+		LazyProvisioner: true,
 		// A command waits for the check of what it wrote when it closes:
 		// an unreachable registry fails it within about 11s.
 		RegistryTimeout:    5 * time.Second,

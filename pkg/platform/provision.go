@@ -21,6 +21,10 @@ type provisioner struct {
 	client   *http.Client
 	inflight sync.Map     // object ID → struct{}
 	busy     atomic.Int64 // verifications started and not finished
+	// start starts one worker per region (nil: provisioning disabled);
+	// startOnce runs it at Open, or at the first wake with LazyProvisioner.
+	start     func()
+	startOnce sync.Once
 }
 
 func newProvisioner(s *Server) *provisioner {
@@ -34,6 +38,9 @@ func newProvisioner(s *Server) *provisioner {
 
 // wake tells region's worker that something is pending.
 func (p *provisioner) wake(region string) {
+	if p.start != nil {
+		p.startOnce.Do(p.start)
+	}
 	if ch, ok := p.wakeCh[region]; ok {
 		select {
 		case ch <- struct{}{}:

@@ -49,6 +49,11 @@ type Options struct {
 	// DisableProvisioner leaves objects pending (for tests and tools that
 	// only read).
 	DisableProvisioner bool
+	// LazyProvisioner starts the provisioners at the first write instead of
+	// at Open, so that opening costs no provisioning pass. For a short-lived
+	// process that calls Drain before Close (the CLI's embedded platform):
+	// what earlier processes left pending is provisioned by Drain.
+	LazyProvisioner bool
 	// PollInterval is how often provisioners look for pending objects when
 	// not woken by a write (default 1s).
 	PollInterval time.Duration
@@ -156,12 +161,17 @@ func Open(ctx context.Context, opts Options) (*Server, error) {
 	s.cancel = cancel
 	s.prov = newProvisioner(s)
 	if !opts.DisableProvisioner {
-		for _, region := range resources.Regions() {
-			s.wg.Add(1)
-			go func() {
-				defer s.wg.Done()
-				s.prov.run(runCtx, region)
-			}()
+		s.prov.start = func() {
+			for _, region := range resources.Regions() {
+				s.wg.Add(1)
+				go func() {
+					defer s.wg.Done()
+					s.prov.run(runCtx, region)
+				}()
+			}
+		}
+		if !opts.LazyProvisioner {
+			s.prov.startOnce.Do(s.prov.start)
 		}
 	}
 	return s, nil
@@ -196,6 +206,7 @@ func (s *Server) Drain(ctx context.Context) error {
 func (s *Server) Close() error {
 	var err error
 	s.closeOnce.Do(func() {
+		s.prov.startOnce.Do(func() {}) // no provisioner starts after this
 		s.cancel()
 		s.wg.Wait()
 		err = s.store.Close()

@@ -15,7 +15,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -47,6 +46,7 @@ func TestScripts(t *testing.T) {
 // TestSecrets runs the cloud secrets scenarios on the embedded local
 // platform (no API URL configured: a SQLite file under $XDG_DATA_HOME).
 func TestSecrets(t *testing.T) {
+	platformBinary(t) // built here, in the test's goroutine (exit_codes starts one)
 	testscript.Run(t, params(t, "testdata/secrets", false))
 }
 
@@ -54,6 +54,7 @@ func TestSecrets(t *testing.T) {
 // binary serving on 127.0.0.1, with an organization "acme" and a token in
 // BOTKIT_API_URL / BOTKIT_TOKEN.
 func TestSecretsRemote(t *testing.T) {
+	platformBinary(t)
 	testscript.Run(t, params(t, "testdata/secrets", true))
 }
 
@@ -66,7 +67,7 @@ func params(t *testing.T, dir string, remote bool) testscript.Params {
 			"nocanary":  cmdNoCanary,
 			"interrupt": cmdInterrupt,
 			"registry":  cmdRegistry,
-			"platform":  cmdPlatform(t),
+			"platform":  cmdOtherPlatform(t),
 		},
 		Condition: func(cond string) (bool, error) {
 			switch cond {
@@ -319,10 +320,10 @@ func lookPath(ts *testscript.TestScript, name string) string {
 	return ""
 }
 
-// cmdPlatform starts another real botkit-platform (platform start ORG: sets
+// cmdOtherPlatform starts another real botkit-platform (platform start ORG: sets
 // OTHER_API_URL and OTHER_TOKEN) — for scenarios that need a server whatever
 // the variant, such as a bad token.
-func cmdPlatform(t *testing.T) func(ts *testscript.TestScript, neg bool, args []string) {
+func cmdOtherPlatform(t *testing.T) func(ts *testscript.TestScript, neg bool, args []string) {
 	return func(ts *testscript.TestScript, neg bool, args []string) {
 		if neg || len(args) != 2 || args[0] != "start" {
 			ts.Fatalf("usage: platform start ORG")
@@ -335,31 +336,6 @@ func cmdPlatform(t *testing.T) func(ts *testscript.TestScript, neg bool, args []
 	}
 }
 
-var platformBuild struct {
-	once sync.Once
-	path string
-	err  error
-}
-
-// platformBinary builds the real botkit-platform binary once per test run.
-func platformBinary(t *testing.T) (string, error) {
-	platformBuild.once.Do(func() {
-		dir, err := os.MkdirTemp("", "botkit-platform-bin-")
-		if err != nil {
-			platformBuild.err = err
-			return
-		}
-		bin := filepath.Join(dir, "botkit-platform")
-		out, err := exec.Command("go", "build", "-o", bin, "../botkit-platform").CombinedOutput()
-		if err != nil {
-			platformBuild.err = fmt.Errorf("building botkit-platform: %v\n%s", err, out)
-			return
-		}
-		platformBuild.path = bin
-	})
-	return platformBuild.path, platformBuild.err
-}
-
 type runningPlatform struct {
 	url, token string
 	stop       func()
@@ -368,10 +344,7 @@ type runningPlatform struct {
 // startPlatform creates organization org and a token for it in dataDir,
 // then serves the platform on 127.0.0.1 (a free port) until stop.
 func startPlatform(t *testing.T, workDir, dataDir, org string) (*runningPlatform, error) {
-	bin, err := platformBinary(t)
-	if err != nil {
-		return nil, err
-	}
+	bin := platformBinary(t)
 	if err := os.MkdirAll(dataDir, 0o700); err != nil {
 		return nil, err
 	}

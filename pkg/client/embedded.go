@@ -19,12 +19,28 @@ const EmbeddedOrg = "local"
 // EmbeddedHost is how messages name the embedded platform.
 const EmbeddedHost = "the embedded local platform"
 
+// DrainTimeout bounds how long closing the embedded platform waits for the
+// provisioning of what is pending (image pull secrets are checked against
+// their registry: at most 2 attempts of 5s, see OpenEmbedded).
+const DrainTimeout = 15 * time.Second
+
 // embedded is the in-process platform behind a Client.
 type embedded struct {
 	srv *platform.Server
+	// ctx is the context the platform was opened with: the command's, so
+	// that an interrupt also cuts the drain at close short.
+	ctx context.Context
 }
 
-func (e *embedded) close() error { return e.srv.Close() }
+// close provisions what is pending (this command's writes, and anything an
+// earlier process left pending), bounded by DrainTimeout and the command's
+// context, then closes the database.
+func (e *embedded) close() error {
+	ctx, cancel := context.WithTimeout(e.ctx, DrainTimeout)
+	defer cancel()
+	_ = e.srv.Drain(ctx) // unfinished work stays pending for the next command
+	return e.srv.Close()
+}
 
 // OpenEmbedded opens the embedded local platform over the SQLite database in
 // dataDir (created 0700 if missing) and returns a client that serves its
@@ -38,6 +54,13 @@ func OpenEmbedded(ctx context.Context, dataDir string, opts Options) (*Client, e
 		DataDir:                dataDir,
 		NoAuthOrg:              EmbeddedOrg,
 		AllowPrivateRegistries: true,
+		// No provisioning pass at open: close drains everything pending.
+		LazyProvisioner: true,
+		// A command waits for the check of what it wrote when it closes:
+		// an unreachable registry fails it within about 11s.
+		RegistryTimeout:    5 * time.Second,
+		RegistryAttempts:   2,
+		RegistryRetryDelay: 500 * time.Millisecond,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("opening the embedded local platform in %s: %w", dataDir, err)
@@ -50,7 +73,7 @@ func OpenEmbedded(ctx context.Context, dataDir string, opts Options) (*Client, e
 		opts.PollInterval = 50 * time.Millisecond
 	}
 	c := newClient(&url.URL{Scheme: "http", Host: "embedded.botkit.invalid"}, EmbeddedHost, opts)
-	c.embedded = &embedded{srv: srv}
+	c.embedded = &embedded{srv: srv, ctx: ctx}
 	return c, nil
 }
 

@@ -125,7 +125,10 @@ func TestRetries(t *testing.T) {
 func TestUnparseableErrorBodies(t *testing.T) {
 	for status, code := range map[int]string{400: resources.CodeInvalid, 401: resources.CodeUnauthenticated, 403: resources.CodeForbidden,
 		404: resources.CodeNotFound, 409: resources.CodeConflict, 413: resources.CodeTooLarge, 500: resources.CodeInternal, 503: resources.CodeInternal, 418: resources.CodeInternal} {
-		f := &flaky{failures: 100, fail: func(w http.ResponseWriter) { w.WriteHeader(status); _, _ = w.Write([]byte(`{"not":"the error object"}`)) }}
+		f := &flaky{failures: 100, fail: func(w http.ResponseWriter) {
+			w.WriteHeader(status)
+			_, _ = w.Write([]byte(`{"not":"the error object"}`))
+		}}
 		c := flakyClient(t, f)
 		c.retries = 0
 		_, err := c.Me(context.Background())

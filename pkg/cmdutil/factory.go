@@ -34,6 +34,9 @@ type Factory struct {
 	// one with the token from BOTKIT_TOKEN, the keyring or the config file.
 	// Calls after the first return the same client.
 	APIClient func(ctx context.Context) (*client.Client, error)
+	// NewClient returns a client of the remote platform at baseURL with
+	// token, made like APIClient's (auth login checks a token with it).
+	NewClient func(baseURL, token string) (*client.Client, error)
 	// Credentials is the token store (the OS keyring).
 	Credentials credentials.Store
 	// Close releases what the seams opened (the embedded platform lets its

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/botkit-dev/botkit/pkg/platform/store"
@@ -18,7 +19,12 @@ type provisioner struct {
 	s        *Server
 	wakeCh   map[string]chan struct{}
 	client   *http.Client
-	inflight sync.Map // object ID → struct{}
+	inflight sync.Map     // object ID → struct{}
+	busy     atomic.Int64 // verifications started and not finished
+	// start starts one worker per region (nil: provisioning disabled);
+	// startOnce runs it at Open, or at the first wake with LazyProvisioner.
+	start     func()
+	startOnce sync.Once
 }
 
 func newProvisioner(s *Server) *provisioner {
@@ -32,6 +38,9 @@ func newProvisioner(s *Server) *provisioner {
 
 // wake tells region's worker that something is pending.
 func (p *provisioner) wake(region string) {
+	if p.start != nil {
+		p.startOnce.Do(p.start)
+	}
 	if ch, ok := p.wakeCh[region]; ok {
 		select {
 		case ch <- struct{}{}:
@@ -103,9 +112,11 @@ func (p *provisioner) pass(ctx context.Context, region string, sem chan struct{}
 			continue
 		}
 		started++
+		p.busy.Add(1)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer p.busy.Add(-1)
 			defer p.inflight.Delete(o.ID)
 			select {
 			case sem <- struct{}{}:
@@ -117,6 +128,35 @@ func (p *provisioner) pass(ctx context.Context, region string, sem chan struct{}
 		}()
 	}
 	return len(objs) == pendingBatch && started > 0
+}
+
+// drain runs one pass over every region now and waits until the
+// verifications it started, and those already in flight, are done — or ctx
+// ends (what is unfinished then stays pending for the next run).
+func (p *provisioner) drain(ctx context.Context) error {
+	sem := make(chan struct{}, 4)
+	var wg sync.WaitGroup
+	for _, region := range resources.Regions() {
+		for p.pass(ctx, region, sem, &wg) {
+		}
+	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	t := time.NewTicker(10 * time.Millisecond)
+	defer t.Stop()
+	for p.busy.Load() > 0 {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
+	return ctx.Err()
 }
 
 func (p *provisioner) verify(ctx context.Context, o store.Object) {

@@ -16,64 +16,6 @@ const (
 	KindProjectConfig = "ProjectConfig"
 )
 
-type fieldKind int
-
-const (
-	kindString fieldKind = iota
-	kindBool
-	kindStringList
-)
-
-// configField describes one key of the flat config (DESIGN §4.2).
-type configField struct {
-	key  string
-	kind fieldKind
-	str  func(*Partial) **string
-	bl   func(*Partial) **bool
-}
-
-// configFields lists every config key in the documented order.
-func configFields() []configField {
-	s := func(key string, f func(*Partial) **string) configField {
-		return configField{key: key, kind: kindString, str: f}
-	}
-	b := func(key string, f func(*Partial) **bool) configField {
-		return configField{key: key, kind: kindBool, bl: f}
-	}
-	return []configField{
-		s("project_name", func(p *Partial) **string { return &p.ProjectName }),
-		s("bot_type", func(p *Partial) **string { return &p.BotType }),
-		{key: "transports", kind: kindStringList},
-		s("mode", func(p *Partial) **string { return &p.Mode }),
-		s("stt_service", func(p *Partial) **string { return &p.STTService }),
-		s("llm_service", func(p *Partial) **string { return &p.LLMService }),
-		s("tts_service", func(p *Partial) **string { return &p.TTSService }),
-		s("realtime_service", func(p *Partial) **string { return &p.RealtimeService }),
-		s("video_service", func(p *Partial) **string { return &p.VideoService }),
-		s("client_framework", func(p *Partial) **string { return &p.ClientFramework }),
-		s("client_server", func(p *Partial) **string { return &p.ClientServer }),
-		s("pstn_mode", func(p *Partial) **string { return &p.PSTNMode }),
-		s("sip_bridge_mode", func(p *Partial) **string { return &p.SIPBridgeMode }),
-		b("recording", func(p *Partial) **bool { return &p.Recording }),
-		b("transcription", func(p *Partial) **bool { return &p.Transcription }),
-		b("video_input", func(p *Partial) **bool { return &p.VideoInput }),
-		b("video_output", func(p *Partial) **bool { return &p.VideoOutput }),
-		b("deploy_to_cloud", func(p *Partial) **bool { return &p.DeployToCloud }),
-		b("enable_denoise", func(p *Partial) **bool { return &p.EnableDenoise }),
-		b("enable_observability", func(p *Partial) **bool { return &p.EnableObservability }),
-		b("eval", func(p *Partial) **bool { return &p.Eval }),
-	}
-}
-
-// ConfigKeys returns the keys of the flat config file in documented order.
-func ConfigKeys() []string {
-	var keys []string
-	for _, f := range configFields() {
-		keys = append(keys, f.key)
-	}
-	return keys
-}
-
 // ConfigFileError lists every problem found in a config file; each problem
 // names file:line and the key.
 type ConfigFileError struct{ Problems []string }
@@ -252,28 +194,23 @@ func describe(v *yaml.Node) string {
 func (d *configDecoder) flat(m *yaml.Node, prefix string) Partial {
 	d.duplicates(m, prefix)
 	var p Partial
-	fields := configFields()
-	byKey := map[string]configField{}
-	for _, f := range fields {
-		byKey[f.key] = f
-	}
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		k, v := m.Content[i], m.Content[i+1]
 		if prefix != "" && k.Value == "project_name" {
 			continue // reported by the manifest decoder
 		}
-		f, ok := byKey[k.Value]
+		f, ok := LookupField(k.Value)
 		if !ok {
 			d.addf(k, "unknown key %q (valid keys: %s)", prefix+k.Value, strings.Join(ConfigKeys(), ", "))
 			continue
 		}
-		key := prefix + f.key
-		switch f.kind {
-		case kindString:
-			if s, ok := d.scalarString(v, key); ok {
-				*f.str(&p) = s
+		key := prefix + f.Key
+		switch f.Kind {
+		case KindString:
+			if s, ok := d.scalarString(v, key); ok && s != nil {
+				f.SetString(&p, *s)
 			}
-		case kindBool:
+		case KindBool:
 			if v.Kind == yaml.ScalarNode && v.Tag == "!!null" {
 				continue
 			}
@@ -286,8 +223,8 @@ func (d *configDecoder) flat(m *yaml.Node, prefix string) Partial {
 				d.addf(v, "%s: want true or false", key)
 				continue
 			}
-			*f.bl(&p) = &b
-		case kindStringList:
+			f.SetBool(&p, b)
+		case KindList:
 			if v.Kind == yaml.ScalarNode && v.Tag == "!!null" {
 				continue
 			}
@@ -303,7 +240,7 @@ func (d *configDecoder) flat(m *yaml.Node, prefix string) Partial {
 				}
 				list = append(list, item.Value)
 			}
-			p.Transports = list
+			f.SetList(&p, list)
 		}
 	}
 	return p

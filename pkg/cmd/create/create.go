@@ -40,47 +40,6 @@ type Options struct {
 	Prompter func(accessible bool) prompter.Prompter
 }
 
-// boolFlag is a --x / --no-x pair.
-type boolFlag struct {
-	name, usage string
-	target      func(*scaffold.Partial) **bool
-}
-
-func boolFlags() []boolFlag {
-	return []boolFlag{
-		{"recording", "record conversations to WAV files", func(p *scaffold.Partial) **bool { return &p.Recording }},
-		{"transcription", "log conversation transcripts", func(p *scaffold.Partial) **bool { return &p.Transcription }},
-		{"video-input", "receive the user's camera (web bots)", func(p *scaffold.Partial) **bool { return &p.VideoInput }},
-		{"video-output", "send video (web bots)", func(p *scaffold.Partial) **bool { return &p.VideoOutput }},
-		{"deploy-to-cloud", "generate the Dockerfile and cloud deployment config (default true)", func(p *scaffold.Partial) **bool { return &p.DeployToCloud }},
-		{"enable-denoise", "Krisp noise cancellation (needs cloud deployment)", func(p *scaffold.Partial) **bool { return &p.EnableDenoise }},
-		{"observability", "OpenTelemetry tracing", func(p *scaffold.Partial) **bool { return &p.EnableObservability }},
-		{"eval", "eval transport and starter scenarios in server/evals/", func(p *scaffold.Partial) **bool { return &p.Eval }},
-	}
-}
-
-type stringFlag struct {
-	name, short, usage string
-	target             func(*scaffold.Partial) **string
-}
-
-func stringFlags() []stringFlag {
-	return []stringFlag{
-		{"name", "n", "project name; makes the command non-interactive", func(p *scaffold.Partial) **string { return &p.ProjectName }},
-		{"bot-type", "b", "web or telephony (default: inferred from the transports)", func(p *scaffold.Partial) **string { return &p.BotType }},
-		{"mode", "m", "cascade or realtime (default: inferred from the services)", func(p *scaffold.Partial) **string { return &p.Mode }},
-		{"stt", "", "speech-to-text service (cascade)", func(p *scaffold.Partial) **string { return &p.STTService }},
-		{"llm", "", "LLM service (cascade)", func(p *scaffold.Partial) **string { return &p.LLMService }},
-		{"tts", "", "text-to-speech service (cascade)", func(p *scaffold.Partial) **string { return &p.TTSService }},
-		{"realtime", "", "realtime speech-to-speech service", func(p *scaffold.Partial) **string { return &p.RealtimeService }},
-		{"video", "", "video avatar service (web bots)", func(p *scaffold.Partial) **string { return &p.VideoService }},
-		{"client-framework", "", "web client: react, vanilla or none", func(p *scaffold.Partial) **string { return &p.ClientFramework }},
-		{"client-server", "", "dev server of the react client: vite (default) or nextjs", func(p *scaffold.Partial) **string { return &p.ClientServer }},
-		{"pstn-mode", "", "dial-in or dial-out, for the daily_pstn transport", func(p *scaffold.Partial) **string { return &p.PSTNMode }},
-		{"sip-bridge-mode", "", "dial-in or dial-out, for the twilio_daily_sip transport", func(p *scaffold.Partial) **string { return &p.SIPBridgeMode }},
-	}
-}
-
 // NewCmdCreate returns `botkit create`. runF, when set, replaces the run
 // function (tests of flag parsing).
 func NewCmdCreate(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
@@ -88,7 +47,7 @@ func NewCmdCreate(f *cmdutil.Factory, runF func(context.Context, *Options) error
 	strVals := map[string]*string{}
 	boolVals := map[string]*bool{}
 	noVals := map[string]*bool{}
-	var transports []string
+	var listVals []string
 
 	cmd := &cobra.Command{
 		Use:   "create [TARGET_DIR]",
@@ -123,33 +82,33 @@ Valid services and transports: botkit create --list-options`,
 				opts.TargetDir = args[0]
 			}
 			opts.OutputSet = cmd.Flags().Changed("output")
-			for _, sf := range stringFlags() {
-				if cmd.Flags().Changed(sf.name) {
-					v := *strVals[sf.name]
-					*sf.target(&opts.Flags) = &v
-				}
-			}
-			if cmd.Flags().Changed("transport") {
-				opts.Flags.Transports = splitList(transports)
-			}
-			for _, bf := range boolFlags() {
-				yes, no := cmd.Flags().Changed(bf.name), cmd.Flags().Changed("no-"+bf.name)
-				switch {
-				case yes && no:
-					return cmdutil.UsageErrorf("--%s and --no-%s cannot be used together", bf.name, bf.name)
-				case yes:
-					v := *boolVals[bf.name]
-					*bf.target(&opts.Flags) = &v
-				case no:
-					v := !*noVals[bf.name]
-					*bf.target(&opts.Flags) = &v
+			for _, f := range scaffold.Fields() {
+				switch f.Kind {
+				case scaffold.KindString:
+					if cmd.Flags().Changed(f.Flag) {
+						f.SetString(&opts.Flags, *strVals[f.Flag])
+					}
+				case scaffold.KindList:
+					if cmd.Flags().Changed(f.Flag) {
+						f.SetList(&opts.Flags, splitList(listVals))
+					}
+				case scaffold.KindBool:
+					yes, no := cmd.Flags().Changed(f.Flag), cmd.Flags().Changed("no-"+f.Flag)
+					switch {
+					case yes && no:
+						return cmdutil.FlagErrorf("--%s and --no-%s cannot be used together", f.Flag, f.Flag)
+					case yes:
+						f.SetBool(&opts.Flags, *boolVals[f.Flag])
+					case no:
+						f.SetBool(&opts.Flags, !*noVals[f.Flag])
+					}
 				}
 			}
 			if opts.Format != "json" && opts.Format != "yaml" {
-				return cmdutil.UsageErrorf("--format: invalid value %q; valid: json, yaml", opts.Format)
+				return cmdutil.FlagErrorf("--format: invalid value %q; valid: json, yaml", opts.Format)
 			}
 			if cmd.Flags().Changed("format") && !opts.DryRun {
-				return cmdutil.UsageErrorf("--format only applies with --dry-run")
+				return cmdutil.FlagErrorf("--format only applies with --dry-run")
 			}
 			if !opts.Accessible && opts.Getenv != nil && opts.Getenv("ACCESSIBLE") != "" {
 				opts.Accessible = true
@@ -168,14 +127,17 @@ Valid services and transports: botkit create --list-options`,
 	fl := cmd.Flags()
 	fl.SortFlags = false
 	fl.StringVarP(&opts.Output, "output", "o", "", "directory to create the project folder in (default: current directory)")
-	for _, sf := range stringFlags() {
-		strVals[sf.name] = fl.StringP(sf.name, sf.short, "", sf.usage)
-	}
-	fl.StringArrayVarP(&transports, "transport", "t", nil, "transport id; repeatable or comma-separated")
-	for _, bf := range boolFlags() {
-		boolVals[bf.name] = fl.Bool(bf.name, false, bf.usage)
-		noVals[bf.name] = fl.Bool("no-"+bf.name, false, "turn off --"+bf.name)
-		fl.Lookup("no-" + bf.name).NoOptDefVal = "true"
+	for _, f := range scaffold.Fields() {
+		switch f.Kind {
+		case scaffold.KindString:
+			strVals[f.Flag] = fl.StringP(f.Flag, f.Short, "", f.Usage)
+		case scaffold.KindList:
+			fl.StringArrayVarP(&listVals, f.Flag, f.Short, nil, f.Usage)
+		case scaffold.KindBool:
+			boolVals[f.Flag] = fl.Bool(f.Flag, false, f.Usage)
+			noVals[f.Flag] = fl.Bool("no-"+f.Flag, false, "turn off --"+f.Flag)
+			fl.Lookup("no-" + f.Flag).NoOptDefVal = "true"
+		}
 	}
 	fl.StringVarP(&opts.ConfigFile, "config", "c", "", "JSON or YAML config file, or ProjectConfig manifest (- for stdin); makes the command non-interactive")
 	fl.BoolVar(&opts.DryRun, "dry-run", false, "print the resolved config and write nothing")
@@ -232,10 +194,17 @@ func Run(ctx context.Context, opts *Options) error {
 	p = p.Over(opts.Flags)
 
 	if !opts.nonInteractive() {
+		// --accessible asks for line prompts whatever the streams (screen
+		// readers, scripted answers); otherwise only on a terminal.
 		if !opts.IO.CanPrompt() && !opts.Accessible {
 			return cmdutil.UsageErrorf("no terminal to run the wizard on: give --name or --config (see botkit create --help)")
 		}
-		answered, err := RunWizard(ctx, opts.Prompter(opts.Accessible), p)
+		wz := Wizard{
+			Prompter: opts.Prompter(opts.Accessible),
+			ErrOut:   opts.IO.ErrOut,
+			Target:   func(name string) string { return projectDir(opts, name) },
+		}
+		answered, err := wz.Run(ctx, p)
 		if err != nil {
 			return err
 		}
@@ -249,12 +218,11 @@ func Run(ctx context.Context, opts *Options) error {
 	if opts.DryRun {
 		return printConfig(opts.IO.Out, cfg, opts.Format)
 	}
-	dir := projectDir(opts, cfg)
-	return generate(ctx, opts.IO, cfg, dir, !opts.nonInteractive())
+	return generate(ctx, opts.IO, cfg, projectDir(opts, cfg.ProjectName))
 }
 
 // projectDir is where the project goes: TARGET_DIR, or <output>/<name>.
-func projectDir(opts *Options, cfg scaffold.Config) string {
+func projectDir(opts *Options, name string) string {
 	if opts.TargetDir != "" {
 		return absJoin(opts.WorkingDir, opts.TargetDir)
 	}
@@ -262,7 +230,7 @@ func projectDir(opts *Options, cfg scaffold.Config) string {
 	if out == "" {
 		out = "."
 	}
-	return filepath.Join(absJoin(opts.WorkingDir, out), cfg.ProjectName)
+	return filepath.Join(absJoin(opts.WorkingDir, out), name)
 }
 
 func absJoin(wd, p string) string {
@@ -272,7 +240,7 @@ func absJoin(wd, p string) string {
 	return filepath.Join(wd, p)
 }
 
-func generate(ctx context.Context, io *iostreams.IOStreams, cfg scaffold.Config, dir string, wizard bool) error {
+func generate(ctx context.Context, io *iostreams.IOStreams, cfg scaffold.Config, dir string) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -293,11 +261,15 @@ func generate(ctx context.Context, io *iostreams.IOStreams, cfg scaffold.Config,
 			}
 			return cmdutil.Problems(lines)
 		}
+		var te *scaffold.TargetError
+		if errors.As(err, &te) {
+			return cmdutil.UsageErrorf("%v", te)
+		}
 		return fmt.Errorf("write project: %w", err)
 	}
 	fmt.Fprintln(io.Out, dir)
-	if wizard || io.ShowProgress() {
-		fmt.Fprintf(io.ErrOut, "✓ Created %s (%d files) in %s\n\n%s", cfg.ProjectName, len(files), dir, NextSteps(cfg, dir))
+	if io.ShowProgress() {
+		fmt.Fprintf(io.ErrOut, "✓ Created %s (%d files) in %s\n\n%s", cfg.ProjectName, len(files), dir, scaffold.NextSteps(cfg, dir))
 	}
 	return nil
 }

@@ -7,10 +7,10 @@ package factory
 import (
 	"context"
 	"fmt"
+	"runtime/debug"
 	"sync"
 
 	"github.com/botkit-dev/botkit/pkg/client"
-	"github.com/botkit-dev/botkit/pkg/cmd/root"
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
 	"github.com/botkit-dev/botkit/pkg/config"
 	"github.com/botkit-dev/botkit/pkg/credentials"
@@ -26,6 +26,11 @@ func New(ios *iostreams.IOStreams) *cmdutil.Factory {
 	f.Config = w.config
 	f.APIClient = w.apiClient
 	f.Close = w.close
+	f.NewClient = func(baseURL, token string) (*client.Client, error) {
+		opts := ClientOptions()
+		opts.BaseURL, opts.Token = baseURL, token
+		return client.New(opts)
+	}
 	return f
 }
 
@@ -81,7 +86,16 @@ func (w *wiring) close() error {
 
 // ClientOptions are the options every botkit client is made with.
 func ClientOptions() client.Options {
-	return client.Options{UserAgent: client.UserAgent(root.Version)}
+	return client.Options{UserAgent: client.UserAgent(version())}
+}
+
+// version is botkit's module version from the build information ("dev" for
+// a build from a work tree).
+func version() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "dev"
 }
 
 // Client opens the platform client of cfg: the embedded local platform in

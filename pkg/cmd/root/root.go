@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/botkit-dev/botkit/pkg/cmd/auth"
 	"github.com/botkit-dev/botkit/pkg/cmd/cloud"
 	"github.com/botkit-dev/botkit/pkg/cmd/create"
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
@@ -29,7 +30,7 @@ manages the secret sets and image pull secrets they run with.`,
 		SilenceUsage:  true,
 		Version:       Version,
 	}
-	cmd.AddCommand(create.NewCmdCreate(f, nil), cloud.NewCmdCloud(f))
+	cmd.AddCommand(create.NewCmdCreate(f, nil), cloud.NewCmdCloud(f), auth.NewCmdAuth(f))
 	// `botkit completion bash|zsh|fish|powershell`: cobra's generator, added
 	// now (not at Execute) so that its usage errors are typed too.
 	cmd.InitDefaultCompletionCmd()

@@ -2,6 +2,7 @@ package scaffold
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -9,6 +10,10 @@ import (
 
 	yaml "go.yaml.in/yaml/v3"
 )
+
+// MaxConfigSize is the largest config file accepted: 1 MiB, far above any
+// real config (a few hundred bytes).
+const MaxConfigSize = 1 << 20
 
 // ProjectConfig manifest identity (DESIGN §2).
 const (
@@ -25,7 +30,16 @@ func (e *ConfigFileError) Error() string { return strings.Join(e.Problems, "; ")
 // DecodeConfigFile parses a flat JSON or YAML config (DESIGN §4.2) or a
 // ProjectConfig manifest. name is used in error messages. Decoding is strict:
 // unknown keys, wrong types and duplicate keys are errors with file:line.
+//
+// On problems the error is a *ConfigFileError and the Partial holds what
+// could be decoded, so that callers can report other problems along.
 func DecodeConfigFile(name string, data []byte) (Partial, error) {
+	if len(data) > MaxConfigSize {
+		return Partial{}, &ConfigFileError{Problems: []string{fmt.Sprintf("%s: larger than %d bytes (1 MiB), the limit of a config file", name, MaxConfigSize)}}
+	}
+	if prob := checkJSON(name, data); prob != "" {
+		return Partial{}, &ConfigFileError{Problems: []string{prob}}
+	}
 	var doc yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&doc); err != nil {
@@ -53,9 +67,38 @@ func DecodeConfigFile(name string, data []byte) (Partial, error) {
 		p = d.flat(root, "")
 	}
 	if len(d.problems) > 0 {
-		return Partial{}, &ConfigFileError{Problems: d.problems}
+		return p, &ConfigFileError{Problems: d.problems}
 	}
 	return p, nil
+}
+
+// checkJSON holds a file that is JSON (it starts with '{' or '[') to JSON's
+// rules, which the YAML decoder is laxer about: trailing commas, a second
+// value or garbage after the first are errors, with file:line.
+func checkJSON(name string, data []byte) string {
+	trimmed := bytes.TrimLeft(data, " \t\r\n\ufeff")
+	if len(trimmed) == 0 || (trimmed[0] != '{' && trimmed[0] != '[') {
+		return ""
+	}
+	lineAt := func(off int64) int { return 1 + bytes.Count(data[:min(int(off), len(data))], []byte("\n")) }
+	dec := json.NewDecoder(bytes.NewReader(data))
+	var v json.RawMessage
+	if err := dec.Decode(&v); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			return fmt.Sprintf("%s:%d: invalid JSON: %v", name, lineAt(se.Offset), se)
+		}
+		if errors.Is(err, io.ErrUnexpectedEOF) {
+			return fmt.Sprintf("%s:%d: invalid JSON: the file ends inside the config object", name, lineAt(int64(len(data))))
+		}
+		return fmt.Sprintf("%s: invalid JSON: %v", name, err)
+	}
+	off := dec.InputOffset()
+	rest := data[off:]
+	if skip := len(rest) - len(bytes.TrimLeft(rest, " \t\r\n")); skip < len(rest) {
+		return fmt.Sprintf("%s:%d: invalid JSON: data after the config object; a config file holds one object", name, lineAt(off+int64(skip)))
+	}
+	return ""
 }
 
 func yamlMessage(err error) string {

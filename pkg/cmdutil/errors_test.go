@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/botkit-dev/botkit/pkg/dotenv"
+	"github.com/botkit-dev/botkit/pkg/printers"
 	"github.com/botkit-dev/botkit/pkg/prompter"
 	"github.com/botkit-dev/botkit/pkg/resources"
 )
@@ -26,6 +28,8 @@ func TestExitCodes(t *testing.T) {
 		{context.Canceled, ExitInterrupted},
 		{SilentError{Code: 4}, 4},
 		{Problems([]string{"a", "b"}), ExitUsage},
+		{&printers.UnknownFormatError{Format: "jsn", Valid: printers.Formats()}, ExitUsage},
+		{fmt.Errorf("--file: %w", &dotenv.ParseError{File: ".env", Line: 3, Msg: "expected KEY=value"}), ExitUsage},
 	}
 	for _, c := range cases {
 		if got := ExitCode(c.err); got != c.want {

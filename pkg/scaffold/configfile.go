@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/botkit-dev/botkit/internal/yamlnode"
 	yaml "go.yaml.in/yaml/v3"
 )
 
@@ -102,19 +103,14 @@ func checkJSON(name string, data []byte) string {
 }
 
 func yamlMessage(err error) string {
-	msg := err.Error()
-	msg = strings.TrimPrefix(msg, "yaml: ")
+	line, msg := yamlnode.ErrorMessage(err)
+	if line > 0 {
+		return fmt.Sprintf("line %d: %s", line, msg)
+	}
 	return msg
 }
 
-func hasKey(m *yaml.Node, key string) bool {
-	for i := 0; i+1 < len(m.Content); i += 2 {
-		if m.Content[i].Value == key {
-			return true
-		}
-	}
-	return false
-}
+func hasKey(m *yaml.Node, key string) bool { return yamlnode.HasKey(m, key) }
 
 type configDecoder struct {
 	file     string
@@ -127,15 +123,9 @@ func (d *configDecoder) addf(n *yaml.Node, format string, args ...any) {
 
 // duplicates reports every key of mapping m given more than once.
 func (d *configDecoder) duplicates(m *yaml.Node, prefix string) {
-	first := map[string]int{}
-	for i := 0; i+1 < len(m.Content); i += 2 {
-		k := m.Content[i]
-		if line, ok := first[k.Value]; ok {
-			d.addf(k, "duplicate key %q (first at line %d)", prefix+k.Value, line)
-			continue
-		}
-		first[k.Value] = k.Line
-	}
+	yamlnode.Duplicates(m, func(k *yaml.Node, line int) {
+		d.addf(k, "duplicate key %q (first at line %d)", prefix+k.Value, line)
+	})
 }
 
 func (d *configDecoder) manifest(root *yaml.Node) Partial {
@@ -212,27 +202,7 @@ func (d *configDecoder) scalarString(v *yaml.Node, key string) (*string, bool) {
 	return &s, true
 }
 
-func describe(v *yaml.Node) string {
-	switch v.Kind {
-	case yaml.MappingNode:
-		return "a mapping"
-	case yaml.SequenceNode:
-		return "a list"
-	case yaml.AliasNode:
-		return "an alias"
-	}
-	switch v.Tag {
-	case "!!bool":
-		return "a boolean"
-	case "!!int", "!!float":
-		return "a number"
-	case "!!null":
-		return "null"
-	case "!!str":
-		return "a string"
-	}
-	return v.Tag
-}
+func describe(v *yaml.Node) string { return yamlnode.Describe(v) }
 
 func (d *configDecoder) flat(m *yaml.Node, prefix string) Partial {
 	d.duplicates(m, prefix)

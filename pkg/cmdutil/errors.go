@@ -9,8 +9,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/botkit-dev/botkit/pkg/dotenv"
-	"github.com/botkit-dev/botkit/pkg/printers"
 	"github.com/botkit-dev/botkit/pkg/resources"
 )
 
@@ -135,20 +133,7 @@ func ExitCode(err error) int {
 			return code
 		}
 	}
-	if isInvalidInput(err) {
-		return ExitUsage
-	}
 	return ExitError
-}
-
-// isInvalidInput reports whether err is one of the typed invalid-input errors
-// of the leaf packages (exit 2): the one list of them.
-func isInvalidInput(err error) bool {
-	var (
-		unknownFormat *printers.UnknownFormatError
-		dotenvSyntax  *dotenv.ParseError
-	)
-	return errors.As(err, &unknownFormat) || errors.As(err, &dotenvSyntax)
 }
 
 // ErrorLines returns the lines to print for err, each without the "error: "

@@ -72,6 +72,9 @@ func (e *ParseError) Error() string {
 	return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
 }
 
+// ErrorCode makes it invalid input (exit 2; see cmdutil.Coded).
+func (e *ParseError) ErrorCode() string { return resources.CodeInvalid }
+
 // Messages of ParseError. Each %s is the key.
 const (
 	msgNoEquals       = `expected KEY=value`

@@ -2,6 +2,7 @@ package platform
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -77,4 +78,44 @@ func FuzzDecodeRaw(f *testing.F) {
 			}
 		}
 	})
+}
+
+// The server's view of an apply body has the fields of resources.ApplyRequest.
+func TestApplyWireMatchesRequest(t *testing.T) {
+	fields := func(v any) []string {
+		var m map[string]any
+		b, _ := json.Marshal(v)
+		_ = json.Unmarshal(b, &m)
+		var out []string
+		for k := range m {
+			out = append(out, k)
+		}
+		slices.Sort(out)
+		return out
+	}
+	want := fields(resources.ApplyRequest{Objects: []resources.Object{}, ApplySet: "x", Prune: true, Selector: "a", DryRun: true})
+	got := fields(applyWire{Objects: []json.RawMessage{}, ApplySet: "x", Prune: true, Selector: "a", DryRun: true})
+	if !slices.Equal(got, want) {
+		t.Errorf("applyWire fields %v, resources.ApplyRequest fields %v", got, want)
+	}
+}
+
+func TestCheckDuplicateKeys(t *testing.T) {
+	for body, want := range map[string]string{
+		`{"a":1,"b":{"a":2}}`:                   "",
+		`[{"a":1},{"a":1}]`:                     "",
+		`{"a":1,"a":2}`:                         `duplicate key "a"`,
+		`{"x":[{"k":[1,{"z":1,"z":2}]}]}`:       `duplicate key "z" in "x[0].k[1]"`,
+		`{"s":"\u0041","A":1,"\u0041":2}`:       `duplicate key "A"`,
+		`{"a":{"b":1},"c":[1,2],"d":{},"e":[]}`: "",
+		`{"a":`:                                 "",
+	} {
+		err := checkDuplicateKeys([]byte(body))
+		switch {
+		case want == "" && err != nil:
+			t.Errorf("%s: %v", body, err)
+		case want != "" && (err == nil || !strings.Contains(err.Error(), want)):
+			t.Errorf("%s: %v, want %s", body, err, want)
+		}
+	}
 }

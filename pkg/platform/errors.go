@@ -11,9 +11,10 @@ import (
 // apiError is an error with an HTTP status and a machine-readable code.
 // Its message is shown to clients, so it never holds a value.
 type apiError struct {
-	status int
-	code   string
-	msg    string
+	status  int
+	code    string
+	msg     string
+	details []resources.ObjectError // per object, for apply and delete
 }
 
 func (e *apiError) Error() string { return e.msg }
@@ -54,7 +55,11 @@ func asAPIError(err error) *apiError {
 	}
 	var mbe *http.MaxBytesError
 	if errors.As(err, &mbe) {
-		return errTooLarge("request body is larger than %d bytes (1 MiB)", resources.MaxRequestBytes)
+		return errBodyTooLarge(resources.MaxRequestBytes)
 	}
 	return newErr(http.StatusInternalServerError, resources.CodeInternal, "internal error")
+}
+
+func errBodyTooLarge(limit int) *apiError {
+	return errTooLarge("request body is larger than %d bytes (%d MiB)", limit, limit>>20)
 }

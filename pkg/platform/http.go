@@ -42,6 +42,8 @@ func Routes() []Route {
 		{"DELETE", "/v1/organizations/{org}/secrets/{name}"},
 		{"DELETE", "/v1/organizations/{org}/secrets/{name}/keys/{key}"},
 		{"GET", "/v1/organizations/{org}/audit"},
+		{"POST", "/v1/organizations/{org}/apply"},
+		{"POST", "/v1/organizations/{org}/delete"},
 	}
 }
 
@@ -90,6 +92,8 @@ func (s *Server) routes() http.Handler {
 		{"DELETE", "/v1/organizations/{org}/secrets/{name}"}:            s.handleDelete,
 		{"DELETE", "/v1/organizations/{org}/secrets/{name}/keys/{key}"}: s.handleDeleteKey,
 		{"GET", "/v1/organizations/{org}/audit"}:                        s.handleAudit,
+		{"POST", "/v1/organizations/{org}/apply"}:                       s.handleApply,
+		{"POST", "/v1/organizations/{org}/delete"}:                      s.handleDeleteMany,
 	}
 	paths := map[string][]string{}
 	for _, rt := range Routes() {
@@ -172,7 +176,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 
 func writeError(w http.ResponseWriter, err error) {
 	ae := asAPIError(err)
-	writeJSON(w, ae.status, resources.ErrorResponse{Error: resources.ErrorDetail{Code: ae.code, Message: ae.msg}})
+	writeJSON(w, ae.status, resources.ErrorResponse{Error: resources.ErrorDetail{Code: ae.code, Message: ae.msg, Details: ae.details}})
 }
 
 // fail writes err; unexpected errors are logged (without values: store
@@ -191,38 +195,143 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 }
 
 // decodeBody decodes a JSON request body of at most MaxRequestBytes strictly
-// (unknown fields and trailing data are errors). Error messages never quote
-// the body.
+// (unknown fields, duplicate keys and trailing data are errors). Error
+// messages never quote the body.
 func decodeBody(w http.ResponseWriter, r *http.Request, v any) error {
-	body := http.MaxBytesReader(w, r.Body, resources.MaxRequestBytes)
+	return decodeBodyLimit(w, r, v, resources.MaxRequestBytes)
+}
+
+// decodeBodyLimit is decodeBody with another size limit.
+func decodeBodyLimit(w http.ResponseWriter, r *http.Request, v any, limit int) error {
+	body := http.MaxBytesReader(w, r.Body, int64(limit))
 	data, err := io.ReadAll(body)
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			return err
+			return errBodyTooLarge(limit)
 		}
 		return errInvalid("reading the request body failed")
 	}
-	return decodeJSON(data, v)
+	return decodeJSONLimit(data, v, limit)
 }
 
 // decodeJSON is the body decoder (fuzzed by FuzzDecode).
 func decodeJSON(data []byte, v any) error {
-	if len(data) > resources.MaxRequestBytes {
-		return errTooLarge("request body is larger than %d bytes (1 MiB)", resources.MaxRequestBytes)
+	return decodeJSONLimit(data, v, resources.MaxRequestBytes)
+}
+
+func decodeJSONLimit(data []byte, v any, limit int) error {
+	if len(data) > limit {
+		return errBodyTooLarge(limit)
 	}
 	if !utf8.Valid(data) {
 		return errInvalid("request body is not valid UTF-8")
 	}
+	if err := checkDuplicateKeys(data); err != nil {
+		return err
+	}
+	if err := decodeStrict(data, v); err != nil {
+		return errInvalid("request body: %s", describeDecodeError(err))
+	}
+	return nil
+}
+
+// decodeStrict decodes one JSON value into v: unknown fields and trailing
+// data are errors.
+func decodeStrict(data []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		return errInvalid("request body: %s", describeDecodeError(err))
+		return err
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return errInvalid("request body: unexpected data after the JSON object")
+		return errTrailingData
 	}
 	return nil
+}
+
+var errTrailingData = errors.New("unexpected data after the JSON value")
+
+// checkDuplicateKeys reports an object key given twice in one JSON object,
+// at any depth (encoding/json would silently keep the last). The message
+// names the key and its path (keys only, never a value). Malformed JSON is
+// left to the decoder to report.
+func checkDuplicateKeys(data []byte) error {
+	type frame struct {
+		object  bool
+		keys    map[string]struct{}
+		key     string // object: the current key
+		index   int    // array: the current index
+		wantKey bool
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	var stack []*frame
+	path := func() string {
+		var b strings.Builder
+		for _, f := range stack[:len(stack)-1] {
+			if f.object {
+				if b.Len() > 0 {
+					b.WriteByte('.')
+				}
+				b.WriteString(f.key)
+			} else {
+				fmt.Fprintf(&b, "[%d]", f.index)
+			}
+		}
+		return b.String()
+	}
+	// value is called after a complete value inside the top frame.
+	value := func() {
+		if len(stack) == 0 {
+			return
+		}
+		f := stack[len(stack)-1]
+		if f.object {
+			f.wantKey = true
+		} else {
+			f.index++
+		}
+	}
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil // EOF, or a syntax error the decoder reports
+		}
+		var top *frame
+		if len(stack) > 0 {
+			top = stack[len(stack)-1]
+		}
+		switch t := tok.(type) {
+		case json.Delim:
+			switch t {
+			case '{':
+				stack = append(stack, &frame{object: true, wantKey: true})
+			case '[':
+				stack = append(stack, &frame{})
+			default:
+				stack = stack[:len(stack)-1]
+				value()
+			}
+			continue
+		case string:
+			if top != nil && top.object && top.wantKey {
+				if top.keys == nil {
+					top.keys = map[string]struct{}{}
+				}
+				if _, dup := top.keys[t]; dup {
+					where := path()
+					if where == "" {
+						return errInvalid("request body: duplicate key %s", safeField(t))
+					}
+					return errInvalid("request body: duplicate key %s in %s", safeField(t), safeField(where))
+				}
+				top.keys[t] = struct{}{}
+				top.key, top.wantKey = t, false
+				continue
+			}
+		}
+		value()
+	}
 }
 
 func describeDecodeError(err error) string {
@@ -242,6 +351,8 @@ func describeDecodeError(err error) string {
 		return "truncated JSON"
 	case errors.Is(err, resources.ErrValueSource):
 		return resources.ErrValueSource.Error()
+	case errors.Is(err, errTrailingData):
+		return errTrailingData.Error()
 	}
 	msg := err.Error()
 	if f, ok := strings.CutPrefix(msg, "json: unknown field "); ok {
@@ -383,8 +494,10 @@ func (s *Server) handleList(w http.ResponseWriter, r *http.Request) {
 		limit = n
 	}
 	if c := q.Get("continue"); c != "" {
+		// A token is the base64 of the last name of the previous page: it
+		// must decode to a valid object name, or it is not one of ours.
 		after, err := base64.RawURLEncoding.DecodeString(c)
-		if err != nil || len(after) == 0 {
+		if err != nil || resources.ValidateName(string(after)) != nil {
 			writeError(w, errInvalid("continue: not a token returned by a previous list"))
 			return
 		}
@@ -529,8 +642,13 @@ func (s *Server) handlePut(w http.ResponseWriter, r *http.Request) {
 		writeError(w, errInvalid("dryRun: want true or false"))
 		return
 	}
-	var in resources.Object
-	if err := decodeBody(w, r, &in); err != nil {
+	var raw json.RawMessage
+	if err := decodeBody(w, r, &raw); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	in, err := decodeObject(raw)
+	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
@@ -621,4 +739,40 @@ func writeWritten(w http.ResponseWriter, org string, o store.Object, created boo
 		status = http.StatusCreated
 	}
 	writeObject(w, status, org, o)
+}
+
+func (s *Server) handleApply(w http.ResponseWriter, r *http.Request) {
+	p, ok := s.orgPrincipal(w, r, errOrgNotFound, r.PathValue("org"))
+	if !ok {
+		return
+	}
+	var req applyWire
+	if err := decodeBodyLimit(w, r, &req, resources.MaxApplyRequestBytes); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	res, err := s.apply(r.Context(), p, req)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, res)
+}
+
+func (s *Server) handleDeleteMany(w http.ResponseWriter, r *http.Request) {
+	p, ok := s.orgPrincipal(w, r, errOrgNotFound, r.PathValue("org"))
+	if !ok {
+		return
+	}
+	var req resources.DeleteRequest
+	if err := decodeBodyLimit(w, r, &req, resources.MaxApplyRequestBytes); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	res, err := s.deleteMany(r.Context(), p, req)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, res)
 }

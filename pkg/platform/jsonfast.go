@@ -57,7 +57,15 @@ func appendItemJSON(b []byte, org string, it *store.ListItem) []byte {
 	b = appendTime(b, o.CreatedAt)
 	b = append(b, `","updateTimestamp":"`...)
 	b = appendTime(b, o.UpdatedAt)
-	b = append(b, `"},"spec":{`...)
+	b = append(b, '"')
+	if o.Managed {
+		b = append(b, `,"managedBy":"`+resources.ManagedByApply+`"`...)
+	}
+	if o.ApplySet != "" {
+		b = append(b, `,"applySet":`...)
+		b = appendJSONString(b, o.ApplySet)
+	}
+	b = append(b, `},"spec":{`...)
 	if o.Kind == resources.KindImagePullSecret {
 		b = append(b, `"host":`...)
 		b = appendJSONString(b, o.Host)

@@ -27,6 +27,8 @@ func TestAppendObjectJSON(t *testing.T) {
 		{Name: "c", Kind: "ImagePullSecret", Region: "ap-south", Host: "https://ghcr.io", Username: "ü\"ser\\\n<&>\u2028", State: "failed",
 			Message: "registry unreachable: dial tcp \"x\"\t\x01\xff", CreatedAt: ts, UpdatedAt: ts},
 		{Name: "d", Kind: "ImagePullSecret", Host: "h", State: "pending", CreatedAt: ts, UpdatedAt: ts},
+		{Name: "e", Kind: "SecretSet", Region: "us-west", State: "ready", Keys: map[string]int{"A": 1}, CreatedAt: ts, UpdatedAt: ts, Managed: true},
+		{Name: "f", Kind: "SecretSet", Region: "us-west", State: "ready", CreatedAt: ts, UpdatedAt: ts, Managed: true, ApplySet: "prod<&>"},
 	} {
 		want := marshalStd(t, toObject("acme", o))
 		got := appendObjectJSON(nil, "acme", o)

@@ -39,6 +39,10 @@ func toObject(org string, o store.Object) resources.Object {
 	meta := resources.ObjectMeta{
 		Name: o.Name, Organization: org, Region: o.Region, Labels: o.Labels,
 		ResourceVersion: strconv.FormatInt(o.Version, 10), CreationTimestamp: &created, UpdateTimestamp: &updated,
+		ApplySet: o.ApplySet,
+	}
+	if o.Managed {
+		meta.ManagedBy = resources.ManagedByApply
 	}
 	st := &resources.Status{State: o.State, Message: o.Message}
 	if o.Kind == resources.KindImagePullSecret {
@@ -227,6 +231,7 @@ func (s *Server) merge(ctx context.Context, p principal, name string, pt resourc
 			}
 			obj = store.Object{OrgID: p.org.ID, Name: name, Kind: kind, Region: region, CreatedAt: now}
 		}
+		obj.Managed, obj.ApplySet = false, "" // an imperative write
 		if pt.Labels != nil {
 			obj.Labels = pt.Labels
 		}
@@ -339,6 +344,9 @@ func (s *Server) parseReplace(p principal, name string, in resources.Object) (de
 	}
 	if err := resources.ValidateLabels(meta.Labels); err != nil {
 		return d, errInvalid("metadata.labels: %v", err)
+	}
+	if meta.ManagedBy != "" || meta.ApplySet != "" {
+		return d, errInvalid("metadata.managedBy and metadata.applySet are output only (the apply operation records them)")
 	}
 	d.region, d.labels = meta.Region, meta.Labels
 	switch {
@@ -560,44 +568,11 @@ func (s *Server) replace(ctx context.Context, p principal, name string, in resou
 			return nil
 		}
 		now := time.Now().UTC()
-		obj := cur
-		if !exists {
-			obj = store.Object{OrgID: p.org.ID, Name: name, Kind: d.kind, Region: region, CreatedAt: now}
-		}
-		obj.Labels = d.labels
-		var put []store.Value
-		var removed, touched []string
-		switch d.kind {
-		case resources.KindSecretSet:
-			keys := make(map[string]int, len(d.data))
-			for _, kc := range pl.Keys {
-				switch kc.Change {
-				case resources.ChangeRemoved:
-					removed = append(removed, kc.Key)
-				case resources.ChangeAdded, resources.ChangeChanged:
-					v := d.data[kc.Key]
-					ct, err := s.sealer.seal(p.org.Name, region, name, kc.Key, []byte(v))
-					if err != nil {
-						return err
-					}
-					put = append(put, store.Value{Key: kc.Key, Size: len(v), Ciphertext: ct})
-				}
-				if kc.Change != resources.ChangeUnchanged {
-					touched = append(touched, kc.Key)
-				}
-				if kc.Change != resources.ChangeRemoved {
-					keys[kc.Key] = len(d.data[kc.Key])
-				}
-			}
-			obj.Keys = keys
-		case resources.KindImagePullSecret:
-			obj.Host, obj.Username = d.ips.host, d.ips.username
-			ct, err := s.sealer.seal(p.org.Name, region, name, credentialsKey, []byte(d.ips.b64))
-			if err != nil {
-				return err
-			}
-			put = append(put, store.Value{Key: credentialsKey, Size: len(d.ips.b64), Ciphertext: ct})
-			touched = append(touched, credentialsKey)
+		obj := replaced(p.org.ID, name, region, exists, cur, d, now)
+		obj.Managed, obj.ApplySet = false, "" // an imperative write
+		put, removed, touched, err := s.replaceValues(p.org.Name, name, region, d, pl)
+		if err != nil {
+			return err
 		}
 		if err := storeWrite(ctx, tx, &obj, removed, put, now); err != nil {
 			return err
@@ -612,6 +587,60 @@ func (s *Server) replace(ctx context.Context, p principal, name string, in resou
 		s.prov.wake(result.Region)
 	}
 	return result, pl, created, err
+}
+
+// replaced returns the row of an object after replacing cur (if exists) by
+// d: labels, key names and sizes, host and username. The
+// version, generation, state and ownership are left as they were.
+func replaced(orgID int64, name, region string, exists bool, cur store.Object, d desired, now time.Time) store.Object {
+	obj := cur
+	if !exists {
+		obj = store.Object{OrgID: orgID, Name: name, Kind: d.kind, Region: region, CreatedAt: now}
+	}
+	obj.Labels = d.labels
+	switch d.kind {
+	case resources.KindSecretSet:
+		keys := make(map[string]int, len(d.data))
+		for k, v := range d.data {
+			keys[k] = len(v)
+		}
+		obj.Keys = keys
+	case resources.KindImagePullSecret:
+		obj.Host, obj.Username, obj.Keys = d.ips.host, d.ips.username, nil
+	}
+	return obj
+}
+
+// replaceValues seals the values a replace planned in pl writes and names
+// the keys it removes and the keys it touches (for the audit record).
+func (s *Server) replaceValues(org, name, region string, d desired, pl resources.Plan) (put []store.Value, removed, touched []string, err error) {
+	switch d.kind {
+	case resources.KindSecretSet:
+		for _, kc := range pl.Keys {
+			switch kc.Change {
+			case resources.ChangeRemoved:
+				removed = append(removed, kc.Key)
+			case resources.ChangeAdded, resources.ChangeChanged:
+				v := d.data[kc.Key]
+				ct, err := s.sealer.seal(org, region, name, kc.Key, []byte(v))
+				if err != nil {
+					return nil, nil, nil, err
+				}
+				put = append(put, store.Value{Key: kc.Key, Size: len(v), Ciphertext: ct})
+			}
+			if kc.Change != resources.ChangeUnchanged {
+				touched = append(touched, kc.Key)
+			}
+		}
+	case resources.KindImagePullSecret:
+		ct, err := s.sealer.seal(org, region, name, credentialsKey, []byte(d.ips.b64))
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		put = append(put, store.Value{Key: credentialsKey, Size: len(d.ips.b64), Ciphertext: ct})
+		touched = append(touched, credentialsKey)
+	}
+	return put, removed, touched, nil
 }
 
 // deleteObject implements DELETE of an object.
@@ -630,12 +659,8 @@ func (s *Server) deleteObject(ctx context.Context, p principal, name, ifMatch st
 		if err := tx.DeleteObject(ctx, cur.ID); err != nil {
 			return err
 		}
-		keys := slices.Sorted(maps.Keys(cur.Keys))
-		if cur.Kind == resources.KindImagePullSecret {
-			keys = []string{credentialsKey}
-		}
 		result = cur
-		return tx.Audit(ctx, store.AuditRecord{Org: p.org.Name, Actor: p.actor(), Action: "delete", Kind: cur.Kind, Name: name, Region: cur.Region, Keys: keys})
+		return tx.Audit(ctx, store.AuditRecord{Org: p.org.Name, Actor: p.actor(), Action: "delete", Kind: cur.Kind, Name: name, Region: cur.Region, Keys: valueKeys(cur)})
 	})
 	return result, err
 }
@@ -660,6 +685,7 @@ func (s *Server) deleteKey(ctx context.Context, p principal, name, key string) (
 		obj := cur
 		obj.Keys = maps.Clone(cur.Keys)
 		delete(obj.Keys, key)
+		obj.Managed, obj.ApplySet = false, "" // an imperative write
 		if obj.Version, err = tx.NextVersion(ctx); err != nil {
 			return err
 		}

@@ -64,6 +64,9 @@ func (e *UnknownFormatError) Error() string {
 	return fmt.Sprintf("--output: unknown format %q (valid: %s)", e.Format, strings.Join(e.Valid, ", "))
 }
 
+// ErrorCode makes it invalid input (exit 2; see cmdutil.Coded).
+func (e *UnknownFormatError) ErrorCode() string { return resources.CodeInvalid }
+
 // New returns the printer for format ("" means table). now gives the current
 // time the AGE column is measured against; nil means time.Now.
 func New(format string, now func() time.Time) (Printer, error) {

@@ -32,6 +32,19 @@ func (e *Error) ErrorCode() string { return e.Code }
 type ErrorDetail struct {
 	Code    string `json:"code"`
 	Message string `json:"message"`
+	// Details lists every object that failed, for the operations on many
+	// objects (apply, delete); Message then speaks of the first of them.
+	Details []ObjectError `json:"details,omitempty"`
+}
+
+// ObjectError is the problem with one object of an apply or delete request.
+// Index is the object's position in the request's objects.
+type ObjectError struct {
+	Index   int    `json:"index"`
+	Kind    string `json:"kind,omitempty"`
+	Name    string `json:"name,omitempty"`
+	Code    string `json:"code"`
+	Message string `json:"message"`
 }
 
 // ErrorResponse is {"error":{"code":...,"message":...}}.

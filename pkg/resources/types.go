@@ -43,6 +43,12 @@ type ObjectMeta struct {
 	ResourceVersion   string            `json:"resourceVersion,omitempty"`
 	CreationTimestamp *time.Time        `json:"creationTimestamp,omitempty"`
 	UpdateTimestamp   *time.Time        `json:"updateTimestamp,omitempty"`
+	// ManagedBy is "apply" when the last write came from apply (output
+	// only; absent after an imperative write such as `cloud secrets set`).
+	ManagedBy string `json:"managedBy,omitempty"`
+	// ApplySet is the apply set the last apply wrote the object under
+	// (output only; absent when none).
+	ApplySet string `json:"applySet,omitempty"`
 }
 
 // Status is the provisioning state of an object (output only).

@@ -2,13 +2,19 @@ package scaffold
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"strings"
 
+	"github.com/botkit-dev/botkit/internal/yamlnode"
 	yaml "go.yaml.in/yaml/v3"
 )
+
+// MaxConfigSize is the largest config file accepted: 1 MiB, far above any
+// real config (a few hundred bytes).
+const MaxConfigSize = 1 << 20
 
 // ProjectConfig manifest identity (DESIGN §2).
 const (
@@ -25,7 +31,16 @@ func (e *ConfigFileError) Error() string { return strings.Join(e.Problems, "; ")
 // DecodeConfigFile parses a flat JSON or YAML config (DESIGN §4.2) or a
 // ProjectConfig manifest. name is used in error messages. Decoding is strict:
 // unknown keys, wrong types and duplicate keys are errors with file:line.
+//
+// On problems the error is a *ConfigFileError and the Partial holds what
+// could be decoded, so that callers can report other problems along.
 func DecodeConfigFile(name string, data []byte) (Partial, error) {
+	if len(data) > MaxConfigSize {
+		return Partial{}, &ConfigFileError{Problems: []string{fmt.Sprintf("%s: larger than %d bytes (1 MiB), the limit of a config file", name, MaxConfigSize)}}
+	}
+	if prob := checkJSON(name, data); prob != "" {
+		return Partial{}, &ConfigFileError{Problems: []string{prob}}
+	}
 	var doc yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&doc); err != nil {
@@ -53,25 +68,49 @@ func DecodeConfigFile(name string, data []byte) (Partial, error) {
 		p = d.flat(root, "")
 	}
 	if len(d.problems) > 0 {
-		return Partial{}, &ConfigFileError{Problems: d.problems}
+		return p, &ConfigFileError{Problems: d.problems}
 	}
 	return p, nil
 }
 
+// checkJSON holds a file that is JSON (it starts with '{' or '[') to JSON's
+// rules, which the YAML decoder is laxer about: trailing commas, a second
+// value or garbage after the first are errors, with file:line.
+func checkJSON(name string, data []byte) string {
+	trimmed := bytes.TrimLeft(data, " \t\r\n\ufeff")
+	if len(trimmed) == 0 || (trimmed[0] != '{' && trimmed[0] != '[') {
+		return ""
+	}
+	lineAt := func(off int64) int { return 1 + bytes.Count(data[:min(int(off), len(data))], []byte("\n")) }
+	dec := json.NewDecoder(bytes.NewReader(data))
+	var v json.RawMessage
+	if err := dec.Decode(&v); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			return fmt.Sprintf("%s:%d: invalid JSON: %v", name, lineAt(se.Offset), se)
+		}
+		if errors.Is(err, io.ErrUnexpectedEOF) {
+			return fmt.Sprintf("%s:%d: invalid JSON: the file ends inside the config object", name, lineAt(int64(len(data))))
+		}
+		return fmt.Sprintf("%s: invalid JSON: %v", name, err)
+	}
+	off := dec.InputOffset()
+	rest := data[off:]
+	if skip := len(rest) - len(bytes.TrimLeft(rest, " \t\r\n")); skip < len(rest) {
+		return fmt.Sprintf("%s:%d: invalid JSON: data after the config object; a config file holds one object", name, lineAt(off+int64(skip)))
+	}
+	return ""
+}
+
 func yamlMessage(err error) string {
-	msg := err.Error()
-	msg = strings.TrimPrefix(msg, "yaml: ")
+	line, msg := yamlnode.ErrorMessage(err)
+	if line > 0 {
+		return fmt.Sprintf("line %d: %s", line, msg)
+	}
 	return msg
 }
 
-func hasKey(m *yaml.Node, key string) bool {
-	for i := 0; i+1 < len(m.Content); i += 2 {
-		if m.Content[i].Value == key {
-			return true
-		}
-	}
-	return false
-}
+func hasKey(m *yaml.Node, key string) bool { return yamlnode.HasKey(m, key) }
 
 type configDecoder struct {
 	file     string
@@ -84,15 +123,9 @@ func (d *configDecoder) addf(n *yaml.Node, format string, args ...any) {
 
 // duplicates reports every key of mapping m given more than once.
 func (d *configDecoder) duplicates(m *yaml.Node, prefix string) {
-	first := map[string]int{}
-	for i := 0; i+1 < len(m.Content); i += 2 {
-		k := m.Content[i]
-		if line, ok := first[k.Value]; ok {
-			d.addf(k, "duplicate key %q (first at line %d)", prefix+k.Value, line)
-			continue
-		}
-		first[k.Value] = k.Line
-	}
+	yamlnode.Duplicates(m, func(k *yaml.Node, line int) {
+		d.addf(k, "duplicate key %q (first at line %d)", prefix+k.Value, line)
+	})
 }
 
 func (d *configDecoder) manifest(root *yaml.Node) Partial {
@@ -169,27 +202,7 @@ func (d *configDecoder) scalarString(v *yaml.Node, key string) (*string, bool) {
 	return &s, true
 }
 
-func describe(v *yaml.Node) string {
-	switch v.Kind {
-	case yaml.MappingNode:
-		return "a mapping"
-	case yaml.SequenceNode:
-		return "a list"
-	case yaml.AliasNode:
-		return "an alias"
-	}
-	switch v.Tag {
-	case "!!bool":
-		return "a boolean"
-	case "!!int", "!!float":
-		return "a number"
-	case "!!null":
-		return "null"
-	case "!!str":
-		return "a string"
-	}
-	return v.Tag
-}
+func describe(v *yaml.Node) string { return yamlnode.Describe(v) }
 
 func (d *configDecoder) flat(m *yaml.Node, prefix string) Partial {
 	d.duplicates(m, prefix)

@@ -126,6 +126,30 @@ func ConfigKeys() []string {
 	return keys
 }
 
+// ConfigKey is one key of the flat config file and its JSON type:
+// "string", "boolean" or "array" (of strings).
+type ConfigKey struct {
+	Key  string
+	Type string
+}
+
+// ConfigKeyTypes returns every config key with its type, in documented
+// order (the JSON Schema of ProjectConfig is derived from it).
+func ConfigKeyTypes() []ConfigKey {
+	out := make([]ConfigKey, len(fieldTable))
+	for i, f := range fieldTable {
+		t := "string"
+		switch f.Kind {
+		case KindBool:
+			t = "boolean"
+		case KindList:
+			t = "array"
+		}
+		out[i] = ConfigKey{Key: f.Key, Type: t}
+	}
+	return out
+}
+
 // flagKey is how problems name a field: "--stt (stt_service)".
 func flagKey(key string) string {
 	f, ok := LookupField(key)

@@ -180,9 +180,15 @@ func Run(ctx context.Context, opts *Options) error {
 	}
 
 	var p scaffold.Partial
+	var fileProblems []string
 	if opts.ConfigFile != "" {
-		fp, err := readConfigFile(opts)
-		if err != nil {
+		fp, err := readConfigFile(ctx, opts)
+		var cfe *scaffold.ConfigFileError
+		switch {
+		case errors.As(err, &cfe):
+			// Reported with the other problems of the command line.
+			fileProblems = cfe.Problems
+		case err != nil:
 			return err
 		}
 		p = fp
@@ -192,6 +198,18 @@ func Run(ctx context.Context, opts *Options) error {
 		p.ProjectName = &base
 	}
 	p = p.Over(opts.Flags)
+	if len(fileProblems) > 0 {
+		// Every problem at once: the file's, and those of the flags and
+		// what the file did give (missing values aside: the file may have
+		// been meant to give them).
+		probs := fileProblems
+		for _, pr := range scaffold.Check(scaffold.Resolve(p)) {
+			if !pr.Missing {
+				probs = append(probs, pr.Message)
+			}
+		}
+		return cmdutil.Problems(probs)
+	}
 
 	if !opts.nonInteractive() {
 		// --accessible asks for line prompts whatever the streams (screen
@@ -274,28 +292,45 @@ func generate(ctx context.Context, io *iostreams.IOStreams, cfg scaffold.Config,
 	return nil
 }
 
-func readConfigFile(opts *Options) (scaffold.Partial, error) {
+// readConfigFile reads and decodes --config: at most scaffold.MaxConfigSize
+// bytes, and interruptible (Ctrl-C, SIGTERM) while it waits for input, as
+// with -c - on a terminal or a FIFO nobody writes to.
+func readConfigFile(ctx context.Context, opts *Options) (scaffold.Partial, error) {
 	name := opts.ConfigFile
-	var data []byte
-	var err error
+	open := func() (io.ReadCloser, error) { return os.Open(absJoin(opts.WorkingDir, name)) }
 	if name == "-" {
 		name = "<stdin>"
-		data, err = io.ReadAll(io.LimitReader(opts.IO.In, 1<<20))
-	} else {
-		data, err = os.ReadFile(absJoin(opts.WorkingDir, name))
+		open = func() (io.ReadCloser, error) { return io.NopCloser(opts.IO.In), nil }
 	}
-	if err != nil {
-		return scaffold.Partial{}, cmdutil.UsageErrorf("--config: %v", cleanPathError(err))
+	type result struct {
+		data []byte
+		err  error
 	}
-	p, err := scaffold.DecodeConfigFile(name, data)
-	if err != nil {
-		var cfe *scaffold.ConfigFileError
-		if errors.As(err, &cfe) {
-			return scaffold.Partial{}, cmdutil.Problems(cfe.Problems)
+	done := make(chan result, 1)
+	go func() {
+		f, err := open()
+		if err != nil {
+			done <- result{nil, err}
+			return
 		}
-		return scaffold.Partial{}, cmdutil.UsageErrorf("--config: %v", err)
+		defer f.Close()
+		data, err := io.ReadAll(io.LimitReader(f, scaffold.MaxConfigSize+1))
+		done <- result{data, err}
+	}()
+	var res result
+	select {
+	case res = <-done:
+	case <-ctx.Done():
+		// The read stays blocked; the process is ending.
+		return scaffold.Partial{}, fmt.Errorf("--config: interrupted while reading %s: %w", name, ctx.Err())
 	}
-	return p, nil
+	if res.err != nil {
+		return scaffold.Partial{}, cmdutil.UsageErrorf("--config: %v", cleanPathError(res.err))
+	}
+	if len(res.data) > scaffold.MaxConfigSize {
+		return scaffold.Partial{}, cmdutil.UsageErrorf("--config: %s is larger than 1 MiB (%d bytes), the limit of a config file", name, scaffold.MaxConfigSize)
+	}
+	return scaffold.DecodeConfigFile(name, res.data)
 }
 
 func cleanPathError(err error) error {

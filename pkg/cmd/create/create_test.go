@@ -3,11 +3,13 @@ package create
 import (
 	"context"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
 	"github.com/botkit-dev/botkit/pkg/iostreams"
@@ -222,5 +224,60 @@ func TestTargetIsAFile(t *testing.T) {
 	lines := cmdutil.ErrorLines(err)
 	if cmdutil.ExitCode(err) != cmdutil.ExitUsage || len(lines) != 1 || !strings.Contains(lines[0], filepath.Join(wd, "taken")+": exists and is not a directory") {
 		t.Errorf("exit %d, %q", cmdutil.ExitCode(err), lines)
+	}
+}
+
+func runConfig(t *testing.T, ctx context.Context, in io.Reader, config string, flags scaffold.Partial) error {
+	t.Helper()
+	ios, _, _, _ := iostreams.Test()
+	if in != nil {
+		ios.In = in
+	}
+	opts := &Options{IO: ios, WorkingDir: t.TempDir(), Format: "json", ConfigFile: config, DryRun: true, Flags: flags}
+	return Run(ctx, opts)
+}
+
+// Config input is capped at 1 MiB (exit 2 naming the limit), even from an
+// endless source.
+func TestConfigInputCapped(t *testing.T) {
+	for _, src := range []string{"/dev/zero", "-"} {
+		var in io.Reader
+		if src == "-" {
+			in = io.MultiReader(strings.NewReader("project_name: "), strings.NewReader(strings.Repeat("a", 3<<20)))
+		}
+		err := runConfig(t, context.Background(), in, src, scaffold.Partial{})
+		if cmdutil.ExitCode(err) != cmdutil.ExitUsage || !strings.Contains(err.Error(), "larger than 1 MiB") {
+			t.Errorf("%s: exit %d %v", src, cmdutil.ExitCode(err), err)
+		}
+	}
+}
+
+// -c - waiting for input ends at once when interrupted: exit 130.
+func TestConfigStdinInterruptible(t *testing.T) {
+	r, w := io.Pipe()
+	defer w.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- runConfig(t, ctx, r, "-", scaffold.Partial{}) }()
+	time.Sleep(50 * time.Millisecond)
+	cancel()
+	select {
+	case err := <-done:
+		if cmdutil.ExitCode(err) != cmdutil.ExitInterrupted {
+			t.Errorf("exit %d: %v", cmdutil.ExitCode(err), err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("reading -c - did not end when interrupted")
+	}
+}
+
+// The config file's problems and the flags' are listed together.
+func TestConfigAndFlagProblemsTogether(t *testing.T) {
+	err := runConfig(t, context.Background(), strings.NewReader("project_name: a\nfoo: 1\n"), "-",
+		scaffold.Partial{STTService: ptr("nope_stt"), Transports: []string{"daily"}})
+	lines := cmdutil.ErrorLines(err)
+	joined := strings.Join(lines, "\n")
+	if cmdutil.ExitCode(err) != cmdutil.ExitUsage || !strings.Contains(joined, `<stdin>:2: unknown key "foo"`) || !strings.Contains(joined, `--stt (stt_service): unknown stt service "nope_stt"`) {
+		t.Errorf("exit %d:\n%s", cmdutil.ExitCode(err), joined)
 	}
 }

@@ -54,6 +54,13 @@ type Object struct {
 	Message    string
 	CreatedAt  time.Time
 	UpdatedAt  time.Time
+	// Managed is true when the last write of the object's spec or metadata
+	// came from apply (POST .../apply); an imperative write (PATCH, PUT,
+	// DELETE of a key) sets it false. Only managed objects can be pruned.
+	Managed bool
+	// ApplySet is the apply set the last apply wrote the object under ("" =
+	// none). Imperative writes clear it.
+	ApplySet string
 }
 
 // Value is one encrypted value of an object.
@@ -118,6 +125,10 @@ type Tx interface {
 	PutValues(ctx context.Context, objectID int64, vals []Value) error
 	DeleteValues(ctx context.Context, objectID int64, keys []string) error
 	DeleteObject(ctx context.Context, objectID int64) error
+	// AppliedObjects returns the objects of the organization with Managed
+	// true and exactly this ApplySet ("" matches only objects applied
+	// without an apply set), in name order, as this transaction sees them.
+	AppliedObjects(ctx context.Context, orgID int64, applySet string) ([]Object, error)
 	// NextVersion returns a new store-wide unique, increasing version number.
 	NextVersion(ctx context.Context) (int64, error)
 	Audit(ctx context.Context, r AuditRecord) error

@@ -365,3 +365,82 @@ func mustID(t *testing.T, s *Store, orgID int64) int64 {
 	}
 	return o.ID
 }
+
+// Ownership (Managed, ApplySet) is stored, read back through the cache and
+// the database, and AppliedObjects selects managed objects of one apply set
+// only, including this transaction's own writes.
+func TestAppliedObjects(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t)
+	var orgID int64
+	err := s.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+		o, err := tx.CreateOrg(ctx, store.Org{Name: "o", DefaultRegion: "us-west"})
+		if err != nil {
+			return err
+		}
+		orgID = o.ID
+		now := time.Now()
+		for _, x := range []struct {
+			name    string
+			managed bool
+			set     string
+		}{{"a", true, ""}, {"b", true, "prod"}, {"c", false, ""}, {"d", true, "prod"}, {"e", false, "prod"}} {
+			if _, err := tx.PutObject(ctx, store.Object{OrgID: o.ID, Name: x.name, Kind: "SecretSet", Region: "us-west", Version: 1, Generation: 1, State: "pending", CreatedAt: now, UpdatedAt: now, Managed: x.managed, ApplySet: x.set}); err != nil {
+				return err
+			}
+		}
+		got, err := tx.AppliedObjects(ctx, o.ID, "prod")
+		if err != nil {
+			return err
+		}
+		if names := objNames(got); fmt.Sprint(names) != "[b d]" {
+			return fmt.Errorf("in the writing transaction: %v", names)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := func(set, want string) {
+		t.Helper()
+		var got []store.Object
+		if err := s.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+			var err error
+			got, err = tx.AppliedObjects(ctx, orgID, set)
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if names := fmt.Sprint(objNames(got)); names != want {
+			t.Errorf("apply set %q: %s, want %s", set, names, want)
+		}
+	}
+	check("", "[a]")
+	check("prod", "[b d]")
+	check("other", "[]")
+	o, err := s.Object(ctx, orgID, "b")
+	if err != nil || !o.Managed || o.ApplySet != "prod" {
+		t.Errorf("read back: %+v %v", o, err)
+	}
+	// An imperative rewrite (Managed false) leaves the set.
+	if err := s.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+		o, err := tx.Object(ctx, orgID, "d")
+		if err != nil {
+			return err
+		}
+		o.Managed, o.ApplySet = false, ""
+		_, err = tx.PutObject(ctx, o)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	check("prod", "[b]")
+}
+
+func objNames(objs []store.Object) []string {
+	out := []string{}
+	for _, o := range objs {
+		out = append(out, o.Name)
+	}
+	return out
+}

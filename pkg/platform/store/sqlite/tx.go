@@ -34,11 +34,11 @@ const (
 	qInsertOrg    = `INSERT INTO orgs (name, default_region, created_at) VALUES (?, ?, ?)`
 	qInsertToken  = `INSERT INTO tokens (id, hash, org_id, user, created_at) VALUES (?, ?, ?, ?, ?)`
 	qRevokeToken  = `UPDATE tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL`
-	qUpdateObject = `UPDATE objects SET labels = ?, keys = ?, host = ?, username = ?, version = ?, generation = ?, state = ?, message = ?, updated_at = ? WHERE id = ?`
+	qUpdateObject = `UPDATE objects SET labels = ?, keys = ?, host = ?, username = ?, version = ?, generation = ?, state = ?, message = ?, updated_at = ?, managed = ?, apply_set = ? WHERE id = ?`
 	// qUpdateSpec leaves state and message alone: when they do not change,
 	// naming them in SET would still make SQLite rewrite the row's entry in
 	// the partial index objects_pending.
-	qUpdateSpec   = `UPDATE objects SET labels = ?, keys = ?, host = ?, username = ?, version = ?, generation = ?, updated_at = ? WHERE id = ?`
+	qUpdateSpec   = `UPDATE objects SET labels = ?, keys = ?, host = ?, username = ?, version = ?, generation = ?, updated_at = ?, managed = ?, apply_set = ? WHERE id = ?`
 	qDeleteValue  = `DELETE FROM secret_values WHERE object_id = ? AND key = ?`
 	qDeleteValues = `DELETE FROM secret_values WHERE object_id = ?`
 	qDeleteObject = `DELETE FROM objects WHERE id = ?`
@@ -47,9 +47,10 @@ const (
 	qDataVersion  = `PRAGMA data_version`
 	qMarkReady    = `UPDATE objects SET state = 'ready', message = '' WHERE state = 'pending' AND region = ? AND kind = ?`
 	qSetStatus    = `UPDATE objects SET state = ?, message = ? WHERE id = ? AND generation = ?`
-	qInsertObject = `INSERT INTO objects (org_id, name, kind, region, labels, keys, host, username, version, generation, state, message, created_at, updated_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
-	qUpsertValue = `INSERT INTO secret_values (object_id, key, size, ciphertext) VALUES (?, ?, ?, ?)
+	qInsertObject = `INSERT INTO objects (org_id, name, kind, region, labels, keys, host, username, version, generation, state, message, created_at, updated_at, managed, apply_set)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	qAppliedObjects = `SELECT ` + objectCols + ` FROM objects WHERE org_id = ? AND apply_set = ? AND managed = 1 ORDER BY name`
+	qUpsertValue    = `INSERT INTO secret_values (object_id, key, size, ciphertext) VALUES (?, ?, ?, ?)
 			ON CONFLICT (object_id, key) DO UPDATE SET size = excluded.size, ciphertext = excluded.ciphertext`
 	qSavepoint  = `SAVEPOINT req`
 	qRollbackTo = `ROLLBACK TO req`
@@ -75,7 +76,7 @@ var qAuditRows = func() []string {
 	return qs
 }()
 
-var writerQueries = append([]string{qOrgByName, qObjectByName, qValues, qInsertOrg, qInsertToken, qRevokeToken, qUpdateObject, qUpdateSpec, qDeleteValue, qDeleteValues, qDeleteObject, qLoadVersion, qStoreVersion, qSetStatus, qMarkReady, qDataVersion, qInsertObject, qUpsertValue, qSavepoint, qRollbackTo, qRelease}, qAuditRows...)
+var writerQueries = append([]string{qOrgByName, qObjectByName, qValues, qInsertOrg, qInsertToken, qRevokeToken, qUpdateObject, qUpdateSpec, qDeleteValue, qDeleteValues, qDeleteObject, qLoadVersion, qStoreVersion, qSetStatus, qMarkReady, qDataVersion, qInsertObject, qAppliedObjects, qUpsertValue, qSavepoint, qRollbackTo, qRelease}, qAuditRows...)
 
 // stmtCache prepares each distinct query once per database handle.
 type stmtCache struct {
@@ -242,7 +243,7 @@ func getOrg(ctx context.Context, q querier, name string) (store.Org, error) {
 	return o, err
 }
 
-const objectCols = `id, org_id, name, kind, region, labels, keys, host, username, version, generation, state, message, created_at, updated_at`
+const objectCols = `id, org_id, name, kind, region, labels, keys, host, username, version, generation, state, message, created_at, updated_at, managed, apply_set`
 
 type scanner interface{ Scan(dest ...any) error }
 
@@ -251,7 +252,7 @@ func scanObject(sc scanner) (store.Object, error) {
 	var labels, keys string
 	var created, updated int64
 	err := sc.Scan(&o.ID, &o.OrgID, &o.Name, &o.Kind, &o.Region, &labels, &keys, &o.Host, &o.Username,
-		&o.Version, &o.Generation, &o.State, &o.Message, &created, &updated)
+		&o.Version, &o.Generation, &o.State, &o.Message, &created, &updated, &o.Managed, &o.ApplySet)
 	if err != nil {
 		return o, err
 	}
@@ -480,7 +481,7 @@ func (t *sqlTx) PutObject(ctx context.Context, o store.Object) (int64, error) {
 	if o.ID == 0 {
 		res, err := t.exec(ctx, qInsertObject,
 			o.OrgID, o.Name, o.Kind, o.Region, labels, keys, o.Host, o.Username, o.Version, o.Generation, o.State, o.Message,
-			o.CreatedAt.UnixNano(), o.UpdatedAt.UnixNano())
+			o.CreatedAt.UnixNano(), o.UpdatedAt.UnixNano(), o.Managed, o.ApplySet)
 		if isUnique(err) {
 			return 0, store.ErrExists
 		}
@@ -494,10 +495,10 @@ func (t *sqlTx) PutObject(ctx context.Context, o store.Object) (int64, error) {
 		return o.ID, nil
 	}
 	if cur, ok := t.current(objKey{o.OrgID, o.Name}); ok && cur.ID == o.ID && cur.State == o.State && cur.Message == o.Message {
-		_, err = t.exec(ctx, qUpdateSpec, labels, keys, o.Host, o.Username, o.Version, o.Generation, o.UpdatedAt.UnixNano(), o.ID)
+		_, err = t.exec(ctx, qUpdateSpec, labels, keys, o.Host, o.Username, o.Version, o.Generation, o.UpdatedAt.UnixNano(), o.Managed, o.ApplySet, o.ID)
 	} else {
 		_, err = t.exec(ctx, qUpdateObject,
-			labels, keys, o.Host, o.Username, o.Version, o.Generation, o.State, o.Message, o.UpdatedAt.UnixNano(), o.ID)
+			labels, keys, o.Host, o.Username, o.Version, o.Generation, o.State, o.Message, o.UpdatedAt.UnixNano(), o.Managed, o.ApplySet, o.ID)
 	}
 	if err != nil {
 		return 0, err
@@ -542,6 +543,25 @@ func (t *sqlTx) DeleteObject(ctx context.Context, objectID int64) error {
 		t.markInvalid()
 	}
 	return nil
+}
+
+// AppliedObjects reads the database inside the batch's transaction, which
+// holds every write of this request and the batch before it.
+func (t *sqlTx) AppliedObjects(ctx context.Context, orgID int64, applySet string) ([]store.Object, error) {
+	rows, err := t.b.QueryContext(ctx, qAppliedObjects, orgID, applySet)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []store.Object
+	for rows.Next() {
+		o, err := scanObject(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, o)
+	}
+	return out, rows.Err()
 }
 
 func (t *sqlTx) NextVersion(ctx context.Context) (int64, error) {
@@ -672,7 +692,7 @@ func (s *Store) Values(ctx context.Context, objectID int64) ([]store.Value, erro
 }
 
 // listCols are the columns a listing shows.
-const listCols = `name, kind, region, labels, keys, host, username, version, state, message, created_at, updated_at`
+const listCols = `name, kind, region, labels, keys, host, username, version, state, message, created_at, updated_at, managed, apply_set`
 
 func (s *Store) List(ctx context.Context, q store.ListQuery, fn func(*store.ListItem) (bool, error)) error {
 	query := `SELECT ` + listCols + ` FROM objects WHERE org_id = ? AND name > ?`
@@ -697,7 +717,7 @@ func (s *Store) List(ctx context.Context, q store.ListQuery, fn func(*store.List
 	for rows.Next() {
 		it.Object = store.Object{}
 		if err := rows.Scan(&it.Name, &it.Kind, &it.Region, &labels, &keys, &it.Host, &it.Username,
-			&it.Version, &it.State, &it.Message, &created, &updated); err != nil {
+			&it.Version, &it.State, &it.Message, &created, &updated, &it.Managed, &it.ApplySet); err != nil {
 			return err
 		}
 		it.CreatedAt, it.UpdatedAt = fromNanos(created), fromNanos(updated)
@@ -756,7 +776,7 @@ func labelPairs(dst []string, s string) ([]string, error) {
 }
 
 func (s *Store) Pending(ctx context.Context, region, kind string, limit int) ([]store.Object, error) {
-	rows, err := s.rdb().QueryContext(ctx, `SELECT id, org_id, name, kind, region, '', '', host, username, version, generation, state, message, created_at, updated_at
+	rows, err := s.rdb().QueryContext(ctx, `SELECT id, org_id, name, kind, region, '', '', host, username, version, generation, state, message, created_at, updated_at, managed, apply_set
 		FROM objects WHERE state = 'pending' AND region = ? AND kind = ? ORDER BY id LIMIT ?`, region, kind, limit)
 	if err != nil {
 		return nil, err

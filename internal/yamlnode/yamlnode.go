@@ -1,0 +1,91 @@
+// Package yamlnode holds what strict YAML/JSON decoders built on
+// go.yaml.in/yaml/v3 nodes share: describing a node's type for an error,
+// finding duplicate keys, and turning a parser error into a line and a
+// message. Decoding into nodes (not Go values) keeps every line number, so
+// problems can be reported as file:line.
+package yamlnode
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// Describe names the type of a node for an error message ("a mapping", "a
+// number", ...). It never includes the node's value.
+func Describe(v *yaml.Node) string {
+	switch v.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.AliasNode:
+		return "an alias"
+	}
+	switch v.Tag {
+	case "!!bool":
+		return "a boolean"
+	case "!!int", "!!float":
+		return "a number"
+	case "!!null":
+		return "null"
+	case "!!str":
+		return "a string"
+	case "!!timestamp":
+		return "a timestamp"
+	case "!!binary":
+		return "binary data"
+	}
+	return "a value tagged " + strconv.Quote(v.Tag)
+}
+
+// Duplicates calls fn for every key of mapping m that an earlier key of m
+// already gave, with the line of that first key.
+func Duplicates(m *yaml.Node, fn func(key *yaml.Node, firstLine int)) {
+	if m.Kind != yaml.MappingNode {
+		return
+	}
+	first := make(map[string]int, len(m.Content)/2)
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k := m.Content[i]
+		if line, ok := first[k.Value]; ok {
+			fn(k, line)
+			continue
+		}
+		first[k.Value] = k.Line
+	}
+}
+
+// HasKey reports whether mapping m has key.
+func HasKey(m *yaml.Node, key string) bool {
+	return Lookup(m, key) != nil
+}
+
+// Lookup returns the value of key in mapping m, or nil.
+func Lookup(m *yaml.Node, key string) *yaml.Node {
+	if m == nil || m.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			return m.Content[i+1]
+		}
+	}
+	return nil
+}
+
+var lineRe = regexp.MustCompile(`^line (\d+): `)
+
+// ErrorMessage splits a parser error into its line (0 when the parser gave
+// none) and its message without the "yaml: " and "line N: " prefixes.
+// Parser messages name the problem, not the document's text.
+func ErrorMessage(err error) (int, string) {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	if m := lineRe.FindStringSubmatch(msg); m != nil {
+		n, _ := strconv.Atoi(m[1])
+		return n, msg[len(m[0]):]
+	}
+	return 0, msg
+}

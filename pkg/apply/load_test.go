@@ -1,0 +1,281 @@
+package apply
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/botkit-dev/botkit/pkg/resources"
+)
+
+const canary = "CANARY-v4lue-5e1f"
+
+func write(t *testing.T, dir, name, content string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func env(vars map[string]string) func(string) (string, bool) {
+	return func(k string) (string, bool) {
+		v, ok := vars[k]
+		return v, ok
+	}
+}
+
+// problems returns the problem lines of a Load error (failing the test on
+// any other outcome).
+func problems(t *testing.T, err error) []string {
+	t.Helper()
+	var le *Error
+	if !errors.As(err, &le) {
+		t.Fatalf("want *apply.Error, got %v", err)
+	}
+	return le.Lines()
+}
+
+func TestLoadFilesDirectoriesStdin(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "m/a.yaml", `apiVersion: botkit.dev/v1
+kind: SecretSet
+metadata:
+  name: support-bot
+  labels: {team: voice}
+spec:
+  data:
+    OPENAI_API_KEY: {fromEnv: OPENAI_KEY}
+    GCP_CREDENTIALS: {fromFile: ./gcp.json}
+---
+apiVersion: botkit.dev/v1
+kind: ImagePullSecret
+metadata: {name: ghcr-creds, region: eu-central, organization: other}
+spec:
+  host: ghcr.io
+  credentials: {fromEnv: GHCR}
+`)
+	write(t, dir, "m/gcp.json", `{"k":"`+canary+`"}`) // a value (fromFile), not a manifest, though a directory walk finds it
+	write(t, dir, "m/list.json", `{"apiVersion":"botkit.dev/v1","kind":"List","items":[
+  {"apiVersion":"botkit.dev/v1","kind":"SecretSet","metadata":{"name":"from-list"},"spec":{"data":{"A":{"fromEnv":"A"}}}}
+]}
+{"apiVersion":"botkit.dev/v1","kind":"SecretSet","metadata":{"name":"second-json"}}`)
+	write(t, dir, "m/sub/deep.yml", "apiVersion: botkit.dev/v1\nkind: SecretSet\nmetadata: {name: deep}\n")
+	write(t, dir, "m/notes.txt", "not a manifest")
+	write(t, dir, "m/project.yaml", "apiVersion: botkit.dev/v1\nkind: ProjectConfig\nmetadata: {name: my-bot}\nspec: {bot_type: web}\n")
+	stdin := strings.NewReader("apiVersion: botkit.dev/v1\nkind: SecretSet\nmetadata: {name: piped}\nspec:\n  data:\n    LOG_LEVEL: debug\n")
+
+	opts := Options{Paths: []string{filepath.Join(dir, "m"), "-"}, Stdin: stdin, Organization: "acme",
+		Resolve: ResolveOptions{LookupEnv: env(map[string]string{"OPENAI_KEY": canary, "GHCR": "u:" + canary, "A": "a"}), AllowPlaintext: true}}
+	res, err := Load(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, g := range res.Groups {
+		for _, d := range g.Documents {
+			got = append(got, g.Organization+"/"+d.Ref())
+		}
+	}
+	want := "acme/secretset/support-bot acme/secretset/from-list acme/secretset/second-json acme/secretset/piped other/imagepullsecret/ghcr-creds"
+	if strings.Join(got, " ") != want {
+		t.Errorf("objects:\n got %s\nwant %s", strings.Join(got, " "), want)
+	}
+	if len(res.Notes) != 1 || !strings.Contains(res.Notes[0], "project.yaml:1: skipped ProjectConfig my-bot") {
+		t.Errorf("notes: %q", res.Notes)
+	}
+	sb := res.Groups[0].Find("support-bot").Object.SecretSet
+	if v := sb.Spec.Data["GCP_CREDENTIALS"]; !v.IsLiteral() || *v.Literal != `{"k":"`+canary+`"}` {
+		t.Errorf("fromFile relative to the manifest: %v", v)
+	}
+	if v := sb.Spec.Data["OPENAI_API_KEY"]; *v.Literal != canary {
+		t.Error("fromEnv not resolved")
+	}
+	if d := res.Groups[0].Find("second-json"); d.Line != 4 {
+		t.Errorf("second JSON value at line %d, want 4", d.Line)
+	}
+
+	// -R reads subdirectories.
+	opts.Recursive, opts.Stdin, opts.Paths = true, nil, []string{filepath.Join(dir, "m")}
+	if res, err = Load(opts); err != nil || res.Groups[0].Find("deep") == nil {
+		t.Errorf("recursive: %v", err)
+	}
+	// Without literals allowed, the piped set is refused.
+	opts.Recursive, opts.Stdin, opts.Paths = false, strings.NewReader("apiVersion: botkit.dev/v1\nkind: SecretSet\nmetadata: {name: piped}\nspec:\n  data:\n    LOG_LEVEL: debug\n"), []string{"-"}
+	opts.Resolve.AllowPlaintext = false
+	_, err = Load(opts)
+	if ps := problems(t, err); len(ps) != 1 || !strings.HasPrefix(ps[0], "<stdin>:6: spec.data.LOG_LEVEL: a literal value") || !strings.Contains(ps[0], "--allow-plaintext") {
+		t.Errorf("plaintext: %q", ps)
+	}
+}
+
+// Every bad document of every file is reported, each with file:line and
+// field, and nothing is returned to send.
+func TestLoadReportsEveryProblem(t *testing.T) {
+	dir := t.TempDir()
+	bad := write(t, dir, "bad.yaml", `apiVersion: botkit.dev/v1
+kind: SecretSet
+metadata:
+  name: one
+  nmae: typo
+spec:
+  data:
+    A: 12
+    B: {fromEnv: MISSING_VAR}
+    C: {fromFile: nothing-here.txt}
+    1BAD: {fromEnv: X}
+---
+apiVersion: botkit.dev/v2
+kind: SecretSet
+metadata: {name: two}
+---
+apiVersion: botkit.dev/v1
+kind: Secret
+metadata: {name: three}
+---
+apiVersion: botkit.dev/v1
+kind: SecretSet
+metadata:
+  name: four
+  name: four-again
+spec: {keys: [A]}
+---
+apiVersion: botkit.dev/v1
+kind: ImagePullSecret
+metadata: {name: five}
+spec: {host: "https://ghcr.io/path"}
+---
+apiVersion: botkit.dev/v1
+kind: SecretSet
+metadata: {name: Bad_Name, region: mars, labels: {team: 5}}
+spec:
+  data:
+    K: {fromEnv: V, fromFile: f}
+`)
+	dup := write(t, dir, "dup.json", `{"apiVersion":"botkit.dev/v1","kind":"SecretSet","metadata":{"name":"dup"},"spec":{"data":{"A":{"fromEnv":"X"}}}}`)
+	dup2 := write(t, dir, "dup2.yaml", "\n\napiVersion: botkit.dev/v1\nkind: SecretSet\nmetadata:\n  name: dup\n")
+	syntax := write(t, dir, "syntax.yaml", "apiVersion: botkit.dev/v1\nkind: SecretSet\nmetadata: {name: x\n")
+	_, err := Load(Options{Paths: []string{bad, dup, dup2, syntax, filepath.Join(dir, "missing.yaml")}, Organization: "acme",
+		Resolve: ResolveOptions{LookupEnv: env(map[string]string{"X": canary, "V": canary})}})
+	ps := problems(t, err)
+	wants := []string{
+		bad + `:5: unknown field "nmae" in metadata (valid: name, organization, region, labels, resourceVersion)`,
+		bad + ":8: spec.data.A: want a string, {fromEnv: VAR} or {fromFile: PATH}, got a number (quote the value to make it a string)",
+		bad + `:13: apiVersion: unknown apiVersion "botkit.dev/v2" (want botkit.dev/v1)`,
+		bad + `:18: kind: unknown kind "Secret" (want SecretSet, ImagePullSecret, ProjectConfig, List)`,
+		bad + `:25: duplicate key "metadata.name" (first at line 24)`,
+		bad + ":26: spec.keys: output only (the platform sets it); remove it from the manifest",
+		bad + ":31: spec.credentials is required",
+		bad + ":35: metadata.name: name \"Bad_Name\": only letters, digits and hyphens are allowed",
+		bad + ":35: metadata.labels.team: want a string, got a number",
+		bad + ":38: spec.data.K: want a string, {fromEnv: VAR} or {fromFile: PATH} (exactly one of fromEnv, fromFile)",
+		dup2 + ":6: secretset/dup is also defined at " + dup + ":1",
+		syntax + ":2: did not find expected ',' or '}'", // yaml.v3's line
+		filepath.Join(dir, "missing.yaml") + ": no such file or directory",
+	}
+	joined := strings.Join(ps, "\n")
+	for _, w := range wants {
+		if !strings.Contains(joined, w) {
+			t.Errorf("missing problem:\n  %s", w)
+		}
+	}
+	// The set "one" is invalid, so its sources are not even resolved; the
+	// spec.host problem is reported.
+	if !strings.Contains(joined, "spec.host") {
+		t.Errorf("no spec.host problem")
+	}
+	if t.Failed() {
+		t.Logf("got:\n%s", joined)
+	}
+	if strings.Contains(joined, canary) {
+		t.Error("a problem holds a value")
+	}
+
+	// Value sources that fail to resolve, all listed.
+	src := write(t, dir, "src.yaml", `apiVersion: botkit.dev/v1
+kind: SecretSet
+metadata: {name: src}
+spec:
+  data:
+    B: {fromEnv: MISSING_VAR}
+    C: {fromFile: nothing-here.txt}
+    D: {fromFile: big.txt}
+---
+apiVersion: botkit.dev/v1
+kind: ImagePullSecret
+metadata: {name: creds}
+spec:
+  host: ghcr.io
+  credentials: {fromEnv: BADCREDS}
+`)
+	write(t, dir, "big.txt", strings.Repeat("x", resources.MaxValueBytes+1))
+	_, err = Load(Options{Paths: []string{src}, Organization: "acme", Resolve: ResolveOptions{LookupEnv: env(map[string]string{"BADCREDS": canary})}})
+	ps = problems(t, err)
+	joined = strings.Join(ps, "\n")
+	for _, w := range []string{
+		src + ":6: spec.data.B: environment variable MISSING_VAR is not set (fromEnv)",
+		src + ":7: spec.data.C: fromFile nothing-here.txt: no such file or directory",
+		src + ":8: spec.data.D: fromFile big.txt: larger than the 65536 bytes (64 KiB) a value may hold",
+		src + ":15: spec.credentials: want <username>:<password>",
+	} {
+		if !strings.Contains(joined, w) {
+			t.Errorf("missing problem %s\ngot:\n%s", w, joined)
+		}
+	}
+	if strings.Contains(joined, canary) {
+		t.Error("a problem holds a value")
+	}
+}
+
+func TestLoadPaths(t *testing.T) {
+	dir := t.TempDir()
+	empty := filepath.Join(dir, "empty")
+	if err := os.Mkdir(empty, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write(t, dir, "empty/sub/x.yaml", "apiVersion: botkit.dev/v1\nkind: SecretSet\nmetadata: {name: x}\n")
+	_, err := Load(Options{Paths: []string{empty, "-", "-"}, Stdin: strings.NewReader("")})
+	joined := strings.Join(problems(t, err), "\n")
+	for _, w := range []string{"no .yaml, .yml or .json files in the directory (use -R for subdirectories)", "<stdin>: - (stdin) is given more than once"} {
+		if !strings.Contains(joined, w) {
+			t.Errorf("missing %q in\n%s", w, joined)
+		}
+	}
+	// An empty stdin holds nothing: no objects, no error.
+	res, err := Load(Options{Paths: []string{"-"}, Stdin: strings.NewReader("---\n")})
+	if err != nil || len(res.Groups) != 0 {
+		t.Errorf("empty stdin: %v %v", res, err)
+	}
+	// Delete needs names only: value sources are not resolved.
+	f := write(t, dir, "del.yaml", "apiVersion: botkit.dev/v1\nkind: SecretSet\nmetadata: {name: x}\nspec: {data: {A: {fromEnv: UNSET_VAR}, B: literal}}\n")
+	if res, err := Load(Options{Paths: []string{f}, SkipValues: true, Organization: "o"}); err != nil || res.Groups[0].Documents[0].Name() != "x" {
+		t.Errorf("skip values: %v", err)
+	}
+}
+
+// The error text never holds a value even when a value lands in an odd
+// place (a YAML syntax error on the value's line).
+func TestLoadSyntaxErrorHidesValue(t *testing.T) {
+	_, probs, _ := Decode("x.yaml", []byte("apiVersion: botkit.dev/v1\nkind: SecretSet\nmetadata: {name: x}\nspec:\n  data:\n    A: \""+canary+"\n"))
+	var b bytes.Buffer
+	for _, p := range probs {
+		b.WriteString(p.String())
+	}
+	if len(probs) == 0 || strings.Contains(b.String(), canary) {
+		t.Errorf("problems: %s", b.String())
+	}
+}
+
+func TestDecodeRefusesAliases(t *testing.T) {
+	_, ps, _ := Decode("a.yaml", []byte("apiVersion: botkit.dev/v1\nkind: SecretSet\nmetadata: {name: x, labels: &l {a: b}}\nspec:\n  data:\n    A: *l\n"))
+	if len(ps) != 1 || ps[0].String() != "a.yaml:6: YAML aliases (*l) are not supported in manifests" {
+		t.Errorf("%v", ps)
+	}
+}

@@ -1,0 +1,173 @@
+package apply
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strings"
+
+	"github.com/botkit-dev/botkit/pkg/resources"
+	"github.com/botkit-dev/botkit/pkg/scaffold"
+)
+
+// SchemaKinds are the kinds with a JSON Schema in manifests/schema.
+func SchemaKinds() []string {
+	return []string{resources.KindSecretSet, resources.KindImagePullSecret, resources.KindProjectConfig}
+}
+
+// SchemaFile is the file name of kind's schema in manifests/schema.
+func SchemaFile(kind string) string { return strings.ToLower(kind) + ".schema.json" }
+
+const schemaBase = "https://botkit.dev/schema/v1/"
+
+// Schema returns the JSON Schema (draft 2020-12) of a manifest of kind. For
+// SecretSet and ImagePullSecret it is derived from the resources types by
+// the same reflection the decoder uses (output-only fields left out,
+// required fields and limits from package resources); for ProjectConfig from
+// the config keys of package scaffold.
+func Schema(kind string) ([]byte, error) {
+	var s map[string]any
+	switch kind {
+	case resources.KindSecretSet:
+		s = objectSchema(reflect.TypeFor[resources.SecretSet](), kind)
+	case resources.KindImagePullSecret:
+		s = objectSchema(reflect.TypeFor[resources.ImagePullSecret](), kind)
+	case resources.KindProjectConfig:
+		s = projectConfigSchema()
+	default:
+		return nil, fmt.Errorf("no schema for kind %q", kind)
+	}
+	s["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+	s["$id"] = schemaBase + SchemaFile(kind)
+	s["title"] = kind
+	b, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}
+
+// constraints adds what the Go types cannot say, by field path; each comes
+// from package resources.
+func constraints(path string) map[string]any {
+	switch path {
+	case "metadata.name", "metadata.organization":
+		return map[string]any{"pattern": "^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?$", "maxLength": resources.MaxNameLength}
+	case "metadata.region":
+		return map[string]any{"enum": resources.Regions()}
+	case "metadata.labels":
+		return map[string]any{"maxProperties": resources.MaxLabels,
+			"additionalProperties": map[string]any{"type": "string", "maxLength": resources.MaxLabelValueLen, "pattern": "^([A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?)?$"}}
+	case "metadata.resourceVersion":
+		return map[string]any{"description": "A precondition: the object must exist with this version."}
+	case "spec.data":
+		return map[string]any{"maxProperties": resources.MaxKeys,
+			"propertyNames": map[string]any{"pattern": "^[A-Za-z_][A-Za-z0-9_]*$", "maxLength": resources.MaxKeyLength}}
+	case "spec.host":
+		return map[string]any{"minLength": 1, "description": "Registry address: URL (http or https) or host[:port] (https)."}
+	case "spec.credentials":
+		return map[string]any{"description": "<username>:<password> (its base64 when encode is false)."}
+	case "spec.encode":
+		return map[string]any{"default": true}
+	}
+	return nil
+}
+
+func valueSourceSchema() map[string]any {
+	one := func(name string) map[string]any {
+		return map[string]any{"type": "object", "additionalProperties": false, "required": []string{name},
+			"properties": map[string]any{name: map[string]any{"type": "string", "minLength": 1}}}
+	}
+	return map[string]any{
+		"description": "A literal string (refused unless --allow-plaintext), {fromEnv: VAR} or {fromFile: PATH} (relative to the manifest).",
+		"oneOf": []any{
+			map[string]any{"type": "string", "maxLength": resources.MaxValueBytes},
+			one("fromEnv"), one("fromFile"),
+		},
+	}
+}
+
+func objectSchema(t reflect.Type, kind string) map[string]any {
+	s := typeSchema(t, "", outputOnly())
+	props := s["properties"].(map[string]any)
+	props["apiVersion"] = map[string]any{"const": resources.APIVersion}
+	props["kind"] = map[string]any{"const": kind}
+	addRequired(s, resources.RequiredFields(kind))
+	return s
+}
+
+// addRequired marks the required fields (dot paths) in the schema tree.
+func addRequired(s map[string]any, fields []string) {
+	for _, f := range fields {
+		node := s
+		parts := strings.Split(f, ".")
+		for _, p := range parts[:len(parts)-1] {
+			node = node["properties"].(map[string]any)[p].(map[string]any)
+		}
+		req, _ := node["required"].([]string)
+		node["required"] = append(req, parts[len(parts)-1])
+	}
+}
+
+var valueSourcePtr = reflect.TypeFor[*resources.ValueSource]()
+
+func typeSchema(t reflect.Type, path string, skip map[string]bool) map[string]any {
+	var s map[string]any
+	switch {
+	case t == valueSourceType || t == valueSourcePtr:
+		s = valueSourceSchema()
+	case t.Kind() == reflect.Pointer:
+		return typeSchema(t.Elem(), path, skip)
+	case t.Kind() == reflect.String:
+		s = map[string]any{"type": "string"}
+	case t.Kind() == reflect.Bool:
+		s = map[string]any{"type": "boolean"}
+	case t.Kind() == reflect.Slice:
+		s = map[string]any{"type": "array", "items": typeSchema(t.Elem(), path, skip)}
+	case t.Kind() == reflect.Map:
+		s = map[string]any{"type": "object", "additionalProperties": typeSchema(t.Elem(), path, skip)}
+	case t.Kind() == reflect.Struct:
+		props := map[string]any{}
+		for _, f := range StructFields(t) {
+			fp := join(path, f.Name)
+			if skip[fp] {
+				continue
+			}
+			props[f.Name] = typeSchema(f.Type, fp, skip)
+		}
+		s = map[string]any{"type": "object", "additionalProperties": false, "properties": props}
+	default:
+		s = map[string]any{}
+	}
+	for k, v := range constraints(path) {
+		s[k] = v
+	}
+	return s
+}
+
+func projectConfigSchema() map[string]any {
+	spec := map[string]any{}
+	for _, k := range scaffold.ConfigKeyTypes() {
+		if k.Key == "project_name" {
+			continue // metadata.name
+		}
+		switch k.Type {
+		case "array":
+			spec[k.Key] = map[string]any{"type": []string{"array", "null"}, "items": map[string]any{"type": "string"}}
+		default:
+			spec[k.Key] = map[string]any{"type": []string{k.Type, "null"}}
+		}
+	}
+	return map[string]any{
+		"type": "object", "additionalProperties": false,
+		"required": []string{"apiVersion", "kind"},
+		"properties": map[string]any{
+			"apiVersion": map[string]any{"const": resources.APIVersion},
+			"kind":       map[string]any{"const": resources.KindProjectConfig},
+			"metadata": map[string]any{"type": "object", "additionalProperties": false,
+				"properties": map[string]any{"name": map[string]any{"type": []string{"string", "null"}, "description": "The project name."}}},
+			"spec": map[string]any{"type": "object", "additionalProperties": false, "properties": spec,
+				"description": "The keys of botkit create's config file except project_name (see botkit create --list-options for their values)."},
+		},
+	}
+}

@@ -1,0 +1,184 @@
+package apply
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/botkit-dev/botkit/internal/testenv"
+	"github.com/botkit-dev/botkit/pkg/scaffold"
+	jsonschema "github.com/santhosh-tekuri/jsonschema/v6"
+	yaml "go.yaml.in/yaml/v3"
+)
+
+var update = flag.Bool("update", false, "rewrite manifests/schema from the Go types")
+
+// The schemas in manifests/schema are generated from the Go types; this
+// test fails when they are out of step (go test ./pkg/apply -run
+// TestSchemasInSync -update rewrites them).
+func TestSchemasInSync(t *testing.T) {
+	dir := filepath.Join(testenv.RepoRoot(t), "manifests", "schema")
+	for _, kind := range SchemaKinds() {
+		want, err := Schema(kind)
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(dir, SchemaFile(kind))
+		if *update {
+			if err := os.WriteFile(path, want, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		got, err := os.ReadFile(path)
+		if err != nil || !bytes.Equal(got, want) {
+			t.Errorf("%s is out of date (%v): run go test ./pkg/apply -run TestSchemasInSync -update", path, err)
+		}
+	}
+}
+
+// yamlToJSON converts a YAML document to the value a JSON Schema validator
+// takes.
+func yamlToJSON(t *testing.T, src string) any {
+	t.Helper()
+	var v any
+	if err := yaml.Unmarshal([]byte(src), &v); err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func compileSchemas(t *testing.T) map[string]*jsonschema.Schema {
+	t.Helper()
+	c := jsonschema.NewCompiler()
+	out := map[string]*jsonschema.Schema{}
+	for _, kind := range SchemaKinds() {
+		data, err := Schema(kind)
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		url := schemaBase + SchemaFile(kind)
+		if err := c.AddResource(url, doc); err != nil {
+			t.Fatal(err)
+		}
+		if out[kind], err = c.Compile(url); err != nil {
+			t.Fatalf("%s: %v", kind, err)
+		}
+	}
+	return out
+}
+
+// The examples in manifests/ pass their schema and botkit's own decoders;
+// documents that must fail fail both.
+func TestExamplesAndSchemas(t *testing.T) {
+	schemas := compileSchemas(t)
+	root := filepath.Join(testenv.RepoRoot(t), "manifests")
+	for kind, file := range map[string]string{"SecretSet": "secretset.yaml", "ImagePullSecret": "imagepullsecret.yaml", "ProjectConfig": "projectconfig.yaml"} {
+		path := filepath.Join(root, file)
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := schemas[kind].Validate(yamlToJSON(t, string(data))); err != nil {
+			t.Errorf("%s against its schema: %v", file, err)
+		}
+		docs, problems, notes := Decode(path, data)
+		switch kind {
+		case "ProjectConfig":
+			if len(notes) != 1 || len(docs) != 0 || len(problems) != 0 {
+				t.Errorf("%s: apply should skip it: %v %v", file, notes, problems)
+			}
+			if _, err := scaffold.DecodeConfigFile(path, data); err != nil {
+				t.Errorf("%s: botkit create -c refuses it: %v", file, err)
+			}
+		default:
+			if len(problems) != 0 || len(docs) != 1 || docs[0].Kind() != kind {
+				t.Errorf("%s: %v", file, problems)
+			}
+		}
+	}
+
+	bad := []struct{ kind, doc, why string }{
+		{"SecretSet", "apiVersion: botkit.dev/v1\nkind: SecretSet\nmetadata: {name: x}\nspec: {dat: {}}\n", "unknown spec field"},
+		{"SecretSet", "apiVersion: botkit.dev/v1\nkind: SecretSet\nmetadata: {name: x}\nspec: {data: {A: 12}}\n", "a number as a value"},
+		{"SecretSet", "apiVersion: botkit.dev/v1\nkind: SecretSet\nmetadata: {name: x}\nspec: {data: {A: {fromEnv: X, fromFile: y}}}\n", "two value sources"},
+		{"SecretSet", "apiVersion: botkit.dev/v1\nkind: SecretSet\nmetadata: {name: x}\nspec: {data: {1A: {fromEnv: X}}}\n", "bad key"},
+		{"SecretSet", "apiVersion: botkit.dev/v1\nkind: SecretSet\nmetadata: {name: -x}\n", "bad name"},
+		{"SecretSet", "apiVersion: botkit.dev/v1\nkind: SecretSet\nmetadata: {name: x, region: mars}\n", "bad region"},
+		{"SecretSet", "apiVersion: botkit.dev/v2\nkind: SecretSet\nmetadata: {name: x}\n", "apiVersion"},
+		{"SecretSet", "apiVersion: botkit.dev/v1\nkind: SecretSet\nmetadata: {labels: {a: b}}\n", "no name"},
+		{"SecretSet", "apiVersion: botkit.dev/v1\nkind: SecretSet\nmetadata: {name: x}\nspec: {keys: [A]}\n", "output-only field"},
+		{"SecretSet", "apiVersion: botkit.dev/v1\nkind: SecretSet\nmetadata: {name: x}\nstatus: {state: ready}\n", "status"},
+		{"ImagePullSecret", "apiVersion: botkit.dev/v1\nkind: ImagePullSecret\nmetadata: {name: x}\nspec: {host: ghcr.io}\n", "no credentials"},
+		{"ImagePullSecret", "apiVersion: botkit.dev/v1\nkind: ImagePullSecret\nmetadata: {name: x}\nspec: {host: ghcr.io, credentials: {fromEnv: C}, encode: yes please}\n", "encode not a boolean"},
+		{"ProjectConfig", "apiVersion: botkit.dev/v1\nkind: ProjectConfig\nmetadata: {name: x}\nspec: {project_name: y}\n", "project_name in spec"},
+		{"ProjectConfig", "apiVersion: botkit.dev/v1\nkind: ProjectConfig\nmetadata: {name: x}\nspec: {recording: maybe}\n", "recording not a boolean"},
+		{"ProjectConfig", "apiVersion: botkit.dev/v1\nkind: ProjectConfig\nmetadata: {name: x}\nspec: {bot_flavor: web}\n", "unknown key"},
+	}
+	for _, b := range bad {
+		if err := schemas[b.kind].Validate(yamlToJSON(t, b.doc)); err == nil {
+			t.Errorf("%s (%s): the schema accepts it", b.kind, b.why)
+		}
+		if b.kind == "ProjectConfig" {
+			if _, err := scaffold.DecodeConfigFile("x.yaml", []byte(b.doc)); err == nil {
+				t.Errorf("ProjectConfig (%s): botkit create -c accepts it", b.why)
+			}
+			continue
+		}
+		if _, problems, _ := Decode("x.yaml", []byte(b.doc)); len(problems) == 0 {
+			t.Errorf("%s (%s): the decoder accepts it", b.kind, b.why)
+		}
+	}
+}
+
+// The ProjectConfig schema has exactly the config keys of botkit create
+// (except project_name, which is metadata.name).
+func TestProjectConfigSchemaKeys(t *testing.T) {
+	data, err := Schema("ProjectConfig")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s struct {
+		Properties struct {
+			Spec struct {
+				Properties map[string]any `json:"properties"`
+			} `json:"spec"`
+		} `json:"properties"`
+	}
+	if err := json.Unmarshal(data, &s); err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, k := range scaffold.ConfigKeys() {
+		if k != "project_name" {
+			want = append(want, k)
+		}
+	}
+	if len(s.Properties.Spec.Properties) != len(want) {
+		t.Errorf("schema spec keys %d, config keys %d", len(s.Properties.Spec.Properties), len(want))
+	}
+	for _, k := range want {
+		if _, ok := s.Properties.Spec.Properties[k]; !ok {
+			t.Errorf("config key %s missing from the schema", k)
+		}
+	}
+	if strings.Contains(string(data), `"project_name"`) {
+		t.Error("project_name in the ProjectConfig schema")
+	}
+}

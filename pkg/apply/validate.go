@@ -1,0 +1,219 @@
+package apply
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/botkit-dev/botkit/pkg/resources"
+)
+
+// validate checks what a document says, before its values are resolved:
+// names, region, labels, keys, registry host. Each problem is at the line of
+// its field.
+func validate(doc *Document) []Problem {
+	var ps []Problem
+	meta := doc.Object.Meta()
+	if doc.has("metadata.name") {
+		if err := resources.ValidateName(meta.Name); err != nil {
+			ps = append(ps, doc.problem("metadata.name", "%v", err))
+		}
+	}
+	if meta.Organization != "" {
+		if err := resources.ValidateName(meta.Organization); err != nil {
+			ps = append(ps, doc.problem("metadata.organization", "%v", err))
+		}
+	}
+	if meta.Region != "" {
+		if err := resources.ValidateRegion(meta.Region); err != nil {
+			ps = append(ps, doc.problem("metadata.region", "%v", err))
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(meta.Labels)) {
+		if doc.bad["metadata.labels."+k] {
+			continue
+		}
+		if err := resources.ValidateLabelKey(k); err != nil {
+			ps = append(ps, doc.problem("metadata.labels."+k, "%v", err))
+		} else if err := resources.ValidateLabelValue(k, meta.Labels[k]); err != nil {
+			ps = append(ps, doc.problem("metadata.labels."+k, "%v", err))
+		}
+	}
+	if len(meta.Labels) > resources.MaxLabels {
+		ps = append(ps, doc.problem("metadata.labels", "at most %d labels are allowed; got %d", resources.MaxLabels, len(meta.Labels)))
+	}
+	switch {
+	case doc.Object.SecretSet != nil:
+		data := doc.Object.SecretSet.Spec.Data
+		for _, k := range slices.Sorted(maps.Keys(data)) {
+			if err := resources.ValidateKey(k); err != nil {
+				ps = append(ps, doc.problem("spec.data."+k, "%v", err))
+			}
+		}
+		if len(data) > resources.MaxKeys {
+			ps = append(ps, doc.problem("spec.data", "a secret set holds at most %d keys; this one has %d", resources.MaxKeys, len(data)))
+		}
+	case doc.Object.ImagePullSecret != nil && doc.has("spec.host"):
+		if _, err := resources.NormalizeRegistryHost(doc.Object.ImagePullSecret.Spec.Host); err != nil {
+			ps = append(ps, doc.problemAt("spec.host", err))
+		}
+	}
+	return ps
+}
+
+// ResolveOptions say where value sources are read from.
+type ResolveOptions struct {
+	// LookupEnv reads an environment variable (os.LookupEnv when nil).
+	LookupEnv func(string) (string, bool)
+	// AllowPlaintext accepts literal values in manifests (SecretSet
+	// spec.data, ImagePullSecret spec.credentials); without it they are
+	// refused, since manifests live in git.
+	AllowPlaintext bool
+	// WorkDir is where fromFile paths of manifests read from stdin are
+	// relative to (the current directory when empty).
+	WorkDir string
+}
+
+// resolve replaces every value source of doc by the literal it names and
+// checks the values against the platform's limits. Problems name the key
+// and the source, never the value.
+func resolve(doc *Document, opts ResolveOptions) []Problem {
+	var ps []Problem
+	one := func(path string, src resources.ValueSource) (string, bool) {
+		switch {
+		case src.IsLiteral():
+			if !opts.AllowPlaintext {
+				ps = append(ps, doc.problem(path, "a literal value in a manifest (manifests live in git); use {fromEnv: VAR} or {fromFile: PATH}, or pass --allow-plaintext"))
+				return "", false
+			}
+			return *src.Literal, true
+		case src.FromEnv != "":
+			lookup := opts.LookupEnv
+			if lookup == nil {
+				lookup = os.LookupEnv
+			}
+			v, ok := lookup(src.FromEnv)
+			if !ok {
+				ps = append(ps, doc.problem(path, "environment variable %s is not set (fromEnv)", printable(src.FromEnv)))
+				return "", false
+			}
+			return v, true
+		case src.FromFile != "":
+			v, err := readValueFile(doc.baseDir(opts.WorkDir), src.FromFile)
+			if err != nil {
+				ps = append(ps, doc.problem(path, "fromFile %s: %v", printable(src.FromFile), err))
+				return "", false
+			}
+			return v, true
+		}
+		ps = append(ps, doc.problem(path, "an empty value source"))
+		return "", false
+	}
+	switch {
+	case doc.Object.SecretSet != nil:
+		spec := &doc.Object.SecretSet.Spec
+		total := 0
+		for _, k := range slices.Sorted(maps.Keys(spec.Data)) {
+			path := "spec.data." + k
+			v, ok := one(path, spec.Data[k])
+			if !ok {
+				continue
+			}
+			if err := resources.ValidateValue(k, v); err != nil {
+				ps = append(ps, doc.problem(path, "%v", err))
+				continue
+			}
+			total += resources.SetSize(k, len(v))
+			spec.Data[k] = resources.Literal(v)
+		}
+		if len(ps) == 0 {
+			if err := resources.ValidateSetTotals(len(spec.Data), total); err != nil {
+				ps = append(ps, doc.problem("spec.data", "%v", err))
+			}
+		}
+	case doc.Object.ImagePullSecret != nil:
+		spec := &doc.Object.ImagePullSecret.Spec
+		v, ok := one("spec.credentials", *spec.Credentials)
+		if !ok {
+			break
+		}
+		encoded := spec.Encode != nil && !*spec.Encode
+		if _, _, err := resources.ParseCredentials(v, encoded); err != nil {
+			ps = append(ps, doc.problemAt("spec.credentials", err))
+			break
+		}
+		lit := resources.Literal(v)
+		spec.Credentials = &lit
+	}
+	return ps
+}
+
+// baseDir is the directory fromFile paths of the document are relative to.
+func (d *Document) baseDir(workDir string) string {
+	if d.File == StdinName {
+		return workDir
+	}
+	return filepath.Dir(d.File)
+}
+
+// fromFiles returns the paths the document's fromFile sources name.
+func (d *Document) fromFiles(workDir string) []string {
+	var srcs []resources.ValueSource
+	switch {
+	case d.Object.SecretSet != nil:
+		for _, src := range d.Object.SecretSet.Spec.Data {
+			srcs = append(srcs, src)
+		}
+	case d.Object.ImagePullSecret != nil && d.Object.ImagePullSecret.Spec.Credentials != nil:
+		srcs = append(srcs, *d.Object.ImagePullSecret.Spec.Credentials)
+	}
+	var out []string
+	for _, src := range srcs {
+		if src.FromFile != "" {
+			out = append(out, valuePath(d.baseDir(workDir), src.FromFile))
+		}
+	}
+	return out
+}
+
+func valuePath(dir, name string) string {
+	if filepath.IsAbs(name) {
+		return name
+	}
+	return filepath.Join(dir, name)
+}
+
+// readValueFile reads a fromFile value, at most the value limit (a larger
+// file is refused without reading it all). Errors name the file, never its
+// content.
+func readValueFile(dir, name string) (string, error) {
+	f, err := os.Open(valuePath(dir, name))
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			return "", pe.Err
+		}
+		return "", err
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		return "", fmt.Errorf("is a directory")
+	}
+	data, err := io.ReadAll(io.LimitReader(f, resources.MaxValueBytes+1))
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			return "", pe.Err
+		}
+		return "", err
+	}
+	if len(data) > resources.MaxValueBytes {
+		return "", fmt.Errorf("larger than the %d bytes (64 KiB) a value may hold", resources.MaxValueBytes)
+	}
+	return string(data), nil
+}

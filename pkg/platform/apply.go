@@ -1,0 +1,450 @@
+package platform
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"net/http"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/botkit-dev/botkit/pkg/platform/store"
+	"github.com/botkit-dev/botkit/pkg/resources"
+)
+
+// applyWire is the body of POST .../apply as the server decodes it: the
+// fields of resources.ApplyRequest (TestApplyWireMatchesRequest keeps them
+// in step), with the objects left raw so that each is decoded strictly and
+// its errors carry its index.
+type applyWire struct {
+	Objects  []json.RawMessage `json:"objects"`
+	ApplySet string            `json:"applySet"`
+	Prune    bool              `json:"prune"`
+	Selector string            `json:"selector"`
+	DryRun   bool              `json:"dryRun"`
+}
+
+// objectErrors collects the problems of the objects of one request.
+type objectErrors struct {
+	list  []resources.ObjectError
+	first *apiError
+}
+
+func (e *objectErrors) add(index int, kind, name string, err error) {
+	ae := asAPIError(err)
+	if e.first == nil {
+		e.first = ae
+	}
+	e.list = append(e.list, resources.ObjectError{Index: index, Kind: kind, Name: name, Code: ae.code, Message: ae.msg})
+}
+
+// err returns nil or one error: the status and code of the first problem, a
+// message naming it (and how many others there are), and every problem in
+// details. verb says what did not happen ("nothing was applied").
+func (e *objectErrors) err(verb string) error {
+	if len(e.list) == 0 {
+		return nil
+	}
+	d := e.list[0]
+	where := fmt.Sprintf("objects[%d]", d.Index)
+	if d.Name != "" {
+		where = resources.Ref(d.Kind, d.Name)
+	}
+	msg := fmt.Sprintf("%s: %s", where, d.Message)
+	if n := len(e.list) - 1; n > 0 {
+		msg += fmt.Sprintf(" (and %d more; see details)", n)
+	}
+	if e.first.status >= 500 {
+		msg = "internal error"
+	}
+	return &apiError{status: e.first.status, code: e.first.code, msg: msg + "; " + verb, details: e.list}
+}
+
+// decodeObject decodes one SecretSet or ImagePullSecret strictly: an unknown
+// field or a wrong type is an error (never quoting a value).
+func decodeObject(raw []byte) (resources.Object, error) {
+	if t := bytes.TrimLeft(raw, " \t\r\n"); len(t) == 0 || t[0] != '{' {
+		return resources.Object{}, errInvalid("want an object with apiVersion, kind, metadata and spec")
+	}
+	var tm resources.TypeMeta
+	if err := json.Unmarshal(raw, &tm); err != nil {
+		return resources.Object{}, errInvalid("%s", describeDecodeError(err))
+	}
+	var o resources.Object
+	var target any
+	switch tm.Kind {
+	case resources.KindSecretSet:
+		o.SecretSet = &resources.SecretSet{}
+		target = o.SecretSet
+	case resources.KindImagePullSecret:
+		o.ImagePullSecret = &resources.ImagePullSecret{}
+		target = o.ImagePullSecret
+	default:
+		return o, errInvalid("kind: %v", resources.ValidateKind(tm.Kind))
+	}
+	if err := decodeStrict(raw, target); err != nil {
+		return resources.Object{}, errInvalid("%s", describeDecodeError(err))
+	}
+	return o, nil
+}
+
+// applyInput is one validated object of an apply request.
+type applyInput struct {
+	index int
+	name  string
+	d     desired
+	rv    string // metadata.resourceVersion: a precondition when not empty
+}
+
+// applyStep is what apply does to one object.
+type applyStep struct {
+	in       applyInput
+	cur      store.Object
+	exists   bool
+	region   string
+	pl       resources.Plan
+	next     store.Object // the object after the apply (version etc. not yet assigned)
+	content  bool         // spec or labels change: new version and generation, pending
+	ownerChg bool         // only managedBy/applySet change: new version
+}
+
+func (st *applyStep) action() string {
+	switch {
+	case !st.exists:
+		return resources.ActionCreated
+	case st.content || st.ownerChg:
+		return resources.ActionConfigured
+	}
+	return resources.ActionUnchanged
+}
+
+// parseApply validates everything of an apply request that needs no store.
+func (s *Server) parseApply(p principal, w applyWire) ([]applyInput, resources.Selector, error) {
+	if len(w.Objects) > resources.MaxApplyObjects {
+		return nil, nil, errTooLarge("an apply holds at most %d objects; this one holds %d", resources.MaxApplyObjects, len(w.Objects))
+	}
+	if err := resources.ValidateApplySet(w.ApplySet); err != nil {
+		return nil, nil, errInvalid("applySet: %v", err)
+	}
+	sel, err := resources.ParseSelector(w.Selector)
+	if err != nil {
+		return nil, nil, errInvalid("selector: %v", err)
+	}
+	if w.Prune && len(sel) == 0 && w.ApplySet == "" {
+		return nil, nil, errInvalid("prune needs a selector or an applySet (pruning every object ever applied without an apply set is refused)")
+	}
+	if !w.Prune && w.Selector != "" {
+		return nil, nil, errInvalid("selector applies to prune only; set prune to true")
+	}
+	var errs objectErrors
+	inputs := make([]applyInput, 0, len(w.Objects))
+	seen := make(map[string]int, len(w.Objects))
+	for i, raw := range w.Objects {
+		obj, err := decodeObject(raw)
+		if err != nil {
+			errs.add(i, "", "", err)
+			continue
+		}
+		meta := obj.Meta()
+		kind := obj.Kind()
+		if err := validateObjectName(meta.Name); err != nil {
+			errs.add(i, kind, "", err)
+			continue
+		}
+		if j, dup := seen[meta.Name]; dup {
+			errs.add(i, kind, meta.Name, errInvalid("objects[%d] and objects[%d] both name %s (a name is unique across kinds and regions)", j, i, meta.Name))
+			continue
+		}
+		seen[meta.Name] = i
+		d, err := s.parseReplace(p, meta.Name, obj)
+		if err != nil {
+			errs.add(i, kind, meta.Name, err)
+			continue
+		}
+		inputs = append(inputs, applyInput{index: i, name: meta.Name, d: d, rv: meta.ResourceVersion})
+	}
+	return inputs, sel, errs.err("nothing was applied")
+}
+
+// plan computes the step of one object inside the transaction.
+func (s *Server) applyStep(ctx context.Context, tx store.Tx, p principal, in applyInput, applySet string, now time.Time) (applyStep, error) {
+	st := applyStep{in: in}
+	cur, err := tx.Object(ctx, p.org.ID, in.name)
+	st.exists = err == nil
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return st, err
+	}
+	st.cur = cur
+	if st.region, err = checkReplace(p, in.name, st.exists, cur, in.d, ""); err != nil {
+		return st, err
+	}
+	if in.rv != "" {
+		if !st.exists {
+			return st, errConflict("metadata.resourceVersion %s: %s does not exist (it was deleted or never created)", in.rv, resources.Ref(in.d.kind, in.name))
+		}
+		if in.rv != strconv.FormatInt(cur.Version, 10) {
+			return st, errConflict("metadata.resourceVersion %s: %s changed since (now %d); read it again and retry", in.rv, describe(cur), cur.Version)
+		}
+	}
+	if st.exists && cur.Managed && cur.ApplySet != "" && cur.ApplySet != applySet {
+		return st, errConflict("%s belongs to apply set %q; apply it with that apply set (or write it imperatively first to release it)", describe(cur), cur.ApplySet)
+	}
+	var vals map[string][]byte
+	if st.exists {
+		if vals, err = s.decryptAll(ctx, tx, p.org.Name, cur); err != nil {
+			return st, err
+		}
+	}
+	st.pl = plan(p.org.Name, st.exists, cur, vals, in.d, in.name, st.region)
+	st.next = replaced(p.org.ID, in.name, st.region, st.exists, cur, in.d, now)
+	st.next.Managed, st.next.ApplySet = true, applySet
+	st.content = st.pl.Action != resources.ActionUnchanged
+	ownerField := func(field string, had, has, same bool) {
+		c := resources.ChangeUnchanged
+		switch {
+		case !had && has:
+			c = resources.ChangeAdded
+		case had && !has:
+			c = resources.ChangeRemoved
+		case !same:
+			c = resources.ChangeChanged
+		}
+		if c != resources.ChangeUnchanged && st.exists {
+			st.ownerChg = true
+		}
+		st.pl.Fields = append(st.pl.Fields, resources.FieldChange{Field: field, Change: c})
+	}
+	ownerField("metadata.managedBy", st.exists && cur.Managed, true, true)
+	ownerField("metadata.applySet", st.exists && cur.ApplySet != "", applySet != "", cur.ApplySet == applySet)
+	if st.content {
+		st.ownerChg = false
+	}
+	return st, nil
+}
+
+// apply implements POST /v1/organizations/{org}/apply.
+func (s *Server) apply(ctx context.Context, p principal, w applyWire) (resources.ApplyResult, error) {
+	res := resources.ApplyResult{TypeMeta: resources.TypeMeta{APIVersion: resources.APIVersion, Kind: resources.KindApplyResult}, DryRun: w.DryRun, ApplySet: w.ApplySet}
+	inputs, sel, err := s.parseApply(p, w)
+	if err != nil {
+		return res, err
+	}
+	woken := map[string]bool{}
+	err = s.store.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+		// The function may run again (after a rollback of its batch): it
+		// starts from scratch each time.
+		clear(woken)
+		res.Items = make([]resources.ApplyResultItem, 0, len(inputs))
+		now := time.Now().UTC()
+		steps := make([]applyStep, 0, len(inputs))
+		var errs objectErrors
+		for _, in := range inputs {
+			st, err := s.applyStep(ctx, tx, p, in, w.ApplySet, now)
+			if err != nil {
+				var ae *apiError
+				if !errors.As(err, &ae) {
+					return err // a store failure, not the object's
+				}
+				errs.add(in.index, in.d.kind, in.name, err)
+				continue
+			}
+			steps = append(steps, st)
+		}
+		if err := errs.err("nothing was applied"); err != nil {
+			return err
+		}
+		var prune []store.Object
+		if w.Prune {
+			named := make(map[string]bool, len(inputs))
+			for _, in := range inputs {
+				named[in.name] = true
+			}
+			applied, err := tx.AppliedObjects(ctx, p.org.ID, w.ApplySet)
+			if err != nil {
+				return err
+			}
+			for _, o := range applied {
+				if !named[o.Name] && sel.Matches(o.Labels) {
+					prune = append(prune, o)
+				}
+			}
+		}
+		// Everything is checked: from here on only the store can fail.
+		for i := range steps {
+			st := &steps[i]
+			if !w.DryRun {
+				if err := s.applyWrite(ctx, tx, p, st, now); err != nil {
+					return err
+				}
+				if st.content {
+					woken[st.region] = true
+				}
+			}
+			res.Items = append(res.Items, applyItem(p.org.Name, st, w.DryRun))
+		}
+		for _, o := range prune {
+			if !w.DryRun {
+				if err := tx.DeleteObject(ctx, o.ID); err != nil {
+					return err
+				}
+				if err := tx.Audit(ctx, store.AuditRecord{At: now, Org: p.org.Name, Actor: p.actor(), Action: "prune", Kind: o.Kind, Name: o.Name, Region: o.Region, Keys: valueKeys(o)}); err != nil {
+					return err
+				}
+			}
+			obj := toObject(p.org.Name, o)
+			keys := make([]resources.KeyChange, 0, len(o.Keys))
+			for _, k := range slices.Sorted(maps.Keys(o.Keys)) {
+				keys = append(keys, resources.KeyChange{Key: k, Change: resources.ChangeRemoved})
+			}
+			res.Items = append(res.Items, resources.ApplyResultItem{Kind: o.Kind, Name: o.Name, Region: o.Region, Action: resources.ActionPruned,
+				ResourceVersion: strconv.FormatInt(o.Version, 10), Keys: keys, Fields: []resources.FieldChange{}, Object: &obj})
+		}
+		return nil
+	})
+	if err != nil {
+		return res, err
+	}
+	for region := range woken {
+		s.prov.wake(region)
+	}
+	return res, nil
+}
+
+// applyWrite writes one planned step: the spec and values when they change
+// (new version and generation, pending for the provisioner), only the
+// ownership when nothing else changes (new version; generation and state
+// stay), nothing at all when the object is unchanged.
+func (s *Server) applyWrite(ctx context.Context, tx store.Tx, p principal, st *applyStep, now time.Time) error {
+	switch {
+	case st.content:
+		put, removed, touched, err := s.replaceValues(p.org.Name, st.in.name, st.region, st.in.d, st.pl)
+		if err != nil {
+			return err
+		}
+		if err := storeWrite(ctx, tx, &st.next, removed, put, now); err != nil {
+			return err
+		}
+		return tx.Audit(ctx, store.AuditRecord{At: now, Org: p.org.Name, Actor: p.actor(), Action: "apply", Kind: st.in.d.kind, Name: st.in.name, Region: st.region, Keys: touched})
+	case st.ownerChg:
+		v, err := tx.NextVersion(ctx)
+		if err != nil {
+			return err
+		}
+		st.next.Version, st.next.UpdatedAt = v, now
+		if _, err := tx.PutObject(ctx, st.next); err != nil {
+			return err
+		}
+		return tx.Audit(ctx, store.AuditRecord{At: now, Org: p.org.Name, Actor: p.actor(), Action: "apply", Kind: st.in.d.kind, Name: st.in.name, Region: st.region})
+	}
+	return nil
+}
+
+// applyItem reports one step. In a dry run the object is shown as it would
+// be: pending when it would change, without a resourceVersion when it would
+// be created.
+func applyItem(org string, st *applyStep, dryRun bool) resources.ApplyResultItem {
+	next := st.next
+	if dryRun && st.content {
+		next.State, next.Message = resources.StatePending, ""
+	}
+	obj := toObject(org, next)
+	rv := obj.Meta().ResourceVersion
+	if dryRun && !st.exists {
+		rv = ""
+		obj.Meta().ResourceVersion = ""
+	}
+	return resources.ApplyResultItem{Kind: st.in.d.kind, Name: st.in.name, Region: st.region, Action: st.action(),
+		ResourceVersion: rv, Keys: st.pl.Keys, Fields: st.pl.Fields, Object: &obj}
+}
+
+// valueKeys names the stored values of an object (for audit records).
+func valueKeys(o store.Object) []string {
+	if o.Kind == resources.KindImagePullSecret {
+		return []string{credentialsKey}
+	}
+	return slices.Sorted(maps.Keys(o.Keys))
+}
+
+// deleteMany implements POST /v1/organizations/{org}/delete: every named
+// object, in one transaction, or none.
+func (s *Server) deleteMany(ctx context.Context, p principal, req resources.DeleteRequest) (resources.DeleteResult, error) {
+	res := resources.DeleteResult{TypeMeta: resources.TypeMeta{APIVersion: resources.APIVersion, Kind: resources.KindDeleteResult}, DryRun: req.DryRun}
+	if len(req.Objects) > resources.MaxApplyObjects {
+		return res, errTooLarge("a delete holds at most %d objects; this one holds %d", resources.MaxApplyObjects, len(req.Objects))
+	}
+	var errs objectErrors
+	seen := map[string]int{}
+	for i, ref := range req.Objects {
+		if err := resources.ValidateKind(ref.Kind); err != nil {
+			errs.add(i, "", ref.Name, errInvalid("kind: %v", err))
+			continue
+		}
+		if err := validateObjectName(ref.Name); err != nil {
+			errs.add(i, ref.Kind, "", err)
+			continue
+		}
+		if ref.Region != "" {
+			if err := resources.ValidateRegion(ref.Region); err != nil {
+				errs.add(i, ref.Kind, ref.Name, errInvalid("region: %v", err))
+				continue
+			}
+		}
+		if j, dup := seen[ref.Name]; dup {
+			errs.add(i, ref.Kind, ref.Name, errInvalid("objects[%d] and objects[%d] both name %s", j, i, ref.Name))
+			continue
+		}
+		seen[ref.Name] = i
+	}
+	if err := errs.err("nothing was deleted"); err != nil {
+		return res, err
+	}
+	err := s.store.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+		res.Items = make([]resources.DeleteResultItem, 0, len(req.Objects))
+		var errs objectErrors
+		found := make([]store.Object, 0, len(req.Objects))
+		for i, ref := range req.Objects {
+			cur, err := tx.Object(ctx, p.org.ID, ref.Name)
+			switch {
+			case errors.Is(err, store.ErrNotFound):
+				if !req.IgnoreNotFound {
+					errs.add(i, ref.Kind, ref.Name, newErr(http.StatusNotFound, resources.CodeNotFound, "not found"))
+				}
+				found = append(found, store.Object{})
+				continue
+			case err != nil:
+				return err
+			case cur.Kind != ref.Kind:
+				errs.add(i, ref.Kind, ref.Name, errConflict("the name is taken by %s; nothing of kind %s to delete", describe(cur), ref.Kind))
+			case ref.Region != "" && ref.Region != cur.Region:
+				errs.add(i, ref.Kind, ref.Name, errConflict("%s is in region %s, not %s", describe(cur), cur.Region, ref.Region))
+			}
+			found = append(found, cur)
+		}
+		if err := errs.err("nothing was deleted"); err != nil {
+			return err
+		}
+		for i, ref := range req.Objects {
+			cur := found[i]
+			if cur.ID == 0 {
+				res.Items = append(res.Items, resources.DeleteResultItem{Kind: ref.Kind, Name: ref.Name, Action: resources.ActionNotFound})
+				continue
+			}
+			if !req.DryRun {
+				if err := tx.DeleteObject(ctx, cur.ID); err != nil {
+					return err
+				}
+				if err := tx.Audit(ctx, store.AuditRecord{Org: p.org.Name, Actor: p.actor(), Action: "delete", Kind: cur.Kind, Name: cur.Name, Region: cur.Region, Keys: valueKeys(cur)}); err != nil {
+					return err
+				}
+			}
+			obj := toObject(p.org.Name, cur)
+			res.Items = append(res.Items, resources.DeleteResultItem{Kind: cur.Kind, Name: cur.Name, Region: cur.Region, Action: resources.ActionDeleted, Object: &obj})
+		}
+		return nil
+	})
+	return res, err
+}

@@ -21,7 +21,7 @@ import (
 	"github.com/botkit-dev/botkit/pkg/credentials"
 )
 
-// TestAuthScripts runs the scenarios in testdata/auth: botkit
+// TestPlatformScripts runs the scenarios in testdata/platform: botkit
 // against the real botkit-platform binary serving on 127.0.0.1 over a real
 // SQLite file, with the real OS keyring (scripts/test.sh runs the tests
 // inside dbus-run-session with an unlocked gnome-keyring).
@@ -34,16 +34,16 @@ import (
 //
 // Conditions: [keyring] is true when a Secret Service answers; under CI a
 // scenario asking for it fails instead of being skipped.
-func TestAuthScripts(t *testing.T) {
-	bin := authPlatformBinary(t)
+func TestPlatformScripts(t *testing.T) {
+	bin := platformBinary(t)
 	testscript.Run(t, testscript.Params{
-		Dir: "testdata/auth",
+		Dir: "testdata/platform",
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"exits":    cmdExits,
-			"platform": func(ts *testscript.TestScript, neg bool, args []string) { cmdAuthPlatform(ts, neg, args, bin) },
-			"noleak":   cmdNoTokenLeak,
+			"platform": func(ts *testscript.TestScript, neg bool, args []string) { cmdPlatform(ts, neg, args, bin) },
+			"noleak":   cmdNoLeak,
 		},
-		Condition: authCondition,
+		Condition: keyringCondition,
 		Setup: func(env *testscript.Env) error {
 			home := filepath.Join(env.WorkDir, "home")
 			env.Setenv("HOME", home)
@@ -57,35 +57,35 @@ func TestAuthScripts(t *testing.T) {
 }
 
 var (
-	authPlatformOnce sync.Once
-	authPlatformBin  string
-	authPlatformErr  error
+	platformOnce sync.Once
+	platformBin  string
+	platformErr  error
 )
 
-// authPlatformBinary builds botkit-platform once for all scenarios.
-func authPlatformBinary(t *testing.T) string {
+// platformBinary builds botkit-platform once for all scenarios.
+func platformBinary(t *testing.T) string {
 	t.Helper()
-	authPlatformOnce.Do(func() {
+	platformOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "botkit-platform-bin-")
 		if err != nil {
-			authPlatformErr = err
+			platformErr = err
 			return
 		}
-		authPlatformBin = filepath.Join(dir, "botkit-platform")
-		out, err := exec.Command("go", "build", "-o", authPlatformBin, "../botkit-platform").CombinedOutput()
+		platformBin = filepath.Join(dir, "botkit-platform")
+		out, err := exec.Command("go", "build", "-o", platformBin, "../botkit-platform").CombinedOutput()
 		if err != nil {
-			authPlatformErr = fmt.Errorf("building botkit-platform: %v\n%s", err, out)
+			platformErr = fmt.Errorf("building botkit-platform: %v\n%s", err, out)
 		}
 	})
-	if authPlatformErr != nil {
-		t.Fatal(authPlatformErr)
+	if platformErr != nil {
+		t.Fatal(platformErr)
 	}
-	return authPlatformBin
+	return platformBin
 }
 
-var authListenRe = regexp.MustCompile(`listening on (http://\S+)`)
+var listenRe = regexp.MustCompile(`listening on (http://\S+)`)
 
-func cmdAuthPlatform(ts *testscript.TestScript, neg bool, args []string, bin string) {
+func cmdPlatform(ts *testscript.TestScript, neg bool, args []string, bin string) {
 	if neg || len(args) == 0 {
 		ts.Fatalf("usage: platform start | platform token ORG")
 	}
@@ -111,7 +111,7 @@ func cmdAuthPlatform(ts *testscript.TestScript, neg bool, args []string, bin str
 			sc := bufio.NewScanner(stderr)
 			sent := false
 			for sc.Scan() {
-				if m := authListenRe.FindStringSubmatch(sc.Text()); m != nil && !sent {
+				if m := listenRe.FindStringSubmatch(sc.Text()); m != nil && !sent {
 					urlc <- m[1]
 					sent = true
 				}
@@ -148,9 +148,9 @@ func cmdAuthPlatform(ts *testscript.TestScript, neg bool, args []string, bin str
 	}
 }
 
-// cmdNoTokenLeak fails when a token of the scenario appears in the last command's
+// cmdNoLeak fails when a token of the scenario appears in the last command's
 // stdout or stderr, or in a file under any DIR given.
-func cmdNoTokenLeak(ts *testscript.TestScript, neg bool, args []string) {
+func cmdNoLeak(ts *testscript.TestScript, neg bool, args []string) {
 	if neg {
 		ts.Fatalf("noleak does not take !")
 	}
@@ -191,9 +191,9 @@ func cmdNoTokenLeak(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-// authCondition is the [keyring] condition: a Secret Service answers.
+// keyringCondition is the [keyring] condition: a Secret Service answers.
 // Under CI, where scripts/test.sh provides one, its absence is an error.
-func authCondition(cond string) (bool, error) {
+func keyringCondition(cond string) (bool, error) {
 	if cond != "keyring" {
 		return false, fmt.Errorf("unknown condition %q", cond)
 	}

@@ -68,6 +68,7 @@ func params(t *testing.T, dir string, remote bool) testscript.Params {
 			"interrupt": cmdInterrupt,
 			"registry":  cmdRegistry,
 			"platform":  cmdOtherPlatform(t),
+			"readme":    cmdReadme,
 		},
 		Condition: func(cond string) (bool, error) {
 			switch cond {
@@ -119,6 +120,32 @@ func params(t *testing.T, dir string, remote bool) testscript.Params {
 			return nil
 		},
 	}
+}
+
+// cmdReadme runs the command line a generated file tells its user to run:
+// readme FILE PREFIX finds the one line of FILE that starts with PREFIX
+// (after indentation and a leading "#") and runs it as written, from the
+// current directory, expecting exit 0. The line must hold no shell quoting.
+func cmdReadme(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: readme FILE PREFIX")
+	}
+	var found []string
+	for _, line := range strings.Split(ts.ReadFile(args[0]), "\n") {
+		line = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(line), "#"))
+		if strings.HasPrefix(line, args[1]) {
+			found = append(found, line)
+		}
+	}
+	if len(found) != 1 {
+		ts.Fatalf("readme: %d lines of %s start with %q, want 1: %q", len(found), args[0], args[1], found)
+	}
+	if strings.ContainsAny(found[0], "'\"$`\\|;&<>") {
+		ts.Fatalf("readme: the line needs a shell: %q", found[0])
+	}
+	ts.Logf("running %s", found[0])
+	fields := strings.Fields(found[0])
+	cmdExits(ts, false, append([]string{"0"}, fields...))
 }
 
 // cmdExits runs a command and checks its exit code: exits CODE CMD [ARGS...].

@@ -11,8 +11,8 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/botkit-dev/botkit/pkg/cmd/factory"
 	"github.com/botkit-dev/botkit/pkg/cmd/root"
-	"github.com/botkit-dev/botkit/pkg/cmdutil"
 	"github.com/botkit-dev/botkit/pkg/iostreams"
 )
 
@@ -21,7 +21,7 @@ var update = flag.Bool("update", false, "rewrite the golden files (cmp targets) 
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"botkit": func() {
-			os.Exit(root.Run(context.Background(), cmdutil.NewFactory(iostreams.System()), os.Args[1:]))
+			os.Exit(root.Run(context.Background(), factory.New(iostreams.System()), os.Args[1:]))
 		},
 	})
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/botkit-dev/botkit/pkg/platform/store"
@@ -18,7 +19,8 @@ type provisioner struct {
 	s        *Server
 	wakeCh   map[string]chan struct{}
 	client   *http.Client
-	inflight sync.Map // object ID → struct{}
+	inflight sync.Map     // object ID → struct{}
+	busy     atomic.Int64 // verifications started and not finished
 }
 
 func newProvisioner(s *Server) *provisioner {
@@ -103,9 +105,11 @@ func (p *provisioner) pass(ctx context.Context, region string, sem chan struct{}
 			continue
 		}
 		started++
+		p.busy.Add(1)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer p.busy.Add(-1)
 			defer p.inflight.Delete(o.ID)
 			select {
 			case sem <- struct{}{}:
@@ -117,6 +121,35 @@ func (p *provisioner) pass(ctx context.Context, region string, sem chan struct{}
 		}()
 	}
 	return len(objs) == pendingBatch && started > 0
+}
+
+// drain runs one pass over every region now and waits until the
+// verifications it started, and those already in flight, are done — or ctx
+// ends (what is unfinished then stays pending for the next run).
+func (p *provisioner) drain(ctx context.Context) error {
+	sem := make(chan struct{}, 4)
+	var wg sync.WaitGroup
+	for _, region := range resources.Regions() {
+		for p.pass(ctx, region, sem, &wg) {
+		}
+	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	t := time.NewTicker(10 * time.Millisecond)
+	defer t.Stop()
+	for p.busy.Load() > 0 {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
+	return ctx.Err()
 }
 
 func (p *provisioner) verify(ctx context.Context, o store.Object) {

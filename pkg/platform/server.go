@@ -178,6 +178,19 @@ func (s *Server) Admin() *Admin { return s.admin }
 // Metrics returns the Prometheus registry the server reports to.
 func (s *Server) Metrics() *prometheus.Registry { return s.reg }
 
+// Drain provisions what is pending now, in every region, and waits for it:
+// secret sets become ready, image pull secrets are verified (those already
+// being verified included). It returns when that is done or ctx ends; what
+// is unfinished then stays pending for the next run. The embedded platform
+// of the CLI drains before Close, so that what a command wrote (or an
+// earlier, killed command left pending) does not stay pending.
+func (s *Server) Drain(ctx context.Context) error {
+	if s.opts.DisableProvisioner {
+		return nil
+	}
+	return s.prov.drain(ctx)
+}
+
 // Close stops the provisioners, waits for queued writes and closes the
 // database. Call it after the HTTP server stopped.
 func (s *Server) Close() error {

@@ -3,9 +3,11 @@ package root
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/spf13/cobra"
 
+	"github.com/botkit-dev/botkit/pkg/cmd/auth"
 	"github.com/botkit-dev/botkit/pkg/cmd/cloud"
 	"github.com/botkit-dev/botkit/pkg/cmd/create"
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
@@ -29,13 +31,23 @@ manages the secret sets and image pull secrets they run with.`,
 		Version:       Version,
 	}
 	cmd.CompletionOptions.HiddenDefaultCmd = true
-	cmd.AddCommand(create.NewCmdCreate(f, nil), cloud.NewCmdCloud(f))
+	cmd.AddCommand(create.NewCmdCreate(f, nil), cloud.NewCmdCloud(f), auth.NewCmdAuth(f))
 	cmdutil.TypeUsageErrors(cmd)
 	return cmd
 }
 
 // Run executes botkit with args and returns the process exit code. Errors
-// are printed to stderr as "error: ...", one line per problem.
+// are printed to stderr as "error: ...", one line per problem. What the
+// factory opened (the embedded platform) is closed before Run returns.
 func Run(ctx context.Context, f *cmdutil.Factory, args []string) int {
-	return cmdutil.Execute(ctx, NewCmdRoot(f), f.IOStreams, args)
+	code := cmdutil.Execute(ctx, NewCmdRoot(f), f.IOStreams, args)
+	if f.Close != nil {
+		if err := f.Close(); err != nil {
+			fmt.Fprintf(f.IOStreams.ErrOut, "error: %v\n", err)
+			if code == cmdutil.ExitOK {
+				code = cmdutil.ExitError
+			}
+		}
+	}
+	return code
 }

@@ -12,9 +12,12 @@ import (
 	"github.com/botkit-dev/botkit/pkg/iostreams"
 )
 
-func main() {
+func main() { os.Exit(run()) }
+
+// run runs botkit with the process's arguments and returns its exit code
+// (the end-to-end tests call it as the botkit command).
+func run() int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := root.Run(ctx, factory.New(iostreams.System()), os.Args[1:])
-	stop()
-	os.Exit(code)
+	defer stop()
+	return root.Run(ctx, factory.New(iostreams.System()), os.Args[1:])
 }

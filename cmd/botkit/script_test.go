@@ -1,50 +1,128 @@
 package main
 
 import (
-	"context"
+	"bufio"
+	"bytes"
 	"errors"
 	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
+	"strings"
+	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/botkit-dev/botkit/pkg/cmd/factory"
-	"github.com/botkit-dev/botkit/pkg/cmd/root"
-	"github.com/botkit-dev/botkit/pkg/iostreams"
+	"github.com/botkit-dev/botkit/internal/testenv"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files (cmp targets) in testdata/script")
 
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"botkit": func() {
-			os.Exit(root.Run(context.Background(), factory.New(iostreams.System()), os.Args[1:]))
-		},
+		"botkit": func() { os.Exit(run()) },
 	})
 }
+
+// canary is planted as a secret value by the secrets scenarios; `exits`
+// fails when it shows in a command's stdout or stderr, and `nocanary` when
+// it shows in a file of the data directories.
+const canary = "CANARY-v4lu3-7f3a9c"
 
 // TestScripts runs the end-to-end scenarios in testdata/script: the real
 // botkit binary's surface, output and exit codes.
 func TestScripts(t *testing.T) {
-	testscript.Run(t, testscript.Params{
-		Dir:           "testdata/script",
+	testscript.Run(t, params(t, "testdata/script", false))
+}
+
+// TestSecrets runs the cloud secrets scenarios on the embedded local
+// platform (no API URL configured: a SQLite file under $XDG_DATA_HOME).
+func TestSecrets(t *testing.T) {
+	testscript.Run(t, params(t, "testdata/secrets", false))
+}
+
+// TestSecretsRemote runs the same scenarios against the real botkit-platform
+// binary serving on 127.0.0.1, with an organization "acme" and a token in
+// BOTKIT_API_URL / BOTKIT_TOKEN.
+func TestSecretsRemote(t *testing.T) {
+	testscript.Run(t, params(t, "testdata/secrets", true))
+}
+
+func params(t *testing.T, dir string, remote bool) testscript.Params {
+	return testscript.Params{
+		Dir:           dir,
 		UpdateScripts: *update,
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"exits": cmdExits,
+			"exits":     cmdExits,
+			"nocanary":  cmdNoCanary,
+			"interrupt": cmdInterrupt,
+			"registry":  cmdRegistry,
+			"platform":  cmdPlatform(t),
+		},
+		Condition: func(cond string) (bool, error) {
+			switch cond {
+			case "remote":
+				return remote, nil
+			case "embedded":
+				return !remote, nil
+			case "registry":
+				return registryCondition()
+			}
+			return false, fmt.Errorf("unknown condition %q", cond)
 		},
 		Setup: func(env *testscript.Env) error {
-			env.Setenv("CI", "")
-			env.Setenv("ACCESSIBLE", "")
+			// A fresh machine: its own home and XDG directories, no
+			// botkit configuration, no keyring, no terminal, not CI.
+			home := filepath.Join(env.WorkDir, "home")
+			for k, v := range map[string]string{
+				"HOME":                     home,
+				"XDG_CONFIG_HOME":          filepath.Join(home, ".config"),
+				"XDG_DATA_HOME":            filepath.Join(home, ".local", "share"),
+				"XDG_CACHE_HOME":           filepath.Join(home, ".cache"),
+				"XDG_STATE_HOME":           filepath.Join(home, ".local", "state"),
+				"BOTKIT_API_URL":           "",
+				"BOTKIT_TOKEN":             "",
+				"BOTKIT_ORG":               "",
+				"BOTKIT_CONFIG_DIR":        "",
+				"DBUS_SESSION_BUS_ADDRESS": "",
+				"CI":                       "",
+				"ACCESSIBLE":               "",
+				"CANARY":                   canary,
+				"ORG":                      "local",
+				"PLATFORM_DATA":            filepath.Join(env.WorkDir, "platform"),
+			} {
+				env.Setenv(k, v)
+			}
+			if err := os.MkdirAll(home, 0o755); err != nil {
+				return err
+			}
+			if remote {
+				p, err := startPlatform(t, env.WorkDir, filepath.Join(env.WorkDir, "platform"), "acme")
+				if err != nil {
+					return err
+				}
+				env.Defer(p.stop)
+				env.Setenv("BOTKIT_API_URL", p.url)
+				env.Setenv("BOTKIT_TOKEN", p.token)
+				env.Setenv("ORG", "acme")
+			}
 			return nil
 		},
-	})
+	}
 }
 
 // cmdExits runs a command and checks its exit code: exits CODE CMD [ARGS...].
-// Its stdout and stderr are kept for the stdout and stderr commands.
+// Its stdout and stderr are kept for the stdout and stderr commands; neither
+// may hold the canary value.
 func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) < 2 {
 		ts.Fatalf("usage: exits CODE command [args...]")
@@ -61,7 +139,305 @@ func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		got = ee.ExitCode()
 	}
+	for _, stream := range []string{"stdout", "stderr"} {
+		if strings.Contains(ts.ReadFile(stream), canary) {
+			ts.Fatalf("the canary value shows in %s", stream)
+		}
+	}
 	if got != want {
 		ts.Fatalf("exit code %d, want %d", got, want)
+	}
+}
+
+// cmdNoCanary checks that no file under the given directories (default: the
+// botkit config and data directories and the platform's data directory)
+// holds the canary value: nocanary [DIR...].
+func cmdNoCanary(ts *testscript.TestScript, neg bool, args []string) {
+	if neg {
+		ts.Fatalf("usage: nocanary [DIR...]")
+	}
+	if len(args) == 0 {
+		args = []string{ts.Getenv("XDG_CONFIG_HOME"), ts.Getenv("XDG_DATA_HOME"), ts.Getenv("PLATFORM_DATA")}
+	}
+	files := 0
+	for _, dir := range args {
+		err := filepath.WalkDir(ts.MkAbs(dir), func(path string, d fs.DirEntry, err error) error {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil
+			}
+			if err != nil || d.IsDir() {
+				return err
+			}
+			b, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			files++
+			if bytes.Contains(b, []byte(canary)) {
+				ts.Fatalf("the canary value is stored in plain text in %s", path)
+			}
+			return nil
+		})
+		ts.Check(err)
+	}
+	ts.Logf("nocanary: %d files checked", files)
+}
+
+// cmdInterrupt starts a command whose stdin stays open and empty, sends it
+// SIGINT after a second and checks that it exits 130 without the canary in
+// its output: interrupt CMD [ARGS...].
+func cmdInterrupt(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 1 {
+		ts.Fatalf("usage: interrupt command [args...]")
+	}
+	path := lookPath(ts, args[0])
+	cmd := exec.Command(path, args[1:]...)
+	cmd.Dir = ts.Getenv("WORK")
+	cmd.Env = scriptEnv(ts)
+	stdin, err := cmd.StdinPipe()
+	ts.Check(err)
+	defer stdin.Close()
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	ts.Check(cmd.Start())
+	time.Sleep(time.Second)
+	ts.Check(cmd.Process.Signal(syscall.SIGINT))
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err = <-done:
+	case <-time.After(10 * time.Second):
+		cmd.Process.Kill()
+		ts.Fatalf("still running 10s after SIGINT")
+	}
+	code := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err != nil {
+		ts.Fatalf("interrupt: %v", err)
+	}
+	ts.Logf("stderr: %s", errOut.String())
+	if strings.Contains(out.String()+errOut.String(), canary) {
+		ts.Fatalf("the canary value shows in the output")
+	}
+	if code != 130 {
+		ts.Fatalf("exit code %d after SIGINT, want 130", code)
+	}
+}
+
+// scriptEnv returns the script's environment as KEY=value pairs.
+func scriptEnv(ts *testscript.TestScript) []string {
+	var env []string
+	for _, k := range []string{"PATH", "HOME", "TMPDIR", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME",
+		"BOTKIT_API_URL", "BOTKIT_TOKEN", "BOTKIT_ORG", "BOTKIT_CONFIG_DIR", "CI", "ACCESSIBLE"} {
+		env = append(env, k+"="+ts.Getenv(k))
+	}
+	return env
+}
+
+// cmdRegistry starts a real docker-registry (Debian package) on 127.0.0.1
+// with htpasswd authentication of USER:PASS and sets REGISTRY to its
+// address (http://127.0.0.1:PORT): registry USER PASS. Guard it with
+// [!registry] skip.
+func cmdRegistry(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: registry USER PASS")
+	}
+	reg, err := exec.LookPath("docker-registry")
+	ts.Check(err)
+	htpasswd, err := exec.LookPath("htpasswd")
+	ts.Check(err)
+	dir := ts.MkAbs("registry")
+	ts.Check(os.MkdirAll(dir, 0o755))
+	out, err := exec.Command(htpasswd, "-Bbn", args[0], args[1]).Output()
+	ts.Check(err)
+	ts.Check(os.WriteFile(filepath.Join(dir, "htpasswd"), out, 0o600))
+	port := freePort(ts)
+	cfg := fmt.Sprintf("version: 0.1\nlog:\n  level: error\nstorage:\n  filesystem:\n    rootdirectory: %s\nhttp:\n  addr: 127.0.0.1:%d\nauth:\n  htpasswd:\n    realm: botkit-test\n    path: %s\n",
+		filepath.Join(dir, "data"), port, filepath.Join(dir, "htpasswd"))
+	ts.Check(os.WriteFile(filepath.Join(dir, "config.yml"), []byte(cfg), 0o600))
+	cmd := exec.Command(reg, "serve", filepath.Join(dir, "config.yml"))
+	logf, err := os.Create(filepath.Join(dir, "registry.log"))
+	ts.Check(err)
+	cmd.Stdout, cmd.Stderr = logf, logf
+	ts.Check(cmd.Start())
+	ts.Defer(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+		logf.Close()
+	})
+	base := fmt.Sprintf("http://127.0.0.1:%d", port)
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		r, err := http.Get(base + "/v2/")
+		if err == nil {
+			r.Body.Close()
+			if r.StatusCode == http.StatusUnauthorized {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("docker-registry did not answer on %s: %v", base, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	ts.Setenv("REGISTRY", base)
+}
+
+// registryCondition is the [registry] condition: docker-registry and
+// htpasswd are installed. Under CI their absence fails the script instead
+// (testenv's rule: nothing is skipped in CI).
+func registryCondition() (bool, error) {
+	for _, p := range []struct{ prog, pkg string }{{"docker-registry", "docker-registry"}, {"htpasswd", "apache2-utils"}} {
+		if _, err := exec.LookPath(p.prog); err != nil {
+			if testenv.InCI() {
+				return false, fmt.Errorf("CI: %s is required (apt-get install -y %s)", p.prog, p.pkg)
+			}
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+func freePort(ts *testscript.TestScript) int {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	ts.Check(err)
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// lookPath finds name on the script's PATH (where testscript puts botkit).
+func lookPath(ts *testscript.TestScript, name string) string {
+	for _, dir := range filepath.SplitList(ts.Getenv("PATH")) {
+		p := filepath.Join(dir, name)
+		if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
+			return p
+		}
+	}
+	ts.Fatalf("%s not found on the script's PATH", name)
+	return ""
+}
+
+// cmdPlatform starts another real botkit-platform (platform start ORG: sets
+// OTHER_API_URL and OTHER_TOKEN) — for scenarios that need a server whatever
+// the variant, such as a bad token.
+func cmdPlatform(t *testing.T) func(ts *testscript.TestScript, neg bool, args []string) {
+	return func(ts *testscript.TestScript, neg bool, args []string) {
+		if neg || len(args) != 2 || args[0] != "start" {
+			ts.Fatalf("usage: platform start ORG")
+		}
+		p, err := startPlatform(t, ts.Getenv("WORK"), ts.MkAbs("other-platform"), args[1])
+		ts.Check(err)
+		ts.Defer(p.stop)
+		ts.Setenv("OTHER_API_URL", p.url)
+		ts.Setenv("OTHER_TOKEN", p.token)
+	}
+}
+
+var platformBuild struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// platformBinary builds the real botkit-platform binary once per test run.
+func platformBinary(t *testing.T) (string, error) {
+	platformBuild.once.Do(func() {
+		dir, err := os.MkdirTemp("", "botkit-platform-bin-")
+		if err != nil {
+			platformBuild.err = err
+			return
+		}
+		bin := filepath.Join(dir, "botkit-platform")
+		out, err := exec.Command("go", "build", "-o", bin, "../botkit-platform").CombinedOutput()
+		if err != nil {
+			platformBuild.err = fmt.Errorf("building botkit-platform: %v\n%s", err, out)
+			return
+		}
+		platformBuild.path = bin
+	})
+	return platformBuild.path, platformBuild.err
+}
+
+type runningPlatform struct {
+	url, token string
+	stop       func()
+}
+
+// startPlatform creates organization org and a token for it in dataDir,
+// then serves the platform on 127.0.0.1 (a free port) until stop.
+func startPlatform(t *testing.T, workDir, dataDir, org string) (*runningPlatform, error) {
+	bin, err := platformBinary(t)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(dataDir, 0o700); err != nil {
+		return nil, err
+	}
+	adminCmd := func(args ...string) (string, error) {
+		out, err := exec.Command(bin, append(args, "--data-dir", dataDir)...).Output()
+		if err != nil {
+			var ee *exec.ExitError
+			if errors.As(err, &ee) {
+				return "", fmt.Errorf("botkit-platform %s: %v: %s", strings.Join(args, " "), err, ee.Stderr)
+			}
+			return "", err
+		}
+		return string(out), nil
+	}
+	if _, err := adminCmd("orgs", "create", org); err != nil {
+		return nil, err
+	}
+	out, err := adminCmd("tokens", "create", "--org", org)
+	if err != nil {
+		return nil, err
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	token := lines[len(lines)-1]
+	cmd := exec.Command(bin, "serve", "--listen", "127.0.0.1:0", "--data-dir", dataDir, "--allow-private-registries")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		return nil, err
+	}
+	logf, err := os.Create(filepath.Join(workDir, "platform-"+org+".log"))
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	stop := func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		cmd.Wait()
+		logf.Close()
+	}
+	br := bufio.NewReader(stderr)
+	urlc := make(chan string, 1)
+	go func() {
+		for {
+			line, err := br.ReadString('\n')
+			if u, ok := strings.CutPrefix(strings.TrimSpace(line), "listening on "); ok {
+				urlc <- u
+				io.Copy(logf, br)
+				return
+			}
+			logf.WriteString(line)
+			if err != nil {
+				close(urlc)
+				return
+			}
+		}
+	}()
+	select {
+	case u, ok := <-urlc:
+		if !ok {
+			stop()
+			return nil, fmt.Errorf("botkit-platform serve exited before listening")
+		}
+		return &runningPlatform{url: u, token: token, stop: stop}, nil
+	case <-time.After(15 * time.Second):
+		stop()
+		return nil, fmt.Errorf("botkit-platform serve did not listen within 15s")
 	}
 }

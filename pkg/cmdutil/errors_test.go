@@ -11,6 +11,7 @@ import (
 
 	"github.com/botkit-dev/botkit/pkg/dotenv"
 	"github.com/botkit-dev/botkit/pkg/printers"
+	"github.com/botkit-dev/botkit/pkg/prompter"
 	"github.com/botkit-dev/botkit/pkg/resources"
 )
 
@@ -68,6 +69,8 @@ func TestExitCodeByTypeNotText(t *testing.T) {
 		{"conflict", &resources.Error{Code: resources.CodeConflict}, ExitConflict},
 		{"internal", &resources.Error{Code: resources.CodeInternal}, ExitError},
 		{"unknown code", &resources.Error{Code: "teapot"}, ExitError},
+		{"prompt input ended", fmt.Errorf("x: %w", &prompter.InputEndedError{Title: "Q", Flag: "--name"}), ExitUsage},
+		{"prompt interrupted", &prompter.InterruptedError{Title: "Q"}, ExitInterrupted},
 	}
 	for _, c := range cases {
 		if got := ExitCode(c.err); got != c.want {

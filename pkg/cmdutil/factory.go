@@ -48,5 +48,11 @@ type Factory struct {
 // NewFactory returns a factory over the process's real environment with no
 // cloud seams; pkg/cmd/factory.New fills those.
 func NewFactory(io *iostreams.IOStreams) *Factory {
-	return &Factory{IOStreams: io, Getenv: os.Getenv, WorkingDir: os.Getwd, Now: time.Now}
+	return &Factory{
+		IOStreams:  io,
+		Getenv:     os.Getenv,
+		WorkingDir: os.Getwd,
+		Now:        time.Now,
+		Prompter:   func(accessible bool) prompter.Prompter { return prompter.New(io, accessible) },
+	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/botkit-dev/botkit/pkg/cmd/cloud/organizations"
 	"github.com/botkit-dev/botkit/pkg/cmd/cloud/regions"
+	"github.com/botkit-dev/botkit/pkg/cmd/cloud/secrets"
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
 )
 
@@ -21,6 +22,6 @@ secrets, the organizations you belong to, the regions.
 With no platform configured (botkit auth login), these commands work on the
 embedded local platform: a SQLite database under $XDG_DATA_HOME/botkit.`,
 	}
-	cmd.AddCommand(organizations.NewCmdOrganizations(f), regions.NewCmdRegions(f))
+	cmd.AddCommand(organizations.NewCmdOrganizations(f), regions.NewCmdRegions(f), secrets.NewCmdSecrets(f))
 	return cmd
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
 	"github.com/botkit-dev/botkit/pkg/iostreams"
+	"github.com/botkit-dev/botkit/pkg/prompter"
 	"github.com/botkit-dev/botkit/pkg/scaffold"
 )
 
@@ -35,8 +36,8 @@ type Options struct {
 	ListOptions bool
 	Accessible  bool
 
-	// Wizard asks the questions the flags did not answer.
-	Wizard func(ctx context.Context, io *iostreams.IOStreams, accessible bool, given scaffold.Partial) (scaffold.Partial, error)
+	// Prompter asks the wizard's questions (the factory's).
+	Prompter func(accessible bool) prompter.Prompter
 }
 
 // boolFlag is a --x / --no-x pair.
@@ -83,7 +84,7 @@ func stringFlags() []stringFlag {
 // NewCmdCreate returns `botkit create`. runF, when set, replaces the run
 // function (tests of flag parsing).
 func NewCmdCreate(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
-	opts := &Options{IO: f.IOStreams, Getenv: f.Getenv, Wizard: RunWizard}
+	opts := &Options{IO: f.IOStreams, Getenv: f.Getenv, Prompter: f.Prompter}
 	strVals := map[string]*string{}
 	boolVals := map[string]*bool{}
 	noVals := map[string]*bool{}
@@ -234,7 +235,7 @@ func Run(ctx context.Context, opts *Options) error {
 		if !opts.IO.CanPrompt() && !opts.Accessible {
 			return cmdutil.UsageErrorf("no terminal to run the wizard on: give --name or --config (see botkit create --help)")
 		}
-		answered, err := opts.Wizard(ctx, opts.IO, opts.Accessible, p)
+		answered, err := RunWizard(ctx, opts.Prompter(opts.Accessible), p)
 		if err != nil {
 			return err
 		}

@@ -9,10 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/charmbracelet/huh"
-
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
 	"github.com/botkit-dev/botkit/pkg/iostreams"
+	"github.com/botkit-dev/botkit/pkg/prompter"
 	"github.com/botkit-dev/botkit/pkg/scaffold"
 )
 
@@ -82,9 +81,9 @@ func TestAccessibleFromEnvironment(t *testing.T) {
 func TestRunWithoutTerminalNeverStartsTheWizard(t *testing.T) {
 	ios, _, out, _ := iostreams.Test()
 	called := false
-	opts := &Options{IO: ios, WorkingDir: t.TempDir(), Format: "json", Wizard: func(context.Context, *iostreams.IOStreams, bool, scaffold.Partial) (scaffold.Partial, error) {
+	opts := &Options{IO: ios, WorkingDir: t.TempDir(), Format: "json", Prompter: func(bool) prompter.Prompter {
 		called = true
-		return scaffold.Partial{}, nil
+		return prompter.NewFake(t)
 	}}
 	err := Run(context.Background(), opts)
 	if called || cmdutil.ExitCode(err) != cmdutil.ExitUsage || !strings.Contains(err.Error(), "--name or --config") {
@@ -108,20 +107,5 @@ func TestRunInterruptedWritesNothing(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(wd, name)); !os.IsNotExist(err) {
 		t.Errorf("project written after interrupt: %v", err)
-	}
-}
-
-func TestDefaultFirstKeepsEveryOptionVisible(t *testing.T) {
-	opts := huh.NewOptions("a", "b", "c")
-	got := defaultFirst(opts, "b")
-	var values []string
-	for _, o := range got {
-		values = append(values, o.Value)
-	}
-	if strings.Join(values, ",") != "b,a,c" {
-		t.Fatalf("got %v", values)
-	}
-	if got := defaultFirst(opts, "zz"); len(got) != 3 || got[0].Value != "a" {
-		t.Fatalf("unknown default reordered: %v", got)
 	}
 }

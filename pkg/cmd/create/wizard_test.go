@@ -14,6 +14,7 @@ import (
 	"github.com/botkit-dev/botkit/pkg/cmd/create"
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
 	"github.com/botkit-dev/botkit/pkg/iostreams"
+	"github.com/botkit-dev/botkit/pkg/prompter"
 	"github.com/botkit-dev/botkit/pkg/scaffold"
 )
 
@@ -25,7 +26,7 @@ func runWizard(t *testing.T, given scaffold.Partial, lines ...string) (scaffold.
 	t.Helper()
 	ios, _, out, errOut := iostreams.Test()
 	ios.In = strings.NewReader(strings.Join(lines, "\n") + "\n")
-	p, err := create.RunWizard(context.Background(), ios, true, given)
+	p, err := create.RunWizard(context.Background(), prompter.New(ios, true), given)
 	if out.Len() > 0 {
 		t.Errorf("the wizard wrote to stdout: %q", out.String())
 	}
@@ -398,7 +399,7 @@ func TestWizardNothingToAsk(t *testing.T) {
 	})
 	ios, _, _, errOut := iostreams.Test()
 	ios.In = strings.NewReader("")
-	p, err := create.RunWizard(context.Background(), ios, true, given)
+	p, err := create.RunWizard(context.Background(), prompter.New(ios, true), given)
 	if err != nil {
 		t.Fatalf("RunWizard: %v", err)
 	}
@@ -425,7 +426,7 @@ func TestWizardEndOfInput(t *testing.T) {
 			ios.In = strings.NewReader(tc.input)
 			doneC := make(chan error, 1)
 			go func() {
-				_, err := create.RunWizard(context.Background(), ios, true, scaffold.Partial{})
+				_, err := create.RunWizard(context.Background(), prompter.New(ios, true), scaffold.Partial{})
 				doneC <- err
 			}()
 			var err error
@@ -454,7 +455,7 @@ func TestWizardEndOfInput(t *testing.T) {
 func TestWizardLastLineWithoutNewline(t *testing.T) {
 	ios, _, _, errOut := iostreams.Test()
 	ios.In = strings.NewReader("no-newline")
-	p, err := create.RunWizard(context.Background(), ios, true, scaffold.Partial{
+	p, err := create.RunWizard(context.Background(), prompter.New(ios, true), scaffold.Partial{
 		BotType: s("web"), ClientFramework: s("none"), Transports: []string{"daily"}, Mode: s("realtime"),
 		RealtimeService: s("openai_realtime"), Recording: b(false), Transcription: b(false), VideoService: s(""),
 		VideoInput: b(false), VideoOutput: b(false), EnableObservability: b(false), Eval: b(false),
@@ -473,7 +474,7 @@ func TestWizardInterrupted(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
 		ios, _, _, _ := iostreams.Test()
-		_, err := create.RunWizard(ctx, ios, true, scaffold.Partial{})
+		_, err := create.RunWizard(ctx, prompter.New(ios, true), scaffold.Partial{})
 		if code := cmdutil.ExitCode(err); code != cmdutil.ExitInterrupted {
 			t.Errorf("exit code %d, want 130 (%v)", code, err)
 		}
@@ -487,7 +488,7 @@ func TestWizardInterrupted(t *testing.T) {
 		ios.ErrOut = io.Discard // the blocked prompt goroutine may still write
 		ctx, cancel := context.WithCancel(context.Background())
 		time.AfterFunc(100*time.Millisecond, cancel)
-		_, err := create.RunWizard(ctx, ios, true, scaffold.Partial{})
+		_, err := create.RunWizard(ctx, prompter.New(ios, true), scaffold.Partial{})
 		if code := cmdutil.ExitCode(err); code != cmdutil.ExitInterrupted {
 			t.Errorf("exit code %d, want 130 (%v)", code, err)
 		}

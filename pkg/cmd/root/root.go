@@ -30,8 +30,10 @@ manages the secret sets and image pull secrets they run with.`,
 		SilenceUsage:  true,
 		Version:       Version,
 	}
-	cmd.CompletionOptions.HiddenDefaultCmd = true
 	cmd.AddCommand(create.NewCmdCreate(f, nil), cloud.NewCmdCloud(f), auth.NewCmdAuth(f))
+	// `botkit completion bash|zsh|fish|powershell`: cobra's generator, added
+	// now (not at Execute) so that its usage errors are typed too.
+	cmd.InitDefaultCompletionCmd()
 	cmdutil.TypeUsageErrors(cmd)
 	return cmd
 }

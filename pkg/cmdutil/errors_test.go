@@ -48,7 +48,21 @@ func TestErrorLines(t *testing.T) {
 	if got := ErrorLines(UsageErrorf("x")); !reflect.DeepEqual(got, []string{"x"}) {
 		t.Errorf("usage: %v", got)
 	}
+	// A LinesError prints its lines and keeps its own exit code.
+	le := fmt.Errorf("wrapped: %w", testLines{})
+	if got := ErrorLines(le); !reflect.DeepEqual(got, []string{"a: bad", "b: worse"}) {
+		t.Errorf("lines: %v", got)
+	}
+	if got := ExitCode(le); got != ExitConflict {
+		t.Errorf("lines error exit %d, want %d", got, ExitConflict)
+	}
 }
+
+type testLines struct{}
+
+func (testLines) Error() string     { return "a: bad (and 1 more)" }
+func (testLines) Lines() []string   { return []string{"a: bad", "b: worse"} }
+func (testLines) ErrorCode() string { return resources.CodeConflict }
 
 func TestExitCodeByTypeNotText(t *testing.T) {
 	cases := []struct {

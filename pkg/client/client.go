@@ -411,6 +411,50 @@ func (c *Client) Wait(ctx context.Context, org, name string) (resources.Object, 
 	}
 }
 
+// WaitAll polls the objects of org named in names until none is pending
+// (or ctx ends) and returns them, in names order. Each round is one list
+// request for all of them, however many they are. An object that is gone
+// (deleted meanwhile) is a not-found error.
+func (c *Client) WaitAll(ctx context.Context, org string, names []string) ([]resources.Object, error) {
+	delay := c.poll
+	for {
+		all, err := c.List(ctx, org, ListOptions{})
+		if err != nil {
+			return nil, err
+		}
+		byName := make(map[string]resources.Object, len(all))
+		for _, o := range all {
+			byName[o.Meta().Name] = o
+		}
+		out := make([]resources.Object, 0, len(names))
+		pending := false
+		for _, n := range names {
+			o, ok := byName[n]
+			if !ok {
+				return nil, &APIError{Status: http.StatusNotFound, Code: resources.CodeNotFound,
+					Message: fmt.Sprintf("%s was deleted while waiting for it", n)}
+			}
+			if st := o.Status(); st == nil || st.State == resources.StatePending {
+				pending = true
+			}
+			out = append(out, o)
+		}
+		if !pending {
+			return out, nil
+		}
+		t := time.NewTimer(delay)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return out, ctx.Err()
+		case <-t.C:
+		}
+		if delay = delay * 3 / 2; delay > 2*time.Second {
+			delay = 2 * time.Second
+		}
+	}
+}
+
 // orgPath builds /v1/organizations/{org}/{parts...} with every segment
 // escaped.
 func orgPath(org string, parts ...string) string {

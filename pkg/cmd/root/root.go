@@ -10,6 +10,7 @@ import (
 	"github.com/botkit-dev/botkit/pkg/cmd/auth"
 	"github.com/botkit-dev/botkit/pkg/cmd/cloud"
 	"github.com/botkit-dev/botkit/pkg/cmd/create"
+	"github.com/botkit-dev/botkit/pkg/cmd/manifests"
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
 )
 
@@ -31,6 +32,7 @@ manages the secret sets and image pull secrets they run with.`,
 		Version:       Version,
 	}
 	cmd.AddCommand(create.NewCmdCreate(f, nil), cloud.NewCmdCloud(f), auth.NewCmdAuth(f))
+	cmd.AddCommand(manifests.NewCmdApply(f, nil), manifests.NewCmdDiff(f, nil), manifests.NewCmdDelete(f, nil))
 	// `botkit completion bash|zsh|fish|powershell`: cobra's generator, added
 	// now (not at Execute) so that its usage errors are typed too.
 	cmd.InitDefaultCompletionCmd()

@@ -160,7 +160,9 @@ type objectsError struct {
 	err     *client.APIError
 }
 
-func (e *objectsError) Error() string { return fmt.Sprintf("organization %s: %s", e.org, e.err.Message) }
+func (e *objectsError) Error() string {
+	return fmt.Sprintf("organization %s: %s", e.org, e.err.Message)
+}
 func (e *objectsError) Unwrap() error { return e.err }
 
 // Lines returns "secretset/NAME: why" per failed object and a last line

@@ -174,7 +174,11 @@ func (e *objectsError) Lines() []string {
 		if d.Name != "" {
 			where = resources.Ref(d.Kind, d.Name)
 		}
-		lines = append(lines, where+": "+d.Message)
+		if strings.HasPrefix(d.Message, where+" ") || strings.HasPrefix(d.Message, where+":") {
+			lines = append(lines, d.Message) // it names the object already
+		} else {
+			lines = append(lines, where+": "+d.Message)
+		}
 	}
 	return append(lines, fmt.Sprintf("%s in organization %s", e.nothing, e.org))
 }

@@ -121,9 +121,12 @@ func runApply(ctx context.Context, opts *ApplyOptions) error {
 		ApplySet: opts.ApplySet, Prune: opts.Prune, Selector: opts.Selector, DryRun: opts.DryRun == DryRunServer,
 	})
 	if err != nil {
-		// The organizations before the failing one were applied: say so.
-		if werr := apply.WriteApplyLines(opts.IO.Out, results); werr != nil {
-			return werr
+		// The organizations before the failing one were applied: say so
+		// (in lines; -o output is all the objects or nothing).
+		if opts.Output == "" {
+			if werr := apply.WriteApplyLines(opts.IO.Out, results); werr != nil {
+				return werr
+			}
 		}
 		return perObject(err, groups[len(results)].Organization, "nothing was applied")
 	}

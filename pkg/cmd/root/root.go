@@ -26,7 +26,8 @@ func NewCmdRoot(f *cmdutil.Factory) *cobra.Command {
 manages the secret sets and image pull secrets they run with.`,
 		Example: `  botkit create quickstart
   botkit create my-bot --bot-type web -t smallwebrtc --stt deepgram_stt --llm openai_llm --tts cartesia_tts
-  botkit create --list-options`,
+  botkit create --list-options
+  botkit apply -f secrets/ -R`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		Version:       Version,

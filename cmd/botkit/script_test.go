@@ -58,6 +58,18 @@ func TestSecretsRemote(t *testing.T) {
 	testscript.Run(t, params(t, "testdata/secrets", true))
 }
 
+// TestApply runs the manifest scenarios (apply, diff, delete -f) on the
+// embedded local platform.
+func TestApply(t *testing.T) {
+	testscript.Run(t, params(t, "testdata/apply", false))
+}
+
+// TestApplyRemote runs the same scenarios against the real botkit-platform
+// binary.
+func TestApplyRemote(t *testing.T) {
+	testscript.Run(t, params(t, "testdata/apply", true))
+}
+
 func params(t *testing.T, dir string, remote bool) testscript.Params {
 	return testscript.Params{
 		Dir:           dir,

@@ -51,7 +51,7 @@ func (a httpAPI) Apply(ctx context.Context, org string, req resources.ApplyReque
 	return res, a.post(ctx, "/v1/organizations/"+org+"/apply", req, &res)
 }
 
-func (a httpAPI) Delete(ctx context.Context, org string, req resources.DeleteRequest) (resources.DeleteResult, error) {
+func (a httpAPI) DeleteObjects(ctx context.Context, org string, req resources.DeleteRequest) (resources.DeleteResult, error) {
 	var res resources.DeleteResult
 	return res, a.post(ctx, "/v1/organizations/"+org+"/delete", req, &res)
 }

@@ -189,6 +189,9 @@ type APIError struct {
 	Status  int    // HTTP status
 	Code    string // resources.Code*
 	Message string
+	// Details lists every object that failed, for the operations on many
+	// objects (Apply, DeleteObjects); Message then speaks of the first.
+	Details []resources.ObjectError
 }
 
 func (e *APIError) Error() string { return e.Message }
@@ -354,6 +357,35 @@ func (c *Client) DeleteKey(ctx context.Context, org, name, key string) (resource
 	return o, err
 }
 
+// Apply sends every object of one organization in one request (POST
+// /v1/organizations/{org}/apply), which the platform applies in one
+// transaction: all of them, or none. With req.DryRun it returns what apply
+// would do and writes nothing. A failure of some objects is an *APIError
+// whose Details name each of them. A POST is never retried.
+func (c *Client) Apply(ctx context.Context, org string, req resources.ApplyRequest) (resources.ApplyResult, error) {
+	var res resources.ApplyResult
+	err := c.post(ctx, orgPath(org, "apply"), req, &res)
+	return res, err
+}
+
+// DeleteObjects deletes the named objects of one organization in one
+// transaction (POST /v1/organizations/{org}/delete): all of them, or none
+// (a missing one is not found unless req.IgnoreNotFound). Never retried.
+func (c *Client) DeleteObjects(ctx context.Context, org string, req resources.DeleteRequest) (resources.DeleteResult, error) {
+	var res resources.DeleteResult
+	err := c.post(ctx, orgPath(org, "delete"), req, &res)
+	return res, err
+}
+
+func (c *Client) post(ctx context.Context, path string, in, out any) error {
+	body, err := json.Marshal(in)
+	if err != nil {
+		return fmt.Errorf("encoding the request: %w", err)
+	}
+	_, err = c.do(ctx, http.MethodPost, path, nil, nil, body, out)
+	return err
+}
+
 // Wait polls the object until its status is ready or failed (or ctx ends)
 // and returns it. The caller maps failed to exit 1.
 func (c *Client) Wait(ctx context.Context, org, name string) (resources.Object, error) {
@@ -371,6 +403,50 @@ func (c *Client) Wait(ctx context.Context, org, name string) (resources.Object, 
 		case <-ctx.Done():
 			t.Stop()
 			return o, ctx.Err()
+		case <-t.C:
+		}
+		if delay = delay * 3 / 2; delay > 2*time.Second {
+			delay = 2 * time.Second
+		}
+	}
+}
+
+// WaitAll polls the objects of org named in names until none is pending
+// (or ctx ends) and returns them, in names order. Each round is one list
+// request for all of them, however many they are. An object that is gone
+// (deleted meanwhile) is a not-found error.
+func (c *Client) WaitAll(ctx context.Context, org string, names []string) ([]resources.Object, error) {
+	delay := c.poll
+	for {
+		all, err := c.List(ctx, org, ListOptions{})
+		if err != nil {
+			return nil, err
+		}
+		byName := make(map[string]resources.Object, len(all))
+		for _, o := range all {
+			byName[o.Meta().Name] = o
+		}
+		out := make([]resources.Object, 0, len(names))
+		pending := false
+		for _, n := range names {
+			o, ok := byName[n]
+			if !ok {
+				return nil, &APIError{Status: http.StatusNotFound, Code: resources.CodeNotFound,
+					Message: fmt.Sprintf("%s was deleted while waiting for it", n)}
+			}
+			if st := o.Status(); st == nil || st.State == resources.StatePending {
+				pending = true
+			}
+			out = append(out, o)
+		}
+		if !pending {
+			return out, nil
+		}
+		t := time.NewTimer(delay)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return out, ctx.Err()
 		case <-t.C:
 		}
 		if delay = delay * 3 / 2; delay > 2*time.Second {
@@ -498,7 +574,7 @@ func (c *Client) apiError(resp *http.Response, data []byte) *APIError {
 	e := &APIError{Status: resp.StatusCode, Code: codeForStatus(resp.StatusCode),
 		Message: fmt.Sprintf("the platform at %s answered %s", c.host, statusText(resp))}
 	if json.Unmarshal(data, &er) == nil && er.Error.Code != "" && er.Error.Message != "" {
-		e.Code, e.Message = er.Error.Code, er.Error.Message
+		e.Code, e.Message, e.Details = er.Error.Code, er.Error.Message, er.Error.Details
 	}
 	if resp.StatusCode == http.StatusUnauthorized && c.hint != "" {
 		e.Message += ": " + c.hint

@@ -288,3 +288,66 @@ func TestParseURL(t *testing.T) {
 		}
 	}
 }
+
+// Apply and DeleteObjects: one request each for many objects, all or
+// nothing; a failure carries every failing object in Details, never a
+// value.
+func TestApplyAndDeleteObjects(t *testing.T) {
+	ctx := context.Background()
+	url, token, _ := platformServer(t)
+	c := newClient(t, url, token)
+	set := func(name, region string, values map[string]string) resources.Object {
+		data := map[string]resources.ValueSource{}
+		for k, v := range values {
+			data[k] = resources.Literal(v)
+		}
+		return resources.Object{SecretSet: &resources.SecretSet{
+			TypeMeta: resources.TypeMeta{APIVersion: resources.APIVersion, Kind: resources.KindSecretSet},
+			Metadata: resources.ObjectMeta{Name: name, Region: region},
+			Spec:     resources.SecretSetSpec{Data: data},
+		}}
+	}
+	res, err := c.Apply(ctx, "acme", resources.ApplyRequest{Objects: []resources.Object{
+		set("a", "", map[string]string{"K": canary}), set("b", "us-east", map[string]string{"K": "1"}),
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Items) != 2 || res.Items[0].Action != resources.ActionCreated || res.Items[1].Action != resources.ActionCreated {
+		t.Fatalf("apply: %+v", res.Items)
+	}
+	if res.Items[0].Region != "eu-central" {
+		t.Errorf("a went to %s, want the organization's default eu-central", res.Items[0].Region)
+	}
+
+	// b cannot move region, and c is fine: nothing is applied, and the
+	// error names b in its details.
+	_, err = c.Apply(ctx, "acme", resources.ApplyRequest{Objects: []resources.Object{
+		set("c", "", map[string]string{"K": "1"}), set("b", "ap-south", map[string]string{"K": canary}),
+	}})
+	expectAPIError(t, err, http.StatusConflict, resources.CodeConflict, cmdutil.ExitConflict)
+	var ae *client.APIError
+	errors.As(err, &ae)
+	if len(ae.Details) != 1 || ae.Details[0].Name != "b" || ae.Details[0].Index != 1 || ae.Details[0].Message == "" {
+		t.Fatalf("details %+v, want objects[1] b", ae.Details)
+	}
+	if strings.Contains(fmt.Sprint(ae, ae.Details), canary) {
+		t.Fatal("the error holds a value")
+	}
+	if _, err := c.Get(ctx, "acme", "c"); !errors.As(err, &ae) || ae.Code != resources.CodeNotFound {
+		t.Fatalf("c after a failed apply: %v, want not found", err)
+	}
+
+	// Delete: a missing object is a 404 and nothing goes; with
+	// IgnoreNotFound the others go.
+	refs := []resources.ObjectRef{{Kind: resources.KindSecretSet, Name: "a"}, {Kind: resources.KindSecretSet, Name: "missing"}}
+	_, err = c.DeleteObjects(ctx, "acme", resources.DeleteRequest{Objects: refs})
+	expectAPIError(t, err, http.StatusNotFound, resources.CodeNotFound, cmdutil.ExitNotFound)
+	if _, err := c.Get(ctx, "acme", "a"); err != nil {
+		t.Fatalf("a after a failed delete: %v", err)
+	}
+	del, err := c.DeleteObjects(ctx, "acme", resources.DeleteRequest{Objects: refs, IgnoreNotFound: true})
+	if err != nil || len(del.Items) != 2 || del.Items[0].Action != resources.ActionDeleted || del.Items[1].Action != resources.ActionNotFound {
+		t.Fatalf("delete: %v %+v", err, del.Items)
+	}
+}

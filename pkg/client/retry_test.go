@@ -79,6 +79,14 @@ func TestRetries(t *testing.T) {
 		return err
 	}
 	del := func(c *Client) error { _, err := c.Delete(ctx, "acme", "x"); return err }
+	apply := func(c *Client) error {
+		_, err := c.Apply(ctx, "acme", resources.ApplyRequest{})
+		return err
+	}
+	deleteObjects := func(c *Client) error {
+		_, err := c.DeleteObjects(ctx, "acme", resources.DeleteRequest{})
+		return err
+	}
 	cases := []struct {
 		name      string
 		failures  int32
@@ -102,6 +110,10 @@ func TestRetries(t *testing.T) {
 		// PATCH is not idempotent: never retried.
 		{"PATCH 503", 1, status(503, secretBody), patch, 1, false},
 		{"PATCH reset", 1, reset, patch, 1, false},
+		// Nor are the POSTs of apply and delete.
+		{"apply 503", 1, status(503, secretBody), apply, 1, false},
+		{"apply reset", 1, reset, apply, 1, false},
+		{"delete objects 503", 1, status(503, secretBody), deleteObjects, 1, false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"reflect"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -48,7 +50,21 @@ func TestErrorLines(t *testing.T) {
 	if got := ErrorLines(UsageErrorf("x")); !reflect.DeepEqual(got, []string{"x"}) {
 		t.Errorf("usage: %v", got)
 	}
+	// A LinesError prints its lines and keeps its own exit code.
+	le := fmt.Errorf("wrapped: %w", testLines{})
+	if got := ErrorLines(le); !reflect.DeepEqual(got, []string{"a: bad", "b: worse"}) {
+		t.Errorf("lines: %v", got)
+	}
+	if got := ExitCode(le); got != ExitConflict {
+		t.Errorf("lines error exit %d, want %d", got, ExitConflict)
+	}
 }
+
+type testLines struct{}
+
+func (testLines) Error() string     { return "a: bad (and 1 more)" }
+func (testLines) Lines() []string   { return []string{"a: bad", "b: worse"} }
+func (testLines) ErrorCode() string { return resources.CodeConflict }
 
 func TestExitCodeByTypeNotText(t *testing.T) {
 	cases := []struct {
@@ -76,5 +92,21 @@ func TestExitCodeByTypeNotText(t *testing.T) {
 		if got := ExitCode(c.err); got != c.want {
 			t.Errorf("%s: ExitCode = %d, want %d", c.name, got, c.want)
 		}
+	}
+}
+
+// ReadInput returns what was read, or the context's error while the reader
+// still blocks.
+func TestReadInput(t *testing.T) {
+	b, err := ReadInput(context.Background(), strings.NewReader("abcdef"), 3)
+	if err != nil || string(b) != "abcd" {
+		t.Fatalf("read %q %v, want the limit plus one byte", b, err)
+	}
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := ReadInput(ctx, pr, 10); !errors.Is(err, context.Canceled) || ExitCode(err) != ExitInterrupted {
+		t.Fatalf("cancelled read: %v", err)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/botkit-dev/botkit/pkg/cmd/auth"
 	"github.com/botkit-dev/botkit/pkg/cmd/cloud"
 	"github.com/botkit-dev/botkit/pkg/cmd/create"
+	"github.com/botkit-dev/botkit/pkg/cmd/manifests"
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
 )
 
@@ -25,12 +26,14 @@ func NewCmdRoot(f *cmdutil.Factory) *cobra.Command {
 manages the secret sets and image pull secrets they run with.`,
 		Example: `  botkit create quickstart
   botkit create my-bot --bot-type web -t smallwebrtc --stt deepgram_stt --llm openai_llm --tts cartesia_tts
-  botkit create --list-options`,
+  botkit create --list-options
+  botkit apply -f secrets/ -R`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		Version:       Version,
 	}
 	cmd.AddCommand(create.NewCmdCreate(f, nil), cloud.NewCmdCloud(f), auth.NewCmdAuth(f))
+	cmd.AddCommand(manifests.NewCmdApply(f, nil), manifests.NewCmdDiff(f, nil), manifests.NewCmdDelete(f, nil))
 	// `botkit completion bash|zsh|fish|powershell`: cobra's generator, added
 	// now (not at Execute) so that its usage errors are typed too.
 	cmd.InitDefaultCompletionCmd()

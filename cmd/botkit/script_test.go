@@ -81,6 +81,7 @@ func params(t *testing.T, dir string, remote bool) testscript.Params {
 			"registry":  cmdRegistry,
 			"platform":  cmdOtherPlatform(t),
 			"readme":    cmdReadme,
+			"race":      cmdRace,
 		},
 		Condition: func(cond string) (bool, error) {
 			switch cond {
@@ -132,6 +133,100 @@ func params(t *testing.T, dir string, remote bool) testscript.Params {
 			return nil
 		},
 	}
+}
+
+// cmdRace starts N copies of a command at the same moment, as separate
+// processes in the current directory: race N TARGET cmd [args...]. Exactly
+// one must exit 0 printing TARGET's path on stdout; every other one must exit
+// 2 with an "error: " line on stderr that names TARGET (and no staging path).
+func cmdRace(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 4 {
+		ts.Fatalf("usage: race N TARGET cmd [args...]")
+	}
+	n, err := strconv.Atoi(args[0])
+	if err != nil || n < 2 {
+		ts.Fatalf("race: bad count %q", args[0])
+	}
+	target, name := args[1], args[2]
+	path := ""
+	for _, dir := range filepath.SplitList(ts.Getenv("PATH")) {
+		if p := filepath.Join(dir, name); fileExists(p) {
+			path = p
+			break
+		}
+	}
+	if path == "" {
+		ts.Fatalf("race: %s not found on the script's PATH", name)
+	}
+	env := os.Environ()
+	for _, k := range []string{"PATH", "HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME", "CI", "ACCESSIBLE", "BOTKIT_API_URL", "BOTKIT_TOKEN", "BOTKIT_ORG", "BOTKIT_CONFIG_DIR"} {
+		env = append(env, k+"="+ts.Getenv(k))
+	}
+	type result struct {
+		code           int
+		stdout, stderr string
+	}
+	results := make([]result, n)
+	start := make(chan struct{})
+	done := make(chan int)
+	for i := range n {
+		go func() {
+			cmd := exec.Command(path, args[3:]...)
+			cmd.Dir = ts.MkAbs(".")
+			cmd.Env = env
+			var out, errOut bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &out, &errOut
+			<-start
+			err := cmd.Run()
+			code := 0
+			var ee *exec.ExitError
+			if errors.As(err, &ee) {
+				code = ee.ExitCode()
+			} else if err != nil {
+				code = -1
+			}
+			results[i] = result{code, out.String(), errOut.String()}
+			done <- i
+		}()
+	}
+	close(start)
+	for range n {
+		<-done
+	}
+	winners := 0
+	for i, r := range results {
+		ts.Logf("process %d: exit %d, stdout %q, stderr %q", i, r.code, r.stdout, r.stderr)
+		switch r.code {
+		case 0:
+			winners++
+			if !strings.HasSuffix(strings.TrimSpace(r.stdout), target) {
+				ts.Fatalf("race: the winner printed %q, not the target %s", r.stdout, target)
+			}
+		case 2:
+			// One line naming the target when it lost while the winner was
+			// writing; when the winner had already finished, the usual
+			// conflict report: that line, then the files it holds.
+			lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
+			if !strings.HasPrefix(lines[0], "error: ") || !strings.Contains(lines[0], target) || strings.Contains(r.stderr, "staging") {
+				ts.Fatalf("race: a loser's stderr does not start with an error line naming %s: %q", target, r.stderr)
+			}
+			for _, l := range lines {
+				if !strings.HasPrefix(l, "error: ") {
+					ts.Fatalf("race: a loser's stderr has a line without the error prefix: %q", l)
+				}
+			}
+		default:
+			ts.Fatalf("race: process %d exited %d", i, r.code)
+		}
+	}
+	if winners != 1 {
+		ts.Fatalf("race: %d processes exited 0, want exactly 1", winners)
+	}
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
 }
 
 // cmdReadme runs the command line a generated file tells its user to run:

@@ -177,28 +177,19 @@ func waitFor(ctx context.Context, s *Scope, c *client.Client, org string, o reso
 	return got, nil
 }
 
-// readInput reads r to its end (at most limit bytes) and gives up when ctx
-// ends (Ctrl-C while waiting on stdin is exit 130).
+// readInput reads r to its end (at most limit bytes, more is a usage error
+// naming what) and gives up when ctx ends (Ctrl-C while waiting on stdin is
+// exit 130).
 func readInput(ctx context.Context, r io.Reader, limit int64, what string) ([]byte, error) {
-	type result struct {
-		b   []byte
-		err error
+	b, err := cmdutil.ReadInput(ctx, r, limit)
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return nil, err // interrupted
+	case err != nil:
+		return nil, fmt.Errorf("%s: read: %w", what, err)
 	}
-	done := make(chan result, 1)
-	go func() {
-		b, err := io.ReadAll(io.LimitReader(r, limit+1))
-		done <- result{b, err}
-	}()
-	select {
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	case res := <-done:
-		if res.err != nil {
-			return nil, fmt.Errorf("%s: read: %w", what, res.err)
-		}
-		if int64(len(res.b)) > limit {
-			return nil, cmdutil.UsageErrorf("%s: more than %d bytes", what, limit)
-		}
-		return res.b, nil
+	if int64(len(b)) > limit {
+		return nil, cmdutil.UsageErrorf("%s: more than %d bytes", what, limit)
 	}
+	return b, nil
 }

@@ -95,17 +95,12 @@ the verdict and exits 1 when the registry refused them.`,
 }
 
 func runImagePullSecret(ctx context.Context, opts *ImagePullSecretOptions) error {
-	if err := validateName(opts.Name); err != nil {
+	if err := validateNameRegion(opts.Name, opts.Region); err != nil {
 		return err
 	}
 	host, err := resources.NormalizeRegistryHost(opts.Host)
 	if err != nil {
 		return &cmdutil.ArgsError{Err: fmt.Errorf("HOST: %w", err)}
-	}
-	if opts.Region != "" {
-		if err := resources.ValidateRegion(opts.Region); err != nil {
-			return cmdutil.FlagErrorf("--region: %v", err)
-		}
 	}
 	p, err := opts.Print.ToPrinter()
 	if err != nil {
@@ -147,14 +142,9 @@ func runImagePullSecret(ctx context.Context, opts *ImagePullSecretOptions) error
 	if err != nil {
 		return err
 	}
-	if opts.Wait {
-		obj, err = waitFor(ctx, &opts.Scope, c, org, obj)
-		if err != nil {
-			return err
-		}
-	}
-	if opts.OutputSet {
-		return p.PrintObject(opts.IO, obj)
+	obj, done, err := opts.written(ctx, c, org, obj, opts.Wait, p, opts.OutputSet)
+	if done || err != nil {
+		return err
 	}
 	verb := "configured"
 	if created {

@@ -21,6 +21,7 @@ import (
 	"github.com/botkit-dev/botkit/pkg/client"
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
 	"github.com/botkit-dev/botkit/pkg/iostreams"
+	"github.com/botkit-dev/botkit/pkg/printers"
 	"github.com/botkit-dev/botkit/pkg/prompter"
 	"github.com/botkit-dev/botkit/pkg/resources"
 )
@@ -154,6 +155,35 @@ func validateName(name string) error {
 		return &cmdutil.ArgsError{Err: err}
 	}
 	return nil
+}
+
+// validateNameRegion checks NAME and --region (when given) of a command that
+// writes one object, before any request.
+func validateNameRegion(name, region string) error {
+	if err := validateName(name); err != nil {
+		return err
+	}
+	if region != "" {
+		if err := resources.ValidateRegion(region); err != nil {
+			return cmdutil.FlagErrorf("--region: %v", err)
+		}
+	}
+	return nil
+}
+
+// written finishes the write of one object: with wait (--wait) it waits for
+// the platform's verdict; with output (-o given) it prints the object with
+// p, and done is true. Otherwise the caller prints its summary line.
+func (s *Scope) written(ctx context.Context, c *client.Client, org string, obj resources.Object, wait bool, p printers.Printer, output bool) (_ resources.Object, done bool, err error) {
+	if wait {
+		if obj, err = waitFor(ctx, s, c, org, obj); err != nil {
+			return obj, true, err
+		}
+	}
+	if output {
+		return obj, true, p.PrintObject(s.IO, obj)
+	}
+	return obj, false, nil
 }
 
 // waitFor waits until the object is ready or failed; failed is exit 1 with

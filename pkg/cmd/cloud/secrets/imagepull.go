@@ -116,7 +116,11 @@ func runImagePullSecret(ctx context.Context, opts *ImagePullSecretOptions) error
 		if opts.DockerConfig != "" {
 			what = "--from-docker-config"
 		}
-		return cmdutil.UsageErrorf("%s: %v", what, strings.TrimPrefix(err.Error(), "spec.credentials: "))
+		msg := err.Error()
+		if fe, ok := errors.AsType[*resources.FieldError](err); ok {
+			msg = fe.Problem
+		}
+		return cmdutil.UsageErrorf("%s: %s", what, msg)
 	}
 	c, org, err := opts.connect(ctx)
 	if err != nil {

@@ -67,14 +67,14 @@ var listenRe = regexp.MustCompile(`listening on (http://\S+)`)
 // Serve runs `botkit-platform serve` on a free port of 127.0.0.1 over
 // dataDir (extra: more flags) and waits until it listens. Its stdout and
 // stderr lines go to log (nil discards them). The caller stops it.
-func Serve(bin, dataDir string, log io.Writer, extra ...string) (*Server, error) {
-	if log == nil {
-		log = io.Discard
-	}
-	lw := &lockedWriter{w: log}
+func Serve(bin, dataDir string, log *os.File, extra ...string) (*Server, error) {
 	cmd := exec.Command(bin, append([]string{"serve", "--listen", "127.0.0.1:0", "--data-dir", dataDir}, extra...)...)
+	var lines io.Writer = io.Discard
+	if log != nil {
+		cmd.Stdout, lines = log, log // the child writes to the file itself
+	}
 	pr, pw := io.Pipe()
-	cmd.Stdout, cmd.Stderr = lw, pw
+	cmd.Stderr = pw
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
@@ -89,7 +89,7 @@ func Serve(bin, dataDir string, log io.Writer, extra ...string) (*Server, error)
 		sent := false
 		for sc.Scan() {
 			line := sc.Text()
-			fmt.Fprintln(lw, line)
+			fmt.Fprintln(lines, line)
 			if m := listenRe.FindStringSubmatch(line); m != nil && !sent {
 				urlc <- m[1]
 				sent = true
@@ -133,16 +133,4 @@ func (s *Server) Stop() {
 func (s *Server) Kill() {
 	_ = s.cmd.Process.Kill()
 	<-s.done
-}
-
-// lockedWriter serializes the writes of stdout's and stderr's copiers.
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
 }

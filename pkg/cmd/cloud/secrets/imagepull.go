@@ -211,28 +211,21 @@ func ipsCredentials(ctx context.Context, opts *ImagePullSecretOptions, host stri
 // readLine reads the first line of r (without its line ending), giving up
 // when ctx ends.
 func readLine(ctx context.Context, r io.Reader) (string, error) {
-	type result struct {
-		s   string
-		err error
-	}
-	done := make(chan result, 1)
-	go func() {
+	s, err := cmdutil.Interruptible(ctx, func() (string, error) {
 		br := bufio.NewReaderSize(io.LimitReader(r, 16<<10), 16<<10)
 		s, err := br.ReadString('\n')
 		if err == io.EOF {
 			err = nil
 		}
-		done <- result{strings.TrimRight(s, "\r\n"), err}
-	}()
-	select {
-	case <-ctx.Done():
-		return "", ctx.Err()
-	case res := <-done:
-		if res.err != nil {
-			return "", fmt.Errorf("stdin: read: %w", res.err)
-		}
-		return res.s, nil
+		return strings.TrimRight(s, "\r\n"), err
+	})
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return "", err // interrupted
+	case err != nil:
+		return "", fmt.Errorf("stdin: read: %w", err)
 	}
+	return s, nil
 }
 
 // dockerConfig is the part of Docker's config.json botkit reads.

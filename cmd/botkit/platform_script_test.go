@@ -1,22 +1,18 @@
 package main
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/botkit-dev/botkit/internal/platformtest"
 	"github.com/botkit-dev/botkit/internal/testenv"
 	"github.com/botkit-dev/botkit/pkg/credentials"
 )
@@ -56,34 +52,24 @@ func TestPlatformScripts(t *testing.T) {
 	})
 }
 
-var (
-	platformOnce sync.Once
-	platformBin  string
-	platformErr  error
-)
+// platformBuild builds botkit-platform once for all scenarios.
+var platformBuild = sync.OnceValues(func() (string, error) {
+	dir, err := os.MkdirTemp("", "botkit-platform-bin-")
+	if err != nil {
+		return "", err
+	}
+	return platformtest.Build(dir)
+})
 
-// platformBinary builds botkit-platform once for all scenarios.
+// platformBinary returns the botkit-platform binary, built on first use.
 func platformBinary(t *testing.T) string {
 	t.Helper()
-	platformOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "botkit-platform-bin-")
-		if err != nil {
-			platformErr = err
-			return
-		}
-		platformBin = filepath.Join(dir, "botkit-platform")
-		out, err := exec.Command("go", "build", "-o", platformBin, "../botkit-platform").CombinedOutput()
-		if err != nil {
-			platformErr = fmt.Errorf("building botkit-platform: %v\n%s", err, out)
-		}
-	})
-	if platformErr != nil {
-		t.Fatal(platformErr)
+	bin, err := platformBuild()
+	if err != nil {
+		t.Fatal(err)
 	}
-	return platformBin
+	return bin
 }
-
-var listenRe = regexp.MustCompile(`listening on (http://\S+)`)
 
 func cmdPlatform(ts *testscript.TestScript, neg bool, args []string, bin string) {
 	if neg || len(args) == 0 {
@@ -92,55 +78,17 @@ func cmdPlatform(ts *testscript.TestScript, neg bool, args []string, bin string)
 	dataDir := ts.MkAbs("platform-data")
 	switch args[0] {
 	case "start":
-		cmd := exec.Command(bin, "serve", "--listen", "127.0.0.1:0", "--data-dir", dataDir)
-		stderr, err := cmd.StderrPipe()
+		s, err := platformtest.Serve(bin, dataDir, nil)
 		ts.Check(err)
-		ts.Check(cmd.Start())
-		ts.Defer(func() {
-			cmd.Process.Signal(os.Interrupt)
-			done := make(chan struct{})
-			go func() { cmd.Wait(); close(done) }()
-			select {
-			case <-done:
-			case <-time.After(10 * time.Second):
-				cmd.Process.Kill()
-			}
-		})
-		urlc := make(chan string, 1)
-		go func() {
-			sc := bufio.NewScanner(stderr)
-			sent := false
-			for sc.Scan() {
-				if m := listenRe.FindStringSubmatch(sc.Text()); m != nil && !sent {
-					urlc <- m[1]
-					sent = true
-				}
-			}
-			io.Copy(io.Discard, stderr)
-		}()
-		select {
-		case u := <-urlc:
-			ts.Setenv("PLATFORM_URL", u)
-		case <-time.After(20 * time.Second):
-			ts.Fatalf("botkit-platform serve did not listen within 20s")
-		}
+		ts.Defer(s.Stop)
+		ts.Setenv("PLATFORM_URL", s.URL)
 	case "token":
 		if len(args) != 2 {
 			ts.Fatalf("usage: platform token ORG")
 		}
 		org := args[1]
-		if out, err := exec.Command(bin, "orgs", "create", org, "--data-dir", dataDir).CombinedOutput(); err != nil {
-			ts.Fatalf("orgs create: %v: %s", err, out)
-		}
-		out, err := exec.Command(bin, "tokens", "create", "--org", org, "--data-dir", dataDir).Output()
-		if err != nil {
-			ts.Fatalf("tokens create: %v", err)
-		}
-		lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-		tok := lines[len(lines)-1]
-		if !strings.HasPrefix(tok, "bkp_") {
-			ts.Fatalf("tokens create: last line is not a token")
-		}
+		tok, err := platformtest.CreateOrgToken(bin, dataDir, org)
+		ts.Check(err)
 		ts.Check(os.WriteFile(ts.MkAbs(org+".token"), []byte(tok+"\n"), 0o600))
 		ts.Setenv("TOKEN_"+org, tok)
 	default:

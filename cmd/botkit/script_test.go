@@ -1,15 +1,11 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"io/fs"
-	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -21,6 +17,8 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/botkit-dev/botkit/internal/platformtest"
+	"github.com/botkit-dev/botkit/internal/registrytest"
 	"github.com/botkit-dev/botkit/internal/testenv"
 )
 
@@ -379,67 +377,23 @@ func cmdRegistry(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 2 {
 		ts.Fatalf("usage: registry USER PASS")
 	}
-	reg, err := exec.LookPath("docker-registry")
+	r, err := registrytest.Start(ts.MkAbs("registry"), args[0], args[1])
 	ts.Check(err)
-	htpasswd, err := exec.LookPath("htpasswd")
-	ts.Check(err)
-	dir := ts.MkAbs("registry")
-	ts.Check(os.MkdirAll(dir, 0o755))
-	out, err := exec.Command(htpasswd, "-Bbn", args[0], args[1]).Output()
-	ts.Check(err)
-	ts.Check(os.WriteFile(filepath.Join(dir, "htpasswd"), out, 0o600))
-	port := freePort(ts)
-	cfg := fmt.Sprintf("version: 0.1\nlog:\n  level: error\nstorage:\n  filesystem:\n    rootdirectory: %s\nhttp:\n  addr: 127.0.0.1:%d\nauth:\n  htpasswd:\n    realm: botkit-test\n    path: %s\n",
-		filepath.Join(dir, "data"), port, filepath.Join(dir, "htpasswd"))
-	ts.Check(os.WriteFile(filepath.Join(dir, "config.yml"), []byte(cfg), 0o600))
-	cmd := exec.Command(reg, "serve", filepath.Join(dir, "config.yml"))
-	logf, err := os.Create(filepath.Join(dir, "registry.log"))
-	ts.Check(err)
-	cmd.Stdout, cmd.Stderr = logf, logf
-	ts.Check(cmd.Start())
-	ts.Defer(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-		logf.Close()
-	})
-	base := fmt.Sprintf("http://127.0.0.1:%d", port)
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		r, err := http.Get(base + "/v2/")
-		if err == nil {
-			r.Body.Close()
-			if r.StatusCode == http.StatusUnauthorized {
-				break
-			}
-		}
-		if time.Now().After(deadline) {
-			ts.Fatalf("docker-registry did not answer on %s: %v", base, err)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	ts.Setenv("REGISTRY", base)
+	ts.Defer(r.Stop)
+	ts.Setenv("REGISTRY", r.URL)
 }
 
 // registryCondition is the [registry] condition: docker-registry and
 // htpasswd are installed. Under CI their absence fails the script instead
 // (testenv's rule: nothing is skipped in CI).
 func registryCondition() (bool, error) {
-	for _, p := range []struct{ prog, pkg string }{{"docker-registry", "docker-registry"}, {"htpasswd", "apache2-utils"}} {
-		if _, err := exec.LookPath(p.prog); err != nil {
-			if testenv.InCI() {
-				return false, fmt.Errorf("CI: %s is required (apt-get install -y %s)", p.prog, p.pkg)
-			}
-			return false, nil
+	if err := registrytest.Available(); err != nil {
+		if testenv.InCI() {
+			return false, fmt.Errorf("CI: %v", err)
 		}
+		return false, nil
 	}
 	return true, nil
-}
-
-func freePort(ts *testscript.TestScript) int {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	ts.Check(err)
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
 }
 
 // lookPath finds name on the script's PATH (where testscript puts botkit).
@@ -482,28 +436,7 @@ func startPlatform(t *testing.T, workDir, dataDir, org string) (*runningPlatform
 	if err := os.MkdirAll(dataDir, 0o700); err != nil {
 		return nil, err
 	}
-	adminCmd := func(args ...string) (string, error) {
-		out, err := exec.Command(bin, append(args, "--data-dir", dataDir)...).Output()
-		if err != nil {
-			var ee *exec.ExitError
-			if errors.As(err, &ee) {
-				return "", fmt.Errorf("botkit-platform %s: %v: %s", strings.Join(args, " "), err, ee.Stderr)
-			}
-			return "", err
-		}
-		return string(out), nil
-	}
-	if _, err := adminCmd("orgs", "create", org); err != nil {
-		return nil, err
-	}
-	out, err := adminCmd("tokens", "create", "--org", org)
-	if err != nil {
-		return nil, err
-	}
-	lines := strings.Split(strings.TrimSpace(out), "\n")
-	token := lines[len(lines)-1]
-	cmd := exec.Command(bin, "serve", "--listen", "127.0.0.1:0", "--data-dir", dataDir, "--allow-private-registries")
-	stderr, err := cmd.StderrPipe()
+	token, err := platformtest.CreateOrgToken(bin, dataDir, org)
 	if err != nil {
 		return nil, err
 	}
@@ -511,40 +444,14 @@ func startPlatform(t *testing.T, workDir, dataDir, org string) (*runningPlatform
 	if err != nil {
 		return nil, err
 	}
-	if err := cmd.Start(); err != nil {
+	s, err := platformtest.Serve(bin, dataDir, logf, "--allow-private-registries")
+	if err != nil {
+		logf.Close()
 		return nil, err
 	}
 	stop := func() {
-		cmd.Process.Signal(syscall.SIGTERM)
-		cmd.Wait()
+		s.Stop()
 		logf.Close()
 	}
-	br := bufio.NewReader(stderr)
-	urlc := make(chan string, 1)
-	go func() {
-		for {
-			line, err := br.ReadString('\n')
-			if u, ok := strings.CutPrefix(strings.TrimSpace(line), "listening on "); ok {
-				urlc <- u
-				io.Copy(logf, br)
-				return
-			}
-			logf.WriteString(line)
-			if err != nil {
-				close(urlc)
-				return
-			}
-		}
-	}()
-	select {
-	case u, ok := <-urlc:
-		if !ok {
-			stop()
-			return nil, fmt.Errorf("botkit-platform serve exited before listening")
-		}
-		return &runningPlatform{url: u, token: token, stop: stop}, nil
-	case <-time.After(15 * time.Second):
-		stop()
-		return nil, fmt.Errorf("botkit-platform serve did not listen within 15s")
-	}
+	return &runningPlatform{url: s.URL, token: token, stop: stop}, nil
 }

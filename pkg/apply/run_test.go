@@ -7,11 +7,11 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/botkit-dev/botkit/internal/platformtest"
 	"github.com/botkit-dev/botkit/pkg/platform"
 	"github.com/botkit-dev/botkit/pkg/resources"
 )
@@ -58,16 +58,8 @@ func (a httpAPI) DeleteObjects(ctx context.Context, org string, req resources.De
 
 func startPlatform(t *testing.T) httpAPI {
 	t.Helper()
-	srv, err := platform.Open(context.Background(), platform.Options{DataDir: t.TempDir(), NoAuthOrg: "local", DisableProvisioner: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(srv.Handler())
-	t.Cleanup(func() {
-		hs.Close()
-		srv.Close()
-	})
-	return httpAPI{hs.URL}
+	url, _ := platformtest.Start(t, platform.Options{NoAuthOrg: "local", DisableProvisioner: true})
+	return httpAPI{url}
 }
 
 // From manifests on disk to the platform and back: plan, apply, diff with

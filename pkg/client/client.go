@@ -398,15 +398,8 @@ func (c *Client) Wait(ctx context.Context, org, name string) (resources.Object, 
 		if st := o.Status(); st != nil && st.State != resources.StatePending {
 			return o, nil
 		}
-		t := time.NewTimer(delay)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return o, ctx.Err()
-		case <-t.C:
-		}
-		if delay = delay * 3 / 2; delay > 2*time.Second {
-			delay = 2 * time.Second
+		if err := pause(ctx, &delay); err != nil {
+			return o, err
 		}
 	}
 }
@@ -442,17 +435,27 @@ func (c *Client) WaitAll(ctx context.Context, org string, names []string) ([]res
 		if !pending {
 			return out, nil
 		}
-		t := time.NewTimer(delay)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return out, ctx.Err()
-		case <-t.C:
-		}
-		if delay = delay * 3 / 2; delay > 2*time.Second {
-			delay = 2 * time.Second
+		if err := pause(ctx, &delay); err != nil {
+			return out, err
 		}
 	}
+}
+
+// maxPollDelay caps the growing pause between the polls of Wait and WaitAll.
+const maxPollDelay = 2 * time.Second
+
+// pause waits *delay, or returns ctx's error when ctx ends first; then it
+// grows *delay by half, to at most maxPollDelay.
+func pause(ctx context.Context, delay *time.Duration) error {
+	t := time.NewTimer(*delay)
+	select {
+	case <-ctx.Done():
+		t.Stop()
+		return ctx.Err()
+	case <-t.C:
+	}
+	*delay = min(*delay*3/2, maxPollDelay)
+	return nil
 }
 
 // orgPath builds /v1/organizations/{org}/{parts...} with every segment

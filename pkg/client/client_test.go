@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/botkit-dev/botkit/internal/platformtest"
 	"github.com/botkit-dev/botkit/pkg/client"
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
 	"github.com/botkit-dev/botkit/pkg/platform"
@@ -25,24 +26,9 @@ const canary = "CANARY-7f3a9c-value-never-shown"
 // a token for it.
 func platformServer(t *testing.T) (url, token string, srv *platform.Server) {
 	t.Helper()
-	ctx := context.Background()
-	srv, err := platform.Open(ctx, platform.Options{DataDir: t.TempDir(), PollInterval: 50 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := srv.Admin().CreateOrg(ctx, "acme", "eu-central"); err != nil {
-		t.Fatal(err)
-	}
-	token, _, err = srv.Admin().CreateToken(ctx, "acme", "ci")
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(srv.Handler())
-	t.Cleanup(func() {
-		hs.Close()
-		srv.Close()
-	})
-	return hs.URL, token, srv
+	url, srv = platformtest.Start(t, platform.Options{PollInterval: 50 * time.Millisecond})
+	platformtest.CreateOrg(t, srv, "acme", "eu-central")
+	return url, platformtest.CreateToken(t, srv, "acme", "ci"), srv
 }
 
 func newClient(t *testing.T, url, token string) *client.Client {

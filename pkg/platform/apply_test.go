@@ -2,13 +2,11 @@ package platform_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/botkit-dev/botkit/internal/platformtest"
 	"github.com/botkit-dev/botkit/pkg/platform"
 	"github.com/botkit-dev/botkit/pkg/resources"
 )
@@ -55,19 +54,10 @@ type apiEnv struct {
 func newAPIEnv(t *testing.T, provision bool) *apiEnv {
 	t.Helper()
 	e := &apiEnv{t: t, dir: t.TempDir(), logs: &lockedBuffer{}}
-	srv, err := platform.Open(context.Background(), platform.Options{
+	e.url, _ = platformtest.Start(t, platform.Options{
 		DataDir: e.dir, NoAuthOrg: "local", DisableProvisioner: !provision, PollInterval: 20 * time.Millisecond,
 		Logger: slog.New(slog.NewJSONHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(srv.Handler())
-	t.Cleanup(func() {
-		hs.Close()
-		srv.Close()
-	})
-	e.url = hs.URL
 	return e
 }
 

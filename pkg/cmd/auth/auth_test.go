@@ -3,12 +3,12 @@ package auth
 import (
 	"context"
 	"errors"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/botkit-dev/botkit/internal/platformtest"
 	"github.com/botkit-dev/botkit/pkg/client"
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
 	"github.com/botkit-dev/botkit/pkg/config"
@@ -60,21 +60,10 @@ type env struct {
 // and a token.
 func setup(t *testing.T) *env {
 	t.Helper()
-	ctx := context.Background()
-	srv, err := platform.Open(ctx, platform.Options{DataDir: t.TempDir(), DisableProvisioner: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := srv.Admin().CreateOrg(ctx, "acme", ""); err != nil {
-		t.Fatal(err)
-	}
-	tok, _, err := srv.Admin().CreateToken(ctx, "acme", "dev")
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(srv.Handler())
-	t.Cleanup(func() { hs.Close(); srv.Close() })
-	e := &env{url: hs.URL, token: tok, host: strings.TrimPrefix(hs.URL, "http://"), cfgDir: t.TempDir()}
+	url, srv := platformtest.Start(t, platform.Options{DisableProvisioner: true})
+	platformtest.CreateOrg(t, srv, "acme", "")
+	tok := platformtest.CreateToken(t, srv, "acme", "dev")
+	e := &env{url: url, token: tok, host: strings.TrimPrefix(url, "http://"), cfgDir: t.TempDir()}
 	e.getenv = map[string]string{"HOME": t.TempDir(), config.EnvConfigDir: e.cfgDir}
 	return e
 }

@@ -302,35 +302,25 @@ func readConfigFile(ctx context.Context, opts *Options) (scaffold.Partial, error
 		name = "<stdin>"
 		open = func() (io.ReadCloser, error) { return io.NopCloser(opts.IO.In), nil }
 	}
-	type result struct {
-		data []byte
-		err  error
-	}
-	done := make(chan result, 1)
-	go func() {
+	data, err := cmdutil.Interruptible(ctx, func() ([]byte, error) {
 		f, err := open()
 		if err != nil {
-			done <- result{nil, err}
-			return
+			return nil, err
 		}
 		defer f.Close()
-		data, err := io.ReadAll(io.LimitReader(f, scaffold.MaxConfigSize+1))
-		done <- result{data, err}
-	}()
-	var res result
-	select {
-	case res = <-done:
-	case <-ctx.Done():
+		return io.ReadAll(io.LimitReader(f, scaffold.MaxConfigSize+1))
+	})
+	if err != nil && ctx.Err() != nil {
 		// The read stays blocked; the process is ending.
 		return scaffold.Partial{}, fmt.Errorf("--config: interrupted while reading %s: %w", name, ctx.Err())
 	}
-	if res.err != nil {
-		return scaffold.Partial{}, cmdutil.UsageErrorf("--config: %v", cleanPathError(res.err))
+	if err != nil {
+		return scaffold.Partial{}, cmdutil.UsageErrorf("--config: %v", cleanPathError(err))
 	}
-	if len(res.data) > scaffold.MaxConfigSize {
+	if len(data) > scaffold.MaxConfigSize {
 		return scaffold.Partial{}, cmdutil.UsageErrorf("--config: %s is larger than 1 MiB (%d bytes), the limit of a config file", name, scaffold.MaxConfigSize)
 	}
-	return scaffold.DecodeConfigFile(name, res.data)
+	return scaffold.DecodeConfigFile(name, data)
 }
 
 func cleanPathError(err error) error {

@@ -3,12 +3,12 @@ package factory
 import (
 	"context"
 	"errors"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/botkit-dev/botkit/internal/platformtest"
 	"github.com/botkit-dev/botkit/pkg/client"
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
 	"github.com/botkit-dev/botkit/pkg/config"
@@ -99,33 +99,23 @@ func TestOrganizationAndRegionOrder(t *testing.T) {
 // token at all is exit 4 saying how to log in.
 func TestRemote(t *testing.T) {
 	ctx := context.Background()
-	srv, err := platform.Open(ctx, platform.Options{DataDir: t.TempDir(), DisableProvisioner: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := srv.Admin().CreateOrg(ctx, "acme", ""); err != nil {
-		t.Fatal(err)
-	}
-	tok, _, err := srv.Admin().CreateToken(ctx, "acme", "dev")
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(srv.Handler())
-	defer func() { hs.Close(); srv.Close() }()
+	url, srv := platformtest.Start(t, platform.Options{DisableProvisioner: true})
+	platformtest.CreateOrg(t, srv, "acme", "")
+	tok := platformtest.CreateToken(t, srv, "acme", "dev")
 
-	env := map[string]string{"HOME": t.TempDir(), config.EnvAPIURL: hs.URL, config.EnvToken: tok}
+	env := map[string]string{"HOME": t.TempDir(), config.EnvAPIURL: url, config.EnvToken: tok}
 	f := newFactory(t, env)
 	if org, err := f.Organization(ctx, ""); err != nil || org != "acme" {
 		t.Fatalf("only organization: %q %v", org, err)
 	}
 	c, _ := f.APIClient(ctx)
-	if c.Embedded() || c.BaseURL() != hs.URL {
+	if c.Embedded() || c.BaseURL() != url {
 		t.Fatalf("client of %q", c.BaseURL())
 	}
 
 	delete(env, config.EnvToken)
 	f = newFactory(t, env)
-	_, err = f.APIClient(ctx)
+	_, err := f.APIClient(ctx)
 	if !errors.Is(err, cmdutil.ErrNotLoggedIn) || cmdutil.ExitCode(err) != cmdutil.ExitAuth {
 		t.Fatalf("no token: %v", err)
 	}

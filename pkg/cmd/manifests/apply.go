@@ -3,7 +3,6 @@ package manifests
 import (
 	"context"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -76,9 +75,8 @@ names only).`,
 		},
 	}
 	addScopeFlags(cmd, &opts.Scope, "apply")
-	cmd.Flags().BoolVar(&opts.AllowPlaintext, "allow-plaintext", false, "Accept literal values in manifests (refused by default: manifests live in git)")
-	cmd.Flags().StringVar(&opts.DryRun, "dry-run", DryRunNone, "none, client (check locally, send nothing) or server (the platform says what would change); --dry-run alone is server")
-	cmd.Flags().Lookup("dry-run").NoOptDefVal = DryRunServer
+	addAllowPlaintextFlag(cmd, &opts.AllowPlaintext)
+	addDryRunFlag(cmd, &opts.DryRun, "check locally, send nothing", "the platform says what would change")
 	addPruneFlags(cmd, &opts.Prune, &opts.Selector, &opts.ApplySet)
 	cmd.Flags().BoolVar(&opts.Wait, "wait", false, "Wait until every applied object is ready or failed (any failed exits 1)")
 	cmd.Flags().StringVarP(&opts.Output, "output", "o", "", "Print the resulting objects instead of one line each: json, yaml or name")
@@ -159,14 +157,7 @@ func printLocal(opts *ApplyOptions, groups []apply.Group) error {
 		}
 		return printList(opts, objs)
 	}
-	var b strings.Builder
-	for _, g := range groups {
-		for _, d := range g.Documents {
-			fmt.Fprintf(&b, "%s %s (dry run)\n", d.Ref(), ActionValidated)
-		}
-	}
-	_, err := io.WriteString(opts.IO.Out, b.String())
-	return err
+	return writeDryRunLines(opts.IO.Out, groups, ActionValidated)
 }
 
 // printObjects prints the objects as they are after the apply (as they would

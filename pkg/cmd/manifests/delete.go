@@ -2,9 +2,6 @@ package manifests
 
 import (
 	"context"
-	"fmt"
-	"io"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -48,8 +45,7 @@ a request.`,
 	}
 	addScopeFlags(cmd, &opts.Scope, "delete the objects of")
 	cmd.Flags().BoolVar(&opts.IgnoreNotFound, "ignore-not-found", false, "Treat a missing object as deleted (otherwise exit 3, nothing deleted)")
-	cmd.Flags().StringVar(&opts.DryRun, "dry-run", DryRunNone, "none, client (list the manifests' objects, send nothing) or server (the platform checks, deletes nothing); --dry-run alone is server")
-	cmd.Flags().Lookup("dry-run").NoOptDefVal = DryRunServer
+	addDryRunFlag(cmd, &opts.DryRun, "list the manifests' objects, send nothing", "the platform checks, deletes nothing")
 	return cmd
 }
 
@@ -62,14 +58,7 @@ func runDelete(ctx context.Context, opts *DeleteOptions) error {
 		return err
 	}
 	if opts.DryRun == DryRunClient {
-		var b strings.Builder
-		for _, g := range groups {
-			for _, d := range g.Documents {
-				fmt.Fprintf(&b, "%s %s (dry run)\n", d.Ref(), resources.ActionDeleted)
-			}
-		}
-		_, err := io.WriteString(opts.IO.Out, b.String())
-		return err
+		return writeDryRunLines(opts.IO.Out, groups, resources.ActionDeleted)
 	}
 	c, err := opts.connect(ctx)
 	if err != nil {

@@ -50,7 +50,7 @@ here, so that 1 always means differences).`,
 		},
 	}
 	addScopeFlags(cmd, &opts.Scope, "compare")
-	cmd.Flags().BoolVar(&opts.AllowPlaintext, "allow-plaintext", false, "Accept literal values in manifests (refused by default: manifests live in git)")
+	addAllowPlaintextFlag(cmd, &opts.AllowPlaintext)
 	addPruneFlags(cmd, &opts.Prune, &opts.Selector, &opts.ApplySet)
 	return cmd
 }

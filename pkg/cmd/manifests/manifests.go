@@ -16,6 +16,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"strings"
@@ -191,6 +192,31 @@ func perObject(err error, org, nothing string) error {
 	if errors.As(err, &ae) && len(ae.Details) > 0 {
 		return &objectsError{org: org, nothing: nothing, err: ae}
 	}
+	return err
+}
+
+// addAllowPlaintextFlag registers --allow-plaintext.
+func addAllowPlaintextFlag(cmd *cobra.Command, allow *bool) {
+	cmd.Flags().BoolVar(allow, "allow-plaintext", false, "Accept literal values in manifests (refused by default: manifests live in git)")
+}
+
+// addDryRunFlag registers --dry-run (none, client, server; alone: server);
+// client and server say what each mode does for the command.
+func addDryRunFlag(cmd *cobra.Command, dryRun *string, client, server string) {
+	cmd.Flags().StringVar(dryRun, "dry-run", DryRunNone, "none, client ("+client+") or server ("+server+"); --dry-run alone is server")
+	cmd.Flags().Lookup("dry-run").NoOptDefVal = DryRunServer
+}
+
+// writeDryRunLines prints "KIND/NAME ACTION (dry run)" for every object of
+// the manifests: what --dry-run=client reports, no request sent.
+func writeDryRunLines(w io.Writer, groups []apply.Group, action string) error {
+	var b strings.Builder
+	for _, g := range groups {
+		for _, d := range g.Documents {
+			fmt.Fprintf(&b, "%s %s (dry run)\n", d.Ref(), action)
+		}
+	}
+	_, err := io.WriteString(w, b.String())
 	return err
 }
 

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/botkit-dev/botkit/internal/platformtest"
 	"github.com/botkit-dev/botkit/pkg/client"
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
 	"github.com/botkit-dev/botkit/pkg/iostreams"
@@ -39,34 +40,20 @@ type env struct {
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
-	ctx := context.Background()
-	srv, err := platform.Open(ctx, platform.Options{DataDir: t.TempDir(), PollInterval: 20 * time.Millisecond, AllowPrivateRegistries: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, org := range []string{"acme", "beta"} {
-		if _, err := srv.Admin().CreateOrg(ctx, org, ""); err != nil {
-			t.Fatal(err)
-		}
-	}
+	url, srv := platformtest.Start(t, platform.Options{PollInterval: 20 * time.Millisecond, AllowPrivateRegistries: true})
+	platformtest.CreateOrg(t, srv, "acme", "")
+	platformtest.CreateOrg(t, srv, "beta", "")
 	// One token for both organizations is not a thing; the tests use
 	// acme's token, and beta's objects are refused (404) as another
 	// organization's.
-	token, _, err := srv.Admin().CreateToken(ctx, "acme", "ci")
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(srv.Handler())
-	t.Cleanup(func() {
-		hs.Close()
-		srv.Close()
-	})
+	token := platformtest.CreateToken(t, srv, "acme", "ci")
 	e := &env{t: t, dir: t.TempDir()}
+	var err error
 	tr := roundTripFunc(func(r *http.Request) (*http.Response, error) {
 		e.requests.Add(1)
 		return http.DefaultTransport.RoundTrip(r)
 	})
-	if e.c, err = client.New(client.Options{BaseURL: hs.URL, Token: token, Transport: tr, PollInterval: 20 * time.Millisecond}); err != nil {
+	if e.c, err = client.New(client.Options{BaseURL: url, Token: token, Transport: tr, PollInterval: 20 * time.Millisecond}); err != nil {
 		t.Fatal(err)
 	}
 	e.ios, e.in, e.out, e.errOut = iostreams.Test()

@@ -76,15 +76,7 @@ func runList(ctx context.Context, opts *ListOptions) error {
 	if _, err := printers.New(opts.Output, nil); err != nil {
 		return err
 	}
-	cfg, err := opts.Config()
-	if err != nil {
-		return err
-	}
-	c, err := opts.APIClient(ctx)
-	if err != nil {
-		return err
-	}
-	me, err := c.Me(ctx)
+	cfg, _, me, err := whoAmI(ctx, opts.Config, opts.APIClient)
 	if err != nil {
 		return err
 	}
@@ -101,6 +93,21 @@ func runList(ctx context.Context, opts *ListOptions) error {
 		rows = append(rows, []string{o.Name, o.DefaultRegion, mark})
 	}
 	return printers.PrintRows(opts.IO, opts.Output, []string{"NAME", "DEFAULT REGION", "CURRENT"}, rows, list)
+}
+
+// whoAmI loads the config and asks the platform for the token's user and
+// organizations.
+func whoAmI(ctx context.Context, loadConfig func() (*config.Config, error), apiClient func(context.Context) (*client.Client, error)) (*config.Config, *client.Client, resources.Me, error) {
+	cfg, err := loadConfig()
+	if err != nil {
+		return nil, nil, resources.Me{}, err
+	}
+	c, err := apiClient(ctx)
+	if err != nil {
+		return nil, nil, resources.Me{}, err
+	}
+	me, err := c.Me(ctx)
+	return cfg, c, me, err
 }
 
 // currentOrg is the organization commands use without --organization: the
@@ -144,15 +151,7 @@ organizations (botkit cloud organizations list). BOTKIT_ORG still wins.`,
 }
 
 func runSelect(ctx context.Context, opts *SelectOptions) error {
-	cfg, err := opts.Config()
-	if err != nil {
-		return err
-	}
-	c, err := opts.APIClient(ctx)
-	if err != nil {
-		return err
-	}
-	me, err := c.Me(ctx)
+	cfg, c, me, err := whoAmI(ctx, opts.Config, opts.APIClient)
 	if err != nil {
 		return err
 	}

@@ -29,6 +29,34 @@ func completionContext(cmd *cobra.Command) (context.Context, context.CancelFunc)
 	return context.WithTimeout(ctx, completionTimeout)
 }
 
+// withPrefix returns the candidates that start with prefix.
+func withPrefix(prefix string, candidates []string) []cobra.Completion {
+	var out []cobra.Completion
+	for _, c := range candidates {
+		if strings.HasPrefix(c, prefix) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// completeFrom offers what list returns (asked of the platform with s's
+// client and organization, under completionTimeout) that starts with
+// toComplete; any failure offers nothing.
+func completeFrom(cmd *cobra.Command, s *Scope, toComplete string, list func(context.Context, *client.Client, string) ([]string, error)) ([]cobra.Completion, cobra.ShellCompDirective) {
+	ctx, cancel := completionContext(cmd)
+	defer cancel()
+	c, org, err := s.connect(ctx)
+	if err != nil {
+		return nil, noFiles
+	}
+	names, err := list(ctx, c, org)
+	if err != nil {
+		return nil, noFiles
+	}
+	return withPrefix(toComplete, names), noFiles
+}
+
 // completeNames completes the object name at argument position pos with
 // the names of objects of kind ("" = every kind).
 func completeNames(s *Scope, kind func() string, pos int) cobra.CompletionFunc {
@@ -36,23 +64,14 @@ func completeNames(s *Scope, kind func() string, pos int) cobra.CompletionFunc {
 		if len(args) != pos {
 			return nil, noFiles
 		}
-		ctx, cancel := completionContext(cmd)
-		defer cancel()
-		c, org, err := s.connect(ctx)
-		if err != nil {
-			return nil, noFiles
-		}
-		objs, err := c.List(ctx, org, client.ListOptions{Kind: kind()})
-		if err != nil {
-			return nil, noFiles
-		}
-		var out []cobra.Completion
-		for _, o := range objs {
-			if name := o.Meta().Name; strings.HasPrefix(name, toComplete) {
-				out = append(out, name)
+		return completeFrom(cmd, s, toComplete, func(ctx context.Context, c *client.Client, org string) ([]string, error) {
+			objs, err := c.List(ctx, org, client.ListOptions{Kind: kind()})
+			names := make([]string, 0, len(objs))
+			for _, o := range objs {
+				names = append(names, o.Meta().Name)
 			}
-		}
-		return out, noFiles
+			return names, err
+		})
 	}
 }
 
@@ -67,23 +86,13 @@ func completeUnset(s *Scope) cobra.CompletionFunc {
 		default:
 			return nil, noFiles
 		}
-		ctx, cancel := completionContext(cmd)
-		defer cancel()
-		c, org, err := s.connect(ctx)
-		if err != nil {
-			return nil, noFiles
-		}
-		o, err := c.Get(ctx, org, args[0])
-		if err != nil || o.SecretSet == nil {
-			return nil, noFiles
-		}
-		var out []cobra.Completion
-		for _, k := range o.SecretSet.Spec.Keys {
-			if strings.HasPrefix(k, toComplete) {
-				out = append(out, k)
+		return completeFrom(cmd, s, toComplete, func(ctx context.Context, c *client.Client, org string) ([]string, error) {
+			o, err := c.Get(ctx, org, args[0])
+			if err != nil || o.SecretSet == nil {
+				return nil, err
 			}
-		}
-		return out, noFiles
+			return o.SecretSet.Spec.Keys, nil
+		})
 	}
 }
 
@@ -92,13 +101,7 @@ func completeUnset(s *Scope) cobra.CompletionFunc {
 func registerFlagCompletions(cmd *cobra.Command, s *Scope) {
 	if cmd.Flags().Lookup("region") != nil {
 		_ = cmd.RegisterFlagCompletionFunc("region", func(_ *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
-			var out []cobra.Completion
-			for _, r := range resources.Regions() {
-				if strings.HasPrefix(r, toComplete) {
-					out = append(out, r)
-				}
-			}
-			return out, noFiles
+			return withPrefix(toComplete, resources.Regions()), noFiles
 		})
 	}
 	_ = cmd.RegisterFlagCompletionFunc("organization", func(cmd *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
@@ -115,12 +118,11 @@ func registerFlagCompletions(cmd *cobra.Command, s *Scope) {
 		if err != nil {
 			return nil, noFiles
 		}
-		var out []cobra.Completion
+		names := make([]string, 0, len(me.Organizations))
 		for _, o := range me.Organizations {
-			if strings.HasPrefix(o.Name, toComplete) {
-				out = append(out, o.Name)
-			}
+			names = append(names, o.Name)
 		}
+		out := withPrefix(toComplete, names)
 		slices.Sort(out)
 		return out, noFiles
 	})

@@ -95,17 +95,12 @@ the verdict and exits 1 when the registry refused them.`,
 }
 
 func runImagePullSecret(ctx context.Context, opts *ImagePullSecretOptions) error {
-	if err := validateName(opts.Name); err != nil {
+	if err := validateNameRegion(opts.Name, opts.Region); err != nil {
 		return err
 	}
 	host, err := resources.NormalizeRegistryHost(opts.Host)
 	if err != nil {
 		return &cmdutil.ArgsError{Err: fmt.Errorf("HOST: %w", err)}
-	}
-	if opts.Region != "" {
-		if err := resources.ValidateRegion(opts.Region); err != nil {
-			return cmdutil.FlagErrorf("--region: %v", err)
-		}
 	}
 	p, err := opts.Print.ToPrinter()
 	if err != nil {
@@ -121,7 +116,11 @@ func runImagePullSecret(ctx context.Context, opts *ImagePullSecretOptions) error
 		if opts.DockerConfig != "" {
 			what = "--from-docker-config"
 		}
-		return cmdutil.UsageErrorf("%s: %v", what, strings.TrimPrefix(err.Error(), "spec.credentials: "))
+		msg := err.Error()
+		if fe, ok := errors.AsType[*resources.FieldError](err); ok {
+			msg = fe.Problem
+		}
+		return cmdutil.UsageErrorf("%s: %s", what, msg)
 	}
 	c, org, err := opts.connect(ctx)
 	if err != nil {
@@ -147,14 +146,9 @@ func runImagePullSecret(ctx context.Context, opts *ImagePullSecretOptions) error
 	if err != nil {
 		return err
 	}
-	if opts.Wait {
-		obj, err = waitFor(ctx, &opts.Scope, c, org, obj)
-		if err != nil {
-			return err
-		}
-	}
-	if opts.OutputSet {
-		return p.PrintObject(opts.IO, obj)
+	obj, done, err := opts.written(ctx, c, org, obj, opts.Wait, p, opts.OutputSet)
+	if done || err != nil {
+		return err
 	}
 	verb := "configured"
 	if created {
@@ -217,28 +211,21 @@ func ipsCredentials(ctx context.Context, opts *ImagePullSecretOptions, host stri
 // readLine reads the first line of r (without its line ending), giving up
 // when ctx ends.
 func readLine(ctx context.Context, r io.Reader) (string, error) {
-	type result struct {
-		s   string
-		err error
-	}
-	done := make(chan result, 1)
-	go func() {
+	s, err := cmdutil.Interruptible(ctx, func() (string, error) {
 		br := bufio.NewReaderSize(io.LimitReader(r, 16<<10), 16<<10)
 		s, err := br.ReadString('\n')
 		if err == io.EOF {
 			err = nil
 		}
-		done <- result{strings.TrimRight(s, "\r\n"), err}
-	}()
-	select {
-	case <-ctx.Done():
-		return "", ctx.Err()
-	case res := <-done:
-		if res.err != nil {
-			return "", fmt.Errorf("stdin: read: %w", res.err)
-		}
-		return res.s, nil
+		return strings.TrimRight(s, "\r\n"), err
+	})
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return "", err // interrupted
+	case err != nil:
+		return "", fmt.Errorf("stdin: read: %w", err)
 	}
+	return s, nil
 }
 
 // dockerConfig is the part of Docker's config.json botkit reads.

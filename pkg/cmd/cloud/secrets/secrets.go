@@ -21,6 +21,7 @@ import (
 	"github.com/botkit-dev/botkit/pkg/client"
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
 	"github.com/botkit-dev/botkit/pkg/iostreams"
+	"github.com/botkit-dev/botkit/pkg/printers"
 	"github.com/botkit-dev/botkit/pkg/prompter"
 	"github.com/botkit-dev/botkit/pkg/resources"
 )
@@ -156,6 +157,35 @@ func validateName(name string) error {
 	return nil
 }
 
+// validateNameRegion checks NAME and --region (when given) of a command that
+// writes one object, before any request.
+func validateNameRegion(name, region string) error {
+	if err := validateName(name); err != nil {
+		return err
+	}
+	if region != "" {
+		if err := resources.ValidateRegion(region); err != nil {
+			return cmdutil.FlagErrorf("--region: %v", err)
+		}
+	}
+	return nil
+}
+
+// written finishes the write of one object: with wait (--wait) it waits for
+// the platform's verdict; with output (-o given) it prints the object with
+// p, and done is true. Otherwise the caller prints its summary line.
+func (s *Scope) written(ctx context.Context, c *client.Client, org string, obj resources.Object, wait bool, p printers.Printer, output bool) (_ resources.Object, done bool, err error) {
+	if wait {
+		if obj, err = waitFor(ctx, s, c, org, obj); err != nil {
+			return obj, true, err
+		}
+	}
+	if output {
+		return obj, true, p.PrintObject(s.IO, obj)
+	}
+	return obj, false, nil
+}
+
 // waitFor waits until the object is ready or failed; failed is exit 1 with
 // the platform's message.
 func waitFor(ctx context.Context, s *Scope, c *client.Client, org string, o resources.Object) (resources.Object, error) {
@@ -177,28 +207,19 @@ func waitFor(ctx context.Context, s *Scope, c *client.Client, org string, o reso
 	return got, nil
 }
 
-// readInput reads r to its end (at most limit bytes) and gives up when ctx
-// ends (Ctrl-C while waiting on stdin is exit 130).
+// readInput reads r to its end (at most limit bytes, more is a usage error
+// naming what) and gives up when ctx ends (Ctrl-C while waiting on stdin is
+// exit 130).
 func readInput(ctx context.Context, r io.Reader, limit int64, what string) ([]byte, error) {
-	type result struct {
-		b   []byte
-		err error
+	b, err := cmdutil.ReadInput(ctx, r, limit)
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return nil, err // interrupted
+	case err != nil:
+		return nil, fmt.Errorf("%s: read: %w", what, err)
 	}
-	done := make(chan result, 1)
-	go func() {
-		b, err := io.ReadAll(io.LimitReader(r, limit+1))
-		done <- result{b, err}
-	}()
-	select {
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	case res := <-done:
-		if res.err != nil {
-			return nil, fmt.Errorf("%s: read: %w", what, res.err)
-		}
-		if int64(len(res.b)) > limit {
-			return nil, cmdutil.UsageErrorf("%s: more than %d bytes", what, limit)
-		}
-		return res.b, nil
+	if int64(len(b)) > limit {
+		return nil, cmdutil.UsageErrorf("%s: more than %d bytes", what, limit)
 	}
+	return b, nil
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/botkit-dev/botkit/internal/platformtest"
 	"github.com/botkit-dev/botkit/pkg/client"
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
 	"github.com/botkit-dev/botkit/pkg/iostreams"
@@ -41,17 +41,9 @@ type env struct {
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
-	srv, err := platform.Open(context.Background(), platform.Options{DataDir: t.TempDir(), NoAuthOrg: client.EmbeddedOrg,
-		AllowPrivateRegistries: true, PollInterval: 20 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(srv.Handler())
-	t.Cleanup(func() {
-		hs.Close()
-		srv.Close()
-	})
+	url, _ := platformtest.Start(t, platform.Options{NoAuthOrg: client.EmbeddedOrg, AllowPrivateRegistries: true, PollInterval: 20 * time.Millisecond})
 	e := &env{t: t}
+	var err error
 	var once sync.Once
 	tr := roundTripFunc(func(r *http.Request) (*http.Response, error) {
 		if r.Method == http.MethodPatch && e.beforePatch != nil {
@@ -59,10 +51,10 @@ func newEnv(t *testing.T) *env {
 		}
 		return http.DefaultTransport.RoundTrip(r)
 	})
-	if e.cmd, err = client.New(client.Options{BaseURL: hs.URL, Transport: tr, PollInterval: 20 * time.Millisecond}); err != nil {
+	if e.cmd, err = client.New(client.Options{BaseURL: url, Transport: tr, PollInterval: 20 * time.Millisecond}); err != nil {
 		t.Fatal(err)
 	}
-	if e.other, err = client.New(client.Options{BaseURL: hs.URL}); err != nil {
+	if e.other, err = client.New(client.Options{BaseURL: url}); err != nil {
 		t.Fatal(err)
 	}
 	e.ios, e.in, e.out, e.errOut = iostreams.Test()

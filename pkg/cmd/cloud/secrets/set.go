@@ -89,13 +89,8 @@ func newPrintFlags(f *cmdutil.Factory) *printers.Flags {
 const maxConditionalAttempts = 8
 
 func runSet(ctx context.Context, opts *SetOptions) error {
-	if err := validateName(opts.Name); err != nil {
+	if err := validateNameRegion(opts.Name, opts.Region); err != nil {
 		return err
-	}
-	if opts.Region != "" {
-		if err := resources.ValidateRegion(opts.Region); err != nil {
-			return cmdutil.FlagErrorf("--region: %v", err)
-		}
 	}
 	p, err := opts.Print.ToPrinter()
 	if err != nil {
@@ -182,14 +177,9 @@ func runSet(ctx context.Context, opts *SetOptions) error {
 		}
 		backoff(ctx, attempt)
 	}
-	if opts.Wait {
-		obj, err = waitFor(ctx, &opts.Scope, c, org, obj)
-		if err != nil {
-			return err
-		}
-	}
-	if opts.OutputSet {
-		return p.PrintObject(opts.IO, obj)
+	obj, done, err := opts.written(ctx, c, org, obj, opts.Wait, p, opts.OutputSet)
+	if done || err != nil {
+		return err
 	}
 	_, err = fmt.Fprintln(opts.IO.Out, setSummary(obj, created, keys, before))
 	return err

@@ -46,22 +46,36 @@ import (
 )
 
 type options struct {
+	store    string
+	replicas int
+	serve    bool   // internal: run as a replica process of a -store benchmark
+	keyFile  string // internal: the replicas' master key
 	clients  int
 	duration time.Duration
 	rounds   int
 	dir      string
 	listSets int
 	listRuns int
+	// replicaProfile: with -store, replica i writes a CPU profile to
+	// replicaProfile.i (replicas are other processes).
+	replicaProfile string
+	sets           int // secret sets the merge clients write (client i: set i % sets)
 }
 
 func main() {
 	var o options
+	flag.StringVar(&o.store, "store", "", "postgres://… URL: benchmark replicas on this PostgreSQL database against its raw commit rate (default: SQLite)")
+	flag.IntVar(&o.replicas, "replicas", 3, "with -store: replica processes of the multi-replica phase (compared with one replica)")
+	flag.BoolVar(&o.serve, "serve-replica", false, "internal: serve one replica for a -store benchmark")
+	flag.StringVar(&o.keyFile, "master-key-file", "", "internal: master key of -serve-replica")
 	flag.IntVar(&o.clients, "clients", 32, "concurrent HTTP clients doing merges")
 	flag.DurationVar(&o.duration, "duration", 10*time.Second, "total time of each write phase (HTTP merges, raw commits), split into -rounds rounds")
 	flag.IntVar(&o.rounds, "rounds", 5, "alternating rounds of HTTP merges and raw commits")
 	flag.StringVar(&o.dir, "dir", "", "directory for the databases (default: a new temporary directory)")
 	flag.IntVar(&o.listSets, "list-sets", 10000, "secret sets to create for the list benchmark (0 skips it)")
 	flag.IntVar(&o.listRuns, "list-runs", 20, "list requests to time")
+	flag.IntVar(&o.sets, "sets", 8, "secret sets the merge clients write into (client i: set i mod sets; 8 = 4 clients per set with 32 clients)")
+	flag.StringVar(&o.replicaProfile, "replica-cpuprofile", "", "with -store: replica i writes a CPU profile of its run to this file name + .i")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the run to this file")
 	flag.Parse()
 	if *cpuprofile != "" {
@@ -76,7 +90,16 @@ func main() {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	if err := run(context.Background(), o, os.Stdout); err != nil {
+	var err error
+	switch {
+	case o.serve:
+		err = serveReplica(context.Background(), o)
+	case o.store != "":
+		err = runPostgres(context.Background(), o, os.Stdout)
+	default:
+		err = run(context.Background(), o, os.Stdout)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "error:", err)
 		pprof.StopCPUProfile()
 		os.Exit(1)
@@ -96,8 +119,8 @@ func run(ctx context.Context, o options, out io.Writer) error {
 	if o.clients < 1 || o.duration <= 0 {
 		return fmt.Errorf("-clients must be >= 1 and -duration > 0")
 	}
-	if o.rounds < 1 {
-		return fmt.Errorf("-rounds must be >= 1")
+	if o.rounds < 1 || o.sets < 1 {
+		return fmt.Errorf("-rounds and -sets must be >= 1")
 	}
 	round := o.duration / time.Duration(o.rounds)
 	dir := o.dir
@@ -144,7 +167,7 @@ func run(ctx context.Context, o options, out io.Writer) error {
 	// Warm up both sides (sets created, statements prepared, caches
 	// filled); not counted.
 	seq := make([]int, o.clients) // next value number of each client
-	if _, err := merges(base, token, o.clients, 300*time.Millisecond, seq); err != nil {
+	if _, err := merges([]string{base}, "bench", token, o.clients, o.sets, 300*time.Millisecond, seq); err != nil {
 		return err
 	}
 	if _, err := raw.commits(ctx, 300*time.Millisecond); err != nil {
@@ -160,7 +183,7 @@ func run(ctx context.Context, o options, out io.Writer) error {
 		doHTTP := func() error {
 			cpu0 := cpuTime()
 			var err error
-			h, err = merges(base, token, o.clients, round, seq)
+			h, err = merges([]string{base}, "bench", token, o.clients, o.sets, round, seq)
 			cpuUsed += cpuTime() - cpu0
 			return err
 		}
@@ -191,7 +214,7 @@ func run(ctx context.Context, o options, out io.Writer) error {
 		rawRounds = append(rawRounds, b)
 	}
 	commits := commitCount(srv) - commitsBefore
-	if err := verifyMerges(ctx, client, base, token, o.clients, seq); err != nil {
+	if err := verifyMerges(ctx, client, base, "bench", token, o.clients, o.sets, seq); err != nil {
 		return err
 	}
 	hm, bm := medianRate(httpRounds), medianRate(rawRounds)
@@ -357,23 +380,24 @@ func patch(ctx context.Context, c *http.Client, url, token string, body []byte) 
 }
 
 // merges runs clients goroutines, each merging one key (a fresh value every
-// time: seq[i] counts client i's values) into one of 8 shared sets, for d.
+// time: seq[i] counts client i's values) into one of 8 shared sets of org,
+// for d. Client i talks to bases[i % len(bases)].
 // Each client is a lean HTTP/1.1 client on its own keep-alive connection
 // (like wrk), so that the load generator takes little of the CPU the server
 // needs. Any failed merge ends the benchmark with an error.
-func merges(base, token string, clients int, d time.Duration, seq []int) (phase, error) {
+func merges(bases []string, org, token string, clients, sets int, d time.Duration, seq []int) (phase, error) {
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	var p phase
 	var firstErr error
-	host := strings.TrimPrefix(base, "http://")
 	start := time.Now()
 	deadline := start.Add(d)
 	for i := range clients {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			lat, err := leanClient(host, token, i, deadline, &seq[i])
+			host := strings.TrimPrefix(bases[i%len(bases)], "http://")
+			lat, err := leanClient(host, org, token, i, sets, deadline, &seq[i])
 			mu.Lock()
 			p.lat = append(p.lat, lat...)
 			if err != nil && firstErr == nil {
@@ -387,7 +411,7 @@ func merges(base, token string, clients int, d time.Duration, seq []int) (phase,
 	return p, firstErr
 }
 
-func leanClient(host, token string, i int, deadline time.Time, seq *int) ([]time.Duration, error) {
+func leanClient(host, org, token string, i, sets int, deadline time.Time, seq *int) ([]time.Duration, error) {
 	conn, err := net.Dial("tcp", host)
 	if err != nil {
 		return nil, err
@@ -395,7 +419,7 @@ func leanClient(host, token string, i int, deadline time.Time, seq *int) ([]time
 	defer conn.Close()
 	br := bufio.NewReaderSize(conn, 16<<10)
 	bw := bufio.NewWriterSize(conn, 4<<10)
-	path := fmt.Sprintf("/v1/organizations/bench/secrets/bench-%d", i%8)
+	path := fmt.Sprintf("/v1/organizations/%s/secrets/bench-%d", org, i%sets)
 	var lat []time.Duration
 	var body []byte
 	for time.Now().Before(deadline) {
@@ -425,14 +449,14 @@ func leanClient(host, token string, i int, deadline time.Time, seq *int) ([]time
 // in its set, and the newest resourceVersion is at least the number of
 // acknowledged merges (each merge takes the next value of one store-wide
 // counter, which a lost commit would hand out again).
-func verifyMerges(ctx context.Context, c *http.Client, base, token string, clients int, seq []int) error {
+func verifyMerges(ctx context.Context, c *http.Client, base, org, token string, clients, sets int, seq []int) error {
 	acked := 0
 	for _, n := range seq {
 		acked += n
 	}
 	newest := int64(0)
-	for set := range min(clients, 8) {
-		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, fmt.Sprintf("%s/v1/organizations/bench/secrets/bench-%d", base, set), nil)
+	for set := range min(clients, sets) {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, fmt.Sprintf("%s/v1/organizations/%s/secrets/bench-%d", base, org, set), nil)
 		req.Header.Set("Authorization", "Bearer "+token)
 		resp, err := c.Do(req)
 		if err != nil {
@@ -447,7 +471,7 @@ func verifyMerges(ctx context.Context, c *http.Client, base, token string, clien
 		if err != nil {
 			return err
 		}
-		for i := set; i < clients; i += 8 {
+		for i := set; i < clients; i += sets {
 			if !slices.Contains(obj.Spec.Keys, fmt.Sprintf("KEY_%d", i)) {
 				return fmt.Errorf("verification failed: bench-%d lacks KEY_%d", set, i)
 			}

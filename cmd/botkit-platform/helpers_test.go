@@ -17,10 +17,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/botkit-dev/botkit/internal/pgtest"
 	"github.com/botkit-dev/botkit/internal/platformtest"
 )
 
 var binary string
+
+// pg is the PostgreSQL server of the tests on a PostgreSQL store (started on
+// first use, one database per test).
+var pg = pgtest.NewShared()
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "botkit-platform-e2e-")
@@ -35,6 +40,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	code := m.Run()
+	pg.Stop()
 	os.RemoveAll(dir)
 	os.Exit(code)
 }

@@ -35,6 +35,7 @@ var exitByCode = map[string]int{
 	resources.CodeNotFound:        ExitNotFound,
 	resources.CodeConflict:        ExitConflict,
 	resources.CodeInternal:        ExitError,
+	resources.CodeUnavailable:     ExitError,
 }
 
 // Coded is implemented by domain errors that carry one of the error codes of

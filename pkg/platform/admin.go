@@ -30,14 +30,19 @@ type Admin struct {
 	onRevoke  func()
 }
 
-// OpenAdmin opens the store in dataDir for administration only: no master
-// key, no provisioners, no HTTP.
-func OpenAdmin(ctx context.Context, dataDir string) (*Admin, error) {
-	st, err := openStore(ctx, dataDir, nil)
+// OpenAdmin opens the store for administration only: no master key, no
+// provisioners, no HTTP. storeURL is a postgres:// URL, or empty for the
+// SQLite database in dataDir.
+func OpenAdmin(ctx context.Context, dataDir, storeURL string) (*Admin, error) {
+	st, err := openStore(ctx, dataDir, storeURL, nil)
 	if err != nil {
 		return nil, err
 	}
-	return &Admin{store: st, closer: st.Close, epochPath: filepath.Join(dataDir, TokensEpochFile)}, nil
+	a := &Admin{store: st, closer: st.Close}
+	if storeURL == "" {
+		a.epochPath = filepath.Join(dataDir, TokensEpochFile)
+	}
+	return a, nil
 }
 
 // Close closes an Admin opened with OpenAdmin (a no-op for Server.Admin).
@@ -198,7 +203,11 @@ func (a *Admin) RevokeToken(ctx context.Context, idOrToken string) error {
 	if a.onRevoke != nil {
 		a.onRevoke()
 	}
-	// Tell running servers to drop their token caches.
+	// Tell running servers on a SQLite store to drop their token caches
+	// (on PostgreSQL, RevokeToken advanced the store's tokens epoch).
+	if a.epochPath == "" {
+		return nil
+	}
 	if err := bumpTokensEpoch(a.epochPath); err != nil {
 		return fmt.Errorf("token %s revoked, but running servers may accept it for up to %s: %w", id, tokenTTL, err)
 	}

@@ -24,11 +24,22 @@
 // # Administration
 //
 // Organizations and tokens are managed through an Admin: Server.Admin for
-// an open server, or OpenAdmin(ctx, dataDir) for a short-lived process (no
-// master key needed; safe while a server runs on the same data directory).
+// an open server, or OpenAdmin(ctx, dataDir, storeURL) for a short-lived
+// process (no master key needed; safe while servers run on the same store).
 // CreateToken returns the token ("bkp_" + 52 base32 characters) once; only
 // its SHA-256 is stored. RevokeToken takes effect on the next request of
-// every server on that data directory (see TokensEpochFile).
+// every server on that data directory (see TokensEpochFile), or within a
+// second on every replica sharing a PostgreSQL store.
+//
+// # PostgreSQL and replicas
+//
+// With Options.Store (a postgres:// URL) the store is PostgreSQL
+// (store/postgres) and several servers may share it; they need the same
+// MasterKeyFile. Pending image pull secrets are claimed with a renewed lease
+// (Options.ProvisionLease), so each is verified by one server, and taken
+// over when that server dies. Migrate copies a SQLite data directory into
+// an empty PostgreSQL database. While the database cannot be reached,
+// requests are answered 503 (code unavailable).
 //
 // # Semantics
 //

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/botkit-dev/botkit/pkg/platform/store"
 	"github.com/botkit-dev/botkit/pkg/resources"
 )
 
@@ -45,6 +46,11 @@ func errOrgNotFound(org string) *apiError {
 	return newErr(http.StatusNotFound, resources.CodeNotFound, "organization %q not found", org)
 }
 
+// errUnavailable answers requests while the database cannot be reached
+// (a PostgreSQL store restarting): nothing was written, retry later.
+var errUnavailable = newErr(http.StatusServiceUnavailable, resources.CodeUnavailable,
+	"the platform's database is unavailable; nothing was changed, retry shortly")
+
 var errUnauthenticated = newErr(http.StatusUnauthorized, resources.CodeUnauthenticated,
 	"missing, unknown or revoked API token (send Authorization: Bearer <token>)")
 
@@ -56,6 +62,9 @@ func asAPIError(err error) *apiError {
 	var mbe *http.MaxBytesError
 	if errors.As(err, &mbe) {
 		return errBodyTooLarge(resources.MaxRequestBytes)
+	}
+	if errors.Is(err, store.ErrUnavailable) {
+		return errUnavailable
 	}
 	return newErr(http.StatusInternalServerError, resources.CodeInternal, "internal error")
 }

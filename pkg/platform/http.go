@@ -176,6 +176,9 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 
 func writeError(w http.ResponseWriter, err error) {
 	ae := asAPIError(err)
+	if ae.status == http.StatusServiceUnavailable {
+		w.Header().Set("Retry-After", "1")
+	}
 	writeJSON(w, ae.status, resources.ErrorResponse{Error: resources.ErrorDetail{Code: ae.code, Message: ae.msg, Details: ae.details}})
 }
 

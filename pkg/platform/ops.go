@@ -196,7 +196,7 @@ func (s *Server) merge(ctx context.Context, p principal, name string, pt resourc
 	}
 	var result store.Object
 	var created bool
-	err = s.store.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+	err = s.store.Update(store.WithObjects(ctx, store.ObjectKey{OrgID: p.org.ID, Name: name}), func(ctx context.Context, tx store.Tx) error {
 		cur, err := tx.Object(ctx, p.org.ID, name)
 		exists := err == nil
 		if err != nil && !errors.Is(err, store.ErrNotFound) {
@@ -546,7 +546,7 @@ func (s *Server) replace(ctx context.Context, p principal, name string, in resou
 	}
 	var result store.Object
 	var created, wrote bool
-	err = s.store.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+	err = s.store.Update(store.WithObjects(ctx, store.ObjectKey{OrgID: p.org.ID, Name: name}), func(ctx context.Context, tx store.Tx) error {
 		cur, err := tx.Object(ctx, p.org.ID, name)
 		exists := err == nil
 		if err != nil && !errors.Is(err, store.ErrNotFound) {
@@ -646,7 +646,7 @@ func (s *Server) replaceValues(org, name, region string, d desired, pl resources
 // deleteObject implements DELETE of an object.
 func (s *Server) deleteObject(ctx context.Context, p principal, name, ifMatch string) (store.Object, error) {
 	var result store.Object
-	err := s.store.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+	err := s.store.Update(store.WithObjects(ctx, store.ObjectKey{OrgID: p.org.ID, Name: name}), func(ctx context.Context, tx store.Tx) error {
 		cur, err := loadObject(ctx, tx, p.org.ID, name)
 		if err != nil {
 			return err
@@ -671,7 +671,7 @@ func (s *Server) deleteKey(ctx context.Context, p principal, name, key string) (
 		return store.Object{}, errInvalid("%v", err)
 	}
 	var result store.Object
-	err := s.store.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+	err := s.store.Update(store.WithObjects(ctx, store.ObjectKey{OrgID: p.org.ID, Name: name}), func(ctx context.Context, tx store.Tx) error {
 		cur, err := loadObject(ctx, tx, p.org.ID, name)
 		if err != nil {
 			return err

@@ -2,8 +2,10 @@ package platform
 
 import (
 	"context"
+	"crypto/rand"
 	"fmt"
 	"net/http"
+	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -14,21 +16,35 @@ import (
 
 // provisioner moves pending objects to ready or failed: one worker per
 // region. Secret sets become ready at once (in batches); image pull secrets
-// are verified against their registry, up to 4 at a time per region.
+// are claimed (store.Store.ClaimPending, so that of several servers sharing
+// a database exactly one verifies each) and verified against their
+// registry, up to verifyConcurrency at a time per region. Claims are renewed
+// while the checks run; a server that dies stops renewing, and another takes
+// its objects over when their lease runs out.
 type provisioner struct {
-	s        *Server
-	wakeCh   map[string]chan struct{}
-	client   *http.Client
-	inflight sync.Map     // object ID → struct{}
-	busy     atomic.Int64 // verifications started and not finished
-	// start starts one worker per region (nil: provisioning disabled);
-	// startOnce runs it at Open, or at the first wake with LazyProvisioner.
+	s      *Server
+	holder string // this server's name in claims
+	wakeCh map[string]chan struct{}
+	client *http.Client
+
+	mu       sync.Mutex
+	inflight map[int64]bool         // objects being verified
+	again    map[int64]store.Object // newer generations claimed meanwhile
+	busy     atomic.Int64           // verifications started and not finished
+
+	// start starts the workers (nil: provisioning disabled); startOnce runs
+	// it at Open, or at the first wake with LazyProvisioner.
 	start     func()
 	startOnce sync.Once
 }
 
+const verifyConcurrency = 4
+
 func newProvisioner(s *Server) *provisioner {
-	p := &provisioner{s: s, wakeCh: map[string]chan struct{}{},
+	hb := make([]byte, 8)
+	_, _ = rand.Read(hb)
+	host, _ := os.Hostname()
+	p := &provisioner{s: s, wakeCh: map[string]chan struct{}{}, inflight: map[int64]bool{}, again: map[int64]store.Object{}, holder: fmt.Sprintf("%s/%d/%x", host, os.Getpid(), hb),
 		client: newGuardedClient(s.opts.AllowPrivateRegistries, s.opts.RegistryTimeout)}
 	for _, r := range resources.Regions() {
 		p.wakeCh[r] = make(chan struct{}, 1)
@@ -49,16 +65,37 @@ func (p *provisioner) wake(region string) {
 	}
 }
 
-const pendingBatch = 500
-
 // provisionDebounce is how long a woken provisioner waits for more writes
 // before its pass.
 const provisionDebounce = 25 * time.Millisecond
 
+// renew extends the claims of the checks in flight every third of the
+// lease, until ctx ends.
+func (p *provisioner) renew(ctx context.Context) {
+	t := time.NewTicker(p.s.opts.ProvisionLease / 3)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		p.mu.Lock()
+		ids := make([]int64, 0, len(p.inflight))
+		for id := range p.inflight {
+			ids = append(ids, id)
+		}
+		p.mu.Unlock()
+		if err := p.s.store.RenewClaims(ctx, p.holder, ids, p.s.opts.ProvisionLease); err != nil && ctx.Err() == nil {
+			p.s.log.Error("provisioner: renewing claims failed", "error", err.Error())
+		}
+	}
+}
+
 func (p *provisioner) run(ctx context.Context, region string) {
 	ticker := time.NewTicker(p.s.opts.PollInterval)
 	defer ticker.Stop()
-	sem := make(chan struct{}, 4)
+	sem := make(chan struct{}, verifyConcurrency)
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	for {
@@ -99,42 +136,67 @@ func (p *provisioner) pass(ctx context.Context, region string, sem chan struct{}
 	if n > 0 {
 		p.s.metrics.provisioned.WithLabelValues(region, resources.KindSecretSet, resources.StateReady).Add(float64(n))
 	}
-	objs, err := p.s.store.Pending(ctx, region, resources.KindImagePullSecret, pendingBatch)
+	// Claim only what can be checked now, so that other servers take the
+	// rest.
+	free := cap(sem) - len(sem)
+	if free <= 0 {
+		return false
+	}
+	objs, err := p.s.store.ClaimPending(ctx, region, resources.KindImagePullSecret, p.holder, p.s.opts.ProvisionLease, free)
 	if err != nil {
 		if ctx.Err() == nil {
-			p.s.log.Error("provisioner: listing pending objects failed", "region", region, "error", err.Error())
+			p.s.log.Error("provisioner: claiming pending objects failed", "region", region, "error", err.Error())
 		}
 		return false
 	}
 	started := 0
 	for _, o := range objs {
-		if _, busy := p.inflight.LoadOrStore(o.ID, struct{}{}); busy {
+		p.mu.Lock()
+		if p.inflight[o.ID] {
+			// A newer generation of an object being verified: verified
+			// by the same goroutine next, under the claim just taken.
+			p.again[o.ID] = o
+			p.mu.Unlock()
 			continue
 		}
+		p.inflight[o.ID] = true
+		p.mu.Unlock()
+		sem <- struct{}{} // free > 0 slots were free; only this worker fills them
 		started++
 		p.busy.Add(1)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			defer p.busy.Add(-1)
-			defer p.inflight.Delete(o.ID)
-			select {
-			case sem <- struct{}{}:
-			case <-ctx.Done():
-				return
-			}
 			defer func() { <-sem }()
-			p.verify(ctx, o)
+			for {
+				p.verify(ctx, o)
+				p.mu.Lock()
+				next, ok := p.again[o.ID]
+				delete(p.again, o.ID)
+				if !ok || ctx.Err() != nil {
+					delete(p.inflight, o.ID)
+					p.mu.Unlock()
+					return
+				}
+				p.mu.Unlock()
+				o = next
+			}
 		}()
 	}
-	return len(objs) == pendingBatch && started > 0
+	return len(objs) == free && started > 0
 }
 
-// drain runs one pass over every region now and waits until the
-// verifications it started, and those already in flight, are done — or ctx
-// ends (what is unfinished then stays pending for the next run).
+// drain runs passes over every region now until nothing more can be
+// claimed, and waits until the verifications it started, and those already
+// in flight, are done — or ctx ends (what is unfinished then stays pending,
+// its claim lapses, and the next run takes it). It renews its claims while
+// it waits, whether or not the workers were started.
 func (p *provisioner) drain(ctx context.Context) error {
-	sem := make(chan struct{}, 4)
+	rctx, stop := context.WithCancel(ctx)
+	defer stop()
+	go p.renew(rctx)
+	sem := make(chan struct{}, verifyConcurrency)
 	var wg sync.WaitGroup
 	for _, region := range resources.Regions() {
 		for p.pass(ctx, region, sem, &wg) {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/botkit-dev/botkit/pkg/platform/store"
+	"github.com/botkit-dev/botkit/pkg/platform/store/postgres"
 	"github.com/botkit-dev/botkit/pkg/platform/store/sqlite"
 	"github.com/botkit-dev/botkit/pkg/resources"
 	"github.com/prometheus/client_golang/prometheus"
@@ -30,11 +31,21 @@ const (
 type Options struct {
 	// DataDir holds the SQLite database (platform.db) and, unless
 	// MasterKeyFile is set, the generated master key (master.key). It is
-	// created (0700) if missing.
+	// created (0700) if missing. Unused with Store.
 	DataDir string
+	// Store, when set, is the postgres:// URL of a PostgreSQL database
+	// used instead of the SQLite one of DataDir. Several servers (replicas)
+	// may share it; they need the same MasterKeyFile.
+	Store string
 	// MasterKeyFile is the file of the 256-bit key that encrypts values.
-	// Empty: DataDir/master.key, generated (0600) on first use.
+	// Empty: DataDir/master.key, generated (0600) on first use (SQLite
+	// only: with Store it is required).
 	MasterKeyFile string
+	// ProvisionLease is how long a claim on a pending image pull secret
+	// lasts without renewal (default 10s): the verifying server renews it
+	// while it works, and if that server dies another one takes the object
+	// over once the lease ran out.
+	ProvisionLease time.Duration
 	// AllowPrivateRegistries lets image pull secret checks reach loopback and
 	// private addresses. Link-local and cloud metadata addresses stay blocked.
 	AllowPrivateRegistries bool
@@ -102,11 +113,25 @@ func (o *Options) defaults() {
 	if o.RegistryTimeout <= 0 {
 		o.RegistryTimeout = 10 * time.Second
 	}
+	if o.ProvisionLease <= 0 {
+		o.ProvisionLease = 10 * time.Second
+	}
 }
 
 func discardLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }
 
-func openStore(ctx context.Context, dataDir string, onCommit func(int, time.Duration)) (store.Store, error) {
+// ErrMasterKeyRequired is returned by Open for a PostgreSQL store without
+// Options.MasterKeyFile: a key generated per server would make every
+// replica unable to read the others' values.
+var ErrMasterKeyRequired = invalidError{errors.New("--master-key-file is required with a PostgreSQL store (every replica must use the same key)")}
+
+func openStore(ctx context.Context, dataDir, storeURL string, onCommit func(int, time.Duration)) (store.Store, error) {
+	if storeURL != "" {
+		if !postgres.IsURL(storeURL) {
+			return nil, invalidError{fmt.Errorf("--store %s: want a postgres:// URL (or no --store for SQLite in --data-dir)", postgres.Redact(storeURL))}
+		}
+		return postgres.Open(ctx, storeURL, postgres.Options{OnCommit: onCommit})
+	}
 	if dataDir == "" {
 		return nil, errors.New("--data-dir is required")
 	}
@@ -129,7 +154,10 @@ func Open(ctx context.Context, opts Options) (*Server, error) {
 	s.idPrefix = hex.EncodeToString(idb) + "-"
 	s.reg = prometheus.NewRegistry()
 	s.metrics = newMetrics(s.reg)
-	st, err := openStore(ctx, opts.DataDir, s.metrics.observeCommit)
+	if opts.Store != "" && opts.MasterKeyFile == "" {
+		return nil, ErrMasterKeyRequired
+	}
+	st, err := openStore(ctx, opts.DataDir, opts.Store, s.metrics.observeCommit)
 	if err != nil {
 		return nil, err
 	}
@@ -147,21 +175,38 @@ func Open(ctx context.Context, opts Options) (*Server, error) {
 		st.Close()
 		return nil, fmt.Errorf("master key %s: %w", keyFile, err)
 	}
-	epoch := filepath.Join(opts.DataDir, TokensEpochFile)
-	s.tokens = newTokenCache(epoch)
-	s.admin = &Admin{store: st, epochPath: epoch, onRevoke: s.tokens.clear}
+	runCtx, cancel := context.WithCancel(context.Background())
+	s.cancel = cancel
+	epochPath := ""
+	if opts.Store == "" {
+		epochPath = filepath.Join(opts.DataDir, TokensEpochFile)
+		s.tokens = newTokenCache(epochPath)
+	} else {
+		e := &storeEpoch{}
+		e.refresh(ctx, st)
+		s.tokens = newStoreTokenCache(e)
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			e.poll(runCtx, st)
+		}()
+	}
+	s.admin = &Admin{store: st, epochPath: epochPath, onRevoke: s.tokens.clear}
 	if opts.NoAuthOrg != "" {
 		if _, err := s.admin.EnsureOrg(ctx, opts.NoAuthOrg, resources.DefaultRegion); err != nil {
-			st.Close()
+			s.Close()
 			return nil, err
 		}
 	}
 	s.handler = s.routes()
-	runCtx, cancel := context.WithCancel(context.Background())
-	s.cancel = cancel
 	s.prov = newProvisioner(s)
 	if !opts.DisableProvisioner {
 		s.prov.start = func() {
+			s.wg.Add(1)
+			go func() {
+				defer s.wg.Done()
+				s.prov.renew(runCtx)
+			}()
 			for _, region := range resources.Regions() {
 				s.wg.Add(1)
 				go func() {

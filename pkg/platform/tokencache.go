@@ -1,18 +1,20 @@
 package platform
 
 import (
+	"context"
 	"os"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/botkit-dev/botkit/pkg/platform/store"
 )
 
-// TokensEpochFile, in the data directory, is rewritten whenever a token is
-// revoked; servers drop their token cache when it changes, so a revocation
-// by `botkit-platform tokens revoke` (another process) applies to the very
-// next request.
+// TokensEpochFile, in the data directory of a SQLite store, is rewritten
+// whenever a token is revoked; servers drop their token cache when it
+// changes, so a revocation by `botkit-platform tokens revoke` (another
+// process) applies to the very next request.
 const TokensEpochFile = "tokens.epoch"
 
 // tokenTTL bounds how long a successful token lookup is reused.
@@ -20,77 +22,141 @@ const tokenTTL = 30 * time.Second
 
 const tokenCacheMax = 10000
 
+// Over a shared database (PostgreSQL, several replicas) the revocation
+// signal is the store's tokens epoch (store.Store.TokensEpoch), read every
+// epochPoll. A cached token is served only while the epoch was read less
+// than revocationBound ago, so a revocation through any replica or the
+// admin command stops a token on every replica within revocationBound,
+// even when a replica cannot read the epoch.
+const (
+	epochPoll        = 200 * time.Millisecond
+	revocationBound  = time.Second
+	epochPollTimeout = 500 * time.Millisecond
+)
+
 type cachedToken struct {
 	tok     store.Token
 	expires time.Time
 }
 
+// epoch identifies the state of the revocation signal: the epoch file's
+// modification time and size, or the store's tokens epoch.
+type epoch struct {
+	a, b  int64
+	exist bool
+}
+
 // tokenCache keeps recent successful token lookups (by SHA-256), so that a
 // request costs no database read for authentication.
 type tokenCache struct {
-	path string
+	// read returns the current epoch; false means it is unknown (the
+	// cache must not be used).
+	read func() (epoch, bool)
 
-	mu    sync.Mutex
-	m     map[string]cachedToken
-	mod   time.Time
-	size  int64
-	exist bool
+	mu  sync.Mutex
+	m   map[string]cachedToken
+	cur epoch
 }
 
+// newTokenCache watches the epoch file at path (SQLite store).
 func newTokenCache(path string) *tokenCache {
-	c := &tokenCache{path: path, m: map[string]cachedToken{}}
-	c.checkEpoch(c.readEpoch())
+	c := &tokenCache{m: map[string]cachedToken{}, read: func() (epoch, bool) {
+		fi, err := os.Stat(path)
+		if err != nil {
+			return epoch{}, true
+		}
+		return epoch{a: fi.ModTime().UnixNano(), b: fi.Size(), exist: true}, true
+	}}
+	c.cur, _ = c.read()
 	return c
 }
 
-// epoch is the state of the epoch file.
-type epoch struct {
-	exist bool
-	mod   time.Time
-	size  int64
+// storeEpoch follows store.Store.TokensEpoch.
+type storeEpoch struct {
+	value   atomic.Int64
+	checked atomic.Int64 // UnixNano when the last successful read started
 }
 
-func (c *tokenCache) readEpoch() epoch {
-	fi, err := os.Stat(c.path)
-	if err != nil {
-		return epoch{}
+func (e *storeEpoch) read() (epoch, bool) {
+	if time.Since(time.Unix(0, e.checked.Load())) > revocationBound {
+		return epoch{}, false
 	}
-	return epoch{exist: true, mod: fi.ModTime(), size: fi.Size()}
+	return epoch{a: e.value.Load(), exist: true}, true
 }
 
-// checkEpoch clears the cache if the epoch file changed (e is its state,
-// read before the call, outside the lock). Caller holds mu or is the
-// constructor.
+// poll reads the store's tokens epoch every epochPoll until ctx ends.
+func (e *storeEpoch) poll(ctx context.Context, st store.Store) {
+	t := time.NewTicker(epochPoll)
+	defer t.Stop()
+	for {
+		e.refresh(ctx, st)
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+func (e *storeEpoch) refresh(ctx context.Context, st store.Store) {
+	start := time.Now()
+	rctx, cancel := context.WithTimeout(ctx, epochPollTimeout)
+	defer cancel()
+	v, err := st.TokensEpoch(rctx)
+	if err != nil {
+		return
+	}
+	e.value.Store(v)
+	e.checked.Store(start.UnixNano())
+}
+
+// newStoreTokenCache follows the store's tokens epoch (shared database).
+func newStoreTokenCache(e *storeEpoch) *tokenCache {
+	c := &tokenCache{m: map[string]cachedToken{}, read: e.read}
+	c.cur, _ = c.read()
+	return c
+}
+
+// checkEpoch clears the cache if the epoch changed. Caller holds mu.
 func (c *tokenCache) checkEpoch(e epoch) {
-	exist, mod, size := e.exist, e.mod, e.size
-	if exist != c.exist || !mod.Equal(c.mod) || size != c.size {
+	if e != c.cur {
 		clear(c.m)
-		c.exist, c.mod, c.size = exist, mod, size
+		c.cur = e
 	}
 }
 
 // get returns the cached token of hash, and the epoch it checked: a lookup
-// made after a miss is put back with that epoch.
-func (c *tokenCache) get(hash []byte) (store.Token, epoch, bool) {
-	// The file is checked on every request, so that a revocation by another
-	// process applies to the next one; the stat runs outside the lock.
-	ep := c.readEpoch()
+// made after a miss is put back with that epoch (ok false: do not).
+func (c *tokenCache) get(hash []byte) (store.Token, cacheEpoch, bool) {
+	// The epoch is checked on every request, so that a revocation by
+	// another process applies to the next one; it is read outside the lock.
+	ep, known := c.read()
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if !known {
+		clear(c.m)
+		return store.Token{}, cacheEpoch{}, false
+	}
 	c.checkEpoch(ep)
 	e, ok := c.m[string(hash)]
 	if !ok || time.Now().After(e.expires) {
-		return store.Token{}, ep, false
+		return store.Token{}, cacheEpoch{ep, true}, false
 	}
-	return e.tok, ep, true
+	return e.tok, cacheEpoch{ep, true}, true
 }
 
-// put caches a lookup made after get returned ep, unless the epoch changed
-// since (the lookup may predate a revocation).
-func (c *tokenCache) put(hash []byte, t store.Token, ep epoch) {
+// cacheEpoch is the epoch a lookup started under.
+type cacheEpoch struct {
+	ep    epoch
+	known bool
+}
+
+// put caches a lookup made after get returned ce, unless the epoch changed
+// since (the lookup may predate a revocation) or was unknown.
+func (c *tokenCache) put(hash []byte, t store.Token, ce cacheEpoch) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if ep.exist != c.exist || !ep.mod.Equal(c.mod) || ep.size != c.size {
+	if !ce.known || ce.ep != c.cur {
 		return
 	}
 	if len(c.m) >= tokenCacheMax {

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/botkit-dev/botkit/pkg/platform/store"
 )
@@ -48,5 +49,40 @@ func TestTokenCacheEpoch(t *testing.T) {
 	c.put(h2, tok, ep)
 	if _, _, ok := c.get(h2); ok {
 		t.Error("a token cached before a revocation is served after it")
+	}
+}
+
+// Over a shared database the cache follows the store's tokens epoch, and is
+// not used at all while the epoch could not be read for revocationBound.
+func TestTokenCacheStoreEpoch(t *testing.T) {
+	e := &storeEpoch{}
+	c := newStoreTokenCache(e)
+	h := []byte("hash-1")
+	tok := store.Token{ID: "tok_1"}
+	_, ce, _ := c.get(h)
+	c.put(h, tok, ce)
+	if _, _, ok := c.get(h); ok {
+		t.Fatal("a token was cached while the epoch was never read")
+	}
+	e.value.Store(7)
+	e.checked.Store(time.Now().UnixNano())
+	_, ce, _ = c.get(h)
+	c.put(h, tok, ce)
+	if _, _, ok := c.get(h); !ok {
+		t.Fatal("lookup not cached under a fresh epoch")
+	}
+	e.value.Store(8) // a revocation somewhere
+	if _, _, ok := c.get(h); ok {
+		t.Error("cached token survived a change of the epoch")
+	}
+	c.put(h, tok, ce) // a lookup that started before the revocation
+	if _, _, ok := c.get(h); ok {
+		t.Error("a lookup older than the revocation was cached")
+	}
+	_, ce, _ = c.get(h)
+	c.put(h, tok, ce)
+	e.checked.Store(time.Now().Add(-revocationBound - time.Millisecond).UnixNano())
+	if _, _, ok := c.get(h); ok {
+		t.Error("cached token served although the epoch was last read more than revocationBound ago")
 	}
 }

@@ -12,6 +12,7 @@ const (
 	CodeConflict        = "conflict"        // 409
 	CodeTooLarge        = "too_large"       // 413: body over 1 MiB, or a value/key/set limit
 	CodeInternal        = "internal"        // 500
+	CodeUnavailable     = "unavailable"     // 503: the platform's database cannot be reached; retry
 )
 
 // Error is a domain error carrying one of the codes above. Core logic

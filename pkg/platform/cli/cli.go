@@ -1,5 +1,5 @@
-// Package cli implements the botkit-platform command line: `serve` and the
-// administration commands `orgs` and `tokens`. Each command fills an Options
+// Package cli implements the botkit-platform command line: `serve`, the
+// administration commands `orgs` and `tokens`, and `migrate`. Each command fills an Options
 // struct from its flags and calls a plain run function.
 package cli
 
@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"text/tabwriter"
 	"time"
 
@@ -27,7 +28,10 @@ func Run(ctx context.Context, args []string, io *iostreams.IOStreams) int {
 	return cmdutil.Execute(ctx, NewRootCmd(io), io, args)
 }
 
-const dataDirEnv = "BOTKIT_PLATFORM_DATA_DIR"
+const (
+	dataDirEnv = "BOTKIT_PLATFORM_DATA_DIR"
+	storeEnv   = "BOTKIT_PLATFORM_STORE"
+)
 
 // NewRootCmd builds the botkit-platform command tree.
 func NewRootCmd(st *iostreams.IOStreams) *cobra.Command {
@@ -37,27 +41,36 @@ func NewRootCmd(st *iostreams.IOStreams) *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newServeCmd(st), newOrgsCmd(st), newTokensCmd(st))
+	root.AddCommand(newServeCmd(st), newOrgsCmd(st), newTokensCmd(st), newMigrateCmd(st))
 	cmdutil.TypeUsageErrors(root)
 	return root
 }
 
-func addDataDir(c *cobra.Command, p *string) {
-	c.Flags().StringVar(p, "data-dir", os.Getenv(dataDirEnv), "directory of the platform's database and master key (env "+dataDirEnv+")")
+// storeFlags locate the platform's store: a SQLite data directory or a
+// PostgreSQL URL (which wins when both are set).
+type storeFlags struct {
+	DataDir string
+	Store   string
 }
 
-func requireDataDir(dir string) error {
-	if dir == "" {
-		return cmdutil.FlagErrorf("%s", "--data-dir is required (or set "+dataDirEnv+")")
+func addStoreFlags(c *cobra.Command, f *storeFlags) {
+	c.Flags().StringVar(&f.DataDir, "data-dir", os.Getenv(dataDirEnv), "directory of the platform's SQLite database and master key (env "+dataDirEnv+")")
+	c.Flags().StringVar(&f.Store, "store", os.Getenv(storeEnv), "postgres://… URL of a PostgreSQL database to use instead of --data-dir (env "+storeEnv+")")
+}
+
+func (f storeFlags) require() error {
+	if f.DataDir == "" && f.Store == "" {
+		return cmdutil.FlagErrorf("%s", "--data-dir or --store is required (or set "+dataDirEnv+" or "+storeEnv+")")
 	}
 	return nil
 }
 
 // ServeOptions are the options of `serve`.
 type ServeOptions struct {
-	Listen                 string
-	DataDir                string
+	Listen string
+	storeFlags
 	MasterKeyFile          string
+	ProvisionLease         time.Duration
 	AllowPrivateRegistries bool
 	LogFormat              string
 	IO                     *iostreams.IOStreams
@@ -66,19 +79,24 @@ type ServeOptions struct {
 func newServeCmd(st *iostreams.IOStreams) *cobra.Command {
 	o := &ServeOptions{IO: st}
 	c := &cobra.Command{
-		Use:   "serve --listen ADDR --data-dir DIR",
+		Use:   "serve --listen ADDR (--data-dir DIR | --store postgres://… --master-key-file FILE)",
 		Short: "Serve the platform API",
 		Long: `Serve the platform API over HTTP.
 
 Once listening, it prints "listening on http://ADDR" to stderr (with the
 actual port when --listen ends in :0). Request logs go to stderr; they never
-contain request bodies or values.`,
+contain request bodies or values.
+
+With --store postgres://…, several serve processes (replicas, e.g. behind a
+load balancer) share one PostgreSQL database and behave as one platform;
+each needs the same --master-key-file.`,
 		Args: cmdutil.ExactArgs(0, "no arguments"),
 		RunE: func(c *cobra.Command, _ []string) error { return RunServe(c.Context(), o) },
 	}
 	c.Flags().StringVar(&o.Listen, "listen", "127.0.0.1:8787", "address to listen on")
-	addDataDir(c, &o.DataDir)
-	c.Flags().StringVar(&o.MasterKeyFile, "master-key-file", "", "file holding the 256-bit value encryption key (default: DATA_DIR/master.key, generated 0600)")
+	addStoreFlags(c, &o.storeFlags)
+	c.Flags().StringVar(&o.MasterKeyFile, "master-key-file", "", "file holding the 256-bit value encryption key (default: DATA_DIR/master.key, generated 0600; required with --store)")
+	c.Flags().DurationVar(&o.ProvisionLease, "provision-lease", 10*time.Second, "how long other replicas wait before taking over a registry check whose replica stopped renewing it")
 	c.Flags().BoolVar(&o.AllowPrivateRegistries, "allow-private-registries", false, "let image pull secret checks reach loopback and private addresses")
 	c.Flags().StringVar(&o.LogFormat, "log-format", "text", "request log format: text or json")
 	return c
@@ -86,7 +104,7 @@ contain request bodies or values.`,
 
 // RunServe serves until ctx ends, then shuts down gracefully.
 func RunServe(ctx context.Context, o *ServeOptions) error {
-	if err := requireDataDir(o.DataDir); err != nil {
+	if err := o.require(); err != nil {
 		return err
 	}
 	var h slog.Handler
@@ -100,7 +118,7 @@ func RunServe(ctx context.Context, o *ServeOptions) error {
 	}
 	logger := slog.New(h)
 	srv, err := platform.Open(ctx, platform.Options{
-		DataDir: o.DataDir, MasterKeyFile: o.MasterKeyFile,
+		DataDir: o.DataDir, Store: o.Store, MasterKeyFile: o.MasterKeyFile, ProvisionLease: o.ProvisionLease,
 		AllowPrivateRegistries: o.AllowPrivateRegistries, Logger: logger,
 	})
 	if err != nil {
@@ -137,7 +155,7 @@ func RunServe(ctx context.Context, o *ServeOptions) error {
 
 // OrgsOptions are the options of `orgs create|list`.
 type OrgsOptions struct {
-	DataDir       string
+	storeFlags
 	Name          string
 	DefaultRegion string
 	Output        string
@@ -148,7 +166,7 @@ func newOrgsCmd(st *iostreams.IOStreams) *cobra.Command {
 	c := &cobra.Command{Use: "orgs", Aliases: []string{"organizations"}, Short: "Manage organizations"}
 	co := &OrgsOptions{IO: st}
 	create := &cobra.Command{
-		Use:   "create NAME [--default-region R] --data-dir DIR",
+		Use:   "create NAME [--default-region R] (--data-dir DIR | --store URL)",
 		Short: "Create an organization",
 		Args:  cmdutil.ExactArgs(1, "the organization name"),
 		RunE: func(c *cobra.Command, args []string) error {
@@ -156,31 +174,31 @@ func newOrgsCmd(st *iostreams.IOStreams) *cobra.Command {
 			return RunOrgsCreate(c.Context(), co)
 		},
 	}
-	addDataDir(create, &co.DataDir)
+	addStoreFlags(create, &co.storeFlags)
 	create.Flags().StringVar(&co.DefaultRegion, "default-region", "us-west", "region of objects created without one")
 	lo := &OrgsOptions{IO: st}
 	list := &cobra.Command{
-		Use:   "list --data-dir DIR",
+		Use:   "list (--data-dir DIR | --store URL)",
 		Short: "List organizations",
 		Args:  cmdutil.ExactArgs(0, "no arguments"),
 		RunE:  func(c *cobra.Command, _ []string) error { return RunOrgsList(c.Context(), lo) },
 	}
-	addDataDir(list, &lo.DataDir)
+	addStoreFlags(list, &lo.storeFlags)
 	list.Flags().StringVarP(&lo.Output, "output", "o", "table", "output format: table or json")
 	c.AddCommand(create, list)
 	return c
 }
 
-func openAdmin(ctx context.Context, dir string) (*platform.Admin, error) {
-	if err := requireDataDir(dir); err != nil {
+func openAdmin(ctx context.Context, f storeFlags) (*platform.Admin, error) {
+	if err := f.require(); err != nil {
 		return nil, err
 	}
-	return platform.OpenAdmin(ctx, dir)
+	return platform.OpenAdmin(ctx, f.DataDir, f.Store)
 }
 
 // RunOrgsCreate creates an organization.
 func RunOrgsCreate(ctx context.Context, o *OrgsOptions) error {
-	a, err := openAdmin(ctx, o.DataDir)
+	a, err := openAdmin(ctx, o.storeFlags)
 	if err != nil {
 		return err
 	}
@@ -198,7 +216,7 @@ func RunOrgsList(ctx context.Context, o *OrgsOptions) error {
 	if o.Output != "table" && o.Output != "json" {
 		return cmdutil.FlagErrorf("--output %q: want table or json", o.Output)
 	}
-	a, err := openAdmin(ctx, o.DataDir)
+	a, err := openAdmin(ctx, o.storeFlags)
 	if err != nil {
 		return err
 	}
@@ -230,29 +248,29 @@ func writeJSON(w io.Writer, v any) error {
 
 // TokensOptions are the options of `tokens create|revoke|list`.
 type TokensOptions struct {
-	DataDir string
-	Org     string
-	User    string
-	ID      string
-	Output  string
-	IO      *iostreams.IOStreams
+	storeFlags
+	Org    string
+	User   string
+	ID     string
+	Output string
+	IO     *iostreams.IOStreams
 }
 
 func newTokensCmd(st *iostreams.IOStreams) *cobra.Command {
 	c := &cobra.Command{Use: "tokens", Short: "Manage API tokens"}
 	co := &TokensOptions{IO: st}
 	create := &cobra.Command{
-		Use:   "create --org NAME --data-dir DIR",
+		Use:   "create --org NAME (--data-dir DIR | --store URL)",
 		Short: "Create an API token; it is printed once, as the last line of stdout",
 		Args:  cmdutil.ExactArgs(0, "no arguments"),
 		RunE:  func(c *cobra.Command, _ []string) error { return RunTokensCreate(c.Context(), co) },
 	}
-	addDataDir(create, &co.DataDir)
+	addStoreFlags(create, &co.storeFlags)
 	create.Flags().StringVar(&co.Org, "org", "", "organization the token acts for (required)")
 	create.Flags().StringVar(&co.User, "user", "admin", "user name recorded in the audit log")
 	ro := &TokensOptions{IO: st}
 	revoke := &cobra.Command{
-		Use:   "revoke TOKEN_ID|TOKEN --data-dir DIR",
+		Use:   "revoke TOKEN_ID|TOKEN (--data-dir DIR | --store URL)",
 		Short: "Revoke an API token by its ID (tok_...) or the token itself",
 		Args:  cmdutil.ExactArgs(1, "a token ID or token"),
 		RunE: func(c *cobra.Command, args []string) error {
@@ -260,15 +278,15 @@ func newTokensCmd(st *iostreams.IOStreams) *cobra.Command {
 			return RunTokensRevoke(c.Context(), ro)
 		},
 	}
-	addDataDir(revoke, &ro.DataDir)
+	addStoreFlags(revoke, &ro.storeFlags)
 	lo := &TokensOptions{IO: st}
 	list := &cobra.Command{
-		Use:   "list --org NAME --data-dir DIR",
+		Use:   "list --org NAME (--data-dir DIR | --store URL)",
 		Short: "List the tokens of an organization (IDs only)",
 		Args:  cmdutil.ExactArgs(0, "no arguments"),
 		RunE:  func(c *cobra.Command, _ []string) error { return RunTokensList(c.Context(), lo) },
 	}
-	addDataDir(list, &lo.DataDir)
+	addStoreFlags(list, &lo.storeFlags)
 	list.Flags().StringVar(&lo.Org, "org", "", "organization (required)")
 	list.Flags().StringVarP(&lo.Output, "output", "o", "table", "output format: table or json")
 	c.AddCommand(create, revoke, list)
@@ -280,7 +298,7 @@ func RunTokensCreate(ctx context.Context, o *TokensOptions) error {
 	if o.Org == "" {
 		return cmdutil.FlagErrorf("%s", "--org is required")
 	}
-	a, err := openAdmin(ctx, o.DataDir)
+	a, err := openAdmin(ctx, o.storeFlags)
 	if err != nil {
 		return err
 	}
@@ -296,7 +314,7 @@ func RunTokensCreate(ctx context.Context, o *TokensOptions) error {
 
 // RunTokensRevoke revokes a token.
 func RunTokensRevoke(ctx context.Context, o *TokensOptions) error {
-	a, err := openAdmin(ctx, o.DataDir)
+	a, err := openAdmin(ctx, o.storeFlags)
 	if err != nil {
 		return err
 	}
@@ -316,7 +334,7 @@ func RunTokensList(ctx context.Context, o *TokensOptions) error {
 	if o.Output != "table" && o.Output != "json" {
 		return cmdutil.FlagErrorf("--output %q: want table or json", o.Output)
 	}
-	a, err := openAdmin(ctx, o.DataDir)
+	a, err := openAdmin(ctx, o.storeFlags)
 	if err != nil {
 		return err
 	}
@@ -338,4 +356,46 @@ func RunTokensList(ctx context.Context, o *TokensOptions) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", t.ID, t.User, t.CreatedAt.Format(time.RFC3339), rev)
 	}
 	return tw.Flush()
+}
+
+// MigrateOptions are the options of `migrate`.
+type MigrateOptions struct {
+	From string
+	To   string
+	IO   *iostreams.IOStreams
+}
+
+func newMigrateCmd(st *iostreams.IOStreams) *cobra.Command {
+	o := &MigrateOptions{IO: st}
+	c := &cobra.Command{
+		Use:   "migrate --from DIR --to postgres://…",
+		Short: "Copy a SQLite data directory into an empty PostgreSQL database",
+		Long: `Copy the platform in a SQLite data directory (organizations, tokens,
+objects, values, audit log) into an empty PostgreSQL database, in one
+transaction. Values are copied encrypted: start the replicas with
+--master-key-file DIR/master.key (or the key file the old server used).
+Stop the old server first: writes it accepts during the copy are not copied.`,
+		Args: cmdutil.ExactArgs(0, "no arguments"),
+		RunE: func(c *cobra.Command, _ []string) error { return RunMigrate(c.Context(), o) },
+	}
+	c.Flags().StringVar(&o.From, "from", "", "SQLite data directory to copy (required)")
+	c.Flags().StringVar(&o.To, "to", "", "postgres://… URL of the empty destination database (required)")
+	return c
+}
+
+// RunMigrate copies a SQLite data directory into PostgreSQL.
+func RunMigrate(ctx context.Context, o *MigrateOptions) error {
+	if o.From == "" {
+		return cmdutil.FlagErrorf("%s", "--from is required (the SQLite data directory)")
+	}
+	if o.To == "" {
+		return cmdutil.FlagErrorf("%s", "--to is required (a postgres:// URL)")
+	}
+	st, err := platform.Migrate(ctx, o.From, o.To)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(o.IO.Out, "migrated %d organizations, %d tokens, %d objects (%d values), %d audit records\n", st.Orgs, st.Tokens, st.Objects, st.Values, st.Audit)
+	fmt.Fprintf(o.IO.ErrOut, "Start the replicas with --store and --master-key-file %s (unless the old server used another key file).\n", filepath.Join(o.From, platform.MasterKeyFile))
+	return nil
 }

@@ -1,8 +1,8 @@
 // Package store defines the persistence interface of the platform. It knows
 // nothing of HTTP, validation or encryption: values reach it already
-// encrypted. The interface is deliberately narrow (no SQL leaks through it) so
-// that a PostgreSQL implementation can sit beside the SQLite one in
-// store/sqlite.
+// encrypted. The interface is deliberately narrow (no SQL leaks through it):
+// store/sqlite and store/postgres implement it, and store/storetest holds the
+// contract tests both pass.
 package store
 
 import (
@@ -15,6 +15,10 @@ import (
 var (
 	ErrNotFound = errors.New("not found")
 	ErrExists   = errors.New("already exists")
+	// ErrUnavailable wraps errors of a database that cannot be reached
+	// (down, restarting, refusing connections): the request may succeed
+	// when retried later.
+	ErrUnavailable = errors.New("database unavailable")
 )
 
 // Org is an organization.
@@ -115,7 +119,10 @@ type ListQuery struct {
 type Tx interface {
 	Org(ctx context.Context, name string) (Org, error)
 	CreateOrg(ctx context.Context, o Org) (Org, error)
+	// CreateToken stores t; a non-nil t.RevokedAt stores it revoked (migrations).
 	CreateToken(ctx context.Context, t Token) error
+	// RevokeToken revokes a token and advances the tokens epoch (see
+	// Store.TokensEpoch) in the same transaction.
 	RevokeToken(ctx context.Context, id string) error
 
 	Object(ctx context.Context, orgID int64, name string) (Object, error)
@@ -129,8 +136,14 @@ type Tx interface {
 	// true and exactly this ApplySet ("" matches only objects applied
 	// without an apply set), in name order, as this transaction sees them.
 	AppliedObjects(ctx context.Context, orgID int64, applySet string) ([]Object, error)
-	// NextVersion returns a new store-wide unique, increasing version number.
+	// NextVersion returns a new store-wide unique version number, greater
+	// than every version this transaction read and every version this
+	// store handed out before.
 	NextVersion(ctx context.Context) (int64, error)
+	// AdvanceVersion makes every later NextVersion of this store, and of
+	// stores opened on the database later, return more than v (used when
+	// importing objects that carry their versions).
+	AdvanceVersion(ctx context.Context, v int64) error
 	Audit(ctx context.Context, r AuditRecord) error
 }
 
@@ -156,10 +169,64 @@ type Store interface {
 	// MarkPendingReady makes every pending object of region and kind ready
 	// in one write and returns how many it changed.
 	MarkPendingReady(ctx context.Context, region, kind string) (int, error)
+	// ClaimPending claims up to limit pending objects of region and kind
+	// for holder, in write order, without their Labels and Keys. An object
+	// is claimable when no claim holds its current generation or the claim's
+	// lease ran out, so several processes sharing the database each get
+	// different objects, and the objects of a process that died are claimed
+	// again once its lease expires. The lease is measured on the
+	// database's clock.
+	ClaimPending(ctx context.Context, region, kind, holder string, lease time.Duration, limit int) ([]Object, error)
+	// RenewClaims extends holder's claims on the objects ids that are still
+	// pending by lease.
+	RenewClaims(ctx context.Context, holder string, ids []int64, lease time.Duration) error
 	// SetStatus records provisioning results, each only if its object still
 	// has the generation it was computed for; it returns how many applied.
 	SetStatus(ctx context.Context, updates []StatusUpdate) (int, error)
 	Audit(ctx context.Context, org string, limit int) ([]AuditRecord, error)
+	// TokensEpoch returns a number that changes whenever a token is revoked:
+	// a process caching token lookups drops its cache when it changes.
+	TokensEpoch(ctx context.Context) (int64, error)
 
 	Close() error
+}
+
+// ObjectKey names an object: its organization and name.
+type ObjectKey struct {
+	OrgID int64
+	Name  string
+}
+
+// Compare orders keys by organization, then name (bytewise).
+func (k ObjectKey) Compare(o ObjectKey) int {
+	switch {
+	case k.OrgID < o.OrgID:
+		return -1
+	case k.OrgID > o.OrgID:
+		return 1
+	case k.Name < o.Name:
+		return -1
+	case k.Name > o.Name:
+		return 1
+	}
+	return 0
+}
+
+type objectsKey struct{}
+
+// WithObjects declares, for the Update called with the returned context,
+// the objects its function reads with Tx.Object. It is a hint: a store
+// that runs concurrent updates in one transaction (store/postgres) reads
+// and locks the declared objects of a whole batch up front, in key order,
+// which saves a round trip per update and keeps batches of several
+// processes from deadlocking. An update that reads other objects, or none
+// of these, is still correct. The SQLite store ignores it.
+func WithObjects(ctx context.Context, keys ...ObjectKey) context.Context {
+	return context.WithValue(ctx, objectsKey{}, keys)
+}
+
+// ObjectsOf returns the objects declared with WithObjects.
+func ObjectsOf(ctx context.Context) []ObjectKey {
+	keys, _ := ctx.Value(objectsKey{}).([]ObjectKey)
+	return keys
 }

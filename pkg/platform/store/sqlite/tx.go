@@ -1,19 +1,19 @@
 package sqlite
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/botkit-dev/botkit/pkg/platform/store"
+	"github.com/botkit-dev/botkit/pkg/platform/store/rowcodec"
 	sqlite "modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 )
@@ -32,8 +32,9 @@ const (
 	qObjectByName = `SELECT ` + objectCols + ` FROM objects WHERE org_id = ? AND name = ?`
 	qValues       = `SELECT key, size, ciphertext FROM secret_values WHERE object_id = ? ORDER BY key`
 	qInsertOrg    = `INSERT INTO orgs (name, default_region, created_at) VALUES (?, ?, ?)`
-	qInsertToken  = `INSERT INTO tokens (id, hash, org_id, user, created_at) VALUES (?, ?, ?, ?, ?)`
+	qInsertToken  = `INSERT INTO tokens (id, hash, org_id, user, created_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?)`
 	qRevokeToken  = `UPDATE tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL`
+	qBumpEpoch    = `UPDATE counters SET value = value + 1 WHERE name = 'tokens_epoch'`
 	qUpdateObject = `UPDATE objects SET labels = ?, keys = ?, host = ?, username = ?, version = ?, generation = ?, state = ?, message = ?, updated_at = ?, managed = ?, apply_set = ? WHERE id = ?`
 	// qUpdateSpec leaves state and message alone: when they do not change,
 	// naming them in SET would still make SQLite rewrite the row's entry in
@@ -257,12 +258,12 @@ func scanObject(sc scanner) (store.Object, error) {
 		return o, err
 	}
 	if labels != "" && labels != "{}" {
-		if o.Labels, err = decodeLabels(labels); err != nil {
+		if o.Labels, err = rowcodec.DecodeLabels(labels); err != nil {
 			return o, fmt.Errorf("object %d: labels: %w", o.ID, err)
 		}
 	}
 	if keys != "" {
-		if o.Keys, err = decodeKeys(keys); err != nil {
+		if o.Keys, err = rowcodec.DecodeKeys(keys); err != nil {
 			return o, fmt.Errorf("object %d: keys: %w", o.ID, err)
 		}
 	}
@@ -318,8 +319,12 @@ func (t *sqlTx) CreateToken(ctx context.Context, tok store.Token) error {
 	if tok.CreatedAt.IsZero() {
 		tok.CreatedAt = time.Now().UTC()
 	}
+	var revoked any
+	if tok.RevokedAt != nil {
+		revoked = tok.RevokedAt.UnixNano()
+	}
 	_, err := t.exec(ctx, qInsertToken,
-		tok.ID, tok.Hash, tok.OrgID, tok.User, tok.CreatedAt.UnixNano())
+		tok.ID, tok.Hash, tok.OrgID, tok.User, tok.CreatedAt.UnixNano(), revoked)
 	if isUnique(err) {
 		return store.ErrExists
 	}
@@ -334,7 +339,8 @@ func (t *sqlTx) RevokeToken(ctx context.Context, id string) error {
 	if n, _ := res.RowsAffected(); n == 0 {
 		return store.ErrNotFound
 	}
-	return nil
+	_, err = t.exec(ctx, qBumpEpoch)
+	return err
 }
 
 // Object reads through this request's writes, the batch's writes and the
@@ -376,108 +382,12 @@ func (t *sqlTx) Values(ctx context.Context, objectID int64) ([]store.Value, erro
 	return getValues(ctx, t.b, objectID)
 }
 
-// encodeKeys stores key names and value sizes as "KEY:size,KEY:size" in key
-// order (key names are [A-Za-z0-9_], so the separators cannot clash); it is
-// much cheaper to read back than JSON.
-func encodeKeys(m map[string]int) string {
-	if len(m) == 0 {
-		return ""
-	}
-	names := make([]string, 0, len(m))
-	n := 0
-	for k := range m {
-		names = append(names, k)
-		n += len(k) + 8
-	}
-	slices.Sort(names)
-	b := make([]byte, 0, n)
-	for i, k := range names {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, k...)
-		b = append(b, ':')
-		b = strconv.AppendInt(b, int64(m[k]), 10)
-	}
-	return string(b)
-}
-
-func decodeKeys(s string) (map[string]int, error) {
-	if s == "" {
-		return map[string]int{}, nil
-	}
-	m := make(map[string]int, strings.Count(s, ",")+1)
-	for item := range strings.SplitSeq(s, ",") {
-		k, v, ok := strings.Cut(item, ":")
-		n, err := strconv.Atoi(v)
-		if !ok || err != nil || k == "" {
-			return nil, fmt.Errorf("malformed key list")
-		}
-		m[k] = n
-	}
-	return m, nil
-}
-
-// encodeLabels stores labels as "k=v,k=v" in key order when no key or value
-// holds ',' or '=' (always true of valid labels), else as JSON.
-func encodeLabels(m map[string]string) (string, error) {
-	if len(m) == 0 {
-		return "", nil
-	}
-	names := make([]string, 0, len(m))
-	for k, v := range m {
-		if k == "" || strings.ContainsAny(k, ",={") || strings.ContainsAny(v, ",=") {
-			return marshalMap(m)
-		}
-		names = append(names, k)
-	}
-	slices.Sort(names)
-	var b strings.Builder
-	for i, k := range names {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(k)
-		b.WriteByte('=')
-		b.WriteString(m[k])
-	}
-	return b.String(), nil
-}
-
-func decodeLabels(s string) (map[string]string, error) {
-	if s == "" {
-		return nil, nil
-	}
-	if s[0] == '{' {
-		var m map[string]string
-		err := json.Unmarshal([]byte(s), &m)
-		return m, err
-	}
-	m := make(map[string]string, strings.Count(s, ",")+1)
-	for item := range strings.SplitSeq(s, ",") {
-		k, v, ok := strings.Cut(item, "=")
-		if !ok || k == "" {
-			return nil, fmt.Errorf("malformed label list")
-		}
-		m[k] = v
-	}
-	return m, nil
-}
-
-func marshalMap[V any](m map[string]V) (string, error) {
-	if len(m) == 0 {
-		return "{}", nil
-	}
-	b, err := json.Marshal(m)
-	return string(b), err
-}
-
 func (t *sqlTx) PutObject(ctx context.Context, o store.Object) (int64, error) {
-	labels, err := encodeLabels(o.Labels)
+	labels, err := rowcodec.EncodeLabels(o.Labels)
 	if err != nil {
 		return 0, err
 	}
-	keys := encodeKeys(o.Keys)
+	keys := rowcodec.EncodeKeys(o.Keys)
 	if o.ID == 0 {
 		res, err := t.exec(ctx, qInsertObject,
 			o.OrgID, o.Name, o.Kind, o.Region, labels, keys, o.Host, o.Username, o.Version, o.Generation, o.State, o.Message,
@@ -574,6 +484,20 @@ func (t *sqlTx) NextVersion(ctx context.Context) (int64, error) {
 	t.b.version++
 	t.b.versionDirty = true
 	return t.b.version, nil
+}
+
+func (t *sqlTx) AdvanceVersion(ctx context.Context, v int64) error {
+	if !t.b.versionLoaded {
+		if err := t.b.QueryRowContext(ctx, qLoadVersion).Scan(&t.b.version); err != nil {
+			return err
+		}
+		t.b.versionLoaded = true
+	}
+	if v > t.b.version {
+		t.b.version = v
+		t.b.versionDirty = true
+	}
+	return nil
 }
 
 // Audit queues the record; the batch writes the audit records of its
@@ -721,10 +645,10 @@ func (s *Store) List(ctx context.Context, q store.ListQuery, fn func(*store.List
 			return err
 		}
 		it.CreatedAt, it.UpdatedAt = fromNanos(created), fromNanos(updated)
-		if it.LabelPairs, err = labelPairs(it.LabelPairs[:0], labels); err != nil {
+		if it.LabelPairs, err = rowcodec.LabelPairs(it.LabelPairs[:0], labels); err != nil {
 			return fmt.Errorf("object %s: labels: %w", it.Name, err)
 		}
-		if it.KeyNames, err = keyNames(it.KeyNames[:0], keys); err != nil {
+		if it.KeyNames, err = rowcodec.KeyNames(it.KeyNames[:0], keys); err != nil {
 			return fmt.Errorf("object %s: keys: %w", it.Name, err)
 		}
 		more, err := fn(&it)
@@ -733,46 +657,6 @@ func (s *Store) List(ctx context.Context, q store.ListQuery, fn func(*store.List
 		}
 	}
 	return rows.Err()
-}
-
-// keyNames appends the key names of an encoded key list (already sorted).
-func keyNames(dst []string, s string) ([]string, error) {
-	if s == "" {
-		return dst, nil
-	}
-	for item := range strings.SplitSeq(s, ",") {
-		k, _, ok := strings.Cut(item, ":")
-		if !ok || k == "" {
-			return dst, fmt.Errorf("malformed key list")
-		}
-		dst = append(dst, k)
-	}
-	return dst, nil
-}
-
-// labelPairs appends the key, value pairs of encoded labels in key order.
-func labelPairs(dst []string, s string) ([]string, error) {
-	if s == "" || s == "{}" {
-		return dst, nil
-	}
-	if s[0] == '{' {
-		m, err := decodeLabels(s)
-		if err != nil {
-			return dst, err
-		}
-		for _, k := range slices.Sorted(maps.Keys(m)) {
-			dst = append(dst, k, m[k])
-		}
-		return dst, nil
-	}
-	for item := range strings.SplitSeq(s, ",") {
-		k, v, ok := strings.Cut(item, "=")
-		if !ok || k == "" {
-			return dst, fmt.Errorf("malformed label list")
-		}
-		dst = append(dst, k, v)
-	}
-	return dst, nil
 }
 
 func (s *Store) Pending(ctx context.Context, region, kind string, limit int) ([]store.Object, error) {
@@ -791,6 +675,68 @@ func (s *Store) Pending(ctx context.Context, region, kind string, limit int) ([]
 		out = append(out, o)
 	}
 	return out, rows.Err()
+}
+
+// ClaimPending implements store.Store. The claim columns are not part of
+// store.Object, so the writer's object cache stays valid.
+func (s *Store) ClaimPending(ctx context.Context, region, kind, holder string, lease time.Duration, limit int) ([]store.Object, error) {
+	// Most passes find nothing to claim: look on the read pool first, so
+	// that they cost the writer nothing.
+	var one int
+	err := s.rdb().QueryRowContext(ctx, `SELECT 1 FROM objects WHERE state = 'pending' AND region = ? AND kind = ? AND (claim_until < ? OR claim_gen <> generation) LIMIT 1`,
+		region, kind, time.Now().UnixNano()).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []store.Object
+	err = s.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+		out = out[:0]
+		t := tx.(*sqlTx)
+		t.dirty = true
+		now := time.Now().UnixNano()
+		rows, err := t.b.QueryContext(ctx, `UPDATE objects SET claimed_by = ?, claim_until = ?, claim_gen = generation
+			WHERE id IN (SELECT id FROM objects WHERE state = 'pending' AND region = ? AND kind = ? AND (claim_until < ? OR claim_gen <> generation) ORDER BY id LIMIT ?)
+			RETURNING id, org_id, name, kind, region, '', '', host, username, version, generation, state, message, created_at, updated_at, managed, apply_set`,
+			holder, now+lease.Nanoseconds(), region, kind, now, limit)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			o, err := scanObject(rows)
+			if err != nil {
+				return err
+			}
+			out = append(out, o)
+		}
+		return rows.Err()
+	})
+	slices.SortFunc(out, func(a, b store.Object) int { return cmp.Compare(a.ID, b.ID) })
+	return out, err
+}
+
+func (s *Store) RenewClaims(ctx context.Context, holder string, ids []int64, lease time.Duration) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	return s.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+		until := time.Now().UnixNano() + lease.Nanoseconds()
+		for _, id := range ids {
+			if _, err := tx.(*sqlTx).exec(ctx, `UPDATE objects SET claim_until = ? WHERE id = ? AND claimed_by = ? AND state = 'pending'`, until, id, holder); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+func (s *Store) TokensEpoch(ctx context.Context) (int64, error) {
+	var v int64
+	err := s.rdb().QueryRowContext(ctx, `SELECT value FROM counters WHERE name = 'tokens_epoch'`).Scan(&v)
+	return v, err
 }
 
 func (s *Store) SetStatus(ctx context.Context, updates []store.StatusUpdate) (int, error) {

@@ -1,4 +1,4 @@
-package sqlite
+package rowcodec
 
 import (
 	"maps"
@@ -8,17 +8,17 @@ import (
 
 func TestKeysEncoding(t *testing.T) {
 	for _, m := range []map[string]int{nil, {"A": 1}, {"B_2": 0, "A": 65536, "_x": 12}} {
-		enc := encodeKeys(m)
-		got, err := decodeKeys(enc)
+		enc := EncodeKeys(m)
+		got, err := DecodeKeys(enc)
 		if err != nil || (len(m) > 0 && !maps.Equal(got, m)) || (len(m) == 0 && len(got) != 0) {
 			t.Errorf("%v -> %q -> %v, %v", m, enc, got, err)
 		}
 	}
-	if encodeKeys(map[string]int{"B": 1, "A": 2}) != "A:2,B:1" {
+	if EncodeKeys(map[string]int{"B": 1, "A": 2}) != "A:2,B:1" {
 		t.Error("keys are not sorted")
 	}
 	for _, bad := range []string{"A", "A:x", ":1", "A:1,"} {
-		if _, err := decodeKeys(bad); err == nil {
+		if _, err := DecodeKeys(bad); err == nil {
 			t.Errorf("%q accepted", bad)
 		}
 	}
@@ -26,16 +26,16 @@ func TestKeysEncoding(t *testing.T) {
 
 func TestLabelsEncoding(t *testing.T) {
 	for _, m := range []map[string]string{{"team": "voice"}, {"b": "", "botkit.dev/a": "x.y-z_1"}, {"odd,key": "v=1"}} {
-		enc, err := encodeLabels(m)
+		enc, err := EncodeLabels(m)
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := decodeLabels(enc)
+		got, err := DecodeLabels(enc)
 		if err != nil || !maps.Equal(got, m) {
 			t.Errorf("%v -> %q -> %v, %v", m, enc, got, err)
 		}
 	}
-	if enc, _ := encodeLabels(nil); enc != "" {
+	if enc, _ := EncodeLabels(nil); enc != "" {
 		t.Errorf("nil labels: %q", enc)
 	}
 }
@@ -44,22 +44,22 @@ func TestLabelsEncoding(t *testing.T) {
 // columns; they must agree with the full decoders.
 func TestListDecoding(t *testing.T) {
 	for _, m := range []map[string]int{nil, {"A": 1}, {"B_2": 0, "A": 65536, "_x": 12}} {
-		got, err := keyNames([]string{"stale"}[:0], encodeKeys(m))
+		got, err := KeyNames([]string{"stale"}[:0], EncodeKeys(m))
 		if want := slices.Sorted(maps.Keys(m)); err != nil || !slices.Equal(got, want) {
 			t.Errorf("%v: key names %v, %v; want %v", m, got, err, want)
 		}
 	}
 	for _, bad := range []string{"A", ":1", "A:1,", ",A:1"} {
-		if _, err := keyNames(nil, bad); err == nil {
+		if _, err := KeyNames(nil, bad); err == nil {
 			t.Errorf("key list %q accepted", bad)
 		}
 	}
 	for _, m := range []map[string]string{nil, {"team": "voice"}, {"b": "", "botkit.dev/a": "x.y-z_1"}, {"odd,key": "v=1", "a": "{"}} {
-		enc, err := encodeLabels(m)
+		enc, err := EncodeLabels(m)
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := labelPairs(nil, enc)
+		got, err := LabelPairs(nil, enc)
 		var want []string
 		for _, k := range slices.Sorted(maps.Keys(m)) {
 			want = append(want, k, m[k])
@@ -69,7 +69,7 @@ func TestListDecoding(t *testing.T) {
 		}
 	}
 	for _, bad := range []string{"a", "=v", "a=1,", "{"} {
-		if _, err := labelPairs(nil, bad); err == nil {
+		if _, err := LabelPairs(nil, bad); err == nil {
 			t.Errorf("label list %q accepted", bad)
 		}
 	}

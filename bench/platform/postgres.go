@@ -1,0 +1,306 @@
+package main
+
+// The PostgreSQL benchmark (-store postgres://…): replicas are separate
+// processes (this program re-run with -serve-replica), so that each one's
+// CPU time can be read from /proc. In alternating rounds it measures
+//
+//   - F: the raw floor: 32 connections each committing single-row INSERTs
+//     (synchronous_commit=on) into a table of the same database;
+//   - 1: HTTP merges by -clients clients through one replica;
+//   - N: the same through -replicas replicas (client i uses replica i % N).
+//
+// and reports the medians, 1/F (goal >= 0.8), N/1 (goal >= 0.9) and the CPU
+// time per write of every replica.
+
+import (
+	"bufio"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/botkit-dev/botkit/pkg/platform"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// serveReplica serves one replica on 127.0.0.1:0, prints its address and
+// runs until stdin closes (the benchmark ended or died).
+func serveReplica(ctx context.Context, o options) error {
+	srv, err := platform.Open(ctx, platform.Options{Store: o.store, MasterKeyFile: o.keyFile})
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	hs := &http.Server{Handler: srv.Handler()}
+	go hs.Serve(ln)
+	fmt.Printf("listening on http://%s\n", ln.Addr())
+	io.Copy(io.Discard, os.Stdin)
+	return hs.Close()
+}
+
+type replica struct {
+	cmd   *exec.Cmd
+	stdin io.WriteCloser
+	url   string
+}
+
+func startReplica(o options, keyFile string, i int) (*replica, error) {
+	args := []string{"-serve-replica", "-store", o.store, "-master-key-file", keyFile}
+	if o.replicaProfile != "" {
+		args = append(args, "-cpuprofile", fmt.Sprintf("%s.%d", o.replicaProfile, i))
+	}
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Stderr = os.Stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil || !strings.HasPrefix(line, "listening on ") {
+		cmd.Process.Kill()
+		cmd.Wait()
+		return nil, fmt.Errorf("replica did not start: %q %v", line, err)
+	}
+	return &replica{cmd: cmd, stdin: stdin, url: strings.TrimSpace(strings.TrimPrefix(line, "listening on "))}, nil
+}
+
+func (r *replica) stop() {
+	r.stdin.Close()
+	done := make(chan struct{})
+	go func() { r.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		r.cmd.Process.Kill()
+		<-done
+	}
+}
+
+// cpu returns the CPU time (user + system) the replica used so far, from
+// /proc (in USER_HZ = 1/100 s ticks).
+func (r *replica) cpu() time.Duration {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", r.cmd.Process.Pid))
+	if err != nil {
+		return 0
+	}
+	s := string(b)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+2:])
+	if len(f) < 13 {
+		return 0
+	}
+	ut, _ := strconv.ParseInt(f[11], 10, 64)
+	st, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(ut+st) * 10 * time.Millisecond
+}
+
+// rawPG is the floor: single-row committed INSERTs from many connections.
+type rawPG struct {
+	pool *pgxpool.Pool
+	val  []byte
+}
+
+func openRawPG(ctx context.Context, url string, conns int) (*rawPG, error) {
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, err
+	}
+	cfg.MaxConns, cfg.MinConns = int32(conns), int32(conns)
+	cfg.ConnConfig.RuntimeParams["synchronous_commit"] = "on"
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := pool.Exec(ctx, `CREATE TABLE IF NOT EXISTS bench_raw_commits (id BIGSERIAL PRIMARY KEY, k TEXT NOT NULL, v BYTEA NOT NULL)`); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return &rawPG{pool: pool, val: make([]byte, 64)}, nil
+}
+
+func (r *rawPG) commits(ctx context.Context, conns int, d time.Duration) (phase, error) {
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var p phase
+	var firstErr error
+	start := time.Now()
+	for i := range conns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var lat []time.Duration
+			var err error
+			for n := 0; time.Since(start) < d; n++ {
+				t0 := time.Now()
+				// One statement outside a transaction block: its own
+				// committed transaction.
+				if _, err = r.pool.Exec(ctx, `INSERT INTO bench_raw_commits (k, v) VALUES ($1, $2)`, fmt.Sprintf("K_%d_%d", i, n), r.val); err != nil {
+					break
+				}
+				lat = append(lat, time.Since(t0))
+			}
+			mu.Lock()
+			p.lat = append(p.lat, lat...)
+			if err != nil && firstErr == nil {
+				firstErr = err
+			}
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	p.n, p.elapsed = len(p.lat), time.Since(start)
+	return p, firstErr
+}
+
+func runPostgres(ctx context.Context, o options, out io.Writer) error {
+	if o.clients < 1 || o.duration <= 0 || o.rounds < 1 || o.replicas < 2 || o.sets < 1 {
+		return fmt.Errorf("-clients, -sets and -rounds must be >= 1, -replicas >= 2, -duration > 0")
+	}
+	round := o.duration / time.Duration(o.rounds)
+	dir, err := os.MkdirTemp("", "botkit-bench-pg-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	key := make([]byte, 32)
+	rand.Read(key)
+	keyFile := filepath.Join(dir, "master.key")
+	if err := os.WriteFile(keyFile, []byte(hex.EncodeToString(key)), 0o600); err != nil {
+		return err
+	}
+	admin, err := platform.OpenAdmin(ctx, "", o.store)
+	if err != nil {
+		return err
+	}
+	defer admin.Close()
+	org := "bench-" + hex.EncodeToString(key[:4]) // the database may hold earlier runs
+	if _, err := admin.CreateOrg(ctx, org, ""); err != nil {
+		return err
+	}
+	token, _, err := admin.CreateToken(ctx, org, "bench")
+	if err != nil {
+		return err
+	}
+	var reps []*replica
+	defer func() {
+		for _, r := range reps {
+			r.stop()
+		}
+	}()
+	for i := range o.replicas {
+		r, err := startReplica(o, keyFile, i)
+		if err != nil {
+			return err
+		}
+		reps = append(reps, r)
+	}
+	urls := make([]string, len(reps))
+	for i, r := range reps {
+		urls[i] = r.url
+	}
+	raw, err := openRawPG(ctx, o.store, o.clients)
+	if err != nil {
+		return fmt.Errorf("raw PostgreSQL: %w", err)
+	}
+	defer raw.pool.Close()
+
+	fmt.Fprintf(out, "botkit platform on PostgreSQL — %d clients merging into %d sets, %d alternating rounds of %s per phase, %d replica processes\n\n",
+		o.clients, min(o.sets, o.clients), o.rounds, round, o.replicas)
+	seq := make([]int, o.clients)
+	if _, err := merges(urls, org, token, o.clients, o.sets, 300*time.Millisecond, seq); err != nil {
+		return err
+	}
+	if _, err := raw.commits(ctx, o.clients, 300*time.Millisecond); err != nil {
+		return fmt.Errorf("raw PostgreSQL: %w", err)
+	}
+
+	var floorRounds, oneRounds, manyRounds []phase
+	oneCPU := time.Duration(0)
+	manyCPU := make([]time.Duration, len(reps))
+	fmt.Fprintf(out, "round   raw commits/s   1 replica/s   %d replicas/s\n", len(reps))
+	for r := range o.rounds {
+		var f, one, many phase
+		steps := []func() error{
+			func() (err error) {
+				f, err = raw.commits(ctx, o.clients, round)
+				return err
+			},
+			func() (err error) {
+				c0 := reps[0].cpu()
+				one, err = merges(urls[:1], org, token, o.clients, o.sets, round, seq)
+				oneCPU += reps[0].cpu() - c0
+				return err
+			},
+			func() (err error) {
+				c0 := make([]time.Duration, len(reps))
+				for i, rp := range reps {
+					c0[i] = rp.cpu()
+				}
+				many, err = merges(urls, org, token, o.clients, o.sets, round, seq)
+				for i, rp := range reps {
+					manyCPU[i] += rp.cpu() - c0[i]
+				}
+				return err
+			},
+		}
+		for i := range steps {
+			if err := steps[(i+r)%len(steps)](); err != nil {
+				return err
+			}
+		}
+		fmt.Fprintf(out, "%5d %15.0f %13.0f %15.0f\n", r+1, f.rate(), one.rate(), many.rate())
+		floorRounds, oneRounds, manyRounds = append(floorRounds, f), append(oneRounds, one), append(manyRounds, many)
+	}
+	client := &http.Client{}
+	if err := verifyMerges(ctx, client, urls[len(urls)-1], org, token, o.clients, o.sets, seq); err != nil {
+		return err
+	}
+	fm, om, mm := medianRate(floorRounds), medianRate(oneRounds), medianRate(manyRounds)
+	count := func(ps []phase) int {
+		n := 0
+		for _, p := range ps {
+			n += p.n
+		}
+		return n
+	}
+	on, mn := count(oneRounds), count(manyRounds)
+	fl, ol, ml := allLatencies(floorRounds), allLatencies(oneRounds), allLatencies(manyRounds)
+	fmt.Fprintf(out, "\nF: raw PostgreSQL, single-row INSERT commits from %d connections (synchronous_commit=on)\n", o.clients)
+	fmt.Fprintf(out, "  median commits/s     %10.0f   (rounds %s)   latency p50 / p99 %s / %s\n", fm, rates(floorRounds), pct(fl, 0.5), pct(fl, 0.99))
+	fmt.Fprintf(out, "1: HTTP merges through 1 replica (durable before the answer; every merge verified present)\n")
+	fmt.Fprintf(out, "  median writes/s      %10.0f   (rounds %s)   latency p50 / p99 %s / %s\n", om, rates(oneRounds), pct(ol, 0.5), pct(ol, 0.99))
+	fmt.Fprintf(out, "  replica CPU          %10.0f µs per write\n", float64(oneCPU.Microseconds())/float64(max(on, 1)))
+	fmt.Fprintf(out, "%d: HTTP merges through %d replicas\n", len(reps), len(reps))
+	fmt.Fprintf(out, "  median writes/s      %10.0f   (rounds %s)   latency p50 / p99 %s / %s\n", mm, rates(manyRounds), pct(ml, 0.5), pct(ml, 0.99))
+	var per []string
+	total := time.Duration(0)
+	for i, c := range manyCPU {
+		per = append(per, fmt.Sprintf("#%d %.0f", i+1, float64(c.Microseconds())/float64(max(mn, 1))))
+		total += c
+	}
+	fmt.Fprintf(out, "  replica CPU          %10.0f µs per write in all (per replica, per write of the phase: %s)\n",
+		float64(total.Microseconds())/float64(max(mn, 1)), strings.Join(per, ", "))
+	fmt.Fprintf(out, "ratio 1 replica / raw floor     %.2f   (goal >= 0.8)\n", om/fm)
+	fmt.Fprintf(out, "ratio %d replicas / 1 replica    %.2f   (goal >= 0.9)\n", len(reps), mm/om)
+	return nil
+}

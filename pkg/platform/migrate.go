@@ -1,0 +1,139 @@
+package platform
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/botkit-dev/botkit/pkg/platform/store"
+	"github.com/botkit-dev/botkit/pkg/platform/store/postgres"
+)
+
+// MigrateStats counts what Migrate copied.
+type MigrateStats struct {
+	Orgs, Tokens, Objects, Values, Audit int
+}
+
+// Migrate copies the SQLite platform of dataDir into the empty PostgreSQL
+// database at storeURL, in one transaction: organizations, tokens (hashes,
+// revocations), objects with their versions, generations and states, values
+// and the audit log. Values are copied as they are stored, encrypted: they
+// are sealed with organization, region, name and key as associated data,
+// none of which changes, so the replicas decrypt them with the master key of
+// dataDir (pass it to them with --master-key-file). The source is only read.
+func Migrate(ctx context.Context, dataDir, storeURL string) (MigrateStats, error) {
+	var st MigrateStats
+	if !postgres.IsURL(storeURL) {
+		return st, invalidError{fmt.Errorf("--to %s: want a postgres:// URL", postgres.Redact(storeURL))}
+	}
+	if _, err := os.Stat(filepath.Join(dataDir, DatabaseFile)); err != nil {
+		return st, fmt.Errorf("--from %s: no platform database (%s): %w", dataDir, DatabaseFile, ErrNotFound)
+	}
+	src, err := openStore(ctx, dataDir, "", nil)
+	if err != nil {
+		return st, err
+	}
+	defer src.Close()
+	dst, err := openStore(ctx, "", storeURL, nil)
+	if err != nil {
+		return st, err
+	}
+	defer dst.Close()
+	if orgs, err := dst.Orgs(ctx); err != nil {
+		return st, err
+	} else if len(orgs) > 0 {
+		return st, fmt.Errorf("--to %s: the database already holds %d organizations; migrate into an empty database: %w", postgres.Redact(storeURL), len(orgs), ErrExists)
+	}
+	orgs, err := src.Orgs(ctx)
+	if err != nil {
+		return st, err
+	}
+	// Read everything first: the copy is one write transaction.
+	type objectCopy struct {
+		obj  store.Object
+		vals []store.Value
+	}
+	type orgCopy struct {
+		org     store.Org
+		tokens  []store.Token
+		objects []objectCopy
+		audit   []store.AuditRecord
+	}
+	var all []orgCopy
+	var maxVersion int64
+	for _, o := range orgs {
+		oc := orgCopy{org: o}
+		if oc.tokens, err = src.Tokens(ctx, o.ID); err != nil {
+			return st, err
+		}
+		var names []string
+		if err := src.List(ctx, store.ListQuery{OrgID: o.ID}, func(it *store.ListItem) (bool, error) {
+			names = append(names, it.Name)
+			return true, nil
+		}); err != nil {
+			return st, err
+		}
+		for _, name := range names {
+			obj, err := src.Object(ctx, o.ID, name)
+			if err != nil {
+				return st, err
+			}
+			vals, err := src.Values(ctx, obj.ID)
+			if err != nil {
+				return st, err
+			}
+			maxVersion = max(maxVersion, obj.Version)
+			oc.objects = append(oc.objects, objectCopy{obj, vals})
+		}
+		if oc.audit, err = src.Audit(ctx, o.Name, math.MaxInt32); err != nil {
+			return st, err
+		}
+		slices.Reverse(oc.audit) // oldest first, so the copy keeps the order
+		all = append(all, oc)
+	}
+	err = dst.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+		st = MigrateStats{}
+		for _, oc := range all {
+			org, err := tx.CreateOrg(ctx, store.Org{Name: oc.org.Name, DefaultRegion: oc.org.DefaultRegion, CreatedAt: oc.org.CreatedAt})
+			if err != nil {
+				return fmt.Errorf("organization %s: %w", oc.org.Name, err)
+			}
+			st.Orgs++
+			for _, t := range oc.tokens {
+				t.OrgID = org.ID
+				if err := tx.CreateToken(ctx, t); err != nil {
+					return fmt.Errorf("token %s: %w", t.ID, err)
+				}
+				st.Tokens++
+			}
+			for _, c := range oc.objects {
+				obj := c.obj
+				obj.ID, obj.OrgID = 0, org.ID
+				id, err := tx.PutObject(ctx, obj)
+				if err != nil {
+					return fmt.Errorf("%s of organization %s: %w", describe(obj), org.Name, err)
+				}
+				if err := tx.PutValues(ctx, id, c.vals); err != nil {
+					return fmt.Errorf("%s of organization %s: %w", describe(obj), org.Name, err)
+				}
+				st.Objects++
+				st.Values += len(c.vals)
+			}
+			for _, r := range oc.audit {
+				if err := tx.Audit(ctx, r); err != nil {
+					return err
+				}
+				st.Audit++
+			}
+		}
+		return tx.AdvanceVersion(ctx, maxVersion)
+	})
+	if errors.Is(err, store.ErrExists) {
+		return st, fmt.Errorf("--to: %w (another migration ran at the same time?)", ErrExists)
+	}
+	return st, err
+}

@@ -1,0 +1,149 @@
+// Package rowcodec encodes the key list and labels of an object into the
+// compact text columns both stores (SQLite and PostgreSQL) keep, so that
+// their rows are identical and a data directory migrates column by column.
+package rowcodec
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// EncodeKeys stores key names and value sizes as "KEY:size,KEY:size" in key
+// order (key names are [A-Za-z0-9_], so the separators cannot clash); it is
+// much cheaper to read back than JSON.
+func EncodeKeys(m map[string]int) string {
+	if len(m) == 0 {
+		return ""
+	}
+	names := make([]string, 0, len(m))
+	n := 0
+	for k := range m {
+		names = append(names, k)
+		n += len(k) + 8
+	}
+	slices.Sort(names)
+	b := make([]byte, 0, n)
+	for i, k := range names {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, k...)
+		b = append(b, ':')
+		b = strconv.AppendInt(b, int64(m[k]), 10)
+	}
+	return string(b)
+}
+
+func DecodeKeys(s string) (map[string]int, error) {
+	if s == "" {
+		return map[string]int{}, nil
+	}
+	m := make(map[string]int, strings.Count(s, ",")+1)
+	for item := range strings.SplitSeq(s, ",") {
+		k, v, ok := strings.Cut(item, ":")
+		n, err := strconv.Atoi(v)
+		if !ok || err != nil || k == "" {
+			return nil, fmt.Errorf("malformed key list")
+		}
+		m[k] = n
+	}
+	return m, nil
+}
+
+// EncodeLabels stores labels as "k=v,k=v" in key order when no key or value
+// holds ',' or '=' (always true of valid labels), else as JSON.
+func EncodeLabels(m map[string]string) (string, error) {
+	if len(m) == 0 {
+		return "", nil
+	}
+	names := make([]string, 0, len(m))
+	for k, v := range m {
+		if k == "" || strings.ContainsAny(k, ",={") || strings.ContainsAny(v, ",=") {
+			return marshalMap(m)
+		}
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	var b strings.Builder
+	for i, k := range names {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(k)
+		b.WriteByte('=')
+		b.WriteString(m[k])
+	}
+	return b.String(), nil
+}
+
+func DecodeLabels(s string) (map[string]string, error) {
+	if s == "" {
+		return nil, nil
+	}
+	if s[0] == '{' {
+		var m map[string]string
+		err := json.Unmarshal([]byte(s), &m)
+		return m, err
+	}
+	m := make(map[string]string, strings.Count(s, ",")+1)
+	for item := range strings.SplitSeq(s, ",") {
+		k, v, ok := strings.Cut(item, "=")
+		if !ok || k == "" {
+			return nil, fmt.Errorf("malformed label list")
+		}
+		m[k] = v
+	}
+	return m, nil
+}
+
+func marshalMap[V any](m map[string]V) (string, error) {
+	if len(m) == 0 {
+		return "{}", nil
+	}
+	b, err := json.Marshal(m)
+	return string(b), err
+}
+
+// KeyNames appends the key names of an encoded key list (already sorted).
+func KeyNames(dst []string, s string) ([]string, error) {
+	if s == "" {
+		return dst, nil
+	}
+	for item := range strings.SplitSeq(s, ",") {
+		k, _, ok := strings.Cut(item, ":")
+		if !ok || k == "" {
+			return dst, fmt.Errorf("malformed key list")
+		}
+		dst = append(dst, k)
+	}
+	return dst, nil
+}
+
+// LabelPairs appends the key, value pairs of encoded labels in key order.
+func LabelPairs(dst []string, s string) ([]string, error) {
+	if s == "" || s == "{}" {
+		return dst, nil
+	}
+	if s[0] == '{' {
+		m, err := DecodeLabels(s)
+		if err != nil {
+			return dst, err
+		}
+		for _, k := range slices.Sorted(maps.Keys(m)) {
+			dst = append(dst, k, m[k])
+		}
+		return dst, nil
+	}
+	for item := range strings.SplitSeq(s, ",") {
+		k, v, ok := strings.Cut(item, "=")
+		if !ok || k == "" {
+			return dst, fmt.Errorf("malformed label list")
+		}
+		dst = append(dst, k, v)
+	}
+	return dst, nil
+}

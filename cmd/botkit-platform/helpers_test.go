@@ -4,7 +4,6 @@ package main_test
 // on 127.0.0.1 over a real SQLite file, and talk real HTTP to it.
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -14,13 +13,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/botkit-dev/botkit/internal/pgtest"
+	"github.com/botkit-dev/botkit/internal/platformtest"
 )
 
 var binary string
@@ -35,11 +33,9 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	binary = filepath.Join(dir, "botkit-platform")
-	build := exec.Command("go", "build", "-o", binary, ".")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building botkit-platform:", err)
+	binary, err = platformtest.Build(dir)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		os.RemoveAll(dir)
 		os.Exit(1)
 	}
@@ -77,29 +73,24 @@ func runCmd(args ...string) (stdout, stderr string, code int) {
 // newOrg creates an organization and a token for it.
 func newOrg(t testing.TB, dataDir, name string, extra ...string) string {
 	t.Helper()
-	admin(t, append([]string{"orgs", "create", name, "--data-dir", dataDir}, extra...)...)
-	out := admin(t, "tokens", "create", "--org", name, "--data-dir", dataDir)
-	lines := strings.Split(strings.TrimSpace(out), "\n")
-	tok := lines[len(lines)-1]
-	if !strings.HasPrefix(tok, "bkp_") {
-		t.Fatalf("tokens create: last line %q is not a token", tok)
+	tok, err := platformtest.CreateOrgToken(binary, dataDir, name, extra...)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return tok
 }
 
 // server is a running botkit-platform serve process.
 type server struct {
+	*platformtest.Server
 	t       testing.TB
-	cmd     *exec.Cmd
 	url     string
 	dataDir string
 	logPath string
-	done    chan struct{}
 }
 
-var listenRe = regexp.MustCompile(`listening on (http://\S+)`)
-
-// startServer runs `serve` on a free port and waits until it listens.
+// startServer runs `serve` on a free port and waits until it listens; it
+// stops when the test ends.
 func startServer(t testing.TB, dataDir string, extra ...string) *server {
 	t.Helper()
 	logPath := filepath.Join(t.TempDir(), "server.log")
@@ -107,73 +98,20 @@ func startServer(t testing.TB, dataDir string, extra ...string) *server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	args := append([]string{"serve", "--listen", "127.0.0.1:0", "--data-dir", dataDir}, extra...)
-	cmd := exec.Command(binary, args...)
-	pr, pw := io.Pipe()
-	cmd.Stderr = pw
-	cmd.Stdout = logFile
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+	t.Cleanup(func() { logFile.Close() })
+	ps, err := platformtest.Serve(binary, dataDir, logFile, extra...)
+	if err != nil {
+		t.Fatalf("%v; log:\n%s", err, readFile(t, logPath))
 	}
-	s := &server{t: t, cmd: cmd, dataDir: dataDir, logPath: logPath, done: make(chan struct{})}
-	urlc := make(chan string, 1)
-	var copyWG sync.WaitGroup
-	copyWG.Add(1)
-	go func() {
-		defer copyWG.Done()
-		sc := bufio.NewScanner(pr)
-		sc.Buffer(make([]byte, 64<<10), 1<<20)
-		sent := false
-		for sc.Scan() {
-			line := sc.Text()
-			fmt.Fprintln(logFile, line)
-			if m := listenRe.FindStringSubmatch(line); m != nil && !sent {
-				urlc <- m[1]
-				sent = true
-			}
-		}
-		io.Copy(io.Discard, pr)
-	}()
-	go func() {
-		cmd.Wait()
-		pw.Close()
-		copyWG.Wait()
-		logFile.Close()
-		close(s.done)
-	}()
-	select {
-	case s.url = <-urlc:
-	case <-s.done:
-		t.Fatalf("botkit-platform serve exited early; log:\n%s", readFile(t, logPath))
-	case <-time.After(20 * time.Second):
-		cmd.Process.Kill()
-		t.Fatal("botkit-platform serve did not start listening within 20s")
-	}
-	t.Cleanup(s.stop)
-	return s
+	t.Cleanup(ps.Stop)
+	return &server{Server: ps, t: t, url: ps.URL, dataDir: dataDir, logPath: logPath}
 }
 
-// stop shuts the server down gracefully (SIGTERM).
-func (s *server) stop() {
-	select {
-	case <-s.done:
-		return
-	default:
-	}
-	s.cmd.Process.Signal(os.Interrupt)
-	select {
-	case <-s.done:
-	case <-time.After(15 * time.Second):
-		s.cmd.Process.Kill()
-		<-s.done
-	}
-}
+// stop shuts the server down gracefully.
+func (s *server) stop() { s.Stop() }
 
 // kill9 kills the server with SIGKILL.
-func (s *server) kill9() {
-	s.cmd.Process.Kill()
-	<-s.done
-}
+func (s *server) kill9() { s.Kill() }
 
 func (s *server) log() string {
 	s.t.Helper()

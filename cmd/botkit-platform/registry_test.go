@@ -2,90 +2,24 @@ package main_test
 
 import (
 	"fmt"
-	"net/http"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/botkit-dev/botkit/internal/registrytest"
 	"github.com/botkit-dev/botkit/internal/testenv"
 )
-
-// needTool returns the path of a program the test needs; without it the
-// test fails under CI=true and is skipped otherwise.
-func needTool(t *testing.T, name, apt string) string {
-	t.Helper()
-	p, err := exec.LookPath(name)
-	if err == nil {
-		return p
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("%s is required (apt-get install -y %s)", name, apt)
-	}
-	t.Skipf("%s not installed (apt-get install -y %s)", name, apt)
-	return ""
-}
 
 // startRegistry runs a real docker-registry (Debian package) on 127.0.0.1
 // with htpasswd auth for user:pass and returns its base URL.
 func startRegistry(t *testing.T, user, pass string) string {
 	t.Helper()
-	reg := needTool(t, "docker-registry", "docker-registry")
-	htpasswd := needTool(t, "htpasswd", "apache2-utils")
-	dir := t.TempDir()
-	out, err := exec.Command(htpasswd, "-Bbn", user, pass).Output()
+	registrytest.Need(t)
+	r, err := registrytest.Start(t.TempDir(), user, pass)
 	if err != nil {
-		t.Fatalf("htpasswd: %v", err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "htpasswd"), out, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	port := testenv.FreePort(t)
-	cfg := fmt.Sprintf(`version: 0.1
-log:
-  level: error
-storage:
-  filesystem:
-    rootdirectory: %s
-http:
-  addr: 127.0.0.1:%d
-auth:
-  htpasswd:
-    realm: botkit-test
-    path: %s
-`, filepath.Join(dir, "data"), port, filepath.Join(dir, "htpasswd"))
-	cfgPath := filepath.Join(dir, "config.yml")
-	if err := os.WriteFile(cfgPath, []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(reg, "serve", cfgPath)
-	logf, _ := os.Create(filepath.Join(dir, "registry.log"))
-	cmd.Stdout, cmd.Stderr = logf, logf
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-		logf.Close()
-	})
-	base := fmt.Sprintf("http://127.0.0.1:%d", port)
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		r, err := http.Get(base + "/v2/")
-		if err == nil {
-			r.Body.Close()
-			if r.StatusCode == http.StatusUnauthorized {
-				return base
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("docker-registry did not answer on %s: %v\n%s", base, err, readFile(t, filepath.Join(dir, "registry.log")))
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	t.Cleanup(r.Stop)
+	return r.URL
 }
 
 func TestImagePullSecretVerification(t *testing.T) {

@@ -1,50 +1,261 @@
 package main
 
 import (
-	"context"
+	"bytes"
 	"errors"
 	"flag"
+	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
+	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/botkit-dev/botkit/pkg/cmd/root"
-	"github.com/botkit-dev/botkit/pkg/cmdutil"
-	"github.com/botkit-dev/botkit/pkg/iostreams"
+	"github.com/botkit-dev/botkit/internal/platformtest"
+	"github.com/botkit-dev/botkit/internal/registrytest"
+	"github.com/botkit-dev/botkit/internal/testenv"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files (cmp targets) in testdata/script")
 
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"botkit": func() {
-			os.Exit(root.Run(context.Background(), cmdutil.NewFactory(iostreams.System()), os.Args[1:]))
-		},
+		"botkit": func() { os.Exit(run()) },
 	})
 }
+
+// canary is planted as a secret value by the secrets scenarios; `exits`
+// fails when it shows in a command's stdout or stderr, and `nocanary` when
+// it shows in a file of the data directories.
+const canary = "CANARY-v4lu3-7f3a9c"
 
 // TestScripts runs the end-to-end scenarios in testdata/script: the real
 // botkit binary's surface, output and exit codes.
 func TestScripts(t *testing.T) {
-	testscript.Run(t, testscript.Params{
-		Dir:           "testdata/script",
+	testscript.Run(t, params(t, "testdata/script", false))
+}
+
+// TestSecrets runs the cloud secrets scenarios on the embedded local
+// platform (no API URL configured: a SQLite file under $XDG_DATA_HOME).
+func TestSecrets(t *testing.T) {
+	platformBinary(t) // built here, in the test's goroutine (exit_codes starts one)
+	testscript.Run(t, params(t, "testdata/secrets", false))
+}
+
+// TestSecretsRemote runs the same scenarios against the real botkit-platform
+// binary serving on 127.0.0.1, with an organization "acme" and a token in
+// BOTKIT_API_URL / BOTKIT_TOKEN.
+func TestSecretsRemote(t *testing.T) {
+	platformBinary(t)
+	testscript.Run(t, params(t, "testdata/secrets", true))
+}
+
+// TestApply runs the manifest scenarios (apply, diff, delete -f) on the
+// embedded local platform.
+func TestApply(t *testing.T) {
+	testscript.Run(t, params(t, "testdata/apply", false))
+}
+
+// TestApplyRemote runs the same scenarios against the real botkit-platform
+// binary.
+func TestApplyRemote(t *testing.T) {
+	testscript.Run(t, params(t, "testdata/apply", true))
+}
+
+func params(t *testing.T, dir string, remote bool) testscript.Params {
+	return testscript.Params{
+		Dir:           dir,
 		UpdateScripts: *update,
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"exits": cmdExits,
+			"exits":     cmdExits,
+			"nocanary":  cmdNoCanary,
+			"interrupt": cmdInterrupt,
+			"registry":  cmdRegistry,
+			"platform":  cmdOtherPlatform(t),
+			"readme":    cmdReadme,
+			"race":      cmdRace,
+		},
+		Condition: func(cond string) (bool, error) {
+			switch cond {
+			case "remote":
+				return remote, nil
+			case "embedded":
+				return !remote, nil
+			case "registry":
+				return registryCondition()
+			}
+			return false, fmt.Errorf("unknown condition %q", cond)
 		},
 		Setup: func(env *testscript.Env) error {
-			env.Setenv("CI", "")
-			env.Setenv("ACCESSIBLE", "")
+			// A fresh machine: its own home and XDG directories, no
+			// botkit configuration, no keyring, no terminal, not CI.
+			home := filepath.Join(env.WorkDir, "home")
+			for k, v := range map[string]string{
+				"HOME":                     home,
+				"XDG_CONFIG_HOME":          filepath.Join(home, ".config"),
+				"XDG_DATA_HOME":            filepath.Join(home, ".local", "share"),
+				"XDG_CACHE_HOME":           filepath.Join(home, ".cache"),
+				"XDG_STATE_HOME":           filepath.Join(home, ".local", "state"),
+				"BOTKIT_API_URL":           "",
+				"BOTKIT_TOKEN":             "",
+				"BOTKIT_ORG":               "",
+				"BOTKIT_CONFIG_DIR":        "",
+				"DBUS_SESSION_BUS_ADDRESS": "",
+				"CI":                       "",
+				"ACCESSIBLE":               "",
+				"CANARY":                   canary,
+				"ORG":                      "local",
+				"PLATFORM_DATA":            filepath.Join(env.WorkDir, "platform"),
+			} {
+				env.Setenv(k, v)
+			}
+			if err := os.MkdirAll(home, 0o755); err != nil {
+				return err
+			}
+			if remote {
+				p, err := startPlatform(t, env.WorkDir, filepath.Join(env.WorkDir, "platform"), "acme")
+				if err != nil {
+					return err
+				}
+				env.Defer(p.stop)
+				env.Setenv("BOTKIT_API_URL", p.url)
+				env.Setenv("BOTKIT_TOKEN", p.token)
+				env.Setenv("ORG", "acme")
+			}
 			return nil
 		},
-	})
+	}
+}
+
+// cmdRace starts N copies of a command at the same moment, as separate
+// processes in the current directory: race N TARGET cmd [args...]. Exactly
+// one must exit 0 printing TARGET's path on stdout; every other one must exit
+// 2 with an "error: " line on stderr that names TARGET (and no staging path).
+func cmdRace(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 4 {
+		ts.Fatalf("usage: race N TARGET cmd [args...]")
+	}
+	n, err := strconv.Atoi(args[0])
+	if err != nil || n < 2 {
+		ts.Fatalf("race: bad count %q", args[0])
+	}
+	target, name := args[1], args[2]
+	path := ""
+	for _, dir := range filepath.SplitList(ts.Getenv("PATH")) {
+		if p := filepath.Join(dir, name); fileExists(p) {
+			path = p
+			break
+		}
+	}
+	if path == "" {
+		ts.Fatalf("race: %s not found on the script's PATH", name)
+	}
+	env := os.Environ()
+	for _, k := range []string{"PATH", "HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME", "CI", "ACCESSIBLE", "BOTKIT_API_URL", "BOTKIT_TOKEN", "BOTKIT_ORG", "BOTKIT_CONFIG_DIR"} {
+		env = append(env, k+"="+ts.Getenv(k))
+	}
+	type result struct {
+		code           int
+		stdout, stderr string
+	}
+	results := make([]result, n)
+	start := make(chan struct{})
+	done := make(chan int)
+	for i := range n {
+		go func() {
+			cmd := exec.Command(path, args[3:]...)
+			cmd.Dir = ts.MkAbs(".")
+			cmd.Env = env
+			var out, errOut bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &out, &errOut
+			<-start
+			err := cmd.Run()
+			code := 0
+			var ee *exec.ExitError
+			if errors.As(err, &ee) {
+				code = ee.ExitCode()
+			} else if err != nil {
+				code = -1
+			}
+			results[i] = result{code, out.String(), errOut.String()}
+			done <- i
+		}()
+	}
+	close(start)
+	for range n {
+		<-done
+	}
+	winners := 0
+	for i, r := range results {
+		ts.Logf("process %d: exit %d, stdout %q, stderr %q", i, r.code, r.stdout, r.stderr)
+		switch r.code {
+		case 0:
+			winners++
+			if !strings.HasSuffix(strings.TrimSpace(r.stdout), target) {
+				ts.Fatalf("race: the winner printed %q, not the target %s", r.stdout, target)
+			}
+		case 2:
+			// One line naming the target when it lost while the winner was
+			// writing; when the winner had already finished, the usual
+			// conflict report: that line, then the files it holds.
+			lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
+			if !strings.HasPrefix(lines[0], "error: ") || !strings.Contains(lines[0], target) || strings.Contains(r.stderr, "staging") {
+				ts.Fatalf("race: a loser's stderr does not start with an error line naming %s: %q", target, r.stderr)
+			}
+			for _, l := range lines {
+				if !strings.HasPrefix(l, "error: ") {
+					ts.Fatalf("race: a loser's stderr has a line without the error prefix: %q", l)
+				}
+			}
+		default:
+			ts.Fatalf("race: process %d exited %d", i, r.code)
+		}
+	}
+	if winners != 1 {
+		ts.Fatalf("race: %d processes exited 0, want exactly 1", winners)
+	}
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+// cmdReadme runs the command line a generated file tells its user to run:
+// readme FILE PREFIX finds the one line of FILE that starts with PREFIX
+// (after indentation and a leading "#") and runs it as written, from the
+// current directory, expecting exit 0. The line must hold no shell quoting.
+func cmdReadme(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: readme FILE PREFIX")
+	}
+	var found []string
+	for _, line := range strings.Split(ts.ReadFile(args[0]), "\n") {
+		line = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(line), "#"))
+		if strings.HasPrefix(line, args[1]) {
+			found = append(found, line)
+		}
+	}
+	if len(found) != 1 {
+		ts.Fatalf("readme: %d lines of %s start with %q, want 1: %q", len(found), args[0], args[1], found)
+	}
+	if strings.ContainsAny(found[0], "'\"$`\\|;&<>") {
+		ts.Fatalf("readme: the line needs a shell: %q", found[0])
+	}
+	ts.Logf("running %s", found[0])
+	fields := strings.Fields(found[0])
+	cmdExits(ts, false, append([]string{"0"}, fields...))
 }
 
 // cmdExits runs a command and checks its exit code: exits CODE CMD [ARGS...].
-// Its stdout and stderr are kept for the stdout and stderr commands.
+// Its stdout and stderr are kept for the stdout and stderr commands; neither
+// may hold the canary value.
 func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) < 2 {
 		ts.Fatalf("usage: exits CODE command [args...]")
@@ -61,7 +272,186 @@ func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		got = ee.ExitCode()
 	}
+	for _, stream := range []string{"stdout", "stderr"} {
+		if strings.Contains(ts.ReadFile(stream), canary) {
+			ts.Fatalf("the canary value shows in %s", stream)
+		}
+	}
 	if got != want {
 		ts.Fatalf("exit code %d, want %d", got, want)
 	}
+}
+
+// cmdNoCanary checks that no file under the given directories (default: the
+// botkit config and data directories and the platform's data directory)
+// holds the canary value: nocanary [DIR...].
+func cmdNoCanary(ts *testscript.TestScript, neg bool, args []string) {
+	if neg {
+		ts.Fatalf("usage: nocanary [DIR...]")
+	}
+	if len(args) == 0 {
+		args = []string{ts.Getenv("XDG_CONFIG_HOME"), ts.Getenv("XDG_DATA_HOME"), ts.Getenv("PLATFORM_DATA")}
+	}
+	files := 0
+	for _, dir := range args {
+		err := filepath.WalkDir(ts.MkAbs(dir), func(path string, d fs.DirEntry, err error) error {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil
+			}
+			if err != nil || d.IsDir() {
+				return err
+			}
+			b, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			files++
+			if bytes.Contains(b, []byte(canary)) {
+				ts.Fatalf("the canary value is stored in plain text in %s", path)
+			}
+			return nil
+		})
+		ts.Check(err)
+	}
+	ts.Logf("nocanary: %d files checked", files)
+}
+
+// cmdInterrupt starts a command whose stdin stays open and empty, sends it
+// SIGINT after a second and checks that it exits 130 without the canary in
+// its output: interrupt CMD [ARGS...].
+func cmdInterrupt(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 1 {
+		ts.Fatalf("usage: interrupt command [args...]")
+	}
+	path := lookPath(ts, args[0])
+	cmd := exec.Command(path, args[1:]...)
+	cmd.Dir = ts.Getenv("WORK")
+	cmd.Env = scriptEnv(ts)
+	stdin, err := cmd.StdinPipe()
+	ts.Check(err)
+	defer stdin.Close()
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	ts.Check(cmd.Start())
+	time.Sleep(time.Second)
+	ts.Check(cmd.Process.Signal(syscall.SIGINT))
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err = <-done:
+	case <-time.After(10 * time.Second):
+		cmd.Process.Kill()
+		ts.Fatalf("still running 10s after SIGINT")
+	}
+	code := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err != nil {
+		ts.Fatalf("interrupt: %v", err)
+	}
+	ts.Logf("stderr: %s", errOut.String())
+	if strings.Contains(out.String()+errOut.String(), canary) {
+		ts.Fatalf("the canary value shows in the output")
+	}
+	if code != 130 {
+		ts.Fatalf("exit code %d after SIGINT, want 130", code)
+	}
+}
+
+// scriptEnv returns the script's environment as KEY=value pairs.
+func scriptEnv(ts *testscript.TestScript) []string {
+	var env []string
+	for _, k := range []string{"PATH", "HOME", "TMPDIR", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME",
+		"BOTKIT_API_URL", "BOTKIT_TOKEN", "BOTKIT_ORG", "BOTKIT_CONFIG_DIR", "CI", "ACCESSIBLE"} {
+		env = append(env, k+"="+ts.Getenv(k))
+	}
+	return env
+}
+
+// cmdRegistry starts a real docker-registry (Debian package) on 127.0.0.1
+// with htpasswd authentication of USER:PASS and sets REGISTRY to its
+// address (http://127.0.0.1:PORT): registry USER PASS. Guard it with
+// [!registry] skip.
+func cmdRegistry(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: registry USER PASS")
+	}
+	r, err := registrytest.Start(ts.MkAbs("registry"), args[0], args[1])
+	ts.Check(err)
+	ts.Defer(r.Stop)
+	ts.Setenv("REGISTRY", r.URL)
+}
+
+// registryCondition is the [registry] condition: docker-registry and
+// htpasswd are installed. Under CI their absence fails the script instead
+// (testenv's rule: nothing is skipped in CI).
+func registryCondition() (bool, error) {
+	if err := registrytest.Available(); err != nil {
+		if testenv.InCI() {
+			return false, fmt.Errorf("CI: %v", err)
+		}
+		return false, nil
+	}
+	return true, nil
+}
+
+// lookPath finds name on the script's PATH (where testscript puts botkit).
+func lookPath(ts *testscript.TestScript, name string) string {
+	for _, dir := range filepath.SplitList(ts.Getenv("PATH")) {
+		p := filepath.Join(dir, name)
+		if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
+			return p
+		}
+	}
+	ts.Fatalf("%s not found on the script's PATH", name)
+	return ""
+}
+
+// cmdOtherPlatform starts another real botkit-platform (platform start ORG: sets
+// OTHER_API_URL and OTHER_TOKEN) — for scenarios that need a server whatever
+// the variant, such as a bad token.
+func cmdOtherPlatform(t *testing.T) func(ts *testscript.TestScript, neg bool, args []string) {
+	return func(ts *testscript.TestScript, neg bool, args []string) {
+		if neg || len(args) != 2 || args[0] != "start" {
+			ts.Fatalf("usage: platform start ORG")
+		}
+		p, err := startPlatform(t, ts.Getenv("WORK"), ts.MkAbs("other-platform"), args[1])
+		ts.Check(err)
+		ts.Defer(p.stop)
+		ts.Setenv("OTHER_API_URL", p.url)
+		ts.Setenv("OTHER_TOKEN", p.token)
+	}
+}
+
+type runningPlatform struct {
+	url, token string
+	stop       func()
+}
+
+// startPlatform creates organization org and a token for it in dataDir,
+// then serves the platform on 127.0.0.1 (a free port) until stop.
+func startPlatform(t *testing.T, workDir, dataDir, org string) (*runningPlatform, error) {
+	bin := platformBinary(t)
+	if err := os.MkdirAll(dataDir, 0o700); err != nil {
+		return nil, err
+	}
+	token, err := platformtest.CreateOrgToken(bin, dataDir, org)
+	if err != nil {
+		return nil, err
+	}
+	logf, err := os.Create(filepath.Join(workDir, "platform-"+org+".log"))
+	if err != nil {
+		return nil, err
+	}
+	s, err := platformtest.Serve(bin, dataDir, logf, "--allow-private-registries")
+	if err != nil {
+		logf.Close()
+		return nil, err
+	}
+	stop := func() {
+		s.Stop()
+		logf.Close()
+	}
+	return &runningPlatform{url: s.URL, token: token, stop: stop}, nil
 }

@@ -71,10 +71,20 @@ func LookPath(t testing.TB, names ...string) string {
 // FreePort returns a TCP port on 127.0.0.1 that was free a moment ago.
 func FreePort(t testing.TB) int {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	port, err := PickPort()
 	if err != nil {
 		t.Fatal(err)
 	}
+	return port
+}
+
+// PickPort is FreePort for callers without a testing.TB (testscript
+// commands, helpers returning errors).
+func PickPort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
 	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	return l.Addr().(*net.TCPAddr).Port, nil
 }

@@ -21,6 +21,7 @@ type Document struct {
 	File   string // the file as named on the command line ("<stdin>" for -)
 	Line   int    // the line where the document starts
 	Object resources.Object
+	seq    int             // position among the documents Load read
 	lines  map[string]int  // field path → line
 	bad    map[string]bool // fields that did not decode
 }

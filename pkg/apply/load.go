@@ -119,6 +119,9 @@ func Load(opts Options) (Result, error) {
 		res.Notes = append(res.Notes, d.notes...)
 		docs = append(docs, d.docs...)
 	}
+	for i, d := range docs {
+		d.seq = i
+	}
 	if !opts.SkipValues {
 		for _, d := range docs {
 			problems = append(problems, resolve(d, opts.Resolve)...)
@@ -268,6 +271,25 @@ func expand(paths []string, recursive bool) ([]manifestFile, []Problem) {
 		}
 	}
 	return out, problems
+}
+
+// Regroup puts the objects of the group of organization "" (the documents
+// that name no organization, loaded with an empty Options.Organization)
+// into org, once the command knows which organization is the current one:
+// the manifests can then be checked before anything asks the platform.
+// Documents keep their manifest order. Two documents naming the same object
+// of org are an *Error.
+func Regroup(groups []Group, org string) ([]Group, error) {
+	var docs []*Document
+	for _, g := range groups {
+		docs = append(docs, g.Documents...)
+	}
+	slices.SortStableFunc(docs, func(a, b *Document) int { return a.seq - b.seq })
+	out, problems := group(docs, org)
+	if len(problems) > 0 {
+		return nil, &Error{Problems: problems}
+	}
+	return out, nil
 }
 
 // group sorts the documents by organization (defaultOrg for those naming

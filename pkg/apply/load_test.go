@@ -279,3 +279,64 @@ func TestDecodeRefusesAliases(t *testing.T) {
 		t.Errorf("%v", ps)
 	}
 }
+
+// Documents naming no organization are loaded under "" and put into the
+// current organization once it is known; a clash with a document naming
+// that organization is then a problem at both lines.
+func TestRegroup(t *testing.T) {
+	dir := t.TempDir()
+	m := write(t, dir, "m.yaml", `apiVersion: botkit.dev/v1
+kind: SecretSet
+metadata: {name: a}
+---
+apiVersion: botkit.dev/v1
+kind: SecretSet
+metadata: {name: b, organization: acme}
+---
+apiVersion: botkit.dev/v1
+kind: SecretSet
+metadata: {name: c}
+`)
+	res, err := Load(Options{Paths: []string{m}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Groups) != 2 || res.Groups[0].Organization != "" || res.Groups[1].Organization != "acme" {
+		t.Fatalf("groups %+v", res.Groups)
+	}
+	groups, err := Regroup(res.Groups, "acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(groups) != 1 || groups[0].Organization != "acme" {
+		t.Fatalf("regrouped %+v", groups)
+	}
+	var names []string
+	for _, d := range groups[0].Documents {
+		names = append(names, d.Name())
+	}
+	if strings.Join(names, ",") != "a,b,c" {
+		t.Errorf("order %v, want the manifest's a,b,c", names)
+	}
+
+	write(t, dir, "m.yaml", `apiVersion: botkit.dev/v1
+kind: SecretSet
+metadata: {name: a}
+---
+apiVersion: botkit.dev/v1
+kind: SecretSet
+metadata: {name: a, organization: acme}
+`)
+	res, err = Load(Options{Paths: []string{m}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Regroup(res.Groups, "other"); err != nil {
+		t.Fatalf("different organizations: %v", err)
+	}
+	_, err = Regroup(res.Groups, "acme")
+	var le *Error
+	if !errors.As(err, &le) || len(le.Problems) != 1 || le.Problems[0].Line != 7 || !strings.Contains(le.Problems[0].Message, "m.yaml:3") {
+		t.Fatalf("duplicate: %v", err)
+	}
+}

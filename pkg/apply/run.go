@@ -13,7 +13,7 @@ import (
 // (pkg/client implements it over HTTP or in-process).
 type API interface {
 	Apply(ctx context.Context, org string, req resources.ApplyRequest) (resources.ApplyResult, error)
-	Delete(ctx context.Context, org string, req resources.DeleteRequest) (resources.DeleteResult, error)
+	DeleteObjects(ctx context.Context, org string, req resources.DeleteRequest) (resources.DeleteResult, error)
 }
 
 // ApplyOptions are the apply request's options other than its objects.
@@ -76,7 +76,7 @@ func Delete(ctx context.Context, api API, groups []Group, opts DeleteOptions) ([
 		for _, d := range g.Documents {
 			req.Objects = append(req.Objects, resources.ObjectRef{Kind: d.Kind(), Name: d.Name(), Region: d.Object.Meta().Region})
 		}
-		res, err := api.Delete(ctx, g.Organization, req)
+		res, err := api.DeleteObjects(ctx, g.Organization, req)
 		if err != nil {
 			return out, fmt.Errorf("organization %s: %w", g.Organization, err)
 		}

@@ -7,11 +7,11 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/botkit-dev/botkit/internal/platformtest"
 	"github.com/botkit-dev/botkit/pkg/platform"
 	"github.com/botkit-dev/botkit/pkg/resources"
 )
@@ -51,23 +51,15 @@ func (a httpAPI) Apply(ctx context.Context, org string, req resources.ApplyReque
 	return res, a.post(ctx, "/v1/organizations/"+org+"/apply", req, &res)
 }
 
-func (a httpAPI) Delete(ctx context.Context, org string, req resources.DeleteRequest) (resources.DeleteResult, error) {
+func (a httpAPI) DeleteObjects(ctx context.Context, org string, req resources.DeleteRequest) (resources.DeleteResult, error) {
 	var res resources.DeleteResult
 	return res, a.post(ctx, "/v1/organizations/"+org+"/delete", req, &res)
 }
 
 func startPlatform(t *testing.T) httpAPI {
 	t.Helper()
-	srv, err := platform.Open(context.Background(), platform.Options{DataDir: t.TempDir(), NoAuthOrg: "local", DisableProvisioner: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(srv.Handler())
-	t.Cleanup(func() {
-		hs.Close()
-		srv.Close()
-	})
-	return httpAPI{hs.URL}
+	url, _ := platformtest.Start(t, platform.Options{NoAuthOrg: "local", DisableProvisioner: true})
+	return httpAPI{url}
 }
 
 // From manifests on disk to the platform and back: plan, apply, diff with

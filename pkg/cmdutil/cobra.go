@@ -23,6 +23,11 @@ func TypeUsageErrors(root *cobra.Command) {
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
 		switch {
+		case c.HasSubCommands() && !c.Runnable():
+			c.Args = unknownSubcommand
+			// A bare group prints its help (exit 0); cobra would skip
+			// argument validation for a command that cannot run.
+			c.RunE = func(c *cobra.Command, args []string) error { return c.Help() }
 		case c.Args != nil:
 			validate := c.Args
 			c.Args = func(c *cobra.Command, args []string) error {
@@ -37,11 +42,6 @@ func TypeUsageErrors(root *cobra.Command) {
 			}
 		case c.HasSubCommands():
 			c.Args = unknownSubcommand
-			if !c.Runnable() {
-				// A bare group prints its help (exit 0); cobra would skip
-				// argument validation for a command that cannot run.
-				c.RunE = func(c *cobra.Command, args []string) error { return c.Help() }
-			}
 		}
 		for _, sub := range c.Commands() {
 			walk(sub)

@@ -137,6 +137,15 @@ func ExitCode(err error) int {
 	return ExitError
 }
 
+// LinesError is an error made of several problems that prints one line per
+// problem (each as "error: ...") and keeps its own exit code (through Coded
+// or what it wraps): the per-file problems of manifests, the per-object
+// failures of an apply.
+type LinesError interface {
+	error
+	Lines() []string
+}
+
 // ErrorLines returns the lines to print for err, each without the "error: "
 // prefix. A SilentError prints nothing.
 func ErrorLines(err error) []string {
@@ -150,6 +159,12 @@ func ErrorLines(err error) []string {
 	var e *exitError
 	if errors.As(err, &e) && len(e.problems) > 0 {
 		return append([]string(nil), e.problems...)
+	}
+	var le LinesError
+	if errors.As(err, &le) {
+		if lines := le.Lines(); len(lines) > 0 {
+			return lines
+		}
 	}
 	return []string{err.Error()}
 }

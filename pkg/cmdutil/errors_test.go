@@ -4,13 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"reflect"
+	"strings"
 	"syscall"
 	"testing"
 
 	"github.com/botkit-dev/botkit/pkg/dotenv"
 	"github.com/botkit-dev/botkit/pkg/printers"
+	"github.com/botkit-dev/botkit/pkg/prompter"
 	"github.com/botkit-dev/botkit/pkg/resources"
 )
 
@@ -47,7 +50,21 @@ func TestErrorLines(t *testing.T) {
 	if got := ErrorLines(UsageErrorf("x")); !reflect.DeepEqual(got, []string{"x"}) {
 		t.Errorf("usage: %v", got)
 	}
+	// A LinesError prints its lines and keeps its own exit code.
+	le := fmt.Errorf("wrapped: %w", testLines{})
+	if got := ErrorLines(le); !reflect.DeepEqual(got, []string{"a: bad", "b: worse"}) {
+		t.Errorf("lines: %v", got)
+	}
+	if got := ExitCode(le); got != ExitConflict {
+		t.Errorf("lines error exit %d, want %d", got, ExitConflict)
+	}
 }
+
+type testLines struct{}
+
+func (testLines) Error() string     { return "a: bad (and 1 more)" }
+func (testLines) Lines() []string   { return []string{"a: bad", "b: worse"} }
+func (testLines) ErrorCode() string { return resources.CodeConflict }
 
 func TestExitCodeByTypeNotText(t *testing.T) {
 	cases := []struct {
@@ -68,10 +85,28 @@ func TestExitCodeByTypeNotText(t *testing.T) {
 		{"conflict", &resources.Error{Code: resources.CodeConflict}, ExitConflict},
 		{"internal", &resources.Error{Code: resources.CodeInternal}, ExitError},
 		{"unknown code", &resources.Error{Code: "teapot"}, ExitError},
+		{"prompt input ended", fmt.Errorf("x: %w", &prompter.InputEndedError{Title: "Q", Flag: "--name"}), ExitUsage},
+		{"prompt interrupted", &prompter.InterruptedError{Title: "Q"}, ExitInterrupted},
 	}
 	for _, c := range cases {
 		if got := ExitCode(c.err); got != c.want {
 			t.Errorf("%s: ExitCode = %d, want %d", c.name, got, c.want)
 		}
+	}
+}
+
+// ReadInput returns what was read, or the context's error while the reader
+// still blocks.
+func TestReadInput(t *testing.T) {
+	b, err := ReadInput(context.Background(), strings.NewReader("abcdef"), 3)
+	if err != nil || string(b) != "abcd" {
+		t.Fatalf("read %q %v, want the limit plus one byte", b, err)
+	}
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := ReadInput(ctx, pr, 10); !errors.Is(err, context.Canceled) || ExitCode(err) != ExitInterrupted {
+		t.Fatalf("cancelled read: %v", err)
 	}
 }

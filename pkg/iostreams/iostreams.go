@@ -55,9 +55,13 @@ func (s *IOStreams) IsStdinTTY() bool { return s.stdinTTY }
 // IsStdoutTTY reports whether standard output is a terminal.
 func (s *IOStreams) IsStdoutTTY() bool { return s.stdoutTTY }
 
-// CanPrompt reports whether the command may ask the user questions: stdin
-// and stderr are terminals.
-func (s *IOStreams) CanPrompt() bool { return s.stdinTTY && s.stderrTTY }
+// CanPrompt reports whether the command may ask the user questions: stdin,
+// stdout and stderr are terminals and CI is not set (DESIGN §3: prompts
+// never when stdout is piped or CI is set).
+func (s *IOStreams) CanPrompt() bool { return s.stdinTTY && s.stderrTTY && s.stdoutTTY && !s.ci }
+
+// SetCI overrides the CI detection (tests).
+func (s *IOStreams) SetCI(v bool) { s.ci = v }
 
 // ShowProgress reports whether progress and hints may go to stderr: only on
 // a terminal, never when stdout is piped or CI is set (DESIGN §3).

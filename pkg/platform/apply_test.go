@@ -2,7 +2,6 @@ package platform_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,7 +9,6 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/botkit-dev/botkit/internal/platformtest"
 	"github.com/botkit-dev/botkit/pkg/platform"
 	"github.com/botkit-dev/botkit/pkg/resources"
 )
@@ -70,16 +69,7 @@ func newAPIEnv(t *testing.T, db testDB, provision bool) *apiEnv {
 		}
 		e.dbDir = pg.Cluster(t).Dir()
 	}
-	srv, err := platform.Open(context.Background(), opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(srv.Handler())
-	t.Cleanup(func() {
-		hs.Close()
-		srv.Close()
-	})
-	e.url = hs.URL
+	e.url, _ = platformtest.Start(t, opts)
 	return e
 }
 

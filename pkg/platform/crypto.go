@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 )
 
@@ -67,32 +68,51 @@ func (s *sealer) open(org, region, name, key string, blob []byte) ([]byte, error
 	return pt, nil
 }
 
+// createMasterKey writes a new key to a temporary file and links it into
+// place, so that a process starting at the same moment never reads a key
+// half written: the first link wins, the others read the winner's key.
+func createMasterKey(path string) ([]byte, error) {
+	key := make([]byte, 32)
+	if _, err := rand.Read(key); err != nil {
+		return nil, err
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), ".master-key-*")
+	if err != nil {
+		return nil, fmt.Errorf("create master key %s: %w", path, err)
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp)
+	if err := f.Chmod(0o600); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("create master key %s: %w", path, err)
+	}
+	if _, err := f.WriteString(hex.EncodeToString(key) + "\n"); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("write master key %s: %w", path, err)
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return nil, err
+	}
+	if err := f.Close(); err != nil {
+		return nil, err
+	}
+	if err := os.Link(tmp, path); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return loadMasterKey(path, false) // another process won the race
+		}
+		return nil, fmt.Errorf("create master key %s: %w", path, err)
+	}
+	return key, nil
+}
+
 // loadMasterKey reads the key from path: 32 raw bytes, 64 hex digits or the
 // base64 of 32 bytes. When create is true and the file does not exist, a new
 // random key is written there (mode 0600, 64 hex digits).
 func loadMasterKey(path string, create bool) ([]byte, error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) && create {
-		key := make([]byte, 32)
-		if _, err := rand.Read(key); err != nil {
-			return nil, err
-		}
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-		if errors.Is(err, fs.ErrExist) {
-			return loadMasterKey(path, false) // another process won the race
-		}
-		if err != nil {
-			return nil, fmt.Errorf("create master key %s: %w", path, err)
-		}
-		if _, err := f.WriteString(hex.EncodeToString(key) + "\n"); err != nil {
-			f.Close()
-			return nil, fmt.Errorf("write master key %s: %w", path, err)
-		}
-		if err := f.Sync(); err != nil {
-			f.Close()
-			return nil, err
-		}
-		return key, f.Close()
+		return createMasterKey(path)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read master key: %w", err)

@@ -617,7 +617,12 @@ func (s *Server) handlePatch(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	o, created, err := s.merge(r.Context(), p, name, pt)
+	pc := precondition{ifMatch: r.Header.Get("If-Match"), ifNoneMatch: r.Header.Get("If-None-Match")}
+	if pc.ifNoneMatch != "" && strings.TrimSpace(pc.ifNoneMatch) != "*" {
+		s.fail(w, r, errInvalid("If-None-Match: only * is supported"))
+		return
+	}
+	o, created, err := s.merge(r.Context(), p, name, pt, pc)
 	if err != nil {
 		s.fail(w, r, err)
 		return

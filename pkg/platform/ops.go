@@ -135,8 +135,32 @@ func parseIPS(host string, creds *string, encode *bool) (ipsInput, error) {
 	return in, nil
 }
 
+// precondition is a conditional request's If-Match / If-None-Match.
+type precondition struct {
+	ifMatch     string // a resourceVersion, or "*" for "must exist"; "" = none
+	ifNoneMatch string // "*" = must not exist; "" = none
+}
+
+// check applies the precondition to the object name (cur when exists).
+func (pc precondition) check(name string, exists bool, cur store.Object) error {
+	if pc.ifNoneMatch != "" && exists {
+		return errConflict("If-None-Match: %s already exists (resourceVersion %d); read it again and retry", describe(cur), cur.Version)
+	}
+	if pc.ifMatch == "" {
+		return nil
+	}
+	want := parseIfMatch(pc.ifMatch)
+	switch {
+	case !exists:
+		return errConflict("If-Match: %s does not exist (it was deleted or never created)", name)
+	case want != "*" && want != strconv.FormatInt(cur.Version, 10):
+		return errConflict("If-Match: %s changed since resourceVersion %s (now %d); read it again and retry", describe(cur), want, cur.Version)
+	}
+	return nil
+}
+
 // merge implements PATCH.
-func (s *Server) merge(ctx context.Context, p principal, name string, pt resources.Patch) (store.Object, bool, error) {
+func (s *Server) merge(ctx context.Context, p principal, name string, pt resources.Patch, pc precondition) (store.Object, bool, error) {
 	var zero store.Object
 	if err := validateObjectName(name); err != nil {
 		return zero, false, err
@@ -190,6 +214,9 @@ func (s *Server) merge(ctx context.Context, p principal, name string, pt resourc
 		}
 		if exists && cur.Kind != kind {
 			return kindConflict(cur, kind)
+		}
+		if err := pc.check(name, exists, cur); err != nil {
+			return err
 		}
 		now := time.Now().UTC()
 		obj := cur
@@ -462,14 +489,8 @@ func checkReplace(p principal, name string, exists bool, cur store.Object, d des
 	} else if region == "" {
 		region = p.org.DefaultRegion
 	}
-	if ifMatch != "" {
-		want := parseIfMatch(ifMatch)
-		switch {
-		case !exists:
-			return "", errConflict("If-Match: %s does not exist (it was deleted or never created)", name)
-		case want != "*" && want != strconv.FormatInt(cur.Version, 10):
-			return "", errConflict("If-Match: %s changed since resourceVersion %s (now %d); read it again and retry", describe(cur), want, cur.Version)
-		}
+	if err := (precondition{ifMatch: ifMatch}).check(name, exists, cur); err != nil {
+		return "", err
 	}
 	return region, nil
 }

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/botkit-dev/botkit/pkg/platform/store"
@@ -29,6 +30,12 @@ type provisioner struct {
 	mu       sync.Mutex
 	inflight map[int64]bool         // objects being verified
 	again    map[int64]store.Object // newer generations claimed meanwhile
+	busy     atomic.Int64           // verifications started and not finished
+
+	// start starts the workers (nil: provisioning disabled); startOnce runs
+	// it at Open, or at the first wake with LazyProvisioner.
+	start     func()
+	startOnce sync.Once
 }
 
 const verifyConcurrency = 4
@@ -47,6 +54,9 @@ func newProvisioner(s *Server) *provisioner {
 
 // wake tells region's worker that something is pending.
 func (p *provisioner) wake(region string) {
+	if p.start != nil {
+		p.startOnce.Do(p.start)
+	}
 	if ch, ok := p.wakeCh[region]; ok {
 		select {
 		case ch <- struct{}{}:
@@ -153,9 +163,11 @@ func (p *provisioner) pass(ctx context.Context, region string, sem chan struct{}
 		p.mu.Unlock()
 		sem <- struct{}{} // free > 0 slots were free; only this worker fills them
 		started++
+		p.busy.Add(1)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer p.busy.Add(-1)
 			defer func() { <-sem }()
 			for {
 				p.verify(ctx, o)
@@ -173,6 +185,40 @@ func (p *provisioner) pass(ctx context.Context, region string, sem chan struct{}
 		}()
 	}
 	return len(objs) == free && started > 0
+}
+
+// drain runs passes over every region now until nothing more can be
+// claimed, and waits until the verifications it started, and those already
+// in flight, are done — or ctx ends (what is unfinished then stays pending,
+// its claim lapses, and the next run takes it). It renews its claims while
+// it waits, whether or not the workers were started.
+func (p *provisioner) drain(ctx context.Context) error {
+	rctx, stop := context.WithCancel(ctx)
+	defer stop()
+	go p.renew(rctx)
+	sem := make(chan struct{}, verifyConcurrency)
+	var wg sync.WaitGroup
+	for _, region := range resources.Regions() {
+		for p.pass(ctx, region, sem, &wg) {
+		}
+	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	t := time.NewTicker(10 * time.Millisecond)
+	defer t.Stop()
+	for p.busy.Load() > 0 {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
+	return ctx.Err()
 }
 
 func (p *provisioner) verify(ctx context.Context, o store.Object) {

@@ -60,6 +60,11 @@ type Options struct {
 	// DisableProvisioner leaves objects pending (for tests and tools that
 	// only read).
 	DisableProvisioner bool
+	// LazyProvisioner starts the provisioners at the first write instead of
+	// at Open, so that opening costs no provisioning pass. For a short-lived
+	// process that calls Drain before Close (the CLI's embedded platform):
+	// what earlier processes left pending is provisioned by Drain.
+	LazyProvisioner bool
 	// PollInterval is how often provisioners look for pending objects when
 	// not woken by a write (default 1s).
 	PollInterval time.Duration
@@ -196,17 +201,22 @@ func Open(ctx context.Context, opts Options) (*Server, error) {
 	s.handler = s.routes()
 	s.prov = newProvisioner(s)
 	if !opts.DisableProvisioner {
-		s.wg.Add(1)
-		go func() {
-			defer s.wg.Done()
-			s.prov.renew(runCtx)
-		}()
-		for _, region := range resources.Regions() {
+		s.prov.start = func() {
 			s.wg.Add(1)
 			go func() {
 				defer s.wg.Done()
-				s.prov.run(runCtx, region)
+				s.prov.renew(runCtx)
 			}()
+			for _, region := range resources.Regions() {
+				s.wg.Add(1)
+				go func() {
+					defer s.wg.Done()
+					s.prov.run(runCtx, region)
+				}()
+			}
+		}
+		if !opts.LazyProvisioner {
+			s.prov.startOnce.Do(s.prov.start)
 		}
 	}
 	return s, nil
@@ -223,11 +233,25 @@ func (s *Server) Admin() *Admin { return s.admin }
 // Metrics returns the Prometheus registry the server reports to.
 func (s *Server) Metrics() *prometheus.Registry { return s.reg }
 
+// Drain provisions what is pending now, in every region, and waits for it:
+// secret sets become ready, image pull secrets are verified (those already
+// being verified included). It returns when that is done or ctx ends; what
+// is unfinished then stays pending for the next run. The embedded platform
+// of the CLI drains before Close, so that what a command wrote (or an
+// earlier, killed command left pending) does not stay pending.
+func (s *Server) Drain(ctx context.Context) error {
+	if s.opts.DisableProvisioner {
+		return nil
+	}
+	return s.prov.drain(ctx)
+}
+
 // Close stops the provisioners, waits for queued writes and closes the
 // database. Call it after the HTTP server stopped.
 func (s *Server) Close() error {
 	var err error
 	s.closeOnce.Do(func() {
+		s.prov.startOnce.Do(func() {}) // no provisioner starts after this
 		s.cancel()
 		s.wg.Wait()
 		err = s.store.Close()

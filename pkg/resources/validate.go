@@ -283,19 +283,33 @@ func ParseCredentials(creds string, encoded bool) (username, b64 string, err err
 	if encoded {
 		dec, derr := base64.StdEncoding.DecodeString(strings.TrimSpace(creds))
 		if derr != nil {
-			return "", "", fmt.Errorf("spec.credentials: encode is false but the credentials are not valid base64")
+			return "", "", credentialsError("encode is false but the credentials are not valid base64")
 		}
 		plain = string(dec)
 	}
 	user, pass, ok := strings.Cut(plain, ":")
 	if !ok || user == "" || pass == "" {
-		return "", "", fmt.Errorf("spec.credentials: want <username>:<password> with both parts non-empty")
+		return "", "", credentialsError("want <username>:<password> with both parts non-empty")
 	}
 	if !utf8.ValidString(plain) || strings.ContainsAny(plain, "\r\n\x00") {
-		return "", "", fmt.Errorf("spec.credentials: must be a single line of UTF-8 text")
+		return "", "", credentialsError("must be a single line of UTF-8 text")
 	}
 	if len(plain) > 8192 {
-		return "", "", fmt.Errorf("spec.credentials: longer than 8192 bytes")
+		return "", "", credentialsError("longer than 8192 bytes")
 	}
 	return user, base64.StdEncoding.EncodeToString([]byte(plain)), nil
 }
+
+func credentialsError(problem string) error {
+	return &FieldError{Field: "spec.credentials", Problem: problem}
+}
+
+// FieldError is a problem with one field of an object. Its message is
+// "FIELD: PROBLEM"; a command that names the input differently (an argument,
+// a flag) shows Problem after its own name.
+type FieldError struct {
+	Field   string // e.g. spec.credentials
+	Problem string // never holds a value
+}
+
+func (e *FieldError) Error() string { return e.Field + ": " + e.Problem }

@@ -21,6 +21,9 @@ type EnvVar struct {
 	Default string
 	// Secret marks credentials: never given a default in code.
 	Secret bool
+	// Commented: .env.example lists it commented out (set by a tool, not
+	// by the user).
+	Commented bool
 }
 
 // Arg is one keyword argument passed to a service constructor.

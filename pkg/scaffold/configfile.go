@@ -2,6 +2,7 @@ package scaffold
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -11,93 +12,15 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 )
 
+// MaxConfigSize is the largest config file accepted: 1 MiB, far above any
+// real config (a few hundred bytes).
+const MaxConfigSize = 1 << 20
+
 // ProjectConfig manifest identity (DESIGN §2).
 const (
 	APIVersion        = "botkit.dev/v1"
 	KindProjectConfig = "ProjectConfig"
 )
-
-type fieldKind int
-
-const (
-	kindString fieldKind = iota
-	kindBool
-	kindStringList
-)
-
-// configField describes one key of the flat config (DESIGN §4.2).
-type configField struct {
-	key  string
-	kind fieldKind
-	str  func(*Partial) **string
-	bl   func(*Partial) **bool
-}
-
-// configFields lists every config key in the documented order.
-func configFields() []configField {
-	s := func(key string, f func(*Partial) **string) configField {
-		return configField{key: key, kind: kindString, str: f}
-	}
-	b := func(key string, f func(*Partial) **bool) configField {
-		return configField{key: key, kind: kindBool, bl: f}
-	}
-	return []configField{
-		s("project_name", func(p *Partial) **string { return &p.ProjectName }),
-		s("bot_type", func(p *Partial) **string { return &p.BotType }),
-		{key: "transports", kind: kindStringList},
-		s("mode", func(p *Partial) **string { return &p.Mode }),
-		s("stt_service", func(p *Partial) **string { return &p.STTService }),
-		s("llm_service", func(p *Partial) **string { return &p.LLMService }),
-		s("tts_service", func(p *Partial) **string { return &p.TTSService }),
-		s("realtime_service", func(p *Partial) **string { return &p.RealtimeService }),
-		s("video_service", func(p *Partial) **string { return &p.VideoService }),
-		s("client_framework", func(p *Partial) **string { return &p.ClientFramework }),
-		s("client_server", func(p *Partial) **string { return &p.ClientServer }),
-		s("pstn_mode", func(p *Partial) **string { return &p.PSTNMode }),
-		s("sip_bridge_mode", func(p *Partial) **string { return &p.SIPBridgeMode }),
-		b("recording", func(p *Partial) **bool { return &p.Recording }),
-		b("transcription", func(p *Partial) **bool { return &p.Transcription }),
-		b("video_input", func(p *Partial) **bool { return &p.VideoInput }),
-		b("video_output", func(p *Partial) **bool { return &p.VideoOutput }),
-		b("deploy_to_cloud", func(p *Partial) **bool { return &p.DeployToCloud }),
-		b("enable_denoise", func(p *Partial) **bool { return &p.EnableDenoise }),
-		b("enable_observability", func(p *Partial) **bool { return &p.EnableObservability }),
-		b("eval", func(p *Partial) **bool { return &p.Eval }),
-	}
-}
-
-// ConfigKeys returns the keys of the flat config file in documented order.
-func ConfigKeys() []string {
-	var keys []string
-	for _, f := range configFields() {
-		keys = append(keys, f.key)
-	}
-	return keys
-}
-
-// ConfigKey is one key of the flat config file and its JSON type:
-// "string", "boolean" or "array" (of strings).
-type ConfigKey struct {
-	Key  string
-	Type string
-}
-
-// ConfigKeyTypes returns every config key with its type, in documented
-// order (the JSON Schema of ProjectConfig is derived from it).
-func ConfigKeyTypes() []ConfigKey {
-	var out []ConfigKey
-	for _, f := range configFields() {
-		t := "string"
-		switch f.kind {
-		case kindBool:
-			t = "boolean"
-		case kindStringList:
-			t = "array"
-		}
-		out = append(out, ConfigKey{Key: f.key, Type: t})
-	}
-	return out
-}
 
 // ConfigFileError lists every problem found in a config file; each problem
 // names file:line and the key.
@@ -108,7 +31,16 @@ func (e *ConfigFileError) Error() string { return strings.Join(e.Problems, "; ")
 // DecodeConfigFile parses a flat JSON or YAML config (DESIGN §4.2) or a
 // ProjectConfig manifest. name is used in error messages. Decoding is strict:
 // unknown keys, wrong types and duplicate keys are errors with file:line.
+//
+// On problems the error is a *ConfigFileError and the Partial holds what
+// could be decoded, so that callers can report other problems along.
 func DecodeConfigFile(name string, data []byte) (Partial, error) {
+	if len(data) > MaxConfigSize {
+		return Partial{}, &ConfigFileError{Problems: []string{fmt.Sprintf("%s: larger than %d bytes (1 MiB), the limit of a config file", name, MaxConfigSize)}}
+	}
+	if prob := checkJSON(name, data); prob != "" {
+		return Partial{}, &ConfigFileError{Problems: []string{prob}}
+	}
 	var doc yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&doc); err != nil {
@@ -136,9 +68,38 @@ func DecodeConfigFile(name string, data []byte) (Partial, error) {
 		p = d.flat(root, "")
 	}
 	if len(d.problems) > 0 {
-		return Partial{}, &ConfigFileError{Problems: d.problems}
+		return p, &ConfigFileError{Problems: d.problems}
 	}
 	return p, nil
+}
+
+// checkJSON holds a file that is JSON (it starts with '{' or '[') to JSON's
+// rules, which the YAML decoder is laxer about: trailing commas, a second
+// value or garbage after the first are errors, with file:line.
+func checkJSON(name string, data []byte) string {
+	trimmed := bytes.TrimLeft(data, " \t\r\n\ufeff")
+	if len(trimmed) == 0 || (trimmed[0] != '{' && trimmed[0] != '[') {
+		return ""
+	}
+	lineAt := func(off int64) int { return 1 + bytes.Count(data[:min(int(off), len(data))], []byte("\n")) }
+	dec := json.NewDecoder(bytes.NewReader(data))
+	var v json.RawMessage
+	if err := dec.Decode(&v); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			return fmt.Sprintf("%s:%d: invalid JSON: %v", name, lineAt(se.Offset), se)
+		}
+		if errors.Is(err, io.ErrUnexpectedEOF) {
+			return fmt.Sprintf("%s:%d: invalid JSON: the file ends inside the config object", name, lineAt(int64(len(data))))
+		}
+		return fmt.Sprintf("%s: invalid JSON: %v", name, err)
+	}
+	off := dec.InputOffset()
+	rest := data[off:]
+	if skip := len(rest) - len(bytes.TrimLeft(rest, " \t\r\n")); skip < len(rest) {
+		return fmt.Sprintf("%s:%d: invalid JSON: data after the config object; a config file holds one object", name, lineAt(off+int64(skip)))
+	}
+	return ""
 }
 
 func yamlMessage(err error) string {
@@ -246,28 +207,23 @@ func describe(v *yaml.Node) string { return yamlnode.Describe(v) }
 func (d *configDecoder) flat(m *yaml.Node, prefix string) Partial {
 	d.duplicates(m, prefix)
 	var p Partial
-	fields := configFields()
-	byKey := map[string]configField{}
-	for _, f := range fields {
-		byKey[f.key] = f
-	}
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		k, v := m.Content[i], m.Content[i+1]
 		if prefix != "" && k.Value == "project_name" {
 			continue // reported by the manifest decoder
 		}
-		f, ok := byKey[k.Value]
+		f, ok := LookupField(k.Value)
 		if !ok {
 			d.addf(k, "unknown key %q (valid keys: %s)", prefix+k.Value, strings.Join(ConfigKeys(), ", "))
 			continue
 		}
-		key := prefix + f.key
-		switch f.kind {
-		case kindString:
-			if s, ok := d.scalarString(v, key); ok {
-				*f.str(&p) = s
+		key := prefix + f.Key
+		switch f.Kind {
+		case KindString:
+			if s, ok := d.scalarString(v, key); ok && s != nil {
+				f.SetString(&p, *s)
 			}
-		case kindBool:
+		case KindBool:
 			if v.Kind == yaml.ScalarNode && v.Tag == "!!null" {
 				continue
 			}
@@ -280,8 +236,8 @@ func (d *configDecoder) flat(m *yaml.Node, prefix string) Partial {
 				d.addf(v, "%s: want true or false", key)
 				continue
 			}
-			*f.bl(&p) = &b
-		case kindStringList:
+			f.SetBool(&p, b)
+		case KindList:
 			if v.Kind == yaml.ScalarNode && v.Tag == "!!null" {
 				continue
 			}
@@ -297,7 +253,7 @@ func (d *configDecoder) flat(m *yaml.Node, prefix string) Partial {
 				}
 				list = append(list, item.Value)
 			}
-			p.Transports = list
+			f.SetList(&p, list)
 		}
 	}
 	return p

@@ -35,7 +35,7 @@ func TestDecodeConfigFileErrorsNameFileLineAndKey(t *testing.T) {
 		{"recording: true\nrecording: false\n", `c.yaml:2: duplicate key "recording" (first at line 1)`},
 		{"- 1\n", "c.yaml:1: want a mapping of config keys"},
 		{"", "c.yaml: empty config file"},
-		{"{", "c.yaml: "},
+		{"{", "c.yaml:1: invalid JSON"},
 		{"kind: Other\n", `c.yaml:1: kind: want "ProjectConfig", got "Other"`},
 		{"apiVersion: botkit.dev/v1\nkind: ProjectConfig\nspec:\n  project_name: x\n", "c.yaml:4: spec.project_name: the project name goes in metadata.name"},
 		{"apiVersion: botkit.dev/v1\nkind: ProjectConfig\nspec:\n  bogus: x\n", `c.yaml:4: unknown key "spec.bogus"`},
@@ -84,6 +84,9 @@ func FuzzDecodeConfigFile(f *testing.F) {
 		"transports: !!str daily",
 		"recording: yes",
 		"",
+		"{\"project_name\":\"a\"} {\"b\":1}",
+		"{\"eval\": true,}",
+		"[1,2] x",
 	} {
 		f.Add([]byte(seed))
 	}
@@ -122,4 +125,28 @@ func FuzzDecodeConfigFile(f *testing.F) {
 			t.Fatalf("manifest round trip changed the config:\n%+v\n%+v", c, Resolve(back))
 		}
 	})
+}
+
+// JSON configs follow JSON's rules: trailing data and trailing commas are
+// errors with file:line (as a second YAML document is).
+func TestDecodeConfigFileJSONTrailingData(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"{\"project_name\":\"a\"}\n{\"project_name\":\"b\"}\n", "c.json:2: invalid JSON: data after the config object"},
+		{"{\"project_name\":\"a\"}\n\ngarbage", "c.json:3: invalid JSON: data after the config object"},
+		{"{\n  \"project_name\": \"a\",\n  \"eval\": true,\n}\n", "c.json:4: invalid JSON"},
+		{"{\"project_name\":\"a\"", "c.json:1: invalid JSON: the file ends inside"},
+	} {
+		_, err := DecodeConfigFile("c.json", []byte(c.in))
+		cfe, ok := err.(*ConfigFileError)
+		if !ok || len(cfe.Problems) != 1 || !strings.HasPrefix(cfe.Problems[0], c.want) {
+			t.Errorf("%q: got %v, want %q", c.in, err, c.want)
+		}
+	}
+	if _, err := DecodeConfigFile("c.json", []byte("  {\"project_name\":\"a\"}\n\n")); err != nil {
+		t.Errorf("trailing space refused: %v", err)
+	}
+	big := []byte("{\"project_name\":\"" + strings.Repeat("a", MaxConfigSize) + "\"}")
+	if _, err := DecodeConfigFile("c.json", big); err == nil || !strings.Contains(err.Error(), "1 MiB") {
+		t.Errorf("over the limit: %v", err)
+	}
 }

@@ -15,22 +15,32 @@ var serverTemplates embed.FS
 // under which the project has that file.
 var projectFiles = []struct {
 	tmpl, path string
-	when       func(*view) bool
+	when       func(*view) bool // nil: every project has the file
 	mode       uint32
 }{
-	{"templates/server/bot.py.tmpl", "server/bot.py", always, 0o644},
+	{"templates/server/bot.py.tmpl", "server/bot.py", nil, 0o644},
 	{"templates/server/server.py.tmpl", "server/server.py", func(v *view) bool { return v.ServerModule }, 0o644},
-	{"templates/server/pyproject.toml.tmpl", "server/pyproject.toml", always, 0o644},
-	{"templates/server/env.example.tmpl", "server/.env.example", always, 0o644},
+	{"templates/server/pyproject.toml.tmpl", "server/pyproject.toml", nil, 0o644},
+	{"templates/server/env.example.tmpl", "server/.env.example", nil, 0o644},
 	{"templates/server/Dockerfile.tmpl", "server/Dockerfile", func(v *view) bool { return v.DeployToCloud }, 0o644},
 	{"templates/server/cloud-deploy.toml.tmpl", "server/cloud-deploy.toml", func(v *view) bool { return v.DeployToCloud }, 0o644},
 	{"templates/server/evals/greeting.yaml.tmpl", "server/evals/greeting.yaml", func(v *view) bool { return v.Eval }, 0o644},
 	{"templates/server/evals/memory.yaml.tmpl", "server/evals/memory.yaml", func(v *view) bool { return v.Eval }, 0o644},
-	{"templates/project/gitignore.tmpl", ".gitignore", always, 0o644},
-	{"templates/project/README.md.tmpl", "README.md", always, 0o644},
+	{"templates/project/gitignore.tmpl", ".gitignore", nil, 0o644},
+	{"templates/project/README.md.tmpl", "README.md", nil, 0o644},
 }
 
-func always(*view) bool { return true }
+// CommonFiles returns the paths every generated project has (without
+// content): a directory holding any of them cannot take a project.
+func CommonFiles() []File {
+	var out []File
+	for _, f := range projectFiles {
+		if f.when == nil {
+			out = append(out, File{Path: f.path})
+		}
+	}
+	return out
+}
 
 // Generator renders projects. Its templates are parsed once; it is safe for
 // concurrent use.
@@ -87,7 +97,7 @@ func (g *Generator) Generate(c Config) ([]File, error) {
 	}
 	var files []File
 	for _, f := range projectFiles {
-		if !f.when(pv.view) {
+		if f.when != nil && !f.when(pv.view) {
 			continue
 		}
 		var buf bytes.Buffer
@@ -160,6 +170,8 @@ func transportHowTo(t Transport) string {
 		return "`uv run bot.py --transport daily`, then open http://localhost:7860 — the runner creates a Daily room (with `DAILY_API_KEY`) and sends you to it."
 	case t.Runner == "webrtc":
 		return "`uv run bot.py --transport webrtc`, then open http://localhost:7860/client and talk to the bot peer-to-peer."
+	case t.Runner == "exotel":
+		return "`uv run bot.py --transport exotel --proxy YOUR_PUBLIC_HOST` serves the media-stream websocket at `/ws` on port 7860; expose it (for example with `ngrok http 7860`). Exotel calls no webhook: in the Exotel dashboard, add a Voicebot applet to your number's call flow and give it the WebSocket URL `wss://YOUR_PUBLIC_HOST/ws`. Audio runs at 8 kHz."
 	default:
 		return fmt.Sprintf("`uv run bot.py --transport %s --proxy YOUR_PUBLIC_HOST` serves the media-stream websocket at `/ws` on port 7860; expose it (for example with `ngrok http 7860`) and point your %s number's voice webhook at `https://YOUR_PUBLIC_HOST/`. Audio runs at 8 kHz.", t.Runner, t.Label)
 	}

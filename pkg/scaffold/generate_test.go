@@ -111,6 +111,14 @@ func matrix(t *testing.T) map[string]Config {
 	sip.Transports = []string{"twilio_daily_sip_dialin"}
 	sip.Recording, sip.Eval = bp(true), bp(true)
 	add("sip-variant-dialin-features", sip)
+	// Phone bots with web transports for testing in a browser.
+	mixed := cascade("")
+	mixed.Transports = []string{"twilio", "exotel", "smallwebrtc", "daily"}
+	mixed.EnableDenoise, mixed.Recording = bp(true), bp(true)
+	add("telephony-with-web-transports", mixed)
+	mixedDaily := cascade("")
+	mixedDaily.Transports, mixedDaily.PSTNMode = []string{"daily_pstn", "telnyx", "smallwebrtc"}, sp("dial-out")
+	add("telephony-daily-with-webrtc", mixedDaily)
 	return out
 }
 
@@ -192,7 +200,7 @@ func TestEnvExampleListsExactlyWhatTheCodeReads(t *testing.T) {
 		t.Fatal(err)
 	}
 	read := regexp.MustCompile(`os\.(?:getenv|environ\.get)\("([A-Z0-9_]+)"`)
-	listed := regexp.MustCompile(`(?m)^([A-Z0-9_]+)=`)
+	listed := regexp.MustCompile(`(?m)^(?:# )?([A-Z0-9_]+)=`)
 	for name, c := range matrix(t) {
 		files, err := g.Generate(c)
 		if err != nil {
@@ -293,7 +301,7 @@ func TestGeneratedFilesFollowOptions(t *testing.T) {
 		}
 	}
 	bot := byPath["server/bot.py"]
-	for _, want := range []string{`"eval": lambda: WebsocketServerParams(`, "audio_in_filter=KrispVivaFilter()"} {
+	for _, want := range []string{`"eval": lambda: WebsocketServerParams(`, "audio_in_filter=krisp_filter()"} {
 		if !strings.Contains(bot, want) {
 			t.Errorf("bot.py lacks %q", want)
 		}

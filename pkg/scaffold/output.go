@@ -12,23 +12,22 @@ import (
 func (c Config) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	buf.WriteByte('{')
-	p := PartialOf(c)
-	for i, f := range configFields() {
+	for i, f := range fieldTable {
 		if i > 0 {
 			buf.WriteByte(',')
 		}
-		k, _ := json.Marshal(f.key)
+		k, _ := json.Marshal(f.Key)
 		buf.Write(k)
 		buf.WriteByte(':')
 		var v any
-		switch f.kind {
-		case kindString:
-			if s := *f.str(&p); s != nil {
-				v = *s
+		switch f.Kind {
+		case KindString:
+			if s := *f.cfgStr(&c); s != "" {
+				v = s
 			}
-		case kindBool:
-			v = *f.bl(&p) != nil && **f.bl(&p)
-		case kindStringList:
+		case KindBool:
+			v = *f.cfgBool(&c)
+		case KindList:
 			v = c.Transports
 			if c.Transports == nil {
 				v = []string{}

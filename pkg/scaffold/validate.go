@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -37,68 +38,14 @@ func ValidateProjectName(name string) error {
 	return nil
 }
 
-// Resolve fills in defaults and inferred values (DESIGN §4.1): deployment to
-// the cloud defaults to on; the bot type is telephony when any transport is a
-// telephony one, else web; the mode is cascade when any of stt/llm/tts is
-// given, realtime when a realtime service is; react defaults to the vite dev
-// server; a SIP-bridge variant transport implies its mode.
+// Resolve fills in defaults and inferred values (DESIGN §4.1): the defaults
+// of the field table; the bot type and mode of BotTypeOf and ModeOf; react
+// defaults to the vite dev server; a SIP-bridge variant transport implies
+// its mode; a video avatar implies video output unless that was given.
 func Resolve(p Partial) Config {
-	str := func(s *string) string {
-		if s == nil {
-			return ""
-		}
-		return *s
-	}
-	bl := func(b *bool, def bool) bool {
-		if b == nil {
-			return def
-		}
-		return *b
-	}
-	c := Config{
-		ProjectName:         str(p.ProjectName),
-		BotType:             str(p.BotType),
-		Transports:          slices.Clone(p.Transports),
-		Mode:                str(p.Mode),
-		STTService:          str(p.STTService),
-		LLMService:          str(p.LLMService),
-		TTSService:          str(p.TTSService),
-		RealtimeService:     str(p.RealtimeService),
-		VideoService:        str(p.VideoService),
-		ClientFramework:     str(p.ClientFramework),
-		ClientServer:        str(p.ClientServer),
-		PSTNMode:            str(p.PSTNMode),
-		SIPBridgeMode:       str(p.SIPBridgeMode),
-		Recording:           bl(p.Recording, false),
-		Transcription:       bl(p.Transcription, false),
-		VideoInput:          bl(p.VideoInput, false),
-		VideoOutput:         bl(p.VideoOutput, false),
-		DeployToCloud:       bl(p.DeployToCloud, true),
-		EnableDenoise:       bl(p.EnableDenoise, false),
-		EnableObservability: bl(p.EnableObservability, false),
-		Eval:                bl(p.Eval, false),
-	}
-	if c.Transports == nil {
-		c.Transports = []string{}
-	}
-	if c.BotType == "" && len(c.Transports) > 0 {
-		c.BotType = "web"
-		for _, id := range c.Transports {
-			if t, ok := LookupTransport(id); ok && t.Kind == TransportTelephony {
-				c.BotType = "telephony"
-			}
-		}
-	}
-	if c.Mode == "" {
-		cascade := c.STTService != "" || c.LLMService != "" || c.TTSService != ""
-		realtime := c.RealtimeService != ""
-		switch {
-		case cascade && !realtime:
-			c.Mode = "cascade"
-		case realtime && !cascade:
-			c.Mode = "realtime"
-		}
-	}
+	c := fill(p)
+	c.BotType = BotTypeOf(p)
+	c.Mode = ModeOf(p)
 	if c.ClientFramework == "react" && c.ClientServer == "" {
 		c.ClientServer = "vite"
 	}
@@ -109,63 +56,93 @@ func Resolve(p Partial) Config {
 			}
 		}
 	}
+	if c.VideoService != "" && p.VideoOutput == nil {
+		c.VideoOutput = true
+	}
 	return c
 }
+
+// Problem is one thing wrong with a config.
+type Problem struct {
+	// Keys are the config keys involved; the first is the one at fault.
+	Keys []string
+	// Missing: a value is missing (a question not yet answered), rather
+	// than values that contradict each other or are invalid.
+	Missing bool
+	// Message is one sentence naming the flag and the config key.
+	Message string
+}
+
+func (p Problem) String() string { return p.Message }
 
 // Validate returns every problem of c, one sentence each, naming the flag
 // and config key at fault. An empty result means c can be generated.
 func Validate(c Config) []string {
-	var probs []string
-	add := func(format string, args ...any) { probs = append(probs, fmt.Sprintf(format, args...)) }
-	oneOf := func(flag, key, val string, valid []string) bool {
+	var out []string
+	for _, p := range Check(c) {
+		out = append(out, p.Message)
+	}
+	return out
+}
+
+// Check returns every problem of c.
+func Check(c Config) []Problem {
+	var probs []Problem
+	add := func(missing bool, keys []string, format string, args ...any) {
+		msg := flagKey(keys[0]) + ": " + fmt.Sprintf(format, args...)
+		probs = append(probs, Problem{Keys: keys, Missing: missing, Message: msg})
+	}
+	keys := func(k ...string) []string { return k }
+	oneOf := func(key, val string, valid []string) bool {
 		if val != "" && !slices.Contains(valid, val) {
-			add("%s (%s): invalid value %q; valid: %s", flag, key, val, strings.Join(valid, ", "))
+			add(false, keys(key), "invalid value %q; valid: %s", val, strings.Join(valid, ", "))
 			return false
 		}
 		return true
 	}
 
 	if c.ProjectName == "" {
-		add("--name (project_name): missing project name; give --name, a TARGET_DIR or project_name in --config")
+		add(true, keys("project_name"), "missing project name; give --name, a TARGET_DIR or project_name in --config")
 	} else if err := ValidateProjectName(c.ProjectName); err != nil {
-		add("--name (project_name): %v", err)
+		add(false, keys("project_name"), "%v", err)
 	}
-	oneOf("--bot-type", "bot_type", c.BotType, botTypes)
-	oneOf("--mode", "mode", c.Mode, modes)
-	oneOf("--client-framework", "client_framework", c.ClientFramework, clientFrameworks)
-	oneOf("--client-server", "client_server", c.ClientServer, clientServers)
-	pstnOK := oneOf("--pstn-mode", "pstn_mode", c.PSTNMode, dialModes)
-	sipOK := oneOf("--sip-bridge-mode", "sip_bridge_mode", c.SIPBridgeMode, dialModes)
+	oneOf("bot_type", c.BotType, botTypes)
+	oneOf("mode", c.Mode, modes)
+	oneOf("client_framework", c.ClientFramework, clientFrameworks)
+	oneOf("client_server", c.ClientServer, clientServers)
+	pstnOK := oneOf("pstn_mode", c.PSTNMode, dialModes)
+	sipOK := oneOf("sip_bridge_mode", c.SIPBridgeMode, dialModes)
 
 	// Transports.
 	if len(c.Transports) == 0 {
-		add("--transport (transports): missing transport; valid: %s", strings.Join(allTransportIDs(), ", "))
+		add(true, keys("transports"), "missing transport; valid: %s", strings.Join(allTransportIDs(), ", "))
 	}
 	var hasPSTN, hasSIP bool
+	var overDaily []string // telephony transports that run over Daily
+	webDaily := false
 	seen := map[string]bool{}
-	overDaily := 0
 	for _, id := range c.Transports {
 		if seen[id] {
-			add("--transport (transports): %q is given twice", id)
+			add(false, keys("transports"), "%q is given twice", id)
 			continue
 		}
 		seen[id] = true
 		t, ok := LookupTransport(id)
 		if !ok {
-			add("--transport (transports): unknown transport %q; valid: %s", id, strings.Join(allTransportIDs(), ", "))
+			add(false, keys("transports"), "unknown transport %q; valid: %s", id, strings.Join(allTransportIDs(), ", "))
 			continue
 		}
-		switch {
-		case c.BotType == "web" && t.Kind == TransportTelephony:
-			add("--transport (transports): %q is a telephony transport, but --bot-type (bot_type) is web", id)
-		case c.BotType == "telephony" && t.Kind == TransportWeb:
-			add("--transport (transports): %q is a web transport, but --bot-type (bot_type) is telephony", id)
+		if c.BotType == "web" && t.Kind == TransportTelephony {
+			add(false, keys("transports", "bot_type"), "%q is a telephony transport, but --bot-type (bot_type) is web", id)
+		}
+		if t.Kind == TransportWeb && t.Runner == "daily" {
+			webDaily = true
 		}
 		base := t.ID
 		if t.VariantOf != "" {
 			base = t.VariantOf
 			if c.SIPBridgeMode != "" && sipOK && c.SIPBridgeMode != t.FixedMode {
-				add("--sip-bridge-mode (sip_bridge_mode): %q contradicts transport %q", c.SIPBridgeMode, id)
+				add(false, keys("sip_bridge_mode", "transports"), "%q contradicts transport %q", c.SIPBridgeMode, id)
 			}
 		}
 		if bt, ok := LookupTransport(base); ok {
@@ -176,100 +153,117 @@ func Validate(c Config) []string {
 				hasSIP = true
 			}
 			if t.Kind == TransportTelephony && bt.Runner == "daily" {
-				overDaily++
+				overDaily = append(overDaily, id)
 			}
 		}
 	}
-	if overDaily > 1 {
-		add("--transport (transports): daily_pstn and twilio_daily_sip both run over Daily; choose one")
+	if len(overDaily) > 1 {
+		add(false, keys("transports"), "%s all run over Daily; choose one", strings.Join(quoteAll(overDaily), " and "))
+	}
+	if len(overDaily) > 0 && webDaily {
+		add(false, keys("transports"), "%q and \"daily\" would both be the runner's daily transport; test a Daily phone bot in the browser with smallwebrtc", overDaily[0])
 	}
 	if hasPSTN && c.PSTNMode == "" {
-		add("--pstn-mode (pstn_mode): transport daily_pstn needs --pstn-mode dial-in or dial-out")
+		add(true, keys("pstn_mode", "transports"), "transport daily_pstn needs --pstn-mode dial-in or dial-out")
 	}
 	if !hasPSTN && c.PSTNMode != "" && pstnOK {
-		add("--pstn-mode (pstn_mode): given without the daily_pstn transport")
+		add(false, keys("pstn_mode", "transports"), "given without the daily_pstn transport")
 	}
 	if hasSIP && c.SIPBridgeMode == "" {
-		add("--sip-bridge-mode (sip_bridge_mode): transport twilio_daily_sip needs --sip-bridge-mode dial-in or dial-out")
+		add(true, keys("sip_bridge_mode", "transports"), "transport twilio_daily_sip needs --sip-bridge-mode dial-in or dial-out")
 	}
 	if !hasSIP && c.SIPBridgeMode != "" && sipOK {
-		add("--sip-bridge-mode (sip_bridge_mode): given without the twilio_daily_sip transport")
+		add(false, keys("sip_bridge_mode", "transports"), "given without the twilio_daily_sip transport")
 	}
 
 	// Services.
 	cascade := []struct {
-		flag, key, id string
-		cat           Category
+		key, id string
+		cat     Category
 	}{
-		{"--stt", "stt_service", c.STTService, CategorySTT},
-		{"--llm", "llm_service", c.LLMService, CategoryLLM},
-		{"--tts", "tts_service", c.TTSService, CategoryTTS},
+		{"stt_service", c.STTService, CategorySTT},
+		{"llm_service", c.LLMService, CategoryLLM},
+		{"tts_service", c.TTSService, CategoryTTS},
 	}
-	checkID := func(flag, key, id string, cat Category) {
+	checkID := func(key, id string, cat Category) {
 		if id == "" {
 			return
 		}
 		s, ok := LookupService(id)
 		if !ok || s.Category != cat {
-			add("%s (%s): unknown %s service %q; valid: %s", flag, key, cat, id, strings.Join(ServiceIDs(cat), ", "))
+			add(false, keys(key), "unknown %s service %q; valid: %s", cat, id, strings.Join(ServiceIDs(cat), ", "))
 		}
 	}
 	for _, s := range cascade {
-		checkID(s.flag, s.key, s.id, s.cat)
+		checkID(s.key, s.id, s.cat)
 	}
-	checkID("--realtime", "realtime_service", c.RealtimeService, CategoryRealtime)
-	checkID("--video", "video_service", c.VideoService, CategoryVideo)
+	checkID("realtime_service", c.RealtimeService, CategoryRealtime)
+	checkID("video_service", c.VideoService, CategoryVideo)
 	anyCascade := c.STTService != "" || c.LLMService != "" || c.TTSService != ""
 	switch c.Mode {
 	case "cascade":
 		for _, s := range cascade {
 			if s.id == "" {
-				add("%s (%s): missing %s service for cascade mode; valid: %s", s.flag, s.key, strings.ToUpper(string(s.cat)), strings.Join(ServiceIDs(s.cat), ", "))
+				add(true, keys(s.key, "mode"), "missing %s service for cascade mode; valid: %s", strings.ToUpper(string(s.cat)), strings.Join(ServiceIDs(s.cat), ", "))
 			}
 		}
 		if c.RealtimeService != "" {
-			add("--realtime (realtime_service): a realtime service cannot be used in cascade mode")
+			add(false, keys("realtime_service", "mode"), "a realtime service cannot be used in cascade mode")
 		}
 	case "realtime":
 		if c.RealtimeService == "" {
-			add("--realtime (realtime_service): missing realtime service for realtime mode; valid: %s", strings.Join(ServiceIDs(CategoryRealtime), ", "))
+			add(true, keys("realtime_service", "mode"), "missing realtime service for realtime mode; valid: %s", strings.Join(ServiceIDs(CategoryRealtime), ", "))
 		}
 		if anyCascade {
-			add("--stt/--llm/--tts (stt_service/llm_service/tts_service): cascade services cannot be used in realtime mode")
+			probs = append(probs, Problem{Keys: keys("stt_service", "llm_service", "tts_service", "mode"),
+				Message: "--stt/--llm/--tts (stt_service/llm_service/tts_service): cascade services cannot be used in realtime mode"})
 		}
 	case "":
 		if anyCascade && c.RealtimeService != "" {
-			add("--mode (mode): cannot mix cascade services (--stt/--llm/--tts) with --realtime; choose one pipeline")
+			probs = append(probs, Problem{Keys: keys("realtime_service", "stt_service", "llm_service", "tts_service"),
+				Message: "--mode (mode): cannot mix cascade services (--stt/--llm/--tts) with --realtime; choose one pipeline"})
 		} else if !anyCascade && c.RealtimeService == "" {
-			add("--stt/--llm/--tts or --realtime: missing services; give --stt, --llm and --tts (cascade) or --realtime")
+			probs = append(probs, Problem{Keys: keys("mode"), Missing: true,
+				Message: "--stt/--llm/--tts or --realtime: missing services; give --stt, --llm and --tts (cascade) or --realtime"})
 		}
 	}
 
 	// Web-only options on telephony bots.
 	if c.BotType == "telephony" {
 		if c.VideoService != "" {
-			add("--video (video_service): video avatars are for web bots, not telephony")
+			add(false, keys("video_service", "bot_type"), "video avatars are for web bots, not telephony")
 		}
 		if c.VideoInput {
-			add("--video-input (video_input): video input is for web bots, not telephony")
+			add(false, keys("video_input", "bot_type"), "video input is for web bots, not telephony")
 		}
-		if c.VideoOutput {
-			add("--video-output (video_output): video output is for web bots, not telephony")
+		if c.VideoOutput && c.VideoService == "" {
+			add(false, keys("video_output", "bot_type"), "video output is for web bots, not telephony")
 		}
 		if c.ClientFramework != "" && c.ClientFramework != "none" {
-			add("--client-framework (client_framework): telephony bots have no web client")
+			add(false, keys("client_framework", "bot_type"), "telephony bots have no web client")
 		}
 		if c.ClientServer != "" {
-			add("--client-server (client_server): telephony bots have no web client")
+			add(false, keys("client_server", "bot_type"), "telephony bots have no web client")
 		}
 	}
+	if c.VideoService != "" && !c.VideoOutput {
+		add(false, keys("video_output", "video_service"), "a video avatar (--video %s) sends video; drop --no-video-output", c.VideoService)
+	}
 	if c.ClientServer != "" && c.ClientFramework != "react" && c.BotType != "telephony" {
-		add("--client-server (client_server): only applies with --client-framework react")
+		add(false, keys("client_server", "client_framework"), "only applies with --client-framework react")
 	}
 	if c.EnableDenoise && !c.DeployToCloud {
-		add("--enable-denoise (enable_denoise): noise cancellation needs cloud deployment (--deploy-to-cloud)")
+		add(false, keys("enable_denoise", "deploy_to_cloud"), "noise cancellation needs cloud deployment (--deploy-to-cloud)")
 	}
 	return probs
+}
+
+func quoteAll(ids []string) []string {
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		out[i] = strconv.Quote(id)
+	}
+	return out
 }
 
 func allTransportIDs() []string {

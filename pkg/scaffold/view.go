@@ -23,7 +23,11 @@ type view struct {
 	Extras     []string     // pipecat-ai extras, sorted
 	EnvGroups  []envGroup   // .env.example sections
 	Imports    []pyImport   // pipecat imports of bot.py
-	SampleRate int          // 8000 for telephony, else 0 (service default)
+	SampleRate int          // 8000 when every transport is a telephony one, else 0 (service default)
+	// PhoneArgs: a phone bot that also has web transports (for testing in
+	// a browser) sets 8 kHz at run time, only when the session is a call:
+	// the runner argument classes that mean a call.
+	PhoneArgs []string
 
 	NeedsSession bool // an aiohttp.ClientSession is opened for services
 	Denoise      bool // KrispVivaFilter on the input (cloud deployments only)
@@ -84,13 +88,10 @@ func newView(c Config) *view {
 			}
 		}
 	}
-	if v.Telephony {
-		v.SampleRate = 8000
-	}
 	v.Denoise = c.EnableDenoise && c.DeployToCloud
 	v.VideoOut = !v.Telephony && (c.VideoOutput || v.Video != nil)
-	v.SecretSet = c.ProjectName + "-secrets"
-	v.AgentName = agentName(c.ProjectName)
+	v.AgentName = AgentName(c.ProjectName)
+	v.SecretSet = SecretSetName(c.ProjectName)
 
 	extras := map[string]bool{"runner": true, "silero": true}
 	imports := importSet{}
@@ -128,6 +129,31 @@ func newView(c Config) *view {
 		v.Params = append(v.Params, v.paramsFor(t, imports))
 	}
 	v.ServerModule = v.SIPBridge || (v.DailyPSTN && v.DialOut)
+	if v.Telephony {
+		// Phone audio is 8 kHz: for the whole pipeline when every
+		// transport is a telephony one, else only in call sessions.
+		phoneArgs := map[string]bool{}
+		web := false
+		for _, t := range v.Transports {
+			switch {
+			case t.Kind == TransportWeb:
+				web = true
+			case t.Runner == "daily":
+				phoneArgs["DailyRunnerArguments"] = true
+			default:
+				phoneArgs["WebSocketRunnerArguments"] = true
+			}
+		}
+		if !web {
+			v.SampleRate = 8000
+		} else {
+			for a := range phoneArgs {
+				v.PhoneArgs = append(v.PhoneArgs, a)
+				imports.add("pipecat.runner.types", a)
+			}
+			sort.Strings(v.PhoneArgs)
+		}
+	}
 	if c.Eval {
 		extras["evals"] = true
 		extras["websocket"] = true
@@ -149,9 +175,6 @@ func newView(c Config) *view {
 		for _, im := range s.Imports {
 			imports.add(im.Module, im.Name)
 		}
-	}
-	if v.Denoise {
-		imports.add("pipecat.audio.filters.krisp_viva_filter", "KrispVivaFilter")
 	}
 	if c.Recording {
 		imports.add("pipecat.processors.audio.audio_buffer_processor", "AudioBufferProcessor")
@@ -193,9 +216,9 @@ func newView(c Config) *view {
 func (v *view) paramsFor(t Transport, imports importSet) paramEntry {
 	fields := []string{"audio_in_enabled=True", "audio_out_enabled=True"}
 	if v.Denoise {
-		fields = append(fields, "audio_in_filter=KrispVivaFilter()")
+		fields = append(fields, "audio_in_filter=krisp_filter()")
 	}
-	if !v.Telephony {
+	if t.Kind == TransportWeb {
 		if v.VideoInput {
 			fields = append(fields, "video_in_enabled=True")
 		}
@@ -262,6 +285,10 @@ func (v *view) envGroups() []envGroup {
 	if v.Recording {
 		add("Recording", []EnvVar{{Name: "RECORDINGS_DIR", Default: "recordings"}})
 	}
+	if v.Denoise {
+		// Listed commented out: the development runner sets it.
+		add("Noise cancellation (Krisp): off where ENV=local, which the development runner sets", []EnvVar{{Name: "ENV", Default: "local", Commented: true}})
+	}
 	if v.EnableObservability {
 		add("Observability (OpenTelemetry)", []EnvVar{
 			{Name: "ENABLE_TRACING", Default: "true"},
@@ -285,25 +312,6 @@ func categoryTitle(c Category) string {
 		return "Video avatar"
 	}
 	return string(c)
-}
-
-// agentName is the project name as a cloud agent name: lower case letters,
-// digits and hyphens.
-func agentName(project string) string {
-	var b strings.Builder
-	for _, r := range strings.ToLower(project) {
-		switch {
-		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
-			b.WriteRune(r)
-		default:
-			b.WriteByte('-')
-		}
-	}
-	s := strings.Trim(b.String(), "-")
-	if s == "" {
-		return "bot"
-	}
-	return s
 }
 
 type importSet map[string]map[string]bool

@@ -5,6 +5,9 @@ package cloud
 import (
 	"github.com/spf13/cobra"
 
+	"github.com/botkit-dev/botkit/pkg/cmd/cloud/organizations"
+	"github.com/botkit-dev/botkit/pkg/cmd/cloud/regions"
+	"github.com/botkit-dev/botkit/pkg/cmd/cloud/secrets"
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
 )
 
@@ -19,6 +22,6 @@ secrets, the organizations you belong to, the regions.
 With no platform configured (botkit auth login), these commands work on the
 embedded local platform: a SQLite database under $XDG_DATA_HOME/botkit.`,
 	}
-	_ = f
+	cmd.AddCommand(secrets.NewCmdSecrets(f), organizations.NewCmdOrganizations(f), regions.NewCmdRegions(f))
 	return cmd
 }

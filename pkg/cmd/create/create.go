@@ -16,6 +16,7 @@ import (
 
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
 	"github.com/botkit-dev/botkit/pkg/iostreams"
+	"github.com/botkit-dev/botkit/pkg/prompter"
 	"github.com/botkit-dev/botkit/pkg/scaffold"
 )
 
@@ -35,59 +36,18 @@ type Options struct {
 	ListOptions bool
 	Accessible  bool
 
-	// Wizard asks the questions the flags did not answer.
-	Wizard func(ctx context.Context, io *iostreams.IOStreams, accessible bool, given scaffold.Partial) (scaffold.Partial, error)
-}
-
-// boolFlag is a --x / --no-x pair.
-type boolFlag struct {
-	name, usage string
-	target      func(*scaffold.Partial) **bool
-}
-
-func boolFlags() []boolFlag {
-	return []boolFlag{
-		{"recording", "record conversations to WAV files", func(p *scaffold.Partial) **bool { return &p.Recording }},
-		{"transcription", "log conversation transcripts", func(p *scaffold.Partial) **bool { return &p.Transcription }},
-		{"video-input", "receive the user's camera (web bots)", func(p *scaffold.Partial) **bool { return &p.VideoInput }},
-		{"video-output", "send video (web bots)", func(p *scaffold.Partial) **bool { return &p.VideoOutput }},
-		{"deploy-to-cloud", "generate the Dockerfile and cloud deployment config (default true)", func(p *scaffold.Partial) **bool { return &p.DeployToCloud }},
-		{"enable-denoise", "Krisp noise cancellation (needs cloud deployment)", func(p *scaffold.Partial) **bool { return &p.EnableDenoise }},
-		{"observability", "OpenTelemetry tracing", func(p *scaffold.Partial) **bool { return &p.EnableObservability }},
-		{"eval", "eval transport and starter scenarios in server/evals/", func(p *scaffold.Partial) **bool { return &p.Eval }},
-	}
-}
-
-type stringFlag struct {
-	name, short, usage string
-	target             func(*scaffold.Partial) **string
-}
-
-func stringFlags() []stringFlag {
-	return []stringFlag{
-		{"name", "n", "project name; makes the command non-interactive", func(p *scaffold.Partial) **string { return &p.ProjectName }},
-		{"bot-type", "b", "web or telephony (default: inferred from the transports)", func(p *scaffold.Partial) **string { return &p.BotType }},
-		{"mode", "m", "cascade or realtime (default: inferred from the services)", func(p *scaffold.Partial) **string { return &p.Mode }},
-		{"stt", "", "speech-to-text service (cascade)", func(p *scaffold.Partial) **string { return &p.STTService }},
-		{"llm", "", "LLM service (cascade)", func(p *scaffold.Partial) **string { return &p.LLMService }},
-		{"tts", "", "text-to-speech service (cascade)", func(p *scaffold.Partial) **string { return &p.TTSService }},
-		{"realtime", "", "realtime speech-to-speech service", func(p *scaffold.Partial) **string { return &p.RealtimeService }},
-		{"video", "", "video avatar service (web bots)", func(p *scaffold.Partial) **string { return &p.VideoService }},
-		{"client-framework", "", "web client: react, vanilla or none", func(p *scaffold.Partial) **string { return &p.ClientFramework }},
-		{"client-server", "", "dev server of the react client: vite (default) or nextjs", func(p *scaffold.Partial) **string { return &p.ClientServer }},
-		{"pstn-mode", "", "dial-in or dial-out, for the daily_pstn transport", func(p *scaffold.Partial) **string { return &p.PSTNMode }},
-		{"sip-bridge-mode", "", "dial-in or dial-out, for the twilio_daily_sip transport", func(p *scaffold.Partial) **string { return &p.SIPBridgeMode }},
-	}
+	// Prompter asks the wizard's questions (the factory's).
+	Prompter func(accessible bool) prompter.Prompter
 }
 
 // NewCmdCreate returns `botkit create`. runF, when set, replaces the run
 // function (tests of flag parsing).
 func NewCmdCreate(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
-	opts := &Options{IO: f.IOStreams, Getenv: f.Getenv, Wizard: RunWizard}
+	opts := &Options{IO: f.IOStreams, Getenv: f.Getenv, Prompter: f.Prompter}
 	strVals := map[string]*string{}
 	boolVals := map[string]*bool{}
 	noVals := map[string]*bool{}
-	var transports []string
+	var listVals []string
 
 	cmd := &cobra.Command{
 		Use:   "create [TARGET_DIR]",
@@ -122,33 +82,33 @@ Valid services and transports: botkit create --list-options`,
 				opts.TargetDir = args[0]
 			}
 			opts.OutputSet = cmd.Flags().Changed("output")
-			for _, sf := range stringFlags() {
-				if cmd.Flags().Changed(sf.name) {
-					v := *strVals[sf.name]
-					*sf.target(&opts.Flags) = &v
-				}
-			}
-			if cmd.Flags().Changed("transport") {
-				opts.Flags.Transports = splitList(transports)
-			}
-			for _, bf := range boolFlags() {
-				yes, no := cmd.Flags().Changed(bf.name), cmd.Flags().Changed("no-"+bf.name)
-				switch {
-				case yes && no:
-					return cmdutil.UsageErrorf("--%s and --no-%s cannot be used together", bf.name, bf.name)
-				case yes:
-					v := *boolVals[bf.name]
-					*bf.target(&opts.Flags) = &v
-				case no:
-					v := !*noVals[bf.name]
-					*bf.target(&opts.Flags) = &v
+			for _, f := range scaffold.Fields() {
+				switch f.Kind {
+				case scaffold.KindString:
+					if cmd.Flags().Changed(f.Flag) {
+						f.SetString(&opts.Flags, *strVals[f.Flag])
+					}
+				case scaffold.KindList:
+					if cmd.Flags().Changed(f.Flag) {
+						f.SetList(&opts.Flags, splitList(listVals))
+					}
+				case scaffold.KindBool:
+					yes, no := cmd.Flags().Changed(f.Flag), cmd.Flags().Changed("no-"+f.Flag)
+					switch {
+					case yes && no:
+						return cmdutil.FlagErrorf("--%s and --no-%s cannot be used together", f.Flag, f.Flag)
+					case yes:
+						f.SetBool(&opts.Flags, *boolVals[f.Flag])
+					case no:
+						f.SetBool(&opts.Flags, !*noVals[f.Flag])
+					}
 				}
 			}
 			if opts.Format != "json" && opts.Format != "yaml" {
-				return cmdutil.UsageErrorf("--format: invalid value %q; valid: json, yaml", opts.Format)
+				return cmdutil.FlagErrorf("--format: invalid value %q; valid: json, yaml", opts.Format)
 			}
 			if cmd.Flags().Changed("format") && !opts.DryRun {
-				return cmdutil.UsageErrorf("--format only applies with --dry-run")
+				return cmdutil.FlagErrorf("--format only applies with --dry-run")
 			}
 			if !opts.Accessible && opts.Getenv != nil && opts.Getenv("ACCESSIBLE") != "" {
 				opts.Accessible = true
@@ -167,14 +127,17 @@ Valid services and transports: botkit create --list-options`,
 	fl := cmd.Flags()
 	fl.SortFlags = false
 	fl.StringVarP(&opts.Output, "output", "o", "", "directory to create the project folder in (default: current directory)")
-	for _, sf := range stringFlags() {
-		strVals[sf.name] = fl.StringP(sf.name, sf.short, "", sf.usage)
-	}
-	fl.StringArrayVarP(&transports, "transport", "t", nil, "transport id; repeatable or comma-separated")
-	for _, bf := range boolFlags() {
-		boolVals[bf.name] = fl.Bool(bf.name, false, bf.usage)
-		noVals[bf.name] = fl.Bool("no-"+bf.name, false, "turn off --"+bf.name)
-		fl.Lookup("no-" + bf.name).NoOptDefVal = "true"
+	for _, f := range scaffold.Fields() {
+		switch f.Kind {
+		case scaffold.KindString:
+			strVals[f.Flag] = fl.StringP(f.Flag, f.Short, "", f.Usage)
+		case scaffold.KindList:
+			fl.StringArrayVarP(&listVals, f.Flag, f.Short, nil, f.Usage)
+		case scaffold.KindBool:
+			boolVals[f.Flag] = fl.Bool(f.Flag, false, f.Usage)
+			noVals[f.Flag] = fl.Bool("no-"+f.Flag, false, "turn off --"+f.Flag)
+			fl.Lookup("no-" + f.Flag).NoOptDefVal = "true"
+		}
 	}
 	fl.StringVarP(&opts.ConfigFile, "config", "c", "", "JSON or YAML config file, or ProjectConfig manifest (- for stdin); makes the command non-interactive")
 	fl.BoolVar(&opts.DryRun, "dry-run", false, "print the resolved config and write nothing")
@@ -217,9 +180,15 @@ func Run(ctx context.Context, opts *Options) error {
 	}
 
 	var p scaffold.Partial
+	var fileProblems []string
 	if opts.ConfigFile != "" {
-		fp, err := readConfigFile(opts)
-		if err != nil {
+		fp, err := readConfigFile(ctx, opts)
+		var cfe *scaffold.ConfigFileError
+		switch {
+		case errors.As(err, &cfe):
+			// Reported with the other problems of the command line.
+			fileProblems = cfe.Problems
+		case err != nil:
 			return err
 		}
 		p = fp
@@ -229,12 +198,31 @@ func Run(ctx context.Context, opts *Options) error {
 		p.ProjectName = &base
 	}
 	p = p.Over(opts.Flags)
+	if len(fileProblems) > 0 {
+		// Every problem at once: the file's, and those of the flags and
+		// what the file did give (missing values aside: the file may have
+		// been meant to give them).
+		probs := fileProblems
+		for _, pr := range scaffold.Check(scaffold.Resolve(p)) {
+			if !pr.Missing {
+				probs = append(probs, pr.Message)
+			}
+		}
+		return cmdutil.Problems(probs)
+	}
 
 	if !opts.nonInteractive() {
+		// --accessible asks for line prompts whatever the streams (screen
+		// readers, scripted answers); otherwise only on a terminal.
 		if !opts.IO.CanPrompt() && !opts.Accessible {
 			return cmdutil.UsageErrorf("no terminal to run the wizard on: give --name or --config (see botkit create --help)")
 		}
-		answered, err := opts.Wizard(ctx, opts.IO, opts.Accessible, p)
+		wz := Wizard{
+			Prompter: opts.Prompter(opts.Accessible),
+			ErrOut:   opts.IO.ErrOut,
+			Target:   func(name string) string { return projectDir(opts, name) },
+		}
+		answered, err := wz.Run(ctx, p)
 		if err != nil {
 			return err
 		}
@@ -248,12 +236,11 @@ func Run(ctx context.Context, opts *Options) error {
 	if opts.DryRun {
 		return printConfig(opts.IO.Out, cfg, opts.Format)
 	}
-	dir := projectDir(opts, cfg)
-	return generate(ctx, opts.IO, cfg, dir, !opts.nonInteractive())
+	return generate(ctx, opts.IO, cfg, projectDir(opts, cfg.ProjectName))
 }
 
 // projectDir is where the project goes: TARGET_DIR, or <output>/<name>.
-func projectDir(opts *Options, cfg scaffold.Config) string {
+func projectDir(opts *Options, name string) string {
 	if opts.TargetDir != "" {
 		return absJoin(opts.WorkingDir, opts.TargetDir)
 	}
@@ -261,7 +248,7 @@ func projectDir(opts *Options, cfg scaffold.Config) string {
 	if out == "" {
 		out = "."
 	}
-	return filepath.Join(absJoin(opts.WorkingDir, out), cfg.ProjectName)
+	return filepath.Join(absJoin(opts.WorkingDir, out), name)
 }
 
 func absJoin(wd, p string) string {
@@ -271,7 +258,7 @@ func absJoin(wd, p string) string {
 	return filepath.Join(wd, p)
 }
 
-func generate(ctx context.Context, io *iostreams.IOStreams, cfg scaffold.Config, dir string, wizard bool) error {
+func generate(ctx context.Context, io *iostreams.IOStreams, cfg scaffold.Config, dir string) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -292,37 +279,48 @@ func generate(ctx context.Context, io *iostreams.IOStreams, cfg scaffold.Config,
 			}
 			return cmdutil.Problems(lines)
 		}
+		var te *scaffold.TargetError
+		if errors.As(err, &te) {
+			return cmdutil.UsageErrorf("%v", te)
+		}
 		return fmt.Errorf("write project: %w", err)
 	}
 	fmt.Fprintln(io.Out, dir)
-	if wizard || io.ShowProgress() {
-		fmt.Fprintf(io.ErrOut, "✓ Created %s (%d files) in %s\n\n%s", cfg.ProjectName, len(files), dir, NextSteps(cfg, dir))
+	if io.ShowProgress() {
+		fmt.Fprintf(io.ErrOut, "✓ Created %s (%d files) in %s\n\n%s", cfg.ProjectName, len(files), dir, scaffold.NextSteps(cfg, dir))
 	}
 	return nil
 }
 
-func readConfigFile(opts *Options) (scaffold.Partial, error) {
+// readConfigFile reads and decodes --config: at most scaffold.MaxConfigSize
+// bytes, and interruptible (Ctrl-C, SIGTERM) while it waits for input, as
+// with -c - on a terminal or a FIFO nobody writes to.
+func readConfigFile(ctx context.Context, opts *Options) (scaffold.Partial, error) {
 	name := opts.ConfigFile
-	var data []byte
-	var err error
+	open := func() (io.ReadCloser, error) { return os.Open(absJoin(opts.WorkingDir, name)) }
 	if name == "-" {
 		name = "<stdin>"
-		data, err = io.ReadAll(io.LimitReader(opts.IO.In, 1<<20))
-	} else {
-		data, err = os.ReadFile(absJoin(opts.WorkingDir, name))
+		open = func() (io.ReadCloser, error) { return io.NopCloser(opts.IO.In), nil }
+	}
+	data, err := cmdutil.Interruptible(ctx, func() ([]byte, error) {
+		f, err := open()
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		return io.ReadAll(io.LimitReader(f, scaffold.MaxConfigSize+1))
+	})
+	if err != nil && ctx.Err() != nil {
+		// The read stays blocked; the process is ending.
+		return scaffold.Partial{}, fmt.Errorf("--config: interrupted while reading %s: %w", name, ctx.Err())
 	}
 	if err != nil {
 		return scaffold.Partial{}, cmdutil.UsageErrorf("--config: %v", cleanPathError(err))
 	}
-	p, err := scaffold.DecodeConfigFile(name, data)
-	if err != nil {
-		var cfe *scaffold.ConfigFileError
-		if errors.As(err, &cfe) {
-			return scaffold.Partial{}, cmdutil.Problems(cfe.Problems)
-		}
-		return scaffold.Partial{}, cmdutil.UsageErrorf("--config: %v", err)
+	if len(data) > scaffold.MaxConfigSize {
+		return scaffold.Partial{}, cmdutil.UsageErrorf("--config: %s is larger than 1 MiB (%d bytes), the limit of a config file", name, scaffold.MaxConfigSize)
 	}
-	return p, nil
+	return scaffold.DecodeConfigFile(name, data)
 }
 
 func cleanPathError(err error) error {

@@ -3,16 +3,17 @@ package create
 import (
 	"context"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
-
-	"github.com/charmbracelet/huh"
+	"time"
 
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
 	"github.com/botkit-dev/botkit/pkg/iostreams"
+	"github.com/botkit-dev/botkit/pkg/prompter"
 	"github.com/botkit-dev/botkit/pkg/scaffold"
 )
 
@@ -79,20 +80,75 @@ func TestAccessibleFromEnvironment(t *testing.T) {
 	}
 }
 
+// The wizard needs stdin, stdout and stderr on a terminal and CI unset
+// (DESIGN §3); else exit 2 naming the flags that make it unnecessary.
 func TestRunWithoutTerminalNeverStartsTheWizard(t *testing.T) {
-	ios, _, out, _ := iostreams.Test()
-	called := false
-	opts := &Options{IO: ios, WorkingDir: t.TempDir(), Format: "json", Wizard: func(context.Context, *iostreams.IOStreams, bool, scaffold.Partial) (scaffold.Partial, error) {
-		called = true
-		return scaffold.Partial{}, nil
-	}}
-	err := Run(context.Background(), opts)
-	if called || cmdutil.ExitCode(err) != cmdutil.ExitUsage || !strings.Contains(err.Error(), "--name or --config") {
-		t.Fatalf("called %v err %v", called, err)
+	for _, c := range []struct {
+		name              string
+		stdin, stdout, ci bool
+	}{
+		{"nothing a terminal", false, false, false},
+		{"stdin not a terminal", false, true, false},
+		{"stdout piped", true, false, false},
+		{"CI set", true, true, true},
+	} {
+		ios, _, out, _ := iostreams.Test()
+		ios.SetStdinTTY(c.stdin)
+		ios.SetStdoutTTY(c.stdout)
+		ios.SetStderrTTY(true)
+		ios.SetCI(c.ci)
+		called := false
+		opts := &Options{IO: ios, WorkingDir: t.TempDir(), Format: "json", Prompter: func(bool) prompter.Prompter {
+			called = true
+			return prompter.NewFake(t)
+		}}
+		err := Run(context.Background(), opts)
+		if called || cmdutil.ExitCode(err) != cmdutil.ExitUsage || !strings.Contains(err.Error(), "--name or --config") {
+			t.Errorf("%s: called %v err %v", c.name, called, err)
+		}
+		if out.Len() != 0 {
+			t.Errorf("%s: stdout %q", c.name, out)
+		}
 	}
-	if out.Len() != 0 {
-		t.Errorf("stdout %q", out)
+}
+
+// Progress (the created message, next steps) only on a terminal with CI
+// unset, on the wizard path too.
+func TestProgressOnlyOnATerminal(t *testing.T) {
+	for _, c := range []struct {
+		name       string
+		stdout, ci bool
+		want       bool
+	}{
+		{"terminal", true, false, true},
+		{"stdout piped", false, false, false},
+		{"CI set", true, true, false},
+	} {
+		ios, _, _, errOut := iostreams.Test()
+		ios.SetStdinTTY(true)
+		ios.SetStdoutTTY(c.stdout)
+		ios.SetStderrTTY(true)
+		ios.SetCI(c.ci)
+		opts := &Options{IO: ios, WorkingDir: t.TempDir(), Format: "json", Accessible: true,
+			Flags: complete(),
+			Prompter: func(bool) prompter.Prompter {
+				return prompter.NewFake(t, prompter.Answer{Match: "--name", Value: "bot"})
+			},
+		}
+		opts.Flags.ProjectName = nil
+		if err := Run(context.Background(), opts); err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if got := strings.Contains(errOut.String(), "Next steps:"); got != c.want {
+			t.Errorf("%s: next steps shown %v, want %v:\n%s", c.name, got, c.want, errOut)
+		}
 	}
+}
+
+func complete() scaffold.Partial {
+	p := scaffold.PartialOf(QuickstartConfig("q"))
+	p.ClientFramework, p.VideoService = ptr("none"), ptr("")
+	return p
 }
 
 func TestRunInterruptedWritesNothing(t *testing.T) {
@@ -111,17 +167,117 @@ func TestRunInterruptedWritesNothing(t *testing.T) {
 	}
 }
 
-func TestDefaultFirstKeepsEveryOptionVisible(t *testing.T) {
-	opts := huh.NewOptions("a", "b", "c")
-	got := defaultFirst(opts, "b")
-	var values []string
-	for _, o := range got {
-		values = append(values, o.Value)
+// Two creates of one project at once, many times: one reports the project
+// and it is complete; the other exits 2 with one line naming the target.
+func TestConcurrentCreatesOfOneTarget(t *testing.T) {
+	for round := range 15 {
+		wd := t.TempDir()
+		cfg := QuickstartConfig("same")
+		type result struct {
+			err error
+			out string
+		}
+		results := make(chan result, 2)
+		for range 2 {
+			go func() {
+				ios, _, out, _ := iostreams.Test()
+				opts := &Options{IO: ios, WorkingDir: wd, Format: "json", Output: "fresh/sub", OutputSet: true, Flags: scaffold.PartialOf(cfg)}
+				err := Run(context.Background(), opts)
+				results <- result{err, out.String()}
+			}()
+		}
+		target := filepath.Join(wd, "fresh", "sub", "same")
+		var won int
+		for range 2 {
+			r := <-results
+			if r.err == nil {
+				won++
+				if strings.TrimSpace(r.out) != target {
+					t.Errorf("winner printed %q", r.out)
+				}
+				continue
+			}
+			lines := cmdutil.ErrorLines(r.err)
+			if cmdutil.ExitCode(r.err) != cmdutil.ExitUsage || len(lines) != 1 && !strings.Contains(lines[0], "already holds") || !strings.Contains(lines[0], target) {
+				t.Errorf("round %d: loser: exit %d, %q", round, cmdutil.ExitCode(r.err), lines)
+			}
+		}
+		if won != 1 {
+			t.Fatalf("round %d: %d winners", round, won)
+		}
+		g, _ := scaffold.NewGenerator()
+		files, _ := g.Generate(cfg)
+		for _, f := range files {
+			if _, err := os.Stat(filepath.Join(target, filepath.FromSlash(f.Path))); err != nil {
+				t.Errorf("round %d: the reported project lacks %s", round, f.Path)
+			}
+		}
 	}
-	if strings.Join(values, ",") != "b,a,c" {
-		t.Fatalf("got %v", values)
+}
+
+func TestTargetIsAFile(t *testing.T) {
+	wd := t.TempDir()
+	os.WriteFile(filepath.Join(wd, "taken"), []byte("x"), 0o644)
+	ios, _, _, _ := iostreams.Test()
+	opts := &Options{IO: ios, WorkingDir: wd, Format: "json", TargetDir: "taken", Flags: scaffold.PartialOf(QuickstartConfig("taken"))}
+	err := Run(context.Background(), opts)
+	lines := cmdutil.ErrorLines(err)
+	if cmdutil.ExitCode(err) != cmdutil.ExitUsage || len(lines) != 1 || !strings.Contains(lines[0], filepath.Join(wd, "taken")+": exists and is not a directory") {
+		t.Errorf("exit %d, %q", cmdutil.ExitCode(err), lines)
 	}
-	if got := defaultFirst(opts, "zz"); len(got) != 3 || got[0].Value != "a" {
-		t.Fatalf("unknown default reordered: %v", got)
+}
+
+func runConfig(t *testing.T, ctx context.Context, in io.Reader, config string, flags scaffold.Partial) error {
+	t.Helper()
+	ios, _, _, _ := iostreams.Test()
+	if in != nil {
+		ios.In = in
+	}
+	opts := &Options{IO: ios, WorkingDir: t.TempDir(), Format: "json", ConfigFile: config, DryRun: true, Flags: flags}
+	return Run(ctx, opts)
+}
+
+// Config input is capped at 1 MiB (exit 2 naming the limit), even from an
+// endless source.
+func TestConfigInputCapped(t *testing.T) {
+	for _, src := range []string{"/dev/zero", "-"} {
+		var in io.Reader
+		if src == "-" {
+			in = io.MultiReader(strings.NewReader("project_name: "), strings.NewReader(strings.Repeat("a", 3<<20)))
+		}
+		err := runConfig(t, context.Background(), in, src, scaffold.Partial{})
+		if cmdutil.ExitCode(err) != cmdutil.ExitUsage || !strings.Contains(err.Error(), "larger than 1 MiB") {
+			t.Errorf("%s: exit %d %v", src, cmdutil.ExitCode(err), err)
+		}
+	}
+}
+
+// -c - waiting for input ends at once when interrupted: exit 130.
+func TestConfigStdinInterruptible(t *testing.T) {
+	r, w := io.Pipe()
+	defer w.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- runConfig(t, ctx, r, "-", scaffold.Partial{}) }()
+	time.Sleep(50 * time.Millisecond)
+	cancel()
+	select {
+	case err := <-done:
+		if cmdutil.ExitCode(err) != cmdutil.ExitInterrupted {
+			t.Errorf("exit %d: %v", cmdutil.ExitCode(err), err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("reading -c - did not end when interrupted")
+	}
+}
+
+// The config file's problems and the flags' are listed together.
+func TestConfigAndFlagProblemsTogether(t *testing.T) {
+	err := runConfig(t, context.Background(), strings.NewReader("project_name: a\nfoo: 1\n"), "-",
+		scaffold.Partial{STTService: ptr("nope_stt"), Transports: []string{"daily"}})
+	lines := cmdutil.ErrorLines(err)
+	joined := strings.Join(lines, "\n")
+	if cmdutil.ExitCode(err) != cmdutil.ExitUsage || !strings.Contains(joined, `<stdin>:2: unknown key "foo"`) || !strings.Contains(joined, `--stt (stt_service): unknown stt service "nope_stt"`) {
+		t.Errorf("exit %d:\n%s", cmdutil.ExitCode(err), joined)
 	}
 }

@@ -78,5 +78,5 @@ func runQuickstart(ctx context.Context, opts *QuickstartOptions) error {
 	if opts.DryRun {
 		return printConfig(opts.IO.Out, cfg, "json")
 	}
-	return generate(ctx, opts.IO, cfg, dir, false)
+	return generate(ctx, opts.IO, cfg, dir)
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -14,6 +16,7 @@ import (
 	"github.com/botkit-dev/botkit/pkg/cmd/create"
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
 	"github.com/botkit-dev/botkit/pkg/iostreams"
+	"github.com/botkit-dev/botkit/pkg/prompter"
 	"github.com/botkit-dev/botkit/pkg/scaffold"
 )
 
@@ -25,7 +28,7 @@ func runWizard(t *testing.T, given scaffold.Partial, lines ...string) (scaffold.
 	t.Helper()
 	ios, _, out, errOut := iostreams.Test()
 	ios.In = strings.NewReader(strings.Join(lines, "\n") + "\n")
-	p, err := create.RunWizard(context.Background(), ios, true, given)
+	p, err := create.RunWizard(context.Background(), prompter.New(ios, true), ios.ErrOut, given)
 	if out.Len() > 0 {
 		t.Errorf("the wizard wrote to stdout: %q", out.String())
 	}
@@ -186,7 +189,7 @@ func TestWizardFullWebRun(t *testing.T) {
 		"Optional features",
 		"Video avatar service",
 		"Deployment target",
-		"Enable noise cancellation (Krisp)?",
+		"Enable noise cancellation (Krisp, in the cloud only)?",
 	)
 	checkMenu(t, out, daily, "daily")
 	checkMenu(t, out, stt, "assemblyai_stt")
@@ -212,7 +215,7 @@ func TestWizardFullWebRun(t *testing.T) {
 		Recording:           b(true),
 		Transcription:       b(false),
 		VideoInput:          b(false),
-		VideoOutput:         b(false),
+		VideoOutput:         b(true), // an avatar is video output
 		DeployToCloud:       b(true),
 		EnableDenoise:       b(true),
 		EnableObservability: b(true),
@@ -269,7 +272,11 @@ func TestWizardTelephonyDailyPSTN(t *testing.T) {
 	wantAsked(t, out, "Telephony providers", "Daily PSTN: dial-in or dial-out", "Pipeline mode", "Optional features", "Deployment target")
 	// Web-only questions and the variants are not offered to a phone bot,
 	// and noise cancellation is only asked for cloud deployments.
-	wantNotAsked(t, out, "Video", "(twilio_daily_sip_dialin)", "(smallwebrtc)", "Twilio + Daily SIP: dial-in", "noise cancellation", "Client")
+	wantNotAsked(t, out, "Video", "(twilio_daily_sip_dialin)", "Twilio + Daily SIP: dial-in", "noise cancellation", "Client")
+	// Web transports are offered for testing the phone bot in a browser.
+	if !strings.Contains(out, ", for local testing (smallwebrtc)") {
+		t.Errorf("the phone path does not offer web transports:\n%s", out)
+	}
 	wantPartial(t, p, scaffold.Partial{
 		ProjectName:         s("phone-bot"),
 		BotType:             s("telephony"),
@@ -382,7 +389,7 @@ func TestWizardSkipsQuestionsFlagsAnswer(t *testing.T) {
 		Recording:           b(false),
 		Transcription:       b(true),
 		VideoInput:          b(false),
-		VideoOutput:         b(false),
+		VideoOutput:         nil, // implied by the avatar
 		DeployToCloud:       b(false),
 		EnableObservability: b(false),
 		Eval:                b(false),
@@ -398,7 +405,7 @@ func TestWizardNothingToAsk(t *testing.T) {
 	})
 	ios, _, _, errOut := iostreams.Test()
 	ios.In = strings.NewReader("")
-	p, err := create.RunWizard(context.Background(), ios, true, given)
+	p, err := create.RunWizard(context.Background(), prompter.New(ios, true), ios.ErrOut, given)
 	if err != nil {
 		t.Fatalf("RunWizard: %v", err)
 	}
@@ -425,7 +432,7 @@ func TestWizardEndOfInput(t *testing.T) {
 			ios.In = strings.NewReader(tc.input)
 			doneC := make(chan error, 1)
 			go func() {
-				_, err := create.RunWizard(context.Background(), ios, true, scaffold.Partial{})
+				_, err := create.RunWizard(context.Background(), prompter.New(ios, true), ios.ErrOut, scaffold.Partial{})
 				doneC <- err
 			}()
 			var err error
@@ -454,7 +461,7 @@ func TestWizardEndOfInput(t *testing.T) {
 func TestWizardLastLineWithoutNewline(t *testing.T) {
 	ios, _, _, errOut := iostreams.Test()
 	ios.In = strings.NewReader("no-newline")
-	p, err := create.RunWizard(context.Background(), ios, true, scaffold.Partial{
+	p, err := create.RunWizard(context.Background(), prompter.New(ios, true), ios.ErrOut, scaffold.Partial{
 		BotType: s("web"), ClientFramework: s("none"), Transports: []string{"daily"}, Mode: s("realtime"),
 		RealtimeService: s("openai_realtime"), Recording: b(false), Transcription: b(false), VideoService: s(""),
 		VideoInput: b(false), VideoOutput: b(false), EnableObservability: b(false), Eval: b(false),
@@ -473,7 +480,7 @@ func TestWizardInterrupted(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
 		ios, _, _, _ := iostreams.Test()
-		_, err := create.RunWizard(ctx, ios, true, scaffold.Partial{})
+		_, err := create.RunWizard(ctx, prompter.New(ios, true), ios.ErrOut, scaffold.Partial{})
 		if code := cmdutil.ExitCode(err); code != cmdutil.ExitInterrupted {
 			t.Errorf("exit code %d, want 130 (%v)", code, err)
 		}
@@ -487,7 +494,7 @@ func TestWizardInterrupted(t *testing.T) {
 		ios.ErrOut = io.Discard // the blocked prompt goroutine may still write
 		ctx, cancel := context.WithCancel(context.Background())
 		time.AfterFunc(100*time.Millisecond, cancel)
-		_, err := create.RunWizard(ctx, ios, true, scaffold.Partial{})
+		_, err := create.RunWizard(ctx, prompter.New(ios, true), ios.ErrOut, scaffold.Partial{})
 		if code := cmdutil.ExitCode(err); code != cmdutil.ExitInterrupted {
 			t.Errorf("exit code %d, want 130 (%v)", code, err)
 		}
@@ -496,7 +503,7 @@ func TestWizardInterrupted(t *testing.T) {
 
 func TestNextSteps(t *testing.T) {
 	web := scaffold.Config{ProjectName: "my-bot", BotType: "web", Transports: []string{"smallwebrtc", "daily"}, ClientFramework: "react", ClientServer: "vite"}
-	got := create.NextSteps(web, "my-bot")
+	got := scaffold.NextSteps(web, "my-bot")
 	for _, want := range []string{
 		"cd my-bot\n",
 		"cd server && uv sync\n",
@@ -512,7 +519,7 @@ func TestNextSteps(t *testing.T) {
 	}
 
 	phone := scaffold.Config{ProjectName: "p", BotType: "telephony", Transports: []string{"twilio_daily_sip_dialout"}}
-	got = create.NextSteps(phone, "dir with space")
+	got = scaffold.NextSteps(phone, "dir with space")
 	if !strings.Contains(got, "cd 'dir with space'\n") || !strings.Contains(got, "--transport daily\n") {
 		t.Errorf("phone NextSteps:\n%s", got)
 	}
@@ -521,8 +528,123 @@ func TestNextSteps(t *testing.T) {
 	}
 
 	mobile := scaffold.Config{ProjectName: "m", BotType: "web", Transports: []string{"daily"}, ClientFramework: "none"}
-	got = create.NextSteps(mobile, ".")
+	got = scaffold.NextSteps(mobile, ".")
 	if strings.Contains(got, "npm") || strings.Contains(got, "cd .\n") {
 		t.Errorf("mobile NextSteps in the current dir:\n%s", got)
+	}
+}
+
+type answer = prompter.Answer
+
+// A cross-field conflict is reported at the question that causes it, and
+// that question is asked again; nothing after it is asked before.
+func TestWizardConflictAtItsQuestion(t *testing.T) {
+	fake := prompter.NewFake(t,
+		answer{Match: "--transport", Value: []string{"daily_pstn", "twilio_daily_sip"}},
+		answer{Match: "--transport", Value: []string{"daily_pstn", "smallwebrtc"}},
+		answer{Match: "--pstn-mode", Value: "dial-in"},
+		answer{Match: "--mode", Value: prompter.Default},
+		answer{Match: "--stt", Value: prompter.Default},
+		answer{Match: "--llm", Value: prompter.Default},
+		answer{Match: "--tts", Value: prompter.Default},
+		answer{Match: "Optional features", Value: []string{}},
+		answer{Match: "Deployment target", Value: "local"},
+	)
+	var errOut strings.Builder
+	p, err := create.RunWizard(context.Background(), fake, &errOut, scaffold.Partial{ProjectName: s("p"), BotType: s("telephony")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	asked := fake.Asked()
+	if asked[0].Flag != "--transport" || asked[1].Flag != "--transport" {
+		t.Errorf("the transport question was not asked again at once: %+v", asked[:2])
+	}
+	if !strings.Contains(errOut.String(), `"daily_pstn" and "twilio_daily_sip" all run over Daily`) {
+		t.Errorf("conflict not reported, or not naming the transports given:\n%s", errOut.String())
+	}
+	if got := fmt.Sprint(p.Transports); got != "[daily_pstn smallwebrtc]" {
+		t.Errorf("transports %s", got)
+	}
+	wantValid(t, p)
+}
+
+// A contradiction among the given values fails before any question; one
+// between a given value and an answer is reported at that answer.
+func TestWizardGivenContradictions(t *testing.T) {
+	_, err := create.RunWizard(context.Background(), prompter.NewFake(t), io.Discard,
+		scaffold.Partial{EnableDenoise: b(true), DeployToCloud: b(false)})
+	if code := cmdutil.ExitCode(err); code != cmdutil.ExitUsage || !strings.Contains(err.Error(), "--enable-denoise") {
+		t.Errorf("exit %d: %v", code, err)
+	}
+
+	fake := prompter.NewFake(t,
+		answer{Match: "Deployment target", Value: "local"},
+		answer{Match: "Deployment target", Value: "cloud"},
+	)
+	var errOut strings.Builder
+	given := complete()
+	given.DeployToCloud, given.EnableDenoise = nil, b(true)
+	p, err := create.RunWizard(context.Background(), fake, &errOut, given)
+	if err != nil || !*p.DeployToCloud {
+		t.Fatalf("%v %v", err, p.DeployToCloud)
+	}
+	if !strings.Contains(errOut.String(), "noise cancellation needs cloud deployment") {
+		t.Errorf("stderr:\n%s", errOut.String())
+	}
+}
+
+// complete returns a web bot's partial that leaves no question open.
+func complete() scaffold.Partial {
+	p := scaffold.PartialOf(create.QuickstartConfig("q"))
+	p.ClientFramework, p.VideoService = s("none"), s("")
+	return p
+}
+
+// A target that already holds a project is refused at the name question
+// (or before any question when the name is given).
+func TestWizardTargetConflictAtName(t *testing.T) {
+	wd := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(wd, "taken"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(wd, "taken", "README.md"), []byte("mine"), 0o644)
+	os.WriteFile(filepath.Join(wd, "afile"), []byte("x"), 0o644)
+	target := func(name string) string { return filepath.Join(wd, name) }
+
+	ios, _, _, errOut := iostreams.Test()
+	ios.In = strings.NewReader("taken\nafile\nfree\n")
+	given := complete()
+	given.ProjectName = nil
+	p, err := create.Wizard{Prompter: prompter.New(ios, true), ErrOut: ios.ErrOut, Target: target}.Run(context.Background(), given)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *p.ProjectName != "free" {
+		t.Errorf("name %q", *p.ProjectName)
+	}
+	for _, want := range []string{filepath.Join(wd, "taken") + " already holds README.md", filepath.Join(wd, "afile") + ": exists and is not a directory"} {
+		if !strings.Contains(errOut.String(), want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errOut)
+		}
+	}
+
+	given.ProjectName = s("taken")
+	given.Recording = nil // a question is left, but it is not asked
+	_, err = create.Wizard{Prompter: prompter.NewFake(t), Target: target}.Run(context.Background(), given)
+	if cmdutil.ExitCode(err) != cmdutil.ExitUsage || !strings.Contains(err.Error(), "taken already holds README.md") {
+		t.Errorf("given name: %v", err)
+	}
+}
+
+// In accessible mode an empty line accepts the transports shown preselected.
+func TestWizardEmptyLineAcceptsPreselected(t *testing.T) {
+	given := complete()
+	given.Transports = nil
+	p, out, err := runWizard(t, given, "")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if fmt.Sprint(p.Transports) != "[smallwebrtc]" {
+		t.Errorf("transports %v\n%s", p.Transports, out)
 	}
 }

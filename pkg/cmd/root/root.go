@@ -3,11 +3,14 @@ package root
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/spf13/cobra"
 
+	"github.com/botkit-dev/botkit/pkg/cmd/auth"
 	"github.com/botkit-dev/botkit/pkg/cmd/cloud"
 	"github.com/botkit-dev/botkit/pkg/cmd/create"
+	"github.com/botkit-dev/botkit/pkg/cmd/manifests"
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
 )
 
@@ -23,19 +26,33 @@ func NewCmdRoot(f *cmdutil.Factory) *cobra.Command {
 manages the secret sets and image pull secrets they run with.`,
 		Example: `  botkit create quickstart
   botkit create my-bot --bot-type web -t smallwebrtc --stt deepgram_stt --llm openai_llm --tts cartesia_tts
-  botkit create --list-options`,
+  botkit create --list-options
+  botkit apply -f secrets/ -R`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		Version:       Version,
 	}
-	cmd.CompletionOptions.HiddenDefaultCmd = true
-	cmd.AddCommand(create.NewCmdCreate(f, nil), cloud.NewCmdCloud(f))
+	cmd.AddCommand(create.NewCmdCreate(f, nil), cloud.NewCmdCloud(f), auth.NewCmdAuth(f))
+	cmd.AddCommand(manifests.NewCmdApply(f, nil), manifests.NewCmdDiff(f, nil), manifests.NewCmdDelete(f, nil))
+	// `botkit completion bash|zsh|fish|powershell`: cobra's generator, added
+	// now (not at Execute) so that its usage errors are typed too.
+	cmd.InitDefaultCompletionCmd()
 	cmdutil.TypeUsageErrors(cmd)
 	return cmd
 }
 
 // Run executes botkit with args and returns the process exit code. Errors
-// are printed to stderr as "error: ...", one line per problem.
+// are printed to stderr as "error: ...", one line per problem. What the
+// factory opened (the embedded platform) is closed before Run returns.
 func Run(ctx context.Context, f *cmdutil.Factory, args []string) int {
-	return cmdutil.Execute(ctx, NewCmdRoot(f), f.IOStreams, args)
+	code := cmdutil.Execute(ctx, NewCmdRoot(f), f.IOStreams, args)
+	if f.Close != nil {
+		if err := f.Close(); err != nil {
+			fmt.Fprintf(f.IOStreams.ErrOut, "error: %v\n", err)
+			if code == cmdutil.ExitOK {
+				code = cmdutil.ExitError
+			}
+		}
+	}
+	return code
 }

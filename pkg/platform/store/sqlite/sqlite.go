@@ -146,25 +146,48 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	return s, nil
 }
 
-func migrate(ctx context.Context, db *sql.DB) error {
-	if _, err := db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)`); err != nil {
-		return fmt.Errorf("migrations: %w", err)
-	}
+// migrationFiles returns the embedded migrations in order with their
+// versions.
+func migrationFiles() ([]string, []int, error) {
 	entries, err := fs.ReadDir(migrations, "migrations")
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	names := make([]string, 0, len(entries))
 	for _, e := range entries {
 		names = append(names, e.Name())
 	}
 	slices.Sort(names)
-	for _, name := range names {
+	versions := make([]int, len(names))
+	for i, name := range names {
 		vs, _, _ := strings.Cut(name, "_")
 		v, err := strconv.Atoi(vs)
 		if err != nil {
-			return fmt.Errorf("migration %s: name must start with a number", name)
+			return nil, nil, fmt.Errorf("migration %s: name must start with a number", name)
 		}
+		versions[i] = v
+	}
+	return names, versions, nil
+}
+
+func migrate(ctx context.Context, db *sql.DB) error {
+	names, versions, err := migrationFiles()
+	if err != nil {
+		return err
+	}
+	// An up-to-date database costs one query (the CLI's embedded platform
+	// opens it for every command).
+	var applied int
+	var latest sql.NullInt64
+	if err := db.QueryRowContext(ctx, `SELECT count(*), max(version) FROM schema_migrations`).Scan(&applied, &latest); err == nil &&
+		applied == len(versions) && len(versions) > 0 && latest.Int64 == int64(versions[len(versions)-1]) {
+		return nil
+	}
+	if _, err := db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)`); err != nil {
+		return fmt.Errorf("migrations: %w", err)
+	}
+	for i, name := range names {
+		v := versions[i]
 		body, err := migrations.ReadFile("migrations/" + name)
 		if err != nil {
 			return err

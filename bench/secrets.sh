@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# Times `botkit cloud secrets set` and `botkit cloud secrets list -o json` on
+# the embedded local platform, each beside a floor measured in the same run
+# with the sqlite3 command on the same kind of database file:
+#
+#   set   one new key per run, into one set (warm: the database exists)
+#         floor: sqlite3 inserting one row into a WAL database with
+#                synchronous=FULL (a process start, an open, one fsync'd commit)
+#   list  -o json of 10,000 secret sets (5 keys each)
+#         floor: sqlite3 -json selecting the same 10,000 rows of the
+#                platform's own objects table
+#
+# Usage: bench/secrets.sh [N]     (N timed runs of each, default 20; or env N)
+# Env:   SETS=10000               sets seeded for list
+#
+# Runs alternate (botkit, floor, botkit, floor, ...) so that a change in the
+# machine's load hits both alike; one untimed warm-up run of each comes
+# first. Prints the medians in ms, the ratios to the floors and the goals:
+# set <= 4x its floor and < 25 ms; list of 10,000 < 250 ms. Not a test: it
+# reports, it does not fail on a missed goal. Exits non-zero when a command
+# fails.
+set -euo pipefail
+
+N=${1:-${N:-20}}
+SETS=${SETS:-10000}
+case $N in '' | *[!0-9]* | 0)
+	echo "bench/secrets.sh: N must be a positive integer, got '$N'" >&2
+	exit 2
+	;;
+esac
+
+repo=$(cd "$(dirname "$0")/.." && pwd)
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/botkit-bench-secrets.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+
+for tool in go sqlite3 awk sort; do
+	command -v "$tool" >/dev/null || {
+		echo "bench/secrets.sh: $tool is not installed (apt-get install -y sqlite3 for sqlite3)" >&2
+		exit 1
+	}
+done
+
+echo "building botkit and the seeder..." >&2
+(cd "$repo" && go build -o "$TMP/botkit" ./cmd/botkit && go build -o "$TMP/seed" ./bench/secrets-seed)
+
+# A fresh machine for botkit: its own home, no configuration (embedded
+# platform), not a terminal (stdin /dev/null), CI set.
+export HOME=$TMP/home XDG_CONFIG_HOME=$TMP/home/.config XDG_STATE_HOME=$TMP/home/.state CI=true
+unset BOTKIT_API_URL BOTKIT_TOKEN BOTKIT_ORG BOTKIT_CONFIG_DIR
+mkdir -p "$HOME"
+SET_DATA=$TMP/set-data
+LIST_DATA=$TMP/list-data
+
+echo "seeding $SETS sets..." >&2
+"$TMP/seed" -data-dir "$LIST_DATA/botkit" -n "$SETS"
+count=$(XDG_DATA_HOME=$LIST_DATA "$TMP/botkit" cloud secrets list -o name </dev/null | wc -l)
+[ "$count" -eq "$SETS" ] || {
+	echo "bench/secrets.sh: list shows $count sets, want $SETS" >&2
+	exit 1
+}
+
+FLOOR_DB=$TMP/floor.db
+sqlite3 "$FLOOR_DB" 'PRAGMA journal_mode=WAL; CREATE TABLE t (k TEXT PRIMARY KEY, v TEXT NOT NULL);' >/dev/null
+LIST_DB=$LIST_DATA/botkit/platform.db
+LIST_SQL="SELECT name, kind, region, keys, host, username, labels, version, state, message, created_at, updated_at FROM objects ORDER BY name"
+
+i=0
+# run_one KIND: runs one command and prints its wall time in nanoseconds,
+# from bash's own clock so that no extra process is counted.
+run_one() {
+	local kind=$1 start end
+	i=$((i + 1))
+	case $kind in
+	set)
+		start=${EPOCHREALTIME/[.,]/}
+		XDG_DATA_HOME=$SET_DATA "$TMP/botkit" cloud secrets set bench "KEY_$i=value-$i" </dev/null >/dev/null
+		end=${EPOCHREALTIME/[.,]/}
+		;;
+	setfloor)
+		start=${EPOCHREALTIME/[.,]/}
+		sqlite3 "$FLOOR_DB" "PRAGMA synchronous=FULL; INSERT INTO t VALUES ('KEY_$i', 'value-$i');" </dev/null >/dev/null
+		end=${EPOCHREALTIME/[.,]/}
+		;;
+	list)
+		start=${EPOCHREALTIME/[.,]/}
+		XDG_DATA_HOME=$LIST_DATA "$TMP/botkit" cloud secrets list -o json </dev/null >"$TMP/list.json"
+		end=${EPOCHREALTIME/[.,]/}
+		;;
+	listfloor)
+		start=${EPOCHREALTIME/[.,]/}
+		sqlite3 -json "$LIST_DB" "$LIST_SQL" </dev/null >"$TMP/floor.json"
+		end=${EPOCHREALTIME/[.,]/}
+		;;
+	esac
+	echo $(((end - start) * 1000))
+}
+
+median() { sort -n | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
+
+for kind in set setfloor list listfloor; do run_one $kind >/dev/null; done # warm-up
+: >"$TMP/set.t" >"$TMP/setfloor.t" >"$TMP/list.t" >"$TMP/listfloor.t"
+for ((r = 1; r <= N; r++)); do
+	run_one set >>"$TMP/set.t"
+	run_one setfloor >>"$TMP/setfloor.t"
+done
+for ((r = 1; r <= N; r++)); do
+	run_one list >>"$TMP/list.t"
+	run_one listfloor >>"$TMP/listfloor.t"
+done
+grep -q '"kind": "List"' "$TMP/list.json" || {
+	echo "bench/secrets.sh: list -o json printed no List" >&2
+	exit 1
+}
+
+ms() { awk -v ns="$1" 'BEGIN {printf "%.1f", ns / 1e6}'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.1f", a / b}'; }
+set_m=$(median <"$TMP/set.t")
+setfloor_m=$(median <"$TMP/setfloor.t")
+list_m=$(median <"$TMP/list.t")
+listfloor_m=$(median <"$TMP/listfloor.t")
+echo "runs: $N of each, alternating; $SETS sets for list"
+printf 'set              median %7s ms   floor (sqlite3 insert, WAL, synchronous=FULL) %7s ms   ratio %sx   (goal <= 4x and < 25 ms)\n' \
+	"$(ms "$set_m")" "$(ms "$setfloor_m")" "$(ratio "$set_m" "$setfloor_m")"
+printf 'list -o json     median %7s ms   floor (sqlite3 -json, same %s rows)        %7s ms   ratio %sx   (goal < 250 ms)\n' \
+	"$(ms "$list_m")" "$SETS" "$(ms "$listfloor_m")" "$(ratio "$list_m" "$listfloor_m")"

@@ -1,0 +1,25 @@
+// Package auth is `botkit auth`: log in to a remote platform (the token goes
+// to the OS keyring), show where commands go and with which token, log out.
+package auth
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/botkit-dev/botkit/pkg/cmdutil"
+)
+
+// NewCmdAuth returns `botkit auth`.
+func NewCmdAuth(f *cmdutil.Factory) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "auth <command>",
+		Short: "Log in to a platform, show the login, log out",
+		Long: `Without a login botkit works on the embedded local platform (a SQLite database
+under $XDG_DATA_HOME/botkit, organization "local"). Log in to use a remote
+platform: its URL goes to the config file, its token to the OS keyring.
+
+Environment: BOTKIT_TOKEN (a token, wins over the keyring), BOTKIT_API_URL,
+BOTKIT_ORG, BOTKIT_CONFIG_DIR.`,
+	}
+	cmd.AddCommand(NewCmdLogin(f, nil), NewCmdStatus(f, nil), NewCmdLogout(f, nil))
+	return cmd
+}

@@ -1,0 +1,193 @@
+package auth
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/botkit-dev/botkit/pkg/client"
+	"github.com/botkit-dev/botkit/pkg/cmdutil"
+	"github.com/botkit-dev/botkit/pkg/config"
+	"github.com/botkit-dev/botkit/pkg/credentials"
+	"github.com/botkit-dev/botkit/pkg/iostreams"
+	"github.com/botkit-dev/botkit/pkg/prompter"
+	"github.com/botkit-dev/botkit/pkg/resources"
+)
+
+// LoginOptions are the inputs of `botkit auth login`.
+type LoginOptions struct {
+	IO          *iostreams.IOStreams
+	Config      func() (*config.Config, error)
+	Credentials credentials.Store
+	NewClient   func(baseURL, token string) (*client.Client, error)
+	// Prompter asks for the token on a terminal (nil: never prompts).
+	Prompter func(accessible bool) prompter.Prompter
+
+	APIURL          string // --api-url
+	WithToken       bool   // --with-token: the token comes from stdin
+	InsecureStorage bool   // --insecure-storage: the token goes to the config file
+}
+
+// maxTokenBytes bounds what --with-token reads from stdin.
+const maxTokenBytes = 4096
+
+// NewCmdLogin returns `botkit auth login`. runF replaces the run function
+// (tests).
+func NewCmdLogin(f *cmdutil.Factory, runF func(context.Context, *LoginOptions) error) *cobra.Command {
+	opts := &LoginOptions{IO: f.IOStreams}
+	cmd := &cobra.Command{
+		Use:   "login --api-url URL [--with-token] [--insecure-storage]",
+		Short: "Log in to a remote platform",
+		Long: `Log in to a remote platform with an API token (botkit-platform tokens create).
+
+The token is read from stdin with --with-token, else asked for without echo on
+a terminal. It is checked against the platform (GET /v1/me), then stored in the
+OS keyring under the service "botkit:<host>"; the config file gets the API URL
+and the organization (the token's only one), never the token.
+
+Without a keyring (a headless Linux machine with no Secret Service), either set
+BOTKIT_TOKEN for each command, or give --insecure-storage to keep the token in
+the config file (mode 0600) — readable by anyone who can read your files.`,
+		Example: `  botkit auth login --api-url https://botkit.example.com
+  echo "$TOKEN" | botkit auth login --api-url https://botkit.example.com --with-token`,
+		Args: cmdutil.ExactArgs(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Config, opts.Credentials, opts.NewClient, opts.Prompter = f.Config, f.Credentials, f.NewClient, f.Prompter
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runLogin(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.APIURL, "api-url", "", "URL of the platform (default: BOTKIT_API_URL or the configured one)")
+	cmd.Flags().BoolVar(&opts.WithToken, "with-token", false, "read the token from standard input")
+	cmd.Flags().BoolVar(&opts.InsecureStorage, "insecure-storage", false, "keep the token in the config file (mode 0600) instead of the OS keyring")
+	return cmd
+}
+
+func runLogin(ctx context.Context, opts *LoginOptions) error {
+	cfg, err := opts.Config()
+	if err != nil {
+		return err
+	}
+	raw := opts.APIURL
+	if raw == "" {
+		raw = cfg.APIURL
+	}
+	if raw == "" {
+		return cmdutil.FlagErrorf("--api-url is required: the URL of the platform to log in to")
+	}
+	u, err := client.ParseURL(raw)
+	if err != nil {
+		return &cmdutil.FlagError{Err: fmt.Errorf("--api-url: %w", err)}
+	}
+	apiURL := u.String()
+
+	token, err := readToken(opts)
+	if err != nil {
+		return err
+	}
+	c, err := opts.NewClient(apiURL, token)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	me, err := c.Me(ctx)
+	var ae *client.APIError
+	if errors.As(err, &ae) && ae.Code == resources.CodeUnauthenticated {
+		return cmdutil.WithCode(cmdutil.ExitAuth, fmt.Errorf("the platform at %s refused the token (unknown or revoked): nothing was stored", u.Host))
+	}
+	if err != nil {
+		return err
+	}
+
+	file := cfg.File
+	storedIn := "the OS keyring (service " + credentials.Service(u.Host) + ")"
+	if opts.InsecureStorage {
+		file.Token = token
+		storedIn = "the config file " + cfg.Path
+	} else {
+		if err := opts.Credentials.Set(u.Host, token); err != nil {
+			return err
+		}
+		file.Token = "" // a token from an earlier --insecure-storage login goes away
+	}
+	file.APIURL = apiURL
+	file.Organization = chooseOrg(file.Organization, me.Organizations)
+	if err := config.Save(cfg.Path, file); err != nil {
+		return err
+	}
+	if opts.InsecureStorage {
+		fmt.Fprintf(opts.IO.ErrOut, "warning: the token is stored in clear in %s (mode 0600); anyone who can read that file can use it\n", cfg.Path)
+	}
+	fmt.Fprintf(opts.IO.Out, "Logged in to %s as %s; token stored in %s.\n", apiURL, me.User, storedIn)
+	switch {
+	case file.Organization != "":
+		fmt.Fprintf(opts.IO.Out, "Organization: %s\n", file.Organization)
+	case len(me.Organizations) > 1:
+		fmt.Fprintf(opts.IO.Out, "The token has several organizations: choose one with `botkit cloud organizations select NAME` or --organization.\n")
+	}
+	return nil
+}
+
+// chooseOrg keeps the current organization when the token has it, else
+// takes the token's only organization, else none.
+func chooseOrg(current string, orgs []resources.Organization) string {
+	names := make([]string, len(orgs))
+	for i, o := range orgs {
+		names[i] = o.Name
+	}
+	if current != "" && slices.Contains(names, current) {
+		return current
+	}
+	if len(names) == 1 {
+		return names[0]
+	}
+	return ""
+}
+
+// readToken takes the token from stdin (--with-token) or a hidden prompt on
+// a terminal; without either it is a usage error naming --with-token.
+func readToken(opts *LoginOptions) (string, error) {
+	if opts.WithToken {
+		b, err := io.ReadAll(io.LimitReader(opts.IO.In, maxTokenBytes+1))
+		if err != nil {
+			return "", fmt.Errorf("reading the token from standard input: %w", err)
+		}
+		if len(b) > maxTokenBytes {
+			return "", cmdutil.FlagErrorf("--with-token: standard input holds more than %d bytes; give the token alone", maxTokenBytes)
+		}
+		sc := bufio.NewScanner(strings.NewReader(string(b)))
+		tok := ""
+		for sc.Scan() {
+			if line := strings.TrimSpace(sc.Text()); line != "" {
+				if tok != "" {
+					return "", cmdutil.FlagErrorf("--with-token: standard input holds more than one line; give the token alone")
+				}
+				tok = line
+			}
+		}
+		if tok == "" {
+			return "", cmdutil.FlagErrorf("--with-token: no token on standard input")
+		}
+		return tok, nil
+	}
+	if !opts.IO.CanPrompt() || opts.Prompter == nil {
+		return "", cmdutil.FlagErrorf("no terminal to ask for the token on: pipe it in with --with-token")
+	}
+	tok, err := opts.Prompter(false).Password("API token", "--with-token")
+	if err != nil {
+		return "", err
+	}
+	tok = strings.TrimSpace(tok)
+	if tok == "" {
+		return "", cmdutil.FlagErrorf("no token given (paste it at the prompt, or pipe it in with --with-token)")
+	}
+	return tok, nil
+}

@@ -1,0 +1,95 @@
+package auth
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/botkit-dev/botkit/pkg/client"
+	"github.com/botkit-dev/botkit/pkg/cmdutil"
+	"github.com/botkit-dev/botkit/pkg/config"
+	"github.com/botkit-dev/botkit/pkg/credentials"
+	"github.com/botkit-dev/botkit/pkg/iostreams"
+)
+
+// LogoutOptions are the inputs of `botkit auth logout`.
+type LogoutOptions struct {
+	IO          *iostreams.IOStreams
+	Config      func() (*config.Config, error)
+	Credentials credentials.Store
+}
+
+// NewCmdLogout returns `botkit auth logout`.
+func NewCmdLogout(f *cmdutil.Factory, runF func(context.Context, *LogoutOptions) error) *cobra.Command {
+	opts := &LogoutOptions{IO: f.IOStreams}
+	return &cobra.Command{
+		Use:   "logout",
+		Short: "Remove the token of the configured platform",
+		Long: `Remove the token of the configured platform from the OS keyring and from the
+config file. The API URL stays configured, so that cloud commands fail (exit 4)
+instead of quietly using the embedded local platform; delete the apiUrl line of
+the config file to go back to the embedded platform.`,
+		Args: cmdutil.ExactArgs(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Config, opts.Credentials = f.Config, f.Credentials
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runLogout(cmd.Context(), opts)
+		},
+	}
+}
+
+func runLogout(_ context.Context, opts *LogoutOptions) error {
+	cfg, err := opts.Config()
+	if err != nil {
+		return err
+	}
+	out := opts.IO.Out
+	if cfg.Embedded() {
+		fmt.Fprintln(out, "Nothing to do: botkit uses the embedded local platform, which needs no login.")
+		return nil
+	}
+	u, err := client.ParseURL(cfg.APIURL)
+	if err != nil {
+		return err
+	}
+	var removed []string
+	keyErr := opts.Credentials.Delete(u.Host)
+	switch {
+	case keyErr == nil:
+		removed = append(removed, "the keyring")
+	case errors.Is(keyErr, credentials.ErrNotFound):
+		keyErr = nil
+	}
+	if cfg.File.Token != "" {
+		file := cfg.File
+		file.Token = ""
+		if err := config.Save(cfg.Path, file); err != nil {
+			return err
+		}
+		removed = append(removed, "the config file")
+	}
+	switch len(removed) {
+	case 0:
+		if keyErr == nil {
+			fmt.Fprintf(out, "Not logged in to %s: no token in the keyring or the config file.\n", u.Host)
+		}
+	case 1:
+		fmt.Fprintf(out, "Logged out of %s: removed the token from %s.\n", u.Host, removed[0])
+	default:
+		fmt.Fprintf(out, "Logged out of %s: removed the token from %s and %s.\n", u.Host, removed[0], removed[1])
+	}
+	if cfg.EnvToken != "" {
+		fmt.Fprintf(opts.IO.ErrOut, "warning: %s is still set in this environment; commands keep using it until you unset it\n", config.EnvToken)
+	}
+	if keyErr != nil && len(removed) > 0 {
+		// What was stored was removed; the keyring can hold nothing that
+		// was not put there while it was reachable.
+		fmt.Fprintf(opts.IO.ErrOut, "warning: the OS keyring is not reachable, so it was not checked for a token of %s\n", u.Host)
+		return nil
+	}
+	return keyErr
+}

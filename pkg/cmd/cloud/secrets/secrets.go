@@ -1,0 +1,225 @@
+// Package secrets implements `botkit cloud secrets`: list, set, unset,
+// delete and image-pull-secret over the platform API (remote or embedded).
+//
+// Every subcommand has an Options struct filled by its flags and a run
+// function that does the work; the tests call run directly against a real
+// platform. Values travel from the user's input to one request body and
+// nowhere else: no output, error or prompt of this package holds a value or
+// part of one.
+package secrets
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/botkit-dev/botkit/pkg/client"
+	"github.com/botkit-dev/botkit/pkg/cmdutil"
+	"github.com/botkit-dev/botkit/pkg/iostreams"
+	"github.com/botkit-dev/botkit/pkg/printers"
+	"github.com/botkit-dev/botkit/pkg/prompter"
+	"github.com/botkit-dev/botkit/pkg/resources"
+)
+
+// NewCmdSecrets returns `botkit cloud secrets`.
+func NewCmdSecrets(f *cmdutil.Factory) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "secrets <command>",
+		Short: "Manage secret sets and image pull secrets",
+		Long: `Manage the secret sets (environment variables for your bots) and image pull
+secrets (registry credentials) of an organization.
+
+Values are write-only: botkit sends them to the platform and never shows them
+again, nor any part of them. Output lists key names, hosts and usernames.
+
+The organization is --organization (alias --org); -o/--output picks the
+output format (table, wide, json, yaml, name).`,
+	}
+	cmd.AddCommand(
+		NewCmdList(f, nil),
+		NewCmdSet(f, nil),
+		NewCmdUnset(f, nil),
+		NewCmdDelete(f, nil),
+		NewCmdImagePullSecret(f, nil),
+	)
+	return cmd
+}
+
+// Scope is what every subcommand needs to reach the platform: the streams,
+// the client, the organization flag and the prompter.
+type Scope struct {
+	IO *iostreams.IOStreams
+	// APIClient returns the client of the configured platform.
+	APIClient func(ctx context.Context) (*client.Client, error)
+	// Organization is --organization ("" = the configured one).
+	Organization string
+	// ResolveOrg turns --organization into the organization to act in
+	// (cmdutil.Factory.Organization).
+	ResolveOrg func(ctx context.Context, flag string) (string, error)
+	// DefaultRegion returns the region for new objects given --region
+	// (cmdutil.Factory.Region); nil: the flag alone.
+	DefaultRegion func(flag string) (string, error)
+	// Prompter returns the prompter; only called when IO.CanPrompt().
+	Prompter func() prompter.Prompter
+	// Now is the clock of AGE columns (nil: time.Now).
+	Now func() time.Time
+}
+
+func newScope(f *cmdutil.Factory) Scope {
+	return Scope{
+		IO:        f.IOStreams,
+		APIClient: f.APIClient,
+		ResolveOrg: func(ctx context.Context, flag string) (string, error) {
+			return f.Organization(ctx, flag)
+		},
+		DefaultRegion: f.Region,
+		Prompter: func() prompter.Prompter {
+			return f.Prompter(f.Getenv != nil && f.Getenv("ACCESSIBLE") != "")
+		},
+		Now: f.Now,
+	}
+}
+
+// addOrganizationFlag registers --organization and its alias --org.
+func addOrganizationFlag(cmd *cobra.Command, s *Scope) {
+	cmdutil.AddOrganizationFlag(cmd, &s.Organization)
+}
+
+// connect returns the client and the organization to act in.
+func (s *Scope) connect(ctx context.Context) (*client.Client, string, error) {
+	if s.APIClient == nil || s.ResolveOrg == nil {
+		return nil, "", errors.New("no platform configured")
+	}
+	c, err := s.APIClient(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	org, err := s.ResolveOrg(ctx, s.Organization)
+	if err != nil {
+		return nil, "", err
+	}
+	return c, org, nil
+}
+
+// newRegion is the region a new object goes to: flag, else the configured
+// default region, else "" (the organization's default, chosen by the
+// platform).
+func (s *Scope) newRegion(flag string) (string, error) {
+	if s.DefaultRegion == nil || flag != "" {
+		return flag, nil
+	}
+	return s.DefaultRegion(flag)
+}
+
+// confirm asks question (yes/no, default no). Without a terminal it asks
+// nothing and fails with exit 2: problem (what needed confirming, names
+// only) and the flag that answers it, --skip. A "no" is exit 1.
+func (s *Scope) confirm(ctx context.Context, question, problem string) error {
+	if !s.IO.CanPrompt() {
+		return cmdutil.UsageErrorf("%s: pass --skip to go ahead without confirmation (no terminal to ask on)", problem)
+	}
+	ok, err := s.Prompter().WithContext(ctx).Confirm(question, "--skip", false)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return cmdutil.WithCode(cmdutil.ExitError, errors.New("cancelled: nothing was changed"))
+	}
+	return nil
+}
+
+// ref is how objects are named in messages: secretset/NAME.
+func ref(kind, name string) string { return strings.ToLower(kind) + "/" + name }
+
+func objRef(o resources.Object) string {
+	if m := o.Meta(); m != nil {
+		return ref(o.Kind(), m.Name)
+	}
+	return ""
+}
+
+// hasCode reports whether err is a platform error with the given code.
+func hasCode(err error, code string) bool {
+	var c cmdutil.Coded
+	return errors.As(err, &c) && c.ErrorCode() == code
+}
+
+// validateName checks an object name given as an argument (exit 2).
+func validateName(name string) error {
+	if err := resources.ValidateName(name); err != nil {
+		return &cmdutil.ArgsError{Err: err}
+	}
+	return nil
+}
+
+// validateNameRegion checks NAME and --region (when given) of a command that
+// writes one object, before any request.
+func validateNameRegion(name, region string) error {
+	if err := validateName(name); err != nil {
+		return err
+	}
+	if region != "" {
+		if err := resources.ValidateRegion(region); err != nil {
+			return cmdutil.FlagErrorf("--region: %v", err)
+		}
+	}
+	return nil
+}
+
+// written finishes the write of one object: with wait (--wait) it waits for
+// the platform's verdict; with output (-o given) it prints the object with
+// p, and done is true. Otherwise the caller prints its summary line.
+func (s *Scope) written(ctx context.Context, c *client.Client, org string, obj resources.Object, wait bool, p printers.Printer, output bool) (_ resources.Object, done bool, err error) {
+	if wait {
+		if obj, err = waitFor(ctx, s, c, org, obj); err != nil {
+			return obj, true, err
+		}
+	}
+	if output {
+		return obj, true, p.PrintObject(s.IO, obj)
+	}
+	return obj, false, nil
+}
+
+// waitFor waits until the object is ready or failed; failed is exit 1 with
+// the platform's message.
+func waitFor(ctx context.Context, s *Scope, c *client.Client, org string, o resources.Object) (resources.Object, error) {
+	m := o.Meta()
+	if s.IO.ShowProgress() {
+		fmt.Fprintf(s.IO.ErrOut, "Waiting for %s to be ready...\n", objRef(o))
+	}
+	got, err := c.Wait(ctx, org, m.Name)
+	if err != nil {
+		return o, err
+	}
+	if st := got.Status(); st != nil && st.State == resources.StateFailed {
+		msg := st.Message
+		if msg == "" {
+			msg = "no reason given"
+		}
+		return got, cmdutil.WithCode(cmdutil.ExitError, fmt.Errorf("%s failed: %s", objRef(got), msg))
+	}
+	return got, nil
+}
+
+// readInput reads r to its end (at most limit bytes, more is a usage error
+// naming what) and gives up when ctx ends (Ctrl-C while waiting on stdin is
+// exit 130).
+func readInput(ctx context.Context, r io.Reader, limit int64, what string) ([]byte, error) {
+	b, err := cmdutil.ReadInput(ctx, r, limit)
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return nil, err // interrupted
+	case err != nil:
+		return nil, fmt.Errorf("%s: read: %w", what, err)
+	}
+	if int64(len(b)) > limit {
+		return nil, cmdutil.UsageErrorf("%s: more than %d bytes", what, limit)
+	}
+	return b, nil
+}

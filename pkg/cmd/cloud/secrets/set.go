@@ -1,0 +1,329 @@
+package secrets
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/botkit-dev/botkit/pkg/client"
+	"github.com/botkit-dev/botkit/pkg/cmdutil"
+	"github.com/botkit-dev/botkit/pkg/dotenv"
+	"github.com/botkit-dev/botkit/pkg/printers"
+	"github.com/botkit-dev/botkit/pkg/resources"
+)
+
+// SetOptions are the inputs of `botkit cloud secrets set`.
+type SetOptions struct {
+	Scope
+	Name      string
+	Pairs     []string // KEY=value arguments, in order
+	File      string   // --file ("-" = stdin)
+	Skip      bool     // --skip: overwrite without confirmation
+	Region    string   // --region ("" = the organization's default at creation)
+	Wait      bool
+	Print     *printers.Flags
+	OutputSet bool // -o given: print the object instead of the summary line
+}
+
+// NewCmdSet returns `botkit cloud secrets set`.
+func NewCmdSet(f *cmdutil.Factory, runF func(context.Context, *SetOptions) error) *cobra.Command {
+	opts := &SetOptions{Scope: newScope(f), Print: newPrintFlags(f)}
+	cmd := &cobra.Command{
+		Use:   "set NAME [KEY=value...]",
+		Short: "Create a secret set or add and update its keys",
+		Long: `Create the secret set NAME, or merge keys into it: every KEY=value argument and
+every key of --file, in one atomic request (all keys are written, or none).
+
+--file reads a dotenv file ("-" reads stdin): blank lines, # comments,
+"export " prefixes, single and double quotes, escapes and multi-line values in
+double quotes. Arguments win over the file.
+
+Overwriting keys the set already has asks for confirmation (key names only);
+--skip overwrites without asking. Without a terminal, --skip is required to
+overwrite: the command never waits on a prompt.
+
+The summary names the keys added and updated, never a value:
+  secretset/NAME created: added A, B
+  secretset/NAME configured: added C; updated A`,
+		Example: `  botkit cloud secrets set support-bot OPENAI_API_KEY=sk-... LOG_LEVEL=debug
+  botkit cloud secrets set support-bot --file server/.env --skip
+  cat .env | botkit cloud secrets set support-bot -f - -r eu-central --wait`,
+		Args:              cmdutil.RangeArgs(1, -1, "NAME [KEY=value...]"),
+		ValidArgsFunction: completeNames(&opts.Scope, func() string { return resources.KindSecretSet }, 0),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Name, opts.Pairs = args[0], args[1:]
+			opts.OutputSet = cmd.Flags().Changed("output")
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runSet(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().StringVarP(&opts.File, "file", "f", "", `Read keys from a dotenv file ("-" reads stdin)`)
+	cmd.Flags().BoolVarP(&opts.Skip, "skip", "s", false, "Overwrite existing keys without confirmation")
+	cmd.Flags().StringVarP(&opts.Region, "region", "r", "", "Region of a new set (default: the organization's default region); an existing set's region cannot change")
+	cmd.Flags().BoolVar(&opts.Wait, "wait", false, "Wait until the set is ready or failed (failed exits 1)")
+	addOrganizationFlag(cmd, &opts.Scope)
+	opts.Print.AddFlags(cmd.Flags())
+	registerFlagCompletions(cmd, &opts.Scope)
+	return cmd
+}
+
+func newPrintFlags(f *cmdutil.Factory) *printers.Flags {
+	p := printers.NewFlags()
+	p.Now = f.Now
+	return p
+}
+
+// maxConditionalAttempts bounds the read-confirm-write rounds of set when
+// other writers keep changing the set.
+const maxConditionalAttempts = 8
+
+func runSet(ctx context.Context, opts *SetOptions) error {
+	if err := validateNameRegion(opts.Name, opts.Region); err != nil {
+		return err
+	}
+	p, err := opts.Print.ToPrinter()
+	if err != nil {
+		return err
+	}
+	data, err := setData(ctx, opts)
+	if err != nil {
+		return err
+	}
+	c, org, err := opts.connect(ctx)
+	if err != nil {
+		return err
+	}
+	keys := slices.Sorted(maps.Keys(data))
+	patch := resources.Patch{Kind: resources.KindSecretSet, Region: opts.Region, Set: data}
+
+	var confirmed []string // overwrites the user agreed to
+	var obj resources.Object
+	var created bool
+	var before []string // the keys the set had when written
+	for attempt := 1; ; attempt++ {
+		cur, exists, err := getIfExists(ctx, c, org, opts.Name)
+		if err != nil {
+			return err
+		}
+		ifMatch := client.IfAbsent
+		before = nil
+		if exists {
+			ifMatch = cur.Meta().ResourceVersion
+			if cur.SecretSet != nil {
+				before = cur.SecretSet.Spec.Keys
+			}
+		}
+		// A set of the other kind or in another region: the platform
+		// refuses the write with its own message; no point asking first.
+		mismatch := exists && (cur.SecretSet == nil || opts.Region != "" && cur.Meta().Region != opts.Region)
+		overwrites := intersect(keys, before)
+		if unconfirmed := minus(overwrites, confirmed); len(unconfirmed) > 0 && !opts.Skip && !mismatch {
+			if attempt > 1 && !opts.IO.CanPrompt() {
+				return cmdutil.WithCode(cmdutil.ExitConflict, fmt.Errorf(
+					"%s changed while writing: it now has %s; run the command again, or pass --skip to overwrite",
+					ref(resources.KindSecretSet, opts.Name), strings.Join(unconfirmed, ", ")))
+			}
+			setRef := ref(resources.KindSecretSet, opts.Name)
+			if err := opts.confirm(ctx,
+				fmt.Sprintf("Overwrite %s in %s?", strings.Join(overwrites, ", "), setRef),
+				fmt.Sprintf("%s already has %s", setRef, strings.Join(overwrites, ", "))); err != nil {
+				return err
+			}
+			confirmed = overwrites
+		}
+		patch.Region = opts.Region
+		if !exists {
+			// The configured default region applies to new sets only.
+			if patch.Region, err = opts.newRegion(opts.Region); err != nil {
+				return err
+			}
+		}
+		if attempt > maxConditionalAttempts && opts.Skip {
+			// Others keep writing; the user agreed to overwrite anything,
+			// so write unconditionally (the summary is as of the last read).
+			ifMatch = ""
+		}
+		obj, created, err = c.Merge(ctx, org, opts.Name, patch, ifMatch)
+		if err == nil {
+			break
+		}
+		if !hasCode(err, resources.CodeConflict) || ifMatch == "" {
+			return err
+		}
+		// A 409: a stale read (someone wrote meanwhile: read again), or a
+		// conflict of kind or region (the same read again: report it).
+		again, existsAgain, gerr := getIfExists(ctx, c, org, opts.Name)
+		if gerr != nil {
+			return gerr
+		}
+		if existsAgain == exists && (!exists || again.Meta().ResourceVersion == cur.Meta().ResourceVersion) {
+			return err
+		}
+		if attempt >= maxConditionalAttempts && !opts.Skip {
+			return cmdutil.WithCode(cmdutil.ExitConflict, fmt.Errorf(
+				"%s keeps changing while writing (%d attempts); run the command again",
+				ref(resources.KindSecretSet, opts.Name), attempt))
+		}
+		backoff(ctx, attempt)
+	}
+	obj, done, err := opts.written(ctx, c, org, obj, opts.Wait, p, opts.OutputSet)
+	if done || err != nil {
+		return err
+	}
+	_, err = fmt.Fprintln(opts.IO.Out, setSummary(obj, created, keys, before))
+	return err
+}
+
+// setSummary is the kubectl-like line set prints: names only.
+func setSummary(obj resources.Object, created bool, keys, before []string) string {
+	verb := "configured"
+	if created {
+		verb = "created"
+	}
+	updated := intersect(keys, before)
+	added := minus(keys, updated)
+	var parts []string
+	if len(added) > 0 {
+		parts = append(parts, "added "+strings.Join(added, ", "))
+	}
+	if len(updated) > 0 {
+		parts = append(parts, "updated "+strings.Join(updated, ", "))
+	}
+	return objRef(obj) + " " + verb + ": " + strings.Join(parts, "; ")
+}
+
+// setData collects the keys to write: --file first, then the arguments,
+// which win. Errors name the argument position or file:line, never a value.
+func setData(ctx context.Context, opts *SetOptions) (map[string]string, error) {
+	data := map[string]string{}
+	if opts.File != "" {
+		pairs, err := readDotenv(ctx, opts)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range pairs {
+			data[p.Key] = p.Value
+		}
+		if len(pairs) == 0 && len(opts.Pairs) == 0 {
+			return nil, cmdutil.UsageErrorf("--file %s: no keys in it", opts.File)
+		}
+	}
+	seen := map[string]int{}
+	var problems []string
+	for i, arg := range opts.Pairs {
+		pos := i + 2 // NAME is argument 1
+		key, value, ok := strings.Cut(arg, "=")
+		if !ok {
+			// Without "=" the argument may well be a value: never echo it.
+			problems = append(problems, fmt.Sprintf("argument %d: want KEY=value (no \"=\" in it)", pos))
+			continue
+		}
+		if err := resources.ValidateKey(key); err != nil {
+			// The text before "=" could be part of a value: name the
+			// position only.
+			problems = append(problems, fmt.Sprintf("argument %d: the key before \"=\" is not a valid environment variable name (letters, digits and _, not starting with a digit, at most %d characters)", pos, resources.MaxKeyLength))
+			continue
+		}
+		if first, dup := seen[key]; dup {
+			problems = append(problems, fmt.Sprintf("argument %d: key %s is also given as argument %d", pos, key, first))
+			continue
+		}
+		seen[key] = pos
+		if err := resources.ValidateValue(key, value); err != nil {
+			problems = append(problems, fmt.Sprintf("argument %d: %v", pos, err))
+			continue
+		}
+		data[key] = value
+	}
+	if len(problems) > 0 {
+		return nil, cmdutil.Problems(problems)
+	}
+	if len(data) == 0 {
+		return nil, &cmdutil.ArgsError{Err: errors.New("nothing to set: give KEY=value arguments or --file")}
+	}
+	return data, nil
+}
+
+func readDotenv(ctx context.Context, opts *SetOptions) ([]dotenv.Pair, error) {
+	name := opts.File
+	var b []byte
+	var err error
+	if name == "-" {
+		name = "stdin"
+		b, err = readInput(ctx, opts.IO.In, dotenv.MaxFileBytes, "--file -")
+	} else {
+		var f *os.File
+		f, err = os.Open(name)
+		if err != nil {
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err
+			}
+			return nil, cmdutil.UsageErrorf("--file %s: %v", name, err)
+		}
+		defer f.Close()
+		b, err = readInput(ctx, f, dotenv.MaxFileBytes, "--file "+name)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return dotenv.ParseBytes(name, b)
+}
+
+// getIfExists gets an object; a missing one is not an error.
+func getIfExists(ctx context.Context, c *client.Client, org, name string) (resources.Object, bool, error) {
+	o, err := c.Get(ctx, org, name)
+	if err != nil {
+		if hasCode(err, resources.CodeNotFound) {
+			return resources.Object{}, false, nil
+		}
+		return o, false, err
+	}
+	return o, true, nil
+}
+
+// backoff sleeps a little, more after each attempt, with jitter so that
+// writers racing on one set spread out.
+func backoff(ctx context.Context, attempt int) {
+	d := time.Duration(attempt) * 5 * time.Millisecond
+	d += rand.N(d + time.Millisecond)
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}
+
+// intersect returns the elements of a (sorted) also in b.
+func intersect(a, b []string) []string {
+	var out []string
+	for _, x := range a {
+		if slices.Contains(b, x) {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// minus returns the elements of a not in b.
+func minus(a, b []string) []string {
+	var out []string
+	for _, x := range a {
+		if !slices.Contains(b, x) {
+			out = append(out, x)
+		}
+	}
+	return out
+}

@@ -1,0 +1,138 @@
+// Package factory wires botkit's real dependencies into a cmdutil.Factory:
+// the config file, the OS keyring, the platform client (the embedded local
+// platform, or a remote one with its token) and the prompter. It is the one
+// place where they are chosen; commands only see the Factory's seams.
+package factory
+
+import (
+	"context"
+	"fmt"
+	"runtime/debug"
+	"sync"
+
+	"github.com/botkit-dev/botkit/pkg/client"
+	"github.com/botkit-dev/botkit/pkg/cmdutil"
+	"github.com/botkit-dev/botkit/pkg/config"
+	"github.com/botkit-dev/botkit/pkg/credentials"
+	"github.com/botkit-dev/botkit/pkg/iostreams"
+)
+
+// New returns the factory of one botkit invocation over the process's
+// environment. Nothing is opened until a command asks for it.
+func New(ios *iostreams.IOStreams) *cmdutil.Factory {
+	f := cmdutil.NewFactory(ios)
+	f.Credentials = credentials.Keyring{}
+	w := &wiring{f: f}
+	f.Config = w.config
+	f.APIClient = w.apiClient
+	f.Close = w.close
+	f.NewClient = func(baseURL, token string) (*client.Client, error) {
+		opts := ClientOptions()
+		opts.BaseURL, opts.Token = baseURL, token
+		return client.New(opts)
+	}
+	return f
+}
+
+// wiring holds what the seams opened during one invocation.
+type wiring struct {
+	f *cmdutil.Factory
+
+	mu     sync.Mutex
+	cfg    *config.Config
+	cfgErr error
+	loaded bool
+	client *client.Client
+}
+
+func (w *wiring) config() (*config.Config, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.loaded {
+		w.cfg, w.cfgErr = config.Load(w.f.Getenv)
+		w.loaded = true
+	}
+	return w.cfg, w.cfgErr
+}
+
+func (w *wiring) apiClient(ctx context.Context) (*client.Client, error) {
+	cfg, err := w.config()
+	if err != nil {
+		return nil, err
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.client != nil {
+		return w.client, nil
+	}
+	c, err := Client(ctx, cfg, w.f.Credentials)
+	if err != nil {
+		return nil, err
+	}
+	w.client = c
+	return c, nil
+}
+
+func (w *wiring) close() error {
+	w.mu.Lock()
+	c := w.client
+	w.client = nil
+	w.mu.Unlock()
+	if c == nil {
+		return nil
+	}
+	return c.Close()
+}
+
+// ClientOptions are the options every botkit client is made with.
+func ClientOptions() client.Options {
+	return client.Options{UserAgent: client.UserAgent(version())}
+}
+
+// version is botkit's module version from the build information ("dev" for
+// a build from a work tree).
+func version() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "dev"
+}
+
+// Client opens the platform client of cfg: the embedded local platform in
+// cfg.DataDir when no API URL is configured, else the remote platform with
+// the token from BOTKIT_TOKEN, the keyring or the config file. A remote
+// platform without a token is an authentication error (exit 4) saying how to
+// log in.
+func Client(ctx context.Context, cfg *config.Config, store credentials.Store) (*client.Client, error) {
+	opts := ClientOptions()
+	if cfg.Embedded() {
+		return client.OpenEmbedded(ctx, cfg.DataDir, opts)
+	}
+	u, err := client.ParseURL(cfg.APIURL)
+	if err != nil {
+		return nil, err
+	}
+	tok, src, err := credentials.Resolve(store, u.Host, cfg.EnvToken, cfg.File.Token)
+	if err != nil {
+		return nil, err
+	}
+	if tok == "" {
+		return nil, cmdutil.WithCode(cmdutil.ExitAuth, fmt.Errorf("%w to %s: run `botkit auth login --api-url %s` or set %s", cmdutil.ErrNotLoggedIn, u.Host, u, config.EnvToken))
+	}
+	opts.BaseURL = cfg.APIURL
+	opts.Token = tok
+	opts.AuthHint = authHint(src, u.String())
+	return client.New(opts)
+}
+
+// authHint is added to a 401's message: where the refused token came from
+// and what to do.
+func authHint(src credentials.Source, url string) string {
+	switch src {
+	case credentials.SourceEnvironment:
+		return fmt.Sprintf("the token in %s was refused", config.EnvToken)
+	case credentials.SourceFile:
+		return fmt.Sprintf("the token in the config file was refused: run `botkit auth login --api-url %s` again", url)
+	}
+	return fmt.Sprintf("the token in the keyring was refused: run `botkit auth login --api-url %s` again", url)
+}

@@ -1,0 +1,236 @@
+package manifests
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/botkit-dev/botkit/pkg/apply"
+	"github.com/botkit-dev/botkit/pkg/cmdutil"
+	"github.com/botkit-dev/botkit/pkg/printers"
+	"github.com/botkit-dev/botkit/pkg/resources"
+)
+
+// ApplyOptions are the inputs of `botkit apply`.
+type ApplyOptions struct {
+	Scope
+	AllowPlaintext bool
+	DryRun         string // none, client, server
+	Prune          bool
+	Selector       string
+	ApplySet       string
+	Wait           bool
+	Output         string // "" (one line per object), json, yaml, name
+}
+
+// ActionValidated is what --dry-run=client reports per object: the
+// manifest is valid and its values resolve; the platform was not asked
+// whether it would create or change the object.
+const ActionValidated = "validated"
+
+// NewCmdApply returns `botkit apply`.
+func NewCmdApply(f *cmdutil.Factory, runF func(context.Context, *ApplyOptions) error) *cobra.Command {
+	opts := &ApplyOptions{Scope: newScope(f), DryRun: DryRunNone}
+	cmd := &cobra.Command{
+		Use:   "apply -f PATH...",
+		Short: "Make secret sets and image pull secrets equal their manifests",
+		Long: `Apply SecretSet and ImagePullSecret manifests: each object becomes equal to
+its manifest (keys the manifest does not list are removed, labels replaced).
+
+Every manifest is read, checked and its values resolved before anything is
+sent: one bad document means nothing is applied (exit 2), and every problem
+is listed with file:line. Then the objects of each organization go in ONE
+request, which the platform applies in one transaction: all of them, or
+none (a region conflict, a limit or a stale version of any object leaves
+every object as it was). Objects of several organizations are one request
+per organization.
+
+Values come from the environment ({fromEnv: VAR}) or from files
+({fromFile: PATH}, relative to the manifest). Literal values are refused
+unless --allow-plaintext: manifests live in git.
+
+--prune -l key=value deletes, in the same transaction, objects that apply
+wrote, that match the selector, that the manifests no longer name and that
+belong to no other apply set (--applyset NAME). An object created with
+` + "`botkit cloud secrets set`" + ` is never pruned, whatever its labels.
+
+Output is one line per object, never a value:
+  secretset/NAME created|configured|unchanged|pruned
+with " (dry run)" for --dry-run=server (the platform's answer, nothing
+written) and "validated (dry run)" for --dry-run=client (checked locally,
+nothing sent). -o json|yaml prints the resulting objects as a List (key
+names only).`,
+		Example: `  botkit apply -f secrets/ -R
+  botkit apply -f support-bot.yaml --dry-run=server
+  cat manifests.yaml | botkit apply -f -
+  botkit apply -f secrets/ --prune -l team=voice --applyset voice-prod`,
+		Args: cmdutil.ExactArgs(0, "no arguments (name manifests with -f)"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runApply(cmd.Context(), opts)
+		},
+	}
+	addScopeFlags(cmd, &opts.Scope, "apply")
+	addAllowPlaintextFlag(cmd, &opts.AllowPlaintext)
+	addDryRunFlag(cmd, &opts.DryRun, "check locally, send nothing", "the platform says what would change")
+	addPruneFlags(cmd, &opts.Prune, &opts.Selector, &opts.ApplySet)
+	cmd.Flags().BoolVar(&opts.Wait, "wait", false, "Wait until every applied object is ready or failed (any failed exits 1)")
+	cmd.Flags().StringVarP(&opts.Output, "output", "o", "", "Print the resulting objects instead of one line each: json, yaml or name")
+	return cmd
+}
+
+func checkOutput(v string) error {
+	switch v {
+	case "", printers.FormatJSON, printers.FormatYAML, printers.FormatName:
+		return nil
+	}
+	return cmdutil.FlagErrorf("--output: %q is not one of json, yaml, name", v)
+}
+
+func runApply(ctx context.Context, opts *ApplyOptions) error {
+	if err := checkDryRun(opts.DryRun); err != nil {
+		return err
+	}
+	if err := checkOutput(opts.Output); err != nil {
+		return err
+	}
+	if err := checkPrune(opts.Prune, opts.Selector, opts.ApplySet); err != nil {
+		return err
+	}
+	if opts.Wait && opts.DryRun != DryRunNone {
+		return cmdutil.FlagErrorf("--wait: nothing is written with --dry-run, so there is nothing to wait for")
+	}
+	groups, err := opts.load(ctx, loadOptions{allowPlaintext: opts.AllowPlaintext, local: opts.DryRun == DryRunClient})
+	if err != nil {
+		return err
+	}
+	if opts.DryRun == DryRunClient {
+		return printLocal(opts, groups)
+	}
+	c, err := opts.connect(ctx)
+	if err != nil {
+		return err
+	}
+	results, err := apply.Apply(ctx, c, groups, apply.ApplyOptions{
+		ApplySet: opts.ApplySet, Prune: opts.Prune, Selector: opts.Selector, DryRun: opts.DryRun == DryRunServer,
+	})
+	if err != nil {
+		// The organizations before the failing one were applied: say so
+		// (in lines; -o output is all the objects or nothing).
+		if opts.Output == "" {
+			if werr := apply.WriteApplyLines(opts.IO.Out, results); werr != nil {
+				return werr
+			}
+		}
+		return perObject(err, groups[len(results)].Organization, "nothing was applied")
+	}
+	var failed []string
+	if opts.Wait {
+		if failed, err = waitAll(ctx, opts, results); err != nil {
+			return err
+		}
+	}
+	if opts.Output == "" {
+		err = apply.WriteApplyLines(opts.IO.Out, results)
+	} else {
+		err = printObjects(opts, results)
+	}
+	if err != nil {
+		return err
+	}
+	if len(failed) > 0 {
+		return cmdutil.WithCode(cmdutil.ExitError, failedError(failed))
+	}
+	return nil
+}
+
+// printLocal reports --dry-run=client: every object checked, nothing sent.
+func printLocal(opts *ApplyOptions, groups []apply.Group) error {
+	if opts.Output != "" {
+		var objs []resources.Object
+		for _, g := range groups {
+			objs = append(objs, g.Objects()...)
+		}
+		return printList(opts, objs)
+	}
+	return writeDryRunLines(opts.IO.Out, groups, ActionValidated)
+}
+
+// printObjects prints the objects as they are after the apply (as they would
+// be, for a dry run); pruned objects are gone and not printed.
+func printObjects(opts *ApplyOptions, results []apply.OrgApply) error {
+	var objs []resources.Object
+	for _, r := range results {
+		for _, it := range r.Result.Items {
+			if it.Action != resources.ActionPruned && it.Object != nil {
+				objs = append(objs, *it.Object)
+			}
+		}
+	}
+	return printList(opts, objs)
+}
+
+// printList prints objs as a List (json, yaml) or names: never a value (the
+// printers show key names only).
+func printList(opts *ApplyOptions, objs []resources.Object) error {
+	p, err := printers.New(opts.Output, nil)
+	if err != nil {
+		return err
+	}
+	return p.PrintList(opts.IO, objs)
+}
+
+// waitAll waits until every object apply wrote is ready or failed, one list
+// request per organization and round, and returns the failed ones
+// ("secretset/NAME failed: why"). The results' objects are updated to their
+// final state.
+func waitAll(ctx context.Context, opts *ApplyOptions, results []apply.OrgApply) ([]string, error) {
+	c, err := opts.connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if opts.IO.ShowProgress() {
+		fmt.Fprintln(opts.IO.ErrOut, "Waiting for the objects to be ready...")
+	}
+	var failed []string
+	for _, r := range results {
+		var names []string
+		var items []*resources.ApplyResultItem
+		for i := range r.Result.Items {
+			it := &r.Result.Items[i]
+			if it.Action != resources.ActionPruned {
+				names = append(names, it.Name)
+				items = append(items, it)
+			}
+		}
+		if len(names) == 0 {
+			continue
+		}
+		objs, err := c.WaitAll(ctx, r.Organization, names)
+		if err != nil {
+			return nil, err
+		}
+		for i, o := range objs {
+			o := o
+			items[i].Object = &o
+			if st := o.Status(); st != nil && st.State == resources.StateFailed {
+				msg := st.Message
+				if msg == "" {
+					msg = "no reason given"
+				}
+				failed = append(failed, fmt.Sprintf("%s failed: %s", items[i].Ref(), msg))
+			}
+		}
+	}
+	return failed, nil
+}
+
+// failedError lists the objects that ended failed, one line each.
+type failedError []string
+
+func (e failedError) Error() string   { return strings.Join(e, "; ") }
+func (e failedError) Lines() []string { return e }

@@ -1,0 +1,256 @@
+// Package manifests implements the commands that work from manifests:
+// `botkit apply`, `botkit diff` and `botkit delete -f`.
+//
+// Each command loads every manifest (pkg/apply: strict decoding, value
+// sources resolved, every problem listed) before it asks the platform
+// anything, then sends one request per organization, which the platform
+// carries out in one transaction. Output names objects, keys and fields,
+// never a value.
+//
+// Every command has an Options struct filled by its flags and a run
+// function tested without cobra against a real platform.
+package manifests
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/botkit-dev/botkit/pkg/apply"
+	"github.com/botkit-dev/botkit/pkg/client"
+	"github.com/botkit-dev/botkit/pkg/cmdutil"
+	"github.com/botkit-dev/botkit/pkg/iostreams"
+	"github.com/botkit-dev/botkit/pkg/resources"
+)
+
+// The client is the platform API of pkg/apply.
+var _ apply.API = (*client.Client)(nil)
+
+// Dry-run modes of --dry-run.
+const (
+	DryRunNone   = "none"
+	DryRunClient = "client" // check and resolve locally; send nothing
+	DryRunServer = "server" // the platform's dry run: what would change
+)
+
+// Scope is what the manifest commands share: the streams, how to reach the
+// platform, and the manifests to read.
+type Scope struct {
+	IO *iostreams.IOStreams
+	// APIClient returns the client of the configured platform.
+	APIClient func(ctx context.Context) (*client.Client, error)
+	// ResolveOrg turns --organization into the current organization
+	// (cmdutil.Factory.Organization).
+	ResolveOrg func(ctx context.Context, flag string) (string, error)
+	// LookupEnv reads the environment for fromEnv (nil: os.LookupEnv).
+	LookupEnv func(string) (string, bool)
+	// WorkingDir is where fromFile paths of manifests read from stdin start
+	// (nil: the process's working directory).
+	WorkingDir func() (string, error)
+
+	Files        []string // -f/--filename: files, directories, "-" for stdin
+	Recursive    bool     // -R
+	Organization string   // --organization: for documents that name none
+}
+
+func newScope(f *cmdutil.Factory) Scope {
+	return Scope{
+		IO:         f.IOStreams,
+		APIClient:  f.APIClient,
+		ResolveOrg: f.Organization,
+		LookupEnv:  os.LookupEnv,
+		WorkingDir: f.WorkingDir,
+	}
+}
+
+// addScopeFlags registers -f, -R and --organization.
+func addScopeFlags(cmd *cobra.Command, s *Scope, verb string) {
+	cmd.Flags().StringArrayVarP(&s.Files, "filename", "f", nil,
+		fmt.Sprintf("Manifest file, directory or - (stdin) to %s; repeatable", verb))
+	cmd.Flags().BoolVarP(&s.Recursive, "recursive", "R", false, "Read the directories given with -f recursively")
+	cmdutil.AddOrganizationFlag(cmd, &s.Organization)
+}
+
+// loadOptions say how the manifests are loaded.
+type loadOptions struct {
+	skipValues     bool // delete: names only
+	allowPlaintext bool
+	local          bool // --dry-run=client: never ask the platform
+}
+
+// load reads, checks and resolves every manifest (an *apply.Error listing
+// every problem: exit 2), then puts the documents that name no organization
+// into the current one. Nothing has been sent when it fails.
+func (s *Scope) load(ctx context.Context, o loadOptions) ([]apply.Group, error) {
+	workDir := ""
+	if s.WorkingDir != nil {
+		wd, err := s.WorkingDir()
+		if err != nil {
+			return nil, err
+		}
+		workDir = wd
+	}
+	opts := apply.Options{
+		Paths: s.Files, Recursive: s.Recursive, SkipValues: o.skipValues,
+		Resolve: apply.ResolveOptions{LookupEnv: s.LookupEnv, AllowPlaintext: o.allowPlaintext, WorkDir: workDir},
+	}
+	if slices.Contains(s.Files, "-") {
+		// Read stdin here, where an interrupt can end the wait.
+		data, err := cmdutil.ReadInput(ctx, s.IO.In, apply.MaxManifestBytes)
+		if err != nil {
+			return nil, err
+		}
+		opts.Stdin = bytes.NewReader(data)
+	}
+	res, err := apply.Load(opts)
+	for _, n := range res.Notes {
+		fmt.Fprintf(s.IO.ErrOut, "note: %s\n", n)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !hasGroup(res.Groups, "") {
+		return res.Groups, nil
+	}
+	org := strings.TrimSpace(s.Organization)
+	if !o.local || org != "" {
+		if s.ResolveOrg == nil {
+			return nil, errors.New("no platform configured")
+		}
+		if org, err = s.ResolveOrg(ctx, s.Organization); err != nil {
+			return nil, err
+		}
+	}
+	if org == "" {
+		// --dry-run=client without --organization: the current
+		// organization is whichever it is; nothing is sent.
+		return res.Groups, nil
+	}
+	return apply.Regroup(res.Groups, org)
+}
+
+func hasGroup(groups []apply.Group, org string) bool {
+	for _, g := range groups {
+		if g.Organization == org {
+			return true
+		}
+	}
+	return false
+}
+
+// connect returns the platform's client.
+func (s *Scope) connect(ctx context.Context) (*client.Client, error) {
+	if s.APIClient == nil {
+		return nil, errors.New("no platform configured")
+	}
+	return s.APIClient(ctx)
+}
+
+// objectsError is a refused apply or delete: one line per object that
+// failed, then what did not happen. Its exit code is the API error's.
+type objectsError struct {
+	org     string
+	nothing string // "nothing was applied"
+	err     *client.APIError
+}
+
+func (e *objectsError) Error() string {
+	return fmt.Sprintf("organization %s: %s", e.org, e.err.Message)
+}
+func (e *objectsError) Unwrap() error { return e.err }
+
+// Lines returns "secretset/NAME: why" per failed object and a last line
+// saying that nothing changed in the organization.
+func (e *objectsError) Lines() []string {
+	lines := make([]string, 0, len(e.err.Details)+1)
+	for _, d := range e.err.Details {
+		where := fmt.Sprintf("objects[%d]", d.Index)
+		if d.Name != "" {
+			where = resources.Ref(d.Kind, d.Name)
+		}
+		if strings.HasPrefix(d.Message, where+" ") || strings.HasPrefix(d.Message, where+":") {
+			lines = append(lines, d.Message) // it names the object already
+		} else {
+			lines = append(lines, where+": "+d.Message)
+		}
+	}
+	return append(lines, fmt.Sprintf("%s in organization %s", e.nothing, e.org))
+}
+
+// perObject turns an API error with per-object details, from the request of
+// organization org, into an objectsError; other errors are returned as they
+// are.
+func perObject(err error, org, nothing string) error {
+	var ae *client.APIError
+	if errors.As(err, &ae) && len(ae.Details) > 0 {
+		return &objectsError{org: org, nothing: nothing, err: ae}
+	}
+	return err
+}
+
+// addAllowPlaintextFlag registers --allow-plaintext.
+func addAllowPlaintextFlag(cmd *cobra.Command, allow *bool) {
+	cmd.Flags().BoolVar(allow, "allow-plaintext", false, "Accept literal values in manifests (refused by default: manifests live in git)")
+}
+
+// addDryRunFlag registers --dry-run (none, client, server; alone: server);
+// client and server say what each mode does for the command.
+func addDryRunFlag(cmd *cobra.Command, dryRun *string, client, server string) {
+	cmd.Flags().StringVar(dryRun, "dry-run", DryRunNone, "none, client ("+client+") or server ("+server+"); --dry-run alone is server")
+	cmd.Flags().Lookup("dry-run").NoOptDefVal = DryRunServer
+}
+
+// writeDryRunLines prints "KIND/NAME ACTION (dry run)" for every object of
+// the manifests: what --dry-run=client reports, no request sent.
+func writeDryRunLines(w io.Writer, groups []apply.Group, action string) error {
+	var b strings.Builder
+	for _, g := range groups {
+		for _, d := range g.Documents {
+			fmt.Fprintf(&b, "%s %s (dry run)\n", d.Ref(), action)
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// checkDryRun validates a --dry-run value.
+func checkDryRun(v string) error {
+	switch v {
+	case DryRunNone, DryRunClient, DryRunServer:
+		return nil
+	}
+	return cmdutil.FlagErrorf("--dry-run: %q is not one of none, client, server", v)
+}
+
+// checkPrune validates --prune, -l and --applyset together.
+func checkPrune(prune bool, selector, applySet string) error {
+	if err := resources.ValidateApplySet(applySet); err != nil {
+		return cmdutil.FlagErrorf("--applyset: %v", err)
+	}
+	if selector != "" {
+		if _, err := resources.ParseSelector(selector); err != nil {
+			return cmdutil.FlagErrorf("-l/--selector: %v", err)
+		}
+		if !prune {
+			return cmdutil.FlagErrorf("-l/--selector chooses what --prune deletes: give --prune too (apply always applies every manifest)")
+		}
+	}
+	if prune && selector == "" && applySet == "" {
+		return cmdutil.FlagErrorf("--prune needs -l/--selector or --applyset: pruning every object ever applied without an apply set is refused")
+	}
+	return nil
+}
+
+// addPruneFlags registers --prune, -l/--selector and --applyset.
+func addPruneFlags(cmd *cobra.Command, prune *bool, selector, applySet *string) {
+	cmd.Flags().BoolVar(prune, "prune", false, "Delete objects that apply wrote, that match -l (and --applyset) and that the manifests no longer name; never one created with `cloud secrets set`")
+	cmd.Flags().StringVarP(selector, "selector", "l", "", "Label selector of --prune (key=value,key2=value2)")
+	cmd.Flags().StringVar(applySet, "applyset", "", "Apply set the objects are written under; --prune only touches objects of this set")
+}

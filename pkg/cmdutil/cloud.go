@@ -1,0 +1,85 @@
+package cmdutil
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/botkit-dev/botkit/pkg/client"
+)
+
+// AddOrganizationFlag binds --organization (alias --org) to p: the
+// organization a cloud command acts on. Resolve it with Factory.Organization.
+// (-o is --output, the kubectl convention; see README.)
+func AddOrganizationFlag(cmd *cobra.Command, p *string) {
+	cmd.Flags().StringVar(p, "organization", "", "organization to act on (alias --org; default: BOTKIT_ORG, the configured one, or the token's only organization)")
+	normalize := cmd.Flags().GetNormalizeFunc()
+	cmd.Flags().SetNormalizeFunc(func(fs *pflag.FlagSet, name string) pflag.NormalizedName {
+		if name == "org" {
+			name = "organization"
+		}
+		return normalize(fs, name)
+	})
+}
+
+// Organization resolves the organization a cloud command acts on, in this
+// order: flag (--organization/--org), BOTKIT_ORG, the config file's current
+// organization, else the token's only organization (asked from GET /v1/me;
+// on the embedded platform "local", without a request). A token with several
+// organizations and none chosen is a usage error naming --organization.
+func (f *Factory) Organization(ctx context.Context, flag string) (string, error) {
+	if flag = strings.TrimSpace(flag); flag != "" {
+		return flag, nil
+	}
+	cfg, err := f.Config()
+	if err != nil {
+		return "", err
+	}
+	if cfg.Organization != "" {
+		return cfg.Organization, nil
+	}
+	if cfg.Embedded() {
+		return client.EmbeddedOrg, nil
+	}
+	c, err := f.APIClient(ctx)
+	if err != nil {
+		return "", err
+	}
+	me, err := c.Me(ctx)
+	if err != nil {
+		return "", err
+	}
+	switch len(me.Organizations) {
+	case 0:
+		return "", WithCode(ExitAuth, fmt.Errorf("the token for %s belongs to no organization", c.Host()))
+	case 1:
+		return me.Organizations[0].Name, nil
+	}
+	names := make([]string, len(me.Organizations))
+	for i, o := range me.Organizations {
+		names[i] = o.Name
+	}
+	return "", &FlagError{Err: fmt.Errorf("the token for %s has several organizations (%s): give --organization or run `botkit cloud organizations select NAME`", c.Host(), strings.Join(names, ", "))}
+}
+
+// Region returns the region new objects go to: flag (--region), else the
+// config file's default region, else "" (the organization's default region,
+// chosen by the platform).
+func (f *Factory) Region(flag string) (string, error) {
+	if flag = strings.TrimSpace(flag); flag != "" {
+		return flag, nil
+	}
+	cfg, err := f.Config()
+	if err != nil {
+		return "", err
+	}
+	return cfg.Region, nil
+}
+
+// ErrNotLoggedIn is wrapped by the error of a configured remote platform
+// without a token (exit 4).
+var ErrNotLoggedIn = errors.New("not logged in")

@@ -1,0 +1,65 @@
+package cmdutil
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/spf13/pflag"
+)
+
+// BoolPair registers a boolean flag --name (with its optional shorthand) and
+// its negation --no-name on fs, both writing *p (which starts at def).
+// `--name=false` and `--no-name` mean the same; giving both forms is a flag
+// error (exit 2).
+func BoolPair(fs *pflag.FlagSet, p *bool, name, short string, def bool, usage string) {
+	*p = def
+	pair := &boolPair{target: p, name: name}
+	pos := fs.VarPF(boolSide{pair: pair}, name, short, usage)
+	pos.NoOptDefVal = "true"
+	neg := fs.VarPF(boolSide{pair: pair, negate: true}, "no-"+name, "", "Same as --"+name+"=false")
+	neg.NoOptDefVal = "true"
+	pos.DefValue = strconv.FormatBool(def)
+	neg.DefValue = "false"
+}
+
+type boolPair struct {
+	target   *bool
+	name     string
+	pos, neg bool // which forms were given
+}
+
+// boolSide is one form of a pair as a pflag.Value.
+type boolSide struct {
+	pair   *boolPair
+	negate bool
+}
+
+func (s boolSide) Set(v string) error {
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return fmt.Errorf("want true or false")
+	}
+	if s.negate {
+		s.pair.neg = true
+		b = !b
+	} else {
+		s.pair.pos = true
+	}
+	if s.pair.pos && s.pair.neg {
+		return fmt.Errorf("--%s and --no-%s cannot be used together", s.pair.name, s.pair.name)
+	}
+	*s.pair.target = b
+	return nil
+}
+
+func (s boolSide) String() string {
+	if s.pair == nil || s.pair.target == nil {
+		return "false"
+	}
+	return strconv.FormatBool(*s.pair.target != s.negate)
+}
+
+func (s boolSide) Type() string { return "bool" }
+
+// IsBoolFlag lets pflag accept the flag without a value.
+func (s boolSide) IsBoolFlag() bool { return true }

@@ -1,0 +1,38 @@
+package printers
+
+import (
+	"fmt"
+
+	"github.com/botkit-dev/botkit/pkg/iostreams"
+)
+
+// PrintRows prints data that is not a platform object (organizations,
+// regions) in format: table and wide print header and rows like the object
+// tables, json and yaml print v, name prints the first column of each row.
+// No rows print NoResourcesMessage on stderr in the row formats.
+func PrintRows(ios *iostreams.IOStreams, format string, header []string, rows [][]string, v any) error {
+	switch format {
+	case FormatTable, FormatWide, "":
+		if len(rows) == 0 {
+			_, err := fmt.Fprintln(ios.ErrOut, NoResourcesMessage)
+			return err
+		}
+		return writeTable(ios.Out, header, cleanRows(rows))
+	case FormatName:
+		if len(rows) == 0 {
+			_, err := fmt.Fprintln(ios.ErrOut, NoResourcesMessage)
+			return err
+		}
+		for _, r := range rows {
+			if _, err := fmt.Fprintln(ios.Out, cell(r[0])); err != nil {
+				return err
+			}
+		}
+		return nil
+	case FormatJSON:
+		return writeJSON(ios.Out, v)
+	case FormatYAML:
+		return writeYAML(ios.Out, v)
+	}
+	return &UnknownFormatError{Format: format, Valid: Formats()}
+}

@@ -1,0 +1,64 @@
+package scaffold
+
+import (
+	"fmt"
+	"strings"
+)
+
+// NextSteps is the text printed after a project is created in dir: how to
+// start the bot and, for web bots with a client, the client.
+func NextSteps(c Config, dir string) string {
+	var b strings.Builder
+	b.WriteString("Next steps:\n")
+	cd := func(sub string) string {
+		path := dir
+		if sub != "" {
+			if dir == "" || dir == "." {
+				path = sub
+			} else {
+				path = strings.TrimRight(dir, "/") + "/" + sub
+			}
+		}
+		return "cd " + shellQuote(path)
+	}
+	if dir != "" && dir != "." {
+		fmt.Fprintf(&b, "  %s\n", cd(""))
+	}
+	b.WriteString("  cd server && uv sync\n")
+	b.WriteString("  cp .env.example .env   # then fill in your API keys\n")
+	run := "uv run bot.py"
+	if r := firstRunner(c); r != "" {
+		run += " --transport " + r
+	}
+	fmt.Fprintf(&b, "  %s\n", run)
+	if c.BotType == "web" && (c.ClientFramework == "react" || c.ClientFramework == "vanilla") {
+		b.WriteString("\nThen, in another terminal, the client:\n")
+		fmt.Fprintf(&b, "  %s\n", cd("client"))
+		b.WriteString("  npm install\n")
+		b.WriteString("  npm run dev\n")
+	}
+	return b.String()
+}
+
+// firstRunner is the development runner's --transport value for the first
+// transport of c.
+func firstRunner(c Config) string {
+	for _, id := range c.Transports {
+		if t, ok := LookupTransport(id); ok && t.Runner != "" {
+			return t.Runner
+		}
+	}
+	return ""
+}
+
+// shellQuote quotes s for a POSIX shell when it holds anything but safe
+// characters.
+func shellQuote(s string) string {
+	safe := s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./~+@%:,=", r))
+	}) < 0
+	if safe {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

@@ -26,6 +26,24 @@ type querier interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
+// queryAll runs query on q and returns every row, read with scan.
+func queryAll[T any](ctx context.Context, q querier, scan func(scanner) (T, error), query string, args ...any) ([]T, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
+
 // Queries of the write path, prepared once when the store opens.
 const (
 	qOrgByName    = `SELECT id, name, default_region, created_at FROM orgs WHERE name = ?`
@@ -280,20 +298,11 @@ func getObject(ctx context.Context, q querier, orgID int64, name string) (store.
 }
 
 func getValues(ctx context.Context, q querier, objectID int64) ([]store.Value, error) {
-	rows, err := q.QueryContext(ctx, qValues, objectID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []store.Value
-	for rows.Next() {
+	return queryAll(ctx, q, func(sc scanner) (store.Value, error) {
 		var v store.Value
-		if err := rows.Scan(&v.Key, &v.Size, &v.Ciphertext); err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	return out, rows.Err()
+		err := sc.Scan(&v.Key, &v.Size, &v.Ciphertext)
+		return v, err
+	}, qValues, objectID)
 }
 
 func (t *sqlTx) Org(ctx context.Context, name string) (store.Org, error) {
@@ -458,20 +467,7 @@ func (t *sqlTx) DeleteObject(ctx context.Context, objectID int64) error {
 // AppliedObjects reads the database inside the batch's transaction, which
 // holds every write of this request and the batch before it.
 func (t *sqlTx) AppliedObjects(ctx context.Context, orgID int64, applySet string) ([]store.Object, error) {
-	rows, err := t.b.QueryContext(ctx, qAppliedObjects, orgID, applySet)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []store.Object
-	for rows.Next() {
-		o, err := scanObject(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, o)
-	}
-	return out, rows.Err()
+	return queryAll(ctx, t.b, scanObject, qAppliedObjects, orgID, applySet)
 }
 
 func (t *sqlTx) NextVersion(ctx context.Context) (int64, error) {
@@ -547,22 +543,13 @@ func (s *Store) Org(ctx context.Context, name string) (store.Org, error) {
 }
 
 func (s *Store) Orgs(ctx context.Context) ([]store.Org, error) {
-	rows, err := s.rdb().QueryContext(ctx, `SELECT id, name, default_region, created_at FROM orgs ORDER BY name`)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []store.Org
-	for rows.Next() {
+	return queryAll(ctx, s.rdb(), func(sc scanner) (store.Org, error) {
 		var o store.Org
 		var created int64
-		if err := rows.Scan(&o.ID, &o.Name, &o.DefaultRegion, &created); err != nil {
-			return nil, err
-		}
+		err := sc.Scan(&o.ID, &o.Name, &o.DefaultRegion, &created)
 		o.CreatedAt = fromNanos(created)
-		out = append(out, o)
-	}
-	return out, rows.Err()
+		return o, err
+	}, `SELECT id, name, default_region, created_at FROM orgs ORDER BY name`)
 }
 
 func scanToken(sc scanner) (store.Token, error) {
@@ -591,20 +578,7 @@ func (s *Store) TokenByHash(ctx context.Context, hash []byte) (store.Token, erro
 }
 
 func (s *Store) Tokens(ctx context.Context, orgID int64) ([]store.Token, error) {
-	rows, err := s.rdb().QueryContext(ctx, tokenSelect+` WHERE t.org_id = ? ORDER BY t.created_at, t.id`, orgID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []store.Token
-	for rows.Next() {
-		t, err := scanToken(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, t)
-	}
-	return out, rows.Err()
+	return queryAll(ctx, s.rdb(), scanToken, tokenSelect+` WHERE t.org_id = ? ORDER BY t.created_at, t.id`, orgID)
 }
 
 func (s *Store) Object(ctx context.Context, orgID int64, name string) (store.Object, error) {
@@ -660,21 +634,8 @@ func (s *Store) List(ctx context.Context, q store.ListQuery, fn func(*store.List
 }
 
 func (s *Store) Pending(ctx context.Context, region, kind string, limit int) ([]store.Object, error) {
-	rows, err := s.rdb().QueryContext(ctx, `SELECT id, org_id, name, kind, region, '', '', host, username, version, generation, state, message, created_at, updated_at, managed, apply_set
+	return queryAll(ctx, s.rdb(), scanObject, `SELECT id, org_id, name, kind, region, '', '', host, username, version, generation, state, message, created_at, updated_at, managed, apply_set
 		FROM objects WHERE state = 'pending' AND region = ? AND kind = ? ORDER BY id LIMIT ?`, region, kind, limit)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []store.Object
-	for rows.Next() {
-		o, err := scanObject(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, o)
-	}
-	return out, rows.Err()
 }
 
 // ClaimPending implements store.Store. The claim columns are not part of
@@ -693,26 +654,15 @@ func (s *Store) ClaimPending(ctx context.Context, region, kind, holder string, l
 	}
 	var out []store.Object
 	err = s.Update(ctx, func(ctx context.Context, tx store.Tx) error {
-		out = out[:0]
 		t := tx.(*sqlTx)
 		t.dirty = true
 		now := time.Now().UnixNano()
-		rows, err := t.b.QueryContext(ctx, `UPDATE objects SET claimed_by = ?, claim_until = ?, claim_gen = generation
+		var err error
+		out, err = queryAll(ctx, t.b, scanObject, `UPDATE objects SET claimed_by = ?, claim_until = ?, claim_gen = generation
 			WHERE id IN (SELECT id FROM objects WHERE state = 'pending' AND region = ? AND kind = ? AND (claim_until < ? OR claim_gen <> generation) ORDER BY id LIMIT ?)
 			RETURNING id, org_id, name, kind, region, '', '', host, username, version, generation, state, message, created_at, updated_at, managed, apply_set`,
 			holder, now+lease.Nanoseconds(), region, kind, now, limit)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			o, err := scanObject(rows)
-			if err != nil {
-				return err
-			}
-			out = append(out, o)
-		}
-		return rows.Err()
+		return err
 	})
 	slices.SortFunc(out, func(a, b store.Object) int { return cmp.Compare(a.ID, b.ID) })
 	return out, err
@@ -777,24 +727,14 @@ func (s *Store) MarkPendingReady(ctx context.Context, region, kind string) (int,
 }
 
 func (s *Store) Audit(ctx context.Context, org string, limit int) ([]store.AuditRecord, error) {
-	rows, err := s.rdb().QueryContext(ctx, `SELECT at, org, actor, action, kind, name, region, keys FROM audit WHERE org = ? ORDER BY id DESC LIMIT ?`, org, limit)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []store.AuditRecord
-	for rows.Next() {
+	return queryAll(ctx, s.rdb(), func(sc scanner) (store.AuditRecord, error) {
 		var r store.AuditRecord
 		var at int64
 		var keys string
-		if err := rows.Scan(&at, &r.Org, &r.Actor, &r.Action, &r.Kind, &r.Name, &r.Region, &keys); err != nil {
-			return nil, err
+		if err := sc.Scan(&at, &r.Org, &r.Actor, &r.Action, &r.Kind, &r.Name, &r.Region, &keys); err != nil {
+			return r, err
 		}
 		r.At = fromNanos(at)
-		if err := json.Unmarshal([]byte(keys), &r.Keys); err != nil {
-			return nil, err
-		}
-		out = append(out, r)
-	}
-	return out, rows.Err()
+		return r, json.Unmarshal([]byte(keys), &r.Keys)
+	}, `SELECT at, org, actor, action, kind, name, region, keys FROM audit WHERE org = ? ORDER BY id DESC LIMIT ?`, org, limit)
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"slices"
 	"time"
 
@@ -169,7 +168,7 @@ func rowsAffected(n *int64) func(pgx.BatchResults) error {
 	}
 }
 
-func fromNanos(n int64) time.Time { return time.Unix(0, n).UTC() }
+func fromNanos(n int64) time.Time { return rowcodec.FromNanos(n) }
 
 func scanOrg(row pgx.Row) (store.Org, error) {
 	var o store.Org
@@ -237,28 +236,8 @@ func (t *pgTx) RevokeToken(ctx context.Context, id string) error {
 	return nil
 }
 
-func scanObject(row pgx.Row) (store.Object, error) {
-	var o store.Object
-	var labels, keys string
-	var created, updated int64
-	err := row.Scan(&o.ID, &o.OrgID, &o.Name, &o.Kind, &o.Region, &labels, &keys, &o.Host, &o.Username,
-		&o.Version, &o.Generation, &o.State, &o.Message, &created, &updated, &o.Managed, &o.ApplySet)
-	if err != nil {
-		return o, err
-	}
-	if labels != "" && labels != "{}" {
-		if o.Labels, err = rowcodec.DecodeLabels(labels); err != nil {
-			return o, fmt.Errorf("object %d: labels: %w", o.ID, err)
-		}
-	}
-	if keys != "" {
-		if o.Keys, err = rowcodec.DecodeKeys(keys); err != nil {
-			return o, fmt.Errorf("object %d: keys: %w", o.ID, err)
-		}
-	}
-	o.CreatedAt, o.UpdatedAt = fromNanos(created), fromNanos(updated)
-	return o, nil
-}
+// scanObject reads one object row (the row format both stores share).
+func scanObject(sc rowcodec.Scanner) (store.Object, error) { return rowcodec.ScanObject(sc) }
 
 // Object reads and locks the row (FOR UPDATE) until the transaction ends. A
 // missing object locks its name instead, so that concurrent creators of one

@@ -10,6 +10,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
+
+	"github.com/botkit-dev/botkit/pkg/platform/store"
 )
 
 // EncodeKeys stores key names and value sizes as "KEY:size,KEY:size" in key
@@ -147,3 +150,36 @@ func LabelPairs(dst []string, s string) ([]string, error) {
 	}
 	return dst, nil
 }
+
+// Scanner is a database row: *sql.Row, *sql.Rows, pgx.Row.
+type Scanner interface{ Scan(dest ...any) error }
+
+// ScanObject reads one object row: id, org_id, name, kind, region, labels,
+// keys, host, username, version, generation, state, message, created_at,
+// updated_at, managed, apply_set (both stores select these columns, with an
+// empty string for labels and keys where a query leaves them out).
+func ScanObject(sc Scanner) (store.Object, error) {
+	var o store.Object
+	var labels, keys string
+	var created, updated int64
+	err := sc.Scan(&o.ID, &o.OrgID, &o.Name, &o.Kind, &o.Region, &labels, &keys, &o.Host, &o.Username,
+		&o.Version, &o.Generation, &o.State, &o.Message, &created, &updated, &o.Managed, &o.ApplySet)
+	if err != nil {
+		return o, err
+	}
+	if labels != "" && labels != "{}" {
+		if o.Labels, err = DecodeLabels(labels); err != nil {
+			return o, fmt.Errorf("object %d: labels: %w", o.ID, err)
+		}
+	}
+	if keys != "" {
+		if o.Keys, err = DecodeKeys(keys); err != nil {
+			return o, fmt.Errorf("object %d: keys: %w", o.ID, err)
+		}
+	}
+	o.CreatedAt, o.UpdatedAt = FromNanos(created), FromNanos(updated)
+	return o, nil
+}
+
+// FromNanos is a stored timestamp (Unix nanoseconds) as UTC time.
+func FromNanos(n int64) time.Time { return time.Unix(0, n).UTC() }

@@ -248,7 +248,7 @@ func isUnique(err error) bool {
 	return false
 }
 
-func fromNanos(n int64) time.Time { return time.Unix(0, n).UTC() }
+func fromNanos(n int64) time.Time { return rowcodec.FromNanos(n) }
 
 func getOrg(ctx context.Context, q querier, name string) (store.Org, error) {
 	var o store.Org
@@ -264,30 +264,10 @@ func getOrg(ctx context.Context, q querier, name string) (store.Org, error) {
 
 const objectCols = `id, org_id, name, kind, region, labels, keys, host, username, version, generation, state, message, created_at, updated_at, managed, apply_set`
 
-type scanner interface{ Scan(dest ...any) error }
+type scanner = rowcodec.Scanner
 
-func scanObject(sc scanner) (store.Object, error) {
-	var o store.Object
-	var labels, keys string
-	var created, updated int64
-	err := sc.Scan(&o.ID, &o.OrgID, &o.Name, &o.Kind, &o.Region, &labels, &keys, &o.Host, &o.Username,
-		&o.Version, &o.Generation, &o.State, &o.Message, &created, &updated, &o.Managed, &o.ApplySet)
-	if err != nil {
-		return o, err
-	}
-	if labels != "" && labels != "{}" {
-		if o.Labels, err = rowcodec.DecodeLabels(labels); err != nil {
-			return o, fmt.Errorf("object %d: labels: %w", o.ID, err)
-		}
-	}
-	if keys != "" {
-		if o.Keys, err = rowcodec.DecodeKeys(keys); err != nil {
-			return o, fmt.Errorf("object %d: keys: %w", o.ID, err)
-		}
-	}
-	o.CreatedAt, o.UpdatedAt = fromNanos(created), fromNanos(updated)
-	return o, nil
-}
+// scanObject reads one object row (the row format both stores share).
+func scanObject(sc rowcodec.Scanner) (store.Object, error) { return rowcodec.ScanObject(sc) }
 
 func getObject(ctx context.Context, q querier, orgID int64, name string) (store.Object, error) {
 	o, err := scanObject(q.QueryRowContext(ctx, qObjectByName, orgID, name))

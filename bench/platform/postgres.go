@@ -100,21 +100,96 @@ func (r *replica) stop() {
 	}
 }
 
-// cpu returns the CPU time (user + system) the replica used so far, from
-// /proc (in USER_HZ = 1/100 s ticks).
+// cpu returns the CPU time (user + system) the replica used so far.
 func (r *replica) cpu() time.Duration {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", r.cmd.Process.Pid))
+	c, _ := procCPU(r.cmd.Process.Pid)
+	return c
+}
+
+// batches returns the number of group-commit batches the replica committed
+// so far and the write transactions in them, from its /metrics.
+func (r *replica) batches() (n, writes float64) {
+	resp, err := http.Get(r.url + "/metrics")
 	if err != nil {
-		return 0
+		return 0, 0
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		name, val, ok := strings.Cut(sc.Text(), " ")
+		if !ok {
+			continue
+		}
+		switch name {
+		case "botkit_platform_store_commit_batch_size_count":
+			n, _ = strconv.ParseFloat(val, 64)
+		case "botkit_platform_store_commit_batch_size_sum":
+			writes, _ = strconv.ParseFloat(val, 64)
+		}
+	}
+	return n, writes
+}
+
+// batchCounter sums batches() over replicas.
+func batchCounter(reps []*replica) (n, writes float64) {
+	for _, r := range reps {
+		a, b := r.batches()
+		n, writes = n+a, writes+b
+	}
+	return n, writes
+}
+
+// procCPU returns the CPU time (user + system) process pid used so far and
+// its parent's pid, from /proc (in USER_HZ = 1/100 s ticks).
+func procCPU(pid int) (time.Duration, int) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, 0
 	}
 	s := string(b)
 	f := strings.Fields(s[strings.LastIndexByte(s, ')')+2:])
 	if len(f) < 13 {
-		return 0
+		return 0, 0
 	}
+	ppid, _ := strconv.Atoi(f[1])
 	ut, _ := strconv.ParseInt(f[11], 10, 64)
 	st, _ := strconv.ParseInt(f[12], 10, 64)
-	return time.Duration(ut+st) * 10 * time.Millisecond
+	return time.Duration(ut+st) * 10 * time.Millisecond, ppid
+}
+
+// postmaster finds the local PostgreSQL server's main process (the parent
+// of this connection's backend), or 0 when the server is not on this
+// machine's /proc (then the database's CPU is not reported).
+func postmaster(ctx context.Context, pool *pgxpool.Pool) int {
+	var backend int
+	if err := pool.QueryRow(ctx, `SELECT pg_backend_pid()`).Scan(&backend); err != nil {
+		return 0
+	}
+	if _, ppid := procCPU(backend); ppid > 1 {
+		return ppid
+	}
+	return 0
+}
+
+// serverCPU is the CPU time used so far by the PostgreSQL server whose main
+// process is pm: its processes alive now (backends of the pools, the WAL
+// writer, the checkpointer, …; processes that already exited are missed).
+func serverCPU(pm int) time.Duration {
+	if pm == 0 {
+		return 0
+	}
+	total, _ := procCPU(pm)
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == pm {
+			continue
+		}
+		if c, ppid := procCPU(pid); ppid == pm {
+			total += c
+		}
+	}
+	return total
 }
 
 // rawPG is the floor: single-row committed INSERTs from many connections.
@@ -239,19 +314,35 @@ func runPostgres(ctx context.Context, o options, out io.Writer) error {
 
 	var floorRounds, oneRounds, manyRounds []phase
 	oneCPU := time.Duration(0)
+	// The load generator (this process: the pgx connections of the floor,
+	// the HTTP clients of the other phases) shares the cores with the
+	// database and the replicas; its CPU per request is reported per phase.
+	var genCPU [3]time.Duration
+	// The database's CPU per phase, when it runs on this machine.
+	pm := postmaster(ctx, raw.pool)
+	var dbCPU [3]time.Duration
+	var nBatch, nBatched [3]float64 // batches committed, writes in them
 	manyCPU := make([]time.Duration, len(reps))
 	fmt.Fprintf(out, "round   raw commits/s   1 replica/s   %d replicas/s\n", len(reps))
 	for r := range o.rounds {
 		var f, one, many phase
 		steps := []func() error{
 			func() (err error) {
+				g0, d0 := cpuTime(), serverCPU(pm)
 				f, err = raw.commits(ctx, o.clients, round)
+				genCPU[0] += cpuTime() - g0
+				dbCPU[0] += serverCPU(pm) - d0
 				return err
 			},
 			func() (err error) {
-				c0 := reps[0].cpu()
+				c0, g0, d0 := reps[0].cpu(), cpuTime(), serverCPU(pm)
+				b0, w0 := batchCounter(reps)
 				one, err = merges(urls[:1], org, token, o.clients, o.sets, round, seq)
+				b1, w1 := batchCounter(reps)
+				nBatch[1], nBatched[1] = nBatch[1]+b1-b0, nBatched[1]+w1-w0
 				oneCPU += reps[0].cpu() - c0
+				genCPU[1] += cpuTime() - g0
+				dbCPU[1] += serverCPU(pm) - d0
 				return err
 			},
 			func() (err error) {
@@ -259,7 +350,13 @@ func runPostgres(ctx context.Context, o options, out io.Writer) error {
 				for i, rp := range reps {
 					c0[i] = rp.cpu()
 				}
+				g0, d0 := cpuTime(), serverCPU(pm)
+				b0, w0 := batchCounter(reps)
 				many, err = merges(urls, org, token, o.clients, o.sets, round, seq)
+				b1, w1 := batchCounter(reps)
+				nBatch[2], nBatched[2] = nBatch[2]+b1-b0, nBatched[2]+w1-w0
+				genCPU[2] += cpuTime() - g0
+				dbCPU[2] += serverCPU(pm) - d0
 				for i, rp := range reps {
 					manyCPU[i] += rp.cpu() - c0[i]
 				}
@@ -286,13 +383,24 @@ func runPostgres(ctx context.Context, o options, out io.Writer) error {
 		}
 		return n
 	}
-	on, mn := count(oneRounds), count(manyRounds)
+	fn, on, mn := count(floorRounds), count(oneRounds), count(manyRounds)
+	perReq := func(c time.Duration, n int) float64 { return float64(c.Microseconds()) / float64(max(n, 1)) }
 	fl, ol, ml := allLatencies(floorRounds), allLatencies(oneRounds), allLatencies(manyRounds)
 	fmt.Fprintf(out, "\nF: raw PostgreSQL, single-row INSERT commits from %d connections (synchronous_commit=on)\n", o.clients)
 	fmt.Fprintf(out, "  median commits/s     %10.0f   (rounds %s)   latency p50 / p99 %s / %s\n", fm, rates(floorRounds), pct(fl, 0.5), pct(fl, 0.99))
+	fmt.Fprintf(out, "  load generator CPU   %10.0f µs per commit (pgx)\n", perReq(genCPU[0], fn))
+	dbLine := func(i, n int) {
+		if pm != 0 {
+			fmt.Fprintf(out, "  database CPU         %10.0f µs per write (all PostgreSQL processes)\n", perReq(dbCPU[i], n))
+		}
+	}
+	dbLine(0, fn)
 	fmt.Fprintf(out, "1: HTTP merges through 1 replica (durable before the answer; every merge verified present)\n")
 	fmt.Fprintf(out, "  median writes/s      %10.0f   (rounds %s)   latency p50 / p99 %s / %s\n", om, rates(oneRounds), pct(ol, 0.5), pct(ol, 0.99))
-	fmt.Fprintf(out, "  replica CPU          %10.0f µs per write\n", float64(oneCPU.Microseconds())/float64(max(on, 1)))
+	fmt.Fprintf(out, "  replica CPU          %10.0f µs per write\n", perReq(oneCPU, on))
+	fmt.Fprintf(out, "  load generator CPU   %10.0f µs per write (HTTP clients)\n", perReq(genCPU[1], on))
+	dbLine(1, on)
+	fmt.Fprintf(out, "  group commit         %10.1f writes per batch\n", nBatched[1]/max(nBatch[1], 1))
 	fmt.Fprintf(out, "%d: HTTP merges through %d replicas\n", len(reps), len(reps))
 	fmt.Fprintf(out, "  median writes/s      %10.0f   (rounds %s)   latency p50 / p99 %s / %s\n", mm, rates(manyRounds), pct(ml, 0.5), pct(ml, 0.99))
 	var per []string
@@ -303,6 +411,9 @@ func runPostgres(ctx context.Context, o options, out io.Writer) error {
 	}
 	fmt.Fprintf(out, "  replica CPU          %10.0f µs per write in all (per replica, per write of the phase: %s)\n",
 		float64(total.Microseconds())/float64(max(mn, 1)), strings.Join(per, ", "))
+	fmt.Fprintf(out, "  load generator CPU   %10.0f µs per write (HTTP clients)\n", perReq(genCPU[2], mn))
+	dbLine(2, mn)
+	fmt.Fprintf(out, "  group commit         %10.1f writes per batch\n", nBatched[2]/max(nBatch[2], 1))
 	fmt.Fprintf(out, "ratio 1 replica / raw floor     %.2f   (goal >= 0.8)\n", om/fm)
 	fmt.Fprintf(out, "ratio %d replicas / 1 replica    %.2f   (goal >= 0.9)\n", len(reps), mm/om)
 	return nil

@@ -230,6 +230,9 @@ func decodeJSONLimit(data []byte, v any, limit int) error {
 	if !utf8.Valid(data) {
 		return errInvalid("request body is not valid UTF-8")
 	}
+	if p, ok := v.(*resources.Patch); ok && decodePatchFast(data, p) {
+		return nil
+	}
 	if err := checkDuplicateKeys(data); err != nil {
 		return err
 	}

@@ -182,3 +182,170 @@ func appendJSONString(b []byte, s string) []byte {
 	b = append(b, s[start:]...)
 	return append(b, '"')
 }
+
+// decodePatchFast decodes the common PATCH body without reflection: one
+// object whose members are only "kind", "region", "host" (strings), "set",
+// "labels" (objects of strings) and "remove" (an array of strings), spelled
+// exactly so, each at most once, with no escape sequence in any string and
+// nothing but whitespace after it. For anything else it reports false and
+// leaves p alone, and the caller decodes the body with decodeStrict (which
+// also produces the error messages). When it reports true, p holds what
+// decodeStrict would have decoded into a zero Patch (FuzzDecodePatchFast
+// checks). data must be valid UTF-8.
+func decodePatchFast(data []byte, p *resources.Patch) bool {
+	d := fastDecoder{data: data}
+	var out resources.Patch
+	var seen [6]bool
+	if !d.byte('{') {
+		return false
+	}
+	if !d.byte('}') {
+		for {
+			k, ok := d.str()
+			if !ok || !d.byte(':') {
+				return false
+			}
+			var slot int
+			switch k {
+			case "kind":
+				out.Kind, ok = d.str()
+			case "region":
+				slot = 1
+				out.Region, ok = d.str()
+			case "host":
+				slot = 2
+				out.Host, ok = d.str()
+			case "set":
+				slot = 3
+				out.Set, ok = d.strMap()
+			case "labels":
+				slot = 4
+				out.Labels, ok = d.strMap()
+			case "remove":
+				slot = 5
+				out.Remove, ok = d.strArray()
+			default:
+				return false
+			}
+			if !ok || seen[slot] {
+				return false
+			}
+			seen[slot] = true
+			if d.byte('}') {
+				break
+			}
+			if !d.byte(',') {
+				return false
+			}
+		}
+	}
+	d.ws()
+	if d.i != len(d.data) {
+		return false
+	}
+	*p = out
+	return true
+}
+
+// fastDecoder reads the subset of JSON that decodePatchFast accepts.
+type fastDecoder struct {
+	data []byte
+	i    int
+}
+
+func (d *fastDecoder) ws() {
+	for d.i < len(d.data) {
+		switch d.data[d.i] {
+		case ' ', '\t', '\n', '\r':
+			d.i++
+		default:
+			return
+		}
+	}
+}
+
+// byte consumes c if it comes next after whitespace.
+func (d *fastDecoder) byte(c byte) bool {
+	d.ws()
+	if d.i < len(d.data) && d.data[d.i] == c {
+		d.i++
+		return true
+	}
+	return false
+}
+
+// str reads a string without escapes or control characters.
+func (d *fastDecoder) str() (string, bool) {
+	if !d.byte('"') {
+		return "", false
+	}
+	start := d.i
+	for d.i < len(d.data) {
+		c := d.data[d.i]
+		switch {
+		case c == '"':
+			s := string(d.data[start:d.i])
+			d.i++
+			return s, true
+		case c == '\\' || c < 0x20:
+			return "", false
+		}
+		d.i++
+	}
+	return "", false
+}
+
+// strMap reads an object of strings with distinct keys.
+func (d *fastDecoder) strMap() (map[string]string, bool) {
+	if !d.byte('{') {
+		return nil, false
+	}
+	m := map[string]string{}
+	if d.byte('}') {
+		return m, true
+	}
+	for {
+		k, ok := d.str()
+		if !ok || !d.byte(':') {
+			return nil, false
+		}
+		v, ok := d.str()
+		if !ok {
+			return nil, false
+		}
+		if _, dup := m[k]; dup {
+			return nil, false
+		}
+		m[k] = v
+		if d.byte('}') {
+			return m, true
+		}
+		if !d.byte(',') {
+			return nil, false
+		}
+	}
+}
+
+// strArray reads an array of strings.
+func (d *fastDecoder) strArray() ([]string, bool) {
+	if !d.byte('[') {
+		return nil, false
+	}
+	a := []string{}
+	if d.byte(']') {
+		return a, true
+	}
+	for {
+		s, ok := d.str()
+		if !ok {
+			return nil, false
+		}
+		a = append(a, s)
+		if d.byte(']') {
+			return a, true
+		}
+		if !d.byte(',') {
+			return nil, false
+		}
+	}
+}

@@ -110,7 +110,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	w.SetMaxOpenConns(1)
 	w.SetMaxIdleConns(1)
 	w.SetConnMaxLifetime(0)
-	if _, err := w.ExecContext(ctx, "PRAGMA journal_mode=WAL"); err != nil {
+	if err := enableWAL(ctx, w, opts.BusyTimeout); err != nil {
 		w.Close()
 		return nil, fmt.Errorf("database %s: enable WAL: %w", path, err)
 	}
@@ -168,6 +168,35 @@ func migrationFiles() ([]string, []int, error) {
 		versions[i] = v
 	}
 	return names, versions, nil
+}
+
+// enableWAL switches the database to write-ahead logging. Changing the
+// journal mode needs an exclusive lock, for which SQLite does not call the
+// busy handler (it answers SQLITE_BUSY, or leaves the mode unchanged), so
+// processes opening a fresh database at the same moment — parallel CLI
+// commands on a new machine — retry here for up to wait.
+func enableWAL(ctx context.Context, db *sql.DB, wait time.Duration) error {
+	deadline := time.Now().Add(wait)
+	for delay := time.Millisecond; ; delay = min(2*delay, 50*time.Millisecond) {
+		var mode string
+		err := db.QueryRowContext(ctx, "PRAGMA journal_mode=WAL").Scan(&mode)
+		switch {
+		case err == nil && strings.EqualFold(mode, "wal"):
+			return nil
+		case err != nil && !isBusy(err):
+			return err
+		case time.Now().After(deadline):
+			if err == nil {
+				err = fmt.Errorf("journal mode stays %q", mode)
+			}
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(delay):
+		}
+	}
 }
 
 func migrate(ctx context.Context, db *sql.DB) error {

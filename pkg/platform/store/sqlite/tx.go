@@ -240,6 +240,12 @@ func (t *sqlTx) exec(ctx context.Context, q string, args ...any) (sql.Result, er
 
 var _ store.Tx = (*sqlTx)(nil)
 
+// isBusy reports whether err is SQLITE_BUSY (any extended code).
+func isBusy(err error) bool {
+	var se *sqlite.Error
+	return errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_BUSY
+}
+
 func isUnique(err error) bool {
 	var se *sqlite.Error
 	if errors.As(err, &se) {

@@ -16,7 +16,7 @@ import (
 // organization a cloud command acts on. Resolve it with Factory.Organization.
 // (-o is --output, the kubectl convention; see README.)
 func AddOrganizationFlag(cmd *cobra.Command, p *string) {
-	cmd.Flags().StringVar(p, "organization", "", "organization to act on (alias --org; default: BOTKIT_ORG, the configured one, or the token's only organization)")
+	cmd.Flags().StringVar(p, "organization", "", "Organization to act on (alias --org; default: BOTKIT_ORG, the configured one, or the token's only organization)")
 	normalize := cmd.Flags().GetNormalizeFunc()
 	cmd.Flags().SetNormalizeFunc(func(fs *pflag.FlagSet, name string) pflag.NormalizedName {
 		if name == "org" {

@@ -66,8 +66,8 @@ the config file (mode 0600) — readable by anyone who can read your files.`,
 		},
 	}
 	cmd.Flags().StringVar(&opts.APIURL, "api-url", "", "URL of the platform (default: BOTKIT_API_URL or the configured one)")
-	cmd.Flags().BoolVar(&opts.WithToken, "with-token", false, "read the token from standard input")
-	cmd.Flags().BoolVar(&opts.InsecureStorage, "insecure-storage", false, "keep the token in the config file (mode 0600) instead of the OS keyring")
+	cmd.Flags().BoolVar(&opts.WithToken, "with-token", false, "Read the token from standard input")
+	cmd.Flags().BoolVar(&opts.InsecureStorage, "insecure-storage", false, "Keep the token in the config file (mode 0600) instead of the OS keyring")
 	return cmd
 }
 

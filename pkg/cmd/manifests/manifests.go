@@ -250,7 +250,7 @@ func checkPrune(prune bool, selector, applySet string) error {
 
 // addPruneFlags registers --prune, -l/--selector and --applyset.
 func addPruneFlags(cmd *cobra.Command, prune *bool, selector, applySet *string) {
-	cmd.Flags().BoolVar(prune, "prune", false, "Delete objects that apply wrote, that match -l (and --applyset) and that the manifests no longer name; never one created with `cloud secrets set`")
+	cmd.Flags().BoolVar(prune, "prune", false, "Delete objects that apply wrote, that match -l (and --applyset) and that the manifests no longer name; never one created with botkit cloud secrets set")
 	cmd.Flags().StringVarP(selector, "selector", "l", "", "Label selector of --prune (key=value,key2=value2)")
 	cmd.Flags().StringVar(applySet, "applyset", "", "Apply set the objects are written under; --prune only touches objects of this set")
 }

@@ -1,10 +1,12 @@
 package scaffold
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -243,5 +245,66 @@ func TestWriteHonoursUmask(t *testing.T) {
 				t.Errorf("existing=%v %s: mode %v, want %v", existing, p, fi.Mode().Perm(), m)
 			}
 		}
+	}
+}
+
+// A create process killed with SIGKILL in the middle of writing leaves its
+// staging directory behind, unlocked (its lock died with it); once that is
+// clearly stale, the next write removes it. The writer here is a real
+// process (this test binary again) holding a real staging directory.
+func TestWriteRemovesTheStagingOfAKilledProcess(t *testing.T) {
+	if parent := os.Getenv("BOTKIT_TEST_STAGE_IN"); parent != "" {
+		dir, _, err := makeStage(parent)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.WriteFile(filepath.Join(dir, "bot.py"), []byte("half written"), 0o644)
+		fmt.Println(dir)
+		time.Sleep(time.Minute) // killed long before
+		os.Exit(1)
+	}
+	if runtime.GOOS == "windows" {
+		t.Skip("no flock")
+	}
+	parent := t.TempDir()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestWriteRemovesTheStagingOfAKilledProcess$")
+	cmd.Env = append(os.Environ(), "BOTKIT_TEST_STAGE_IN="+parent)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		cmd.Process.Kill()
+		t.Fatalf("the writer did not report its staging directory: %v", err)
+	}
+	stage := strings.TrimSpace(line)
+
+	// While the writer lives, its directory is left alone, however old.
+	old := time.Now().Add(-2 * staleAfter)
+	if err := os.Chtimes(stage, old, old); err != nil {
+		t.Fatal(err)
+	}
+	if err := Write(filepath.Join(parent, "first"), projectOf(1)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(stage); err != nil {
+		t.Fatalf("a live writer's staging directory was removed: %v", err)
+	}
+
+	cmd.Process.Kill()
+	cmd.Wait()
+	if err := os.Chtimes(stage, old, old); err != nil {
+		t.Fatal(err)
+	}
+	if err := Write(filepath.Join(parent, "second"), projectOf(2)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(stage); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("the killed writer's staging directory is still there: %v", err)
 	}
 }

@@ -2,9 +2,7 @@ package postgres
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"slices"
 	"time"
 
 	"github.com/botkit-dev/botkit/pkg/platform/store"
@@ -407,18 +405,10 @@ func (t *pgTx) AdvanceVersion(ctx context.Context, v int64) error {
 }
 
 func (t *pgTx) Audit(ctx context.Context, r store.AuditRecord) error {
-	keys := slices.Clone(r.Keys)
-	if keys == nil {
-		keys = []string{}
-	}
-	slices.Sort(keys)
-	kb, err := json.Marshal(keys)
+	at, keys, err := rowcodec.AuditColumns(r)
 	if err != nil {
 		return err
 	}
-	if r.At.IsZero() {
-		r.At = time.Now().UTC()
-	}
-	t.enqueue(qInsertAudit, r.At.UnixNano(), r.Org, r.Actor, r.Action, r.Kind, r.Name, r.Region, string(kb))
+	t.enqueue(qInsertAudit, at, r.Org, r.Actor, r.Action, r.Kind, r.Name, r.Region, keys)
 	return nil
 }

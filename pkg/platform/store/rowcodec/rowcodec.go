@@ -183,3 +183,22 @@ func ScanObject(sc Scanner) (store.Object, error) {
 
 // FromNanos is a stored timestamp (Unix nanoseconds) as UTC time.
 func FromNanos(n int64) time.Time { return time.Unix(0, n).UTC() }
+
+// AuditColumns returns the stored form of an audit record's time (Unix
+// nanoseconds; now when unset) and keys (a JSON array of the sorted key
+// names, never null).
+func AuditColumns(r store.AuditRecord) (at int64, keys string, err error) {
+	names := slices.Clone(r.Keys)
+	if names == nil {
+		names = []string{}
+	}
+	slices.Sort(names)
+	kb, err := json.Marshal(names)
+	if err != nil {
+		return 0, "", err
+	}
+	if r.At.IsZero() {
+		r.At = time.Now().UTC()
+	}
+	return r.At.UnixNano(), string(kb), nil
+}

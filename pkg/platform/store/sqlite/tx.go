@@ -485,19 +485,11 @@ func (t *sqlTx) AdvanceVersion(ctx context.Context, v int64) error {
 // Audit queues the record; the batch writes the audit records of its
 // successful requests in one statement before it commits.
 func (t *sqlTx) Audit(ctx context.Context, r store.AuditRecord) error {
-	keys := slices.Clone(r.Keys)
-	if keys == nil {
-		keys = []string{}
-	}
-	slices.Sort(keys)
-	kb, err := json.Marshal(keys)
+	at, keys, err := rowcodec.AuditColumns(r)
 	if err != nil {
 		return err
 	}
-	if r.At.IsZero() {
-		r.At = time.Now().UTC()
-	}
-	t.audit = append(t.audit, r.At.UnixNano(), r.Org, r.Actor, r.Action, r.Kind, r.Name, r.Region, string(kb))
+	t.audit = append(t.audit, at, r.Org, r.Actor, r.Action, r.Kind, r.Name, r.Region, keys)
 	return nil
 }
 

@@ -202,3 +202,25 @@ func AuditColumns(r store.AuditRecord) (at int64, keys string, err error) {
 	}
 	return r.At.UnixNano(), string(kb), nil
 }
+
+// ScanListItem reads one listing row — name, kind, region, labels, keys,
+// host, username, version, state, message, created_at, updated_at, managed,
+// apply_set — into it, reusing its slices (see store.ListItem).
+func ScanListItem(sc Scanner, it *store.ListItem) error {
+	var labels, keys string
+	var created, updated int64
+	it.Object = store.Object{}
+	err := sc.Scan(&it.Name, &it.Kind, &it.Region, &labels, &keys, &it.Host, &it.Username,
+		&it.Version, &it.State, &it.Message, &created, &updated, &it.Managed, &it.ApplySet)
+	if err != nil {
+		return err
+	}
+	it.CreatedAt, it.UpdatedAt = FromNanos(created), FromNanos(updated)
+	if it.LabelPairs, err = LabelPairs(it.LabelPairs[:0], labels); err != nil {
+		return fmt.Errorf("object %s: labels: %w", it.Name, err)
+	}
+	if it.KeyNames, err = KeyNames(it.KeyNames[:0], keys); err != nil {
+		return fmt.Errorf("object %s: keys: %w", it.Name, err)
+	}
+	return nil
+}

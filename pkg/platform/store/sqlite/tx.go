@@ -6,7 +6,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -588,20 +587,9 @@ func (s *Store) List(ctx context.Context, q store.ListQuery, fn func(*store.List
 	}
 	defer rows.Close()
 	var it store.ListItem
-	var labels, keys string
-	var created, updated int64
 	for rows.Next() {
-		it.Object = store.Object{}
-		if err := rows.Scan(&it.Name, &it.Kind, &it.Region, &labels, &keys, &it.Host, &it.Username,
-			&it.Version, &it.State, &it.Message, &created, &updated, &it.Managed, &it.ApplySet); err != nil {
+		if err := rowcodec.ScanListItem(rows, &it); err != nil {
 			return err
-		}
-		it.CreatedAt, it.UpdatedAt = fromNanos(created), fromNanos(updated)
-		if it.LabelPairs, err = rowcodec.LabelPairs(it.LabelPairs[:0], labels); err != nil {
-			return fmt.Errorf("object %s: labels: %w", it.Name, err)
-		}
-		if it.KeyNames, err = rowcodec.KeyNames(it.KeyNames[:0], keys); err != nil {
-			return fmt.Errorf("object %s: keys: %w", it.Name, err)
 		}
 		more, err := fn(&it)
 		if err != nil || !more {

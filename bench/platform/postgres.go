@@ -106,12 +106,23 @@ func (r *replica) cpu() time.Duration {
 	return c
 }
 
-// batches returns the number of group-commit batches the replica committed
-// so far and the write transactions in them, from its /metrics.
-func (r *replica) batches() (n, writes float64) {
+// batchStats counts group-commit batches: how many, the write transactions
+// in them and the seconds from a batch's start to its durable commit.
+type batchStats struct{ n, writes, seconds float64 }
+
+func (a batchStats) minus(b batchStats) batchStats {
+	return batchStats{a.n - b.n, a.writes - b.writes, a.seconds - b.seconds}
+}
+
+func (a batchStats) plus(b batchStats) batchStats {
+	return batchStats{a.n + b.n, a.writes + b.writes, a.seconds + b.seconds}
+}
+
+// batches returns the replica's batchStats so far, from its /metrics.
+func (r *replica) batches() (st batchStats) {
 	resp, err := http.Get(r.url + "/metrics")
 	if err != nil {
-		return 0, 0
+		return st
 	}
 	defer resp.Body.Close()
 	sc := bufio.NewScanner(resp.Body)
@@ -122,21 +133,22 @@ func (r *replica) batches() (n, writes float64) {
 		}
 		switch name {
 		case "botkit_platform_store_commit_batch_size_count":
-			n, _ = strconv.ParseFloat(val, 64)
+			st.n, _ = strconv.ParseFloat(val, 64)
 		case "botkit_platform_store_commit_batch_size_sum":
-			writes, _ = strconv.ParseFloat(val, 64)
+			st.writes, _ = strconv.ParseFloat(val, 64)
+		case "botkit_platform_store_commit_duration_seconds_sum":
+			st.seconds, _ = strconv.ParseFloat(val, 64)
 		}
 	}
-	return n, writes
+	return st
 }
 
 // batchCounter sums batches() over replicas.
-func batchCounter(reps []*replica) (n, writes float64) {
+func batchCounter(reps []*replica) (st batchStats) {
 	for _, r := range reps {
-		a, b := r.batches()
-		n, writes = n+a, writes+b
+		st = st.plus(r.batches())
 	}
-	return n, writes
+	return st
 }
 
 // procCPU returns the CPU time (user + system) process pid used so far and
@@ -321,7 +333,7 @@ func runPostgres(ctx context.Context, o options, out io.Writer) error {
 	// The database's CPU per phase, when it runs on this machine.
 	pm := postmaster(ctx, raw.pool)
 	var dbCPU [3]time.Duration
-	var nBatch, nBatched [3]float64 // batches committed, writes in them
+	var batch [3]batchStats // the group-commit batches of each phase
 	manyCPU := make([]time.Duration, len(reps))
 	fmt.Fprintf(out, "round   raw commits/s   1 replica/s   %d replicas/s\n", len(reps))
 	for r := range o.rounds {
@@ -336,10 +348,9 @@ func runPostgres(ctx context.Context, o options, out io.Writer) error {
 			},
 			func() (err error) {
 				c0, g0, d0 := reps[0].cpu(), cpuTime(), serverCPU(pm)
-				b0, w0 := batchCounter(reps)
+				b0 := batchCounter(reps)
 				one, err = merges(urls[:1], org, token, o.clients, o.sets, round, seq)
-				b1, w1 := batchCounter(reps)
-				nBatch[1], nBatched[1] = nBatch[1]+b1-b0, nBatched[1]+w1-w0
+				batch[1] = batch[1].plus(batchCounter(reps).minus(b0))
 				oneCPU += reps[0].cpu() - c0
 				genCPU[1] += cpuTime() - g0
 				dbCPU[1] += serverCPU(pm) - d0
@@ -351,10 +362,9 @@ func runPostgres(ctx context.Context, o options, out io.Writer) error {
 					c0[i] = rp.cpu()
 				}
 				g0, d0 := cpuTime(), serverCPU(pm)
-				b0, w0 := batchCounter(reps)
+				b0 := batchCounter(reps)
 				many, err = merges(urls, org, token, o.clients, o.sets, round, seq)
-				b1, w1 := batchCounter(reps)
-				nBatch[2], nBatched[2] = nBatch[2]+b1-b0, nBatched[2]+w1-w0
+				batch[2] = batch[2].plus(batchCounter(reps).minus(b0))
 				genCPU[2] += cpuTime() - g0
 				dbCPU[2] += serverCPU(pm) - d0
 				for i, rp := range reps {
@@ -395,12 +405,16 @@ func runPostgres(ctx context.Context, o options, out io.Writer) error {
 		}
 	}
 	dbLine(0, fn)
+	groupLine := func(b batchStats) {
+		fmt.Fprintf(out, "  group commit         %10.1f writes per batch, %.2f ms from its start to its durable commit\n",
+			b.writes/max(b.n, 1), 1000*b.seconds/max(b.n, 1))
+	}
 	fmt.Fprintf(out, "1: HTTP merges through 1 replica (durable before the answer; every merge verified present)\n")
 	fmt.Fprintf(out, "  median writes/s      %10.0f   (rounds %s)   latency p50 / p99 %s / %s\n", om, rates(oneRounds), pct(ol, 0.5), pct(ol, 0.99))
 	fmt.Fprintf(out, "  replica CPU          %10.0f µs per write\n", perReq(oneCPU, on))
 	fmt.Fprintf(out, "  load generator CPU   %10.0f µs per write (HTTP clients)\n", perReq(genCPU[1], on))
 	dbLine(1, on)
-	fmt.Fprintf(out, "  group commit         %10.1f writes per batch\n", nBatched[1]/max(nBatch[1], 1))
+	groupLine(batch[1])
 	fmt.Fprintf(out, "%d: HTTP merges through %d replicas\n", len(reps), len(reps))
 	fmt.Fprintf(out, "  median writes/s      %10.0f   (rounds %s)   latency p50 / p99 %s / %s\n", mm, rates(manyRounds), pct(ml, 0.5), pct(ml, 0.99))
 	var per []string
@@ -413,7 +427,7 @@ func runPostgres(ctx context.Context, o options, out io.Writer) error {
 		float64(total.Microseconds())/float64(max(mn, 1)), strings.Join(per, ", "))
 	fmt.Fprintf(out, "  load generator CPU   %10.0f µs per write (HTTP clients)\n", perReq(genCPU[2], mn))
 	dbLine(2, mn)
-	fmt.Fprintf(out, "  group commit         %10.1f writes per batch\n", nBatched[2]/max(nBatch[2], 1))
+	groupLine(batch[2])
 	fmt.Fprintf(out, "ratio 1 replica / raw floor     %.2f   (goal >= 0.8)\n", om/fm)
 	fmt.Fprintf(out, "ratio %d replicas / 1 replica    %.2f   (goal >= 0.9)\n", len(reps), mm/om)
 	return nil

@@ -52,6 +52,8 @@ type batchState struct {
 	reqStart  int                      // len(queue) when the current request started
 	savepoint bool                     // the current request opened savepoint r
 	touched   []store.ObjectKey        // cache entries the current request changed
+	// optimistic is set when the batch runs on remembered rows (cache.go).
+	optimistic *optimism
 }
 
 // enqueueRequest queues r and starts a batch runner if fewer than
@@ -122,7 +124,19 @@ func (s *Store) runBatch(reqs []*request) {
 		return
 	}
 	slices.SortStableFunc(live, func(a, b *request) int { return a.keys[0].Compare(b.keys[0]) })
-	errs, err := s.batchOnce(live)
+	keys := declared(live)
+	var errs []error
+	var err error
+	if o, ok := s.cache.lookup(keys); ok {
+		errs, err = s.batchOnce(live, keys, o)
+		if errs == nil && (errors.Is(err, errNeedLocks) || isStale(err)) {
+			// Nothing was written: lock and read, and learn which
+			// objects were stale.
+			errs, err = s.batchOnce(live, keys, nil)
+		}
+	} else {
+		errs, err = s.batchOnce(live, keys, nil)
+	}
 	if err == nil {
 		for i, r := range live {
 			r.done <- errs[i]
@@ -144,11 +158,13 @@ func (s *Store) runBatch(reqs []*request) {
 	}
 }
 
-// batchOnce runs reqs in one transaction. On success it returns each
-// request's error (nil: committed). When the batch failed and nothing was
-// committed, it returns (nil, err); when COMMIT was sent but its outcome is
-// unknown, (errs, err).
-func (s *Store) batchOnce(reqs []*request) ([]error, error) {
+// batchOnce runs reqs, which declared keys, in one transaction: an
+// optimistic one (cache.go) on the remembered rows o checks, or one that
+// locks and reads keys when o is nil. On success it returns each request's
+// error (nil: committed). When the batch failed and nothing was committed,
+// it returns (nil, err); when COMMIT was sent but its outcome is unknown,
+// (errs, err).
+func (s *Store) batchOnce(reqs []*request, keys []store.ObjectKey, o *optimism) ([]error, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	conn, err := s.pool.Acquire(ctx)
@@ -163,9 +179,16 @@ func (s *Store) batchOnce(reqs []*request) ([]error, error) {
 			_, _ = t.conn.Exec(ctx, "ROLLBACK")
 		}
 	}
-	if err := t.prefetch(reqs); err != nil {
-		rollback()
-		return nil, err
+	if o != nil {
+		t.b.optimistic = o
+		maps.Copy(t.b.rows, o.rows)
+	} else {
+		if err := t.prefetch(keys); err != nil {
+			rollback()
+			s.cache.forget(keys, nil)
+			return nil, err
+		}
+		s.cache.markStale(keys, t.b.rows)
 	}
 	errs := make([]error, len(reqs))
 	for i, r := range reqs {
@@ -173,9 +196,15 @@ func (s *Store) batchOnce(reqs []*request) ([]error, error) {
 		ferr := runFn(r.ctx, r.fn, t)
 		if t.b.failed != nil {
 			rollback()
+			if !errors.Is(t.b.failed, errNeedLocks) {
+				s.cache.forget(keys, nil)
+			}
 			return nil, t.b.failed
 		}
 		if ferr == nil {
+			if t.b.optimistic != nil && !t.b.wroteAll(r.keys) {
+				return nil, errNeedLocks // its answer may carry a state the provisioner changed
+			}
 			if t.b.savepoint {
 				t.enqueue("RELEASE SAVEPOINT r")
 			}
@@ -192,13 +221,30 @@ func (s *Store) batchOnce(reqs []*request) ([]error, error) {
 			delete(t.b.missing, k)
 		}
 	}
-	if err := t.commit(ctx); err != nil {
+	if t.b.optimistic != nil {
+		err = t.commitOptimistic()
+	} else {
+		err = t.commit(ctx)
+	}
+	if err != nil {
+		if isStale(err) {
+			s.stale.Add(1)
+		}
+		var suspect *optimism
+		if isStale(err) {
+			suspect = o
+		}
+		s.cache.forget(keys, suspect)
 		var pe *pgconn.PgError
 		if !t.sentCommit || errors.As(err, &pe) {
 			rollback()
 			return nil, err // rolled back: nothing committed
 		}
 		return errs, err
+	}
+	s.cache.remember(keys, t.b.rows)
+	if t.b.optimistic != nil {
+		s.optimistic.Add(1)
 	}
 	if s.opts.OnCommit != nil {
 		s.opts.OnCommit(len(reqs), time.Since(start))
@@ -212,15 +258,18 @@ const (
 		ORDER BY org_id, name FOR UPDATE`
 )
 
-// prefetch begins the transaction and locks and reads the declared objects
-// of reqs, in key order.
-func (t *pgTx) prefetch(reqs []*request) error {
+// declared returns the objects reqs declared, in key order.
+func declared(reqs []*request) []store.ObjectKey {
 	var keys []store.ObjectKey
 	for _, r := range reqs {
 		keys = append(keys, r.keys...)
 	}
 	slices.SortFunc(keys, store.ObjectKey.Compare)
-	keys = slices.Compact(keys)
+	return slices.Compact(keys)
+}
+
+// prefetch begins the transaction and locks and reads keys, in key order.
+func (t *pgTx) prefetch(keys []store.ObjectKey) error {
 	orgs, names := make([]int64, len(keys)), make([]string, len(keys))
 	for i, k := range keys {
 		orgs[i], names[i] = k.OrgID, k.Name

@@ -12,13 +12,17 @@
 //     read-modify-writes of one object, from any replica, run one after the
 //     other and never lose a key; a missing object takes a transaction-scoped
 //     advisory lock on (organization, name) and reads again, so two replicas
-//     creating one name serialize too. There is no object cache to keep
-//     coherent (the SQLite store's data_version check has no equivalent
-//     because nothing is cached).
+//     creating one name serialize too.
 //   - Writes whose outcome the caller does not read (updates of an object
 //     row, values, audit records) are queued and sent together with COMMIT in
 //     one pipelined round trip, as one multi-row statement per table
 //     (compact.go); a merge costs two round trips, shared by its batch.
+//   - A replica remembers the rows its batches last read or wrote; a batch
+//     whose objects are all remembered skips the locked read and commits in
+//     ONE round trip that first locks the rows and checks that each is still
+//     at the remembered version — or writes nothing and runs again under
+//     lock (cache.go). This is the counterpart of the SQLite store's
+//     data_version check: what is remembered is never trusted unchecked.
 //   - Versions come from a sequence in blocks (see versionBlock).
 //   - Deadlocks and serialization failures are retried with a new
 //     transaction; connection failures are store.ErrUnavailable.
@@ -37,6 +41,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/botkit-dev/botkit/pkg/platform/store"
@@ -102,6 +107,9 @@ type Store struct {
 	pending []*request
 	running int                      // batch runners
 	busy    map[store.ObjectKey]bool // objects of running batches
+	cache   objectCache              // rows of the objects batches last read or wrote
+
+	optimistic, stale atomic.Int64 // optimistic batches committed; found stale
 }
 
 var _ store.Store = (*Store)(nil)
@@ -127,6 +135,13 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 		if cfg.MaxConns <= 0 {
 			cfg.MaxConns = 16
 		}
+	}
+	if _, set := cfg.ConnConfig.RuntimeParams["plan_cache_mode"]; !set {
+		// Every statement is prepared once per connection and looks rows up
+		// by key, so its generic plan is as good as a custom one; planning
+		// anew for each execution's arrays cost a batch more than running
+		// some of its statements (bench/platform).
+		cfg.ConnConfig.RuntimeParams["plan_cache_mode"] = "force_generic_plan"
 	}
 	if cfg.ConnConfig.ConnectTimeout == 0 {
 		cfg.ConnConfig.ConnectTimeout = 5 * time.Second

@@ -72,6 +72,9 @@ func (t *pgTx) send(ctx context.Context, stmts []queued, scans []func(pgx.BatchR
 func (t *pgTx) sendw(ctx context.Context, write bool, stmts []queued, scans []func(pgx.BatchResults) error) error {
 	cut := len(t.queue)
 	if t.b != nil {
+		if t.b.optimistic != nil && t.b.failed == nil {
+			t.b.failed = errNeedLocks // sends nothing until its commit
+		}
 		if t.b.failed != nil {
 			return t.b.failed
 		}

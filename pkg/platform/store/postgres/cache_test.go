@@ -1,0 +1,263 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"sync"
+	"testing"
+
+	"github.com/botkit-dev/botkit/pkg/platform/store"
+)
+
+// setKey is what a platform merge does to a secret set, as a declared
+// update: read it (create it if missing), add key, give it a new version
+// and generation, mark it pending, write its value and an audit record.
+func setKey(s *Store, orgID int64, name, key string) (store.Object, error) {
+	var out store.Object
+	ctx := store.WithObjects(context.Background(), store.ObjectKey{OrgID: orgID, Name: name})
+	err := s.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+		o, err := tx.Object(ctx, orgID, name)
+		if errors.Is(err, store.ErrNotFound) {
+			o = store.Object{OrgID: orgID, Name: name, Kind: "SecretSet", Region: "r"}
+		} else if err != nil {
+			return err
+		}
+		o.Keys = maps.Clone(o.Keys)
+		if o.Keys == nil {
+			o.Keys = map[string]int{}
+		}
+		o.Keys[key] = 1
+		o.Generation++
+		o.State, o.Message = "pending", ""
+		if o.Version, err = tx.NextVersion(ctx); err != nil {
+			return err
+		}
+		if o.ID, err = tx.PutObject(ctx, o); err != nil {
+			return err
+		}
+		if err := tx.PutValues(ctx, o.ID, []store.Value{{Key: key, Size: 1, Ciphertext: []byte("x")}}); err != nil {
+			return err
+		}
+		out = o
+		return tx.Audit(ctx, store.AuditRecord{Org: "o", Actor: "u", Action: "merge", Kind: "SecretSet", Name: name, Region: "r", Keys: []string{key}})
+	})
+	return out, err
+}
+
+// seen runs a declared update that only reads name, and returns what it saw.
+func seen(s *Store, orgID int64, name string) (store.Object, error) {
+	var out store.Object
+	ctx := store.WithObjects(context.Background(), store.ObjectKey{OrgID: orgID, Name: name})
+	err := s.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+		var err error
+		out, err = tx.Object(ctx, orgID, name)
+		return err
+	})
+	return out, err
+}
+
+func keyNames(o store.Object) string { return fmt.Sprint(slices.Sorted(maps.Keys(o.Keys))) }
+
+// Two replicas (two stores on one database). A replica's batches run on
+// the rows it remembers, in one round trip, and are still never wrong: an
+// object another replica changed (or deleted and created again) since is
+// found stale at commit, nothing of the batch is written, and the batch
+// runs again on the rows read under lock.
+func TestOptimisticBatches(t *testing.T) {
+	ctx := context.Background()
+	url := pg.Database(t)
+	a, err := Open(ctx, url, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b, err := Open(ctx, url, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	var org store.Org
+	if err := a.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+		org, err = tx.CreateOrg(ctx, store.Org{Name: "o", DefaultRegion: "r"})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	check := func(step string, wantKeys string, wantOptimistic, wantStale int64) {
+		t.Helper()
+		o, err := a.Object(ctx, org.ID, "s")
+		if err != nil {
+			t.Fatalf("%s: %v", step, err)
+		}
+		if got := keyNames(o); got != wantKeys {
+			t.Errorf("%s: keys %s, want %s", step, got, wantKeys)
+		}
+		vals, err := a.Values(ctx, o.ID)
+		if err != nil || len(vals) != len(o.Keys) {
+			t.Errorf("%s: %d values for %d keys (%v)", step, len(vals), len(o.Keys), err)
+		}
+		if got := a.optimistic.Load(); got != wantOptimistic {
+			t.Errorf("%s: %d optimistic batches, want %d", step, got, wantOptimistic)
+		}
+		if got := a.stale.Load(); got != wantStale {
+			t.Errorf("%s: %d stale batches, want %d", step, got, wantStale)
+		}
+	}
+
+	// The create reads under lock; the next write runs on the remembered row.
+	if _, err := setKey(a, org.ID, "s", "K1"); err != nil {
+		t.Fatal(err)
+	}
+	check("create", "[K1]", 0, 0)
+	if _, err := setKey(a, org.ID, "s", "K2"); err != nil {
+		t.Fatal(err)
+	}
+	check("remembered", "[K1 K2]", 1, 0)
+
+	// Another replica writes: a's row is stale. Its batch writes nothing,
+	// runs again under lock and keeps b's key.
+	if _, err := setKey(b, org.ID, "s", "B1"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := setKey(a, org.ID, "s", "K3"); err != nil {
+		t.Fatal(err)
+	}
+	check("after another replica's write", "[B1 K1 K2 K3]", 1, 1)
+
+	// Objects found stale are not remembered for a while: the next write
+	// reads under lock directly, and is right.
+	if _, err := setKey(a, org.ID, "s", "K4"); err != nil {
+		t.Fatal(err)
+	}
+	check("stale object", "[B1 K1 K2 K3 K4]", 1, 1)
+
+	// The provisioner changes an object's state without a new version. A
+	// write overwrites the state, so it may run on the remembered row...
+	a.cache.forget([]store.ObjectKey{{OrgID: org.ID, Name: "s"}}, nil)
+	clear(a.cache.stale)
+	if _, err := setKey(a, org.ID, "s", "K5"); err != nil { // under lock: remembered again
+		t.Fatal(err)
+	}
+	if _, err := a.pool.Exec(ctx, `UPDATE objects SET state = 'ready', message = 'provisioned' WHERE name = 's'`); err != nil {
+		t.Fatal(err)
+	}
+	written, err := setKey(a, org.ID, "s", "K6")
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("after the provisioner", "[B1 K1 K2 K3 K4 K5 K6]", 2, 1)
+	if o, _ := a.Object(ctx, org.ID, "s"); o.State != "pending" || o.Message != "" || o.Version != written.Version {
+		t.Errorf("stored %s %q v%d, written v%d", o.State, o.Message, o.Version, written.Version)
+	}
+	// ... but an update that only reads must see the state as stored.
+	if _, err := a.pool.Exec(ctx, `UPDATE objects SET state = 'ready', message = 'provisioned' WHERE name = 's'`); err != nil {
+		t.Fatal(err)
+	}
+	if o, err := seen(a, org.ID, "s"); err != nil || o.State != "ready" || o.Message != "provisioned" {
+		t.Errorf("a reading update saw %s %q (%v), want ready", o.State, o.Message, err)
+	}
+
+	// Deleted and created again by another replica: a new row under the
+	// same name. a must not write the old row's keys into it.
+	if _, err := setKey(a, org.ID, "s", "K7"); err != nil { // remembered
+		t.Fatal(err)
+	}
+	optimistic := a.optimistic.Load()
+	del := store.WithObjects(ctx, store.ObjectKey{OrgID: org.ID, Name: "s"})
+	if err := b.Update(del, func(ctx context.Context, tx store.Tx) error {
+		o, err := tx.Object(ctx, org.ID, "s")
+		if err != nil {
+			return err
+		}
+		return tx.DeleteObject(ctx, o.ID)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := setKey(b, org.ID, "s", "NEW"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := setKey(a, org.ID, "s", "K8"); err != nil {
+		t.Fatal(err)
+	}
+	check("deleted and created again", "[K8 NEW]", optimistic, 2)
+}
+
+// Many writers on two replicas, distinct keys into three sets — set-0
+// written through one replica only, set-1 through the other, set-2 through
+// both: every key is kept, whichever path each batch took, and a set that
+// one replica writes alone is still written optimistically afterwards
+// although its batches shared transactions with the contended set.
+func TestOptimisticBatchesConcurrent(t *testing.T) {
+	ctx := context.Background()
+	url := pg.Database(t)
+	var stores []*Store
+	for range 2 {
+		s, err := Open(ctx, url, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		stores = append(stores, s)
+	}
+	var org store.Org
+	var err error
+	if err := stores[0].Update(ctx, func(ctx context.Context, tx store.Tx) error {
+		org, err = tx.CreateOrg(ctx, store.Org{Name: "o", DefaultRegion: "r"})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	const writers, rounds, sets = 24, 20, 3
+	var wg sync.WaitGroup
+	errs := make(chan error, writers*rounds)
+	for w := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for r := range rounds {
+				set := w % sets
+				replica := set
+				if set == 2 {
+					replica = w % 2
+				}
+				if _, err := setKey(stores[replica], org.ID, fmt.Sprint("set-", set), fmt.Sprintf("W%02dR%02d", w, r)); err != nil {
+					errs <- err
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	total := 0
+	for i := range sets {
+		o, err := stores[0].Object(ctx, org.ID, fmt.Sprint("set-", i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		vals, err := stores[0].Values(ctx, o.ID)
+		if err != nil || len(vals) != len(o.Keys) {
+			t.Errorf("set-%d: %d values, %d keys (%v)", i, len(vals), len(o.Keys), err)
+		}
+		total += len(o.Keys)
+	}
+	if total != writers*rounds {
+		t.Errorf("%d keys kept, want %d", total, writers*rounds)
+	}
+	opt := stores[0].optimistic.Load() + stores[1].optimistic.Load()
+	stale := stores[0].stale.Load() + stores[1].stale.Load()
+	t.Logf("optimistic batches committed: %d; found stale: %d", opt, stale)
+	// Only the contended set was found stale: set-0 is still remembered.
+	before := stores[0].optimistic.Load()
+	if _, err := setKey(stores[0], org.ID, "set-0", "AFTER"); err != nil {
+		t.Fatal(err)
+	}
+	if stores[0].optimistic.Load() != before+1 {
+		t.Error("set-0, written through one replica only, is no longer written optimistically")
+	}
+}

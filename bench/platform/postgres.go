@@ -29,6 +29,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/botkit-dev/botkit/pkg/cmdutil"
 	"github.com/botkit-dev/botkit/pkg/platform"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
@@ -36,6 +37,7 @@ import (
 // serveReplica serves one replica on 127.0.0.1:0, prints its address and
 // runs until stdin closes (the benchmark ended or died).
 func serveReplica(ctx context.Context, o options) error {
+	cmdutil.DefaultGCPercent(platform.ServingGCPercent) // as botkit-platform serve
 	srv, err := platform.Open(ctx, platform.Options{Store: o.store, MasterKeyFile: o.keyFile})
 	if err != nil {
 		return err

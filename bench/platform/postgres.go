@@ -185,6 +185,14 @@ func postmaster(ctx context.Context, pool *pgxpool.Pool) int {
 	return 0
 }
 
+// walSyncs returns how many times the server flushed its WAL so far
+// (pg_stat_wal.wal_sync; 0 when it cannot be read).
+func walSyncs(ctx context.Context, raw *rawPG) int64 {
+	var n int64
+	_ = raw.pool.QueryRow(ctx, `SELECT wal_sync FROM pg_stat_wal`).Scan(&n)
+	return n
+}
+
 // serverCPU is the CPU time used so far by the PostgreSQL server whose main
 // process is pm: its processes alive now (backends of the pools, the WAL
 // writer, the checkpointer, …; processes that already exited are missed).
@@ -336,26 +344,29 @@ func runPostgres(ctx context.Context, o options, out io.Writer) error {
 	pm := postmaster(ctx, raw.pool)
 	var dbCPU [3]time.Duration
 	var batch [3]batchStats // the group-commit batches of each phase
+	var syncs [3]int64      // WAL flushes of each phase
 	manyCPU := make([]time.Duration, len(reps))
 	fmt.Fprintf(out, "round   raw commits/s   1 replica/s   %d replicas/s\n", len(reps))
 	for r := range o.rounds {
 		var f, one, many phase
 		steps := []func() error{
 			func() (err error) {
-				g0, d0 := cpuTime(), serverCPU(pm)
+				g0, d0, s0 := cpuTime(), serverCPU(pm), walSyncs(ctx, raw)
 				f, err = raw.commits(ctx, o.clients, round)
 				genCPU[0] += cpuTime() - g0
 				dbCPU[0] += serverCPU(pm) - d0
+				syncs[0] += walSyncs(ctx, raw) - s0
 				return err
 			},
 			func() (err error) {
-				c0, g0, d0 := reps[0].cpu(), cpuTime(), serverCPU(pm)
+				c0, g0, d0, s0 := reps[0].cpu(), cpuTime(), serverCPU(pm), walSyncs(ctx, raw)
 				b0 := batchCounter(reps)
 				one, err = merges(urls[:1], org, token, o.clients, o.sets, round, seq)
 				batch[1] = batch[1].plus(batchCounter(reps).minus(b0))
 				oneCPU += reps[0].cpu() - c0
 				genCPU[1] += cpuTime() - g0
 				dbCPU[1] += serverCPU(pm) - d0
+				syncs[1] += walSyncs(ctx, raw) - s0
 				return err
 			},
 			func() (err error) {
@@ -363,12 +374,13 @@ func runPostgres(ctx context.Context, o options, out io.Writer) error {
 				for i, rp := range reps {
 					c0[i] = rp.cpu()
 				}
-				g0, d0 := cpuTime(), serverCPU(pm)
+				g0, d0, s0 := cpuTime(), serverCPU(pm), walSyncs(ctx, raw)
 				b0 := batchCounter(reps)
 				many, err = merges(urls, org, token, o.clients, o.sets, round, seq)
 				batch[2] = batch[2].plus(batchCounter(reps).minus(b0))
 				genCPU[2] += cpuTime() - g0
 				dbCPU[2] += serverCPU(pm) - d0
+				syncs[2] += walSyncs(ctx, raw) - s0
 				for i, rp := range reps {
 					manyCPU[i] += rp.cpu() - c0[i]
 				}
@@ -404,6 +416,9 @@ func runPostgres(ctx context.Context, o options, out io.Writer) error {
 	dbLine := func(i, n int) {
 		if pm != 0 {
 			fmt.Fprintf(out, "  database CPU         %10.0f µs per write (all PostgreSQL processes)\n", perReq(dbCPU[i], n))
+		}
+		if syncs[i] > 0 {
+			fmt.Fprintf(out, "  WAL flushes          %10.1f writes per flush (pg_stat_wal)\n", float64(n)/float64(syncs[i]))
 		}
 	}
 	dbLine(0, fn)

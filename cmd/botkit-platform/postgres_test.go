@@ -459,6 +459,16 @@ func TestPostgresStartErrors(t *testing.T) {
 	if _, e, code := runCmd("serve", "--store", "mysql://x", "--master-key-file", key); code != 2 || !strings.Contains(e, "--store") {
 		t.Errorf("not a postgres URL: exit %d, %q", code, e)
 	}
+	t.Setenv("BOTKIT_PLATFORM_STORE", "")
+	for _, args := range [][]string{
+		{"--data-dir", t.TempDir(), "--commit-delay", "1ms"}, // SQLite
+		{"--store", url, "--master-key-file", key, "--commit-delay", "2s"},
+		{"--store", url, "--master-key-file", key, "--commit-delay", "-1ms"},
+	} {
+		if _, e, code := runCmd(append([]string{"serve", "--listen", "127.0.0.1:0"}, args...)...); code != 2 || !strings.Contains(e, "--commit-delay") {
+			t.Errorf("serve %v: exit %d, %q", args, code, e)
+		}
+	}
 }
 
 // TestRulesOnBothStores: the rules of DESIGN §6 hold on SQLite and on

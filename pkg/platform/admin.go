@@ -34,7 +34,7 @@ type Admin struct {
 // provisioners, no HTTP. storeURL is a postgres:// URL, or empty for the
 // SQLite database in dataDir.
 func OpenAdmin(ctx context.Context, dataDir, storeURL string) (*Admin, error) {
-	st, err := openStore(ctx, dataDir, storeURL, nil)
+	st, err := openStore(ctx, dataDir, storeURL, 0, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -71,6 +71,7 @@ type ServeOptions struct {
 	storeFlags
 	MasterKeyFile          string
 	ProvisionLease         time.Duration
+	CommitDelay            time.Duration
 	AllowPrivateRegistries bool
 	LogFormat              string
 	IO                     *iostreams.IOStreams
@@ -97,6 +98,7 @@ each needs the same --master-key-file.`,
 	addStoreFlags(c, &o.storeFlags)
 	c.Flags().StringVar(&o.MasterKeyFile, "master-key-file", "", "file holding the 256-bit value encryption key (default: DATA_DIR/master.key, generated 0600; required with --store)")
 	c.Flags().DurationVar(&o.ProvisionLease, "provision-lease", 10*time.Second, "how long other replicas wait before taking over a registry check whose replica stopped renewing it")
+	c.Flags().DurationVar(&o.CommitDelay, "commit-delay", 0, "with --store: how long a replica waits for more writes before a shared commit (larger batches, more latency; 0: none)")
 	c.Flags().BoolVar(&o.AllowPrivateRegistries, "allow-private-registries", false, "let image pull secret checks reach loopback and private addresses")
 	c.Flags().StringVar(&o.LogFormat, "log-format", "text", "request log format: text or json")
 	return c
@@ -106,6 +108,12 @@ each needs the same --master-key-file.`,
 func RunServe(ctx context.Context, o *ServeOptions) error {
 	if err := o.require(); err != nil {
 		return err
+	}
+	if o.CommitDelay < 0 || o.CommitDelay > time.Second {
+		return cmdutil.FlagErrorf("--commit-delay %s: want 0 to 1s", o.CommitDelay)
+	}
+	if o.CommitDelay > 0 && o.Store == "" {
+		return cmdutil.FlagErrorf("--commit-delay applies to a PostgreSQL store (--store); SQLite commits one writer's batch at a time")
 	}
 	var h slog.Handler
 	switch o.LogFormat {
@@ -118,7 +126,7 @@ func RunServe(ctx context.Context, o *ServeOptions) error {
 	}
 	logger := slog.New(h)
 	srv, err := platform.Open(ctx, platform.Options{
-		DataDir: o.DataDir, Store: o.Store, MasterKeyFile: o.MasterKeyFile, ProvisionLease: o.ProvisionLease,
+		DataDir: o.DataDir, Store: o.Store, MasterKeyFile: o.MasterKeyFile, ProvisionLease: o.ProvisionLease, CommitDelay: o.CommitDelay,
 		AllowPrivateRegistries: o.AllowPrivateRegistries, Logger: logger,
 	})
 	if err != nil {

@@ -85,6 +85,12 @@ func (s *Store) runBatches() {
 				delete(s.busy, k)
 			}
 		}
+		if len(reqs) > 1 && s.opts.CommitDelay > 0 && len(s.pending) < maxBatch {
+			// The previous batch was shared: wait for more writes.
+			s.bmu.Unlock()
+			time.Sleep(s.opts.CommitDelay)
+			s.bmu.Lock()
+		}
 		reqs = reqs[:0]
 		rest := s.pending[:0]
 		for _, r := range s.pending {

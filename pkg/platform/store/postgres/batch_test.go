@@ -178,3 +178,62 @@ func TestCompactShape(t *testing.T) {
 		t.Errorf("compacted: %v", got)
 	}
 }
+
+// With a commit delay, a runner whose previous batch was shared waits for
+// more writes before the next one, so writers that come back at once share
+// larger batches; a lone write after a lone write does not wait.
+func TestCommitDelay(t *testing.T) {
+	ctx := context.Background()
+	const delay = 50 * time.Millisecond
+	var mu sync.Mutex
+	var batches, writes int
+	s, err := Open(ctx, pg.Database(t), Options{CommitDelay: delay, OnCommit: func(batch int, _ time.Duration) {
+		mu.Lock()
+		batches, writes = batches+1, writes+batch
+		mu.Unlock()
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var org store.Org
+	if err := s.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+		org, err = tx.CreateOrg(ctx, store.Org{Name: "o", DefaultRegion: "r"})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 { // lone writes: none waits
+		start := time.Now()
+		if _, err := setKey(s, org.ID, "lone", fmt.Sprint("K", i)); err != nil {
+			t.Fatal(err)
+		}
+		if d := time.Since(start); d >= delay {
+			t.Errorf("lone write %d took %s: it waited for the commit delay", i, d)
+		}
+	}
+	const writers, rounds = 8, 6
+	mu.Lock()
+	batches, writes = 0, 0
+	mu.Unlock()
+	var wg sync.WaitGroup
+	for w := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for r := range rounds {
+				if _, err := setKey(s, org.ID, fmt.Sprint("set-", w), fmt.Sprint("K", r)); err != nil {
+					t.Error(err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	mu.Lock()
+	defer mu.Unlock()
+	// Without the delay the writers split into about two alternating
+	// groups (4 writes a batch); with it, all 8 come back within 50 ms.
+	if mean := float64(writes) / float64(batches); writes != writers*rounds || mean < 6 {
+		t.Errorf("%d writes in %d batches (%.1f a batch), want %d writes in batches of 6 or more", writes, batches, mean, writers*rounds)
+	}
+}

@@ -90,6 +90,13 @@ type Options struct {
 	// at once (default 1: fewer, larger transactions did best in
 	// bench/platform; negative: no group commit).
 	Batches int
+	// CommitDelay, when positive, is how long a batch runner waits for more
+	// writes before it starts a batch, when its previous batch held more
+	// than one write (PostgreSQL's commit_delay with commit_siblings, at the
+	// replica): a lone write never waits. It trades latency for larger
+	// batches, which pays where the CPU, not the latency, is the limit
+	// (several replicas on few cores, bench/platform).
+	CommitDelay time.Duration
 }
 
 // Store is a PostgreSQL store.Store.

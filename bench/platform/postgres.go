@@ -38,7 +38,7 @@ import (
 // runs until stdin closes (the benchmark ended or died).
 func serveReplica(ctx context.Context, o options) error {
 	cmdutil.DefaultGCPercent(platform.ServingGCPercent) // as botkit-platform serve
-	srv, err := platform.Open(ctx, platform.Options{Store: o.store, MasterKeyFile: o.keyFile, CommitDelay: o.commitDelay})
+	srv, err := platform.Open(ctx, platform.Options{Store: o.store, MasterKeyFile: o.keyFile, CommitDelay: o.commitDelay, CommitBatch: o.commitBatch})
 	if err != nil {
 		return err
 	}
@@ -61,7 +61,7 @@ type replica struct {
 }
 
 func startReplica(o options, keyFile string, i int) (*replica, error) {
-	args := []string{"-serve-replica", "-store", o.store, "-master-key-file", keyFile, "-commit-delay", o.commitDelay.String()}
+	args := []string{"-serve-replica", "-store", o.store, "-master-key-file", keyFile, "-commit-delay", o.commitDelay.String(), "-commit-batch", strconv.Itoa(o.commitBatch)}
 	if o.replicaProfile != "" {
 		args = append(args, "-cpuprofile", fmt.Sprintf("%s.%d", o.replicaProfile, i))
 	}
@@ -324,8 +324,8 @@ func runPostgres(ctx context.Context, o options, out io.Writer) error {
 	}
 	defer raw.pool.Close()
 
-	fmt.Fprintf(out, "botkit platform on PostgreSQL — %d clients merging into %d sets, %d alternating rounds of %s per phase, %d replica processes, commit delay %s\n\n",
-		o.clients, min(o.sets, o.clients), o.rounds, round, o.replicas, o.commitDelay)
+	fmt.Fprintf(out, "botkit platform on PostgreSQL — %d clients merging into %d sets, %d alternating rounds of %s per phase, %d replica processes, commit delay %s up to batches of %d\n\n",
+		o.clients, min(o.sets, o.clients), o.rounds, round, o.replicas, o.commitDelay, o.commitBatch)
 	seq := make([]int, o.clients)
 	if _, err := merges(urls, org, token, o.clients, o.sets, 300*time.Millisecond, seq); err != nil {
 		return err

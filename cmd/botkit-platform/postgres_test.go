@@ -464,8 +464,9 @@ func TestPostgresStartErrors(t *testing.T) {
 		{"--data-dir", t.TempDir(), "--commit-delay", "1ms"}, // SQLite
 		{"--store", url, "--master-key-file", key, "--commit-delay", "2s"},
 		{"--store", url, "--master-key-file", key, "--commit-delay", "-1ms"},
+		{"--store", url, "--master-key-file", key, "--commit-delay", "1ms", "--commit-batch", "65"},
 	} {
-		if _, e, code := runCmd(append([]string{"serve", "--listen", "127.0.0.1:0"}, args...)...); code != 2 || !strings.Contains(e, "--commit-delay") {
+		if _, e, code := runCmd(append([]string{"serve", "--listen", "127.0.0.1:0"}, args...)...); code != 2 || !strings.Contains(e, args[len(args)-2]) {
 			t.Errorf("serve %v: exit %d, %q", args, code, e)
 		}
 	}

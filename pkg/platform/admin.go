@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/botkit-dev/botkit/pkg/platform/store"
+	"github.com/botkit-dev/botkit/pkg/platform/store/postgres"
 	"github.com/botkit-dev/botkit/pkg/resources"
 )
 
@@ -34,7 +35,7 @@ type Admin struct {
 // provisioners, no HTTP. storeURL is a postgres:// URL, or empty for the
 // SQLite database in dataDir.
 func OpenAdmin(ctx context.Context, dataDir, storeURL string) (*Admin, error) {
-	st, err := openStore(ctx, dataDir, storeURL, 0, nil)
+	st, err := openStore(ctx, dataDir, storeURL, postgres.Options{})
 	if err != nil {
 		return nil, err
 	}

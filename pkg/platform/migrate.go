@@ -33,12 +33,12 @@ func Migrate(ctx context.Context, dataDir, storeURL string) (MigrateStats, error
 	if _, err := os.Stat(filepath.Join(dataDir, DatabaseFile)); err != nil {
 		return st, fmt.Errorf("--from %s: no platform database (%s): %w", dataDir, DatabaseFile, ErrNotFound)
 	}
-	src, err := openStore(ctx, dataDir, "", 0, nil)
+	src, err := openStore(ctx, dataDir, "", postgres.Options{})
 	if err != nil {
 		return st, err
 	}
 	defer src.Close()
-	dst, err := openStore(ctx, "", storeURL, 0, nil)
+	dst, err := openStore(ctx, "", storeURL, postgres.Options{})
 	if err != nil {
 		return st, err
 	}

@@ -41,9 +41,10 @@ type Options struct {
 	// Empty: DataDir/master.key, generated (0600) on first use (SQLite
 	// only: with Store it is required).
 	MasterKeyFile string
-	// CommitDelay is postgres.Options.CommitDelay (PostgreSQL store only;
-	// 0: none).
+	// CommitDelay and CommitBatch are postgres.Options' (PostgreSQL store
+	// only; 0: no delay).
 	CommitDelay time.Duration
+	CommitBatch int
 	// ProvisionLease is how long a claim on a pending image pull secret
 	// lasts without renewal (default 10s): the verifying server renews it
 	// while it works, and if that server dies another one takes the object
@@ -136,12 +137,12 @@ func discardLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }
 // replica unable to read the others' values.
 var ErrMasterKeyRequired = invalidError{errors.New("--master-key-file is required with a PostgreSQL store (every replica must use the same key)")}
 
-func openStore(ctx context.Context, dataDir, storeURL string, commitDelay time.Duration, onCommit func(int, time.Duration)) (store.Store, error) {
+func openStore(ctx context.Context, dataDir, storeURL string, pg postgres.Options) (store.Store, error) {
 	if storeURL != "" {
 		if !postgres.IsURL(storeURL) {
 			return nil, invalidError{fmt.Errorf("--store %s: want a postgres:// URL (or no --store for SQLite in --data-dir)", postgres.Redact(storeURL))}
 		}
-		return postgres.Open(ctx, storeURL, postgres.Options{OnCommit: onCommit, CommitDelay: commitDelay})
+		return postgres.Open(ctx, storeURL, pg)
 	}
 	if dataDir == "" {
 		return nil, errors.New("--data-dir is required")
@@ -149,7 +150,7 @@ func openStore(ctx context.Context, dataDir, storeURL string, commitDelay time.D
 	if err := os.MkdirAll(dataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("data directory: %w", err)
 	}
-	return sqlite.Open(ctx, filepath.Join(dataDir, DatabaseFile), sqlite.Options{OnCommit: onCommit})
+	return sqlite.Open(ctx, filepath.Join(dataDir, DatabaseFile), sqlite.Options{OnCommit: pg.OnCommit})
 }
 
 // Open opens (creating if needed) the platform in opts.DataDir, loads or
@@ -168,7 +169,7 @@ func Open(ctx context.Context, opts Options) (*Server, error) {
 	if opts.Store != "" && opts.MasterKeyFile == "" {
 		return nil, ErrMasterKeyRequired
 	}
-	st, err := openStore(ctx, opts.DataDir, opts.Store, opts.CommitDelay, s.metrics.observeCommit)
+	st, err := openStore(ctx, opts.DataDir, opts.Store, postgres.Options{OnCommit: s.metrics.observeCommit, CommitDelay: opts.CommitDelay, CommitBatch: opts.CommitBatch})
 	if err != nil {
 		return nil, err
 	}

@@ -72,6 +72,7 @@ type ServeOptions struct {
 	MasterKeyFile          string
 	ProvisionLease         time.Duration
 	CommitDelay            time.Duration
+	CommitBatch            int
 	AllowPrivateRegistries bool
 	LogFormat              string
 	IO                     *iostreams.IOStreams
@@ -98,7 +99,8 @@ each needs the same --master-key-file.`,
 	addStoreFlags(c, &o.storeFlags)
 	c.Flags().StringVar(&o.MasterKeyFile, "master-key-file", "", "file holding the 256-bit value encryption key (default: DATA_DIR/master.key, generated 0600; required with --store)")
 	c.Flags().DurationVar(&o.ProvisionLease, "provision-lease", 10*time.Second, "how long other replicas wait before taking over a registry check whose replica stopped renewing it")
-	c.Flags().DurationVar(&o.CommitDelay, "commit-delay", 0, "with --store: how long a replica waits for more writes before a shared commit (larger batches, more latency; 0: none)")
+	c.Flags().DurationVar(&o.CommitDelay, "commit-delay", 0, "with --store: how long at most a replica waits for more writes before a shared commit (larger batches, more latency; 0: none)")
+	c.Flags().IntVar(&o.CommitBatch, "commit-batch", 64, "with --commit-delay: the batch size at which a replica stops waiting (1 to 64)")
 	c.Flags().BoolVar(&o.AllowPrivateRegistries, "allow-private-registries", false, "let image pull secret checks reach loopback and private addresses")
 	c.Flags().StringVar(&o.LogFormat, "log-format", "text", "request log format: text or json")
 	return c
@@ -111,6 +113,9 @@ func RunServe(ctx context.Context, o *ServeOptions) error {
 	}
 	if o.CommitDelay < 0 || o.CommitDelay > time.Second {
 		return cmdutil.FlagErrorf("--commit-delay %s: want 0 to 1s", o.CommitDelay)
+	}
+	if o.CommitBatch < 1 || o.CommitBatch > 64 {
+		return cmdutil.FlagErrorf("--commit-batch %d: want 1 to 64", o.CommitBatch)
 	}
 	if o.CommitDelay > 0 && o.Store == "" {
 		return cmdutil.FlagErrorf("--commit-delay applies to a PostgreSQL store (--store); SQLite commits one writer's batch at a time")
@@ -126,7 +131,7 @@ func RunServe(ctx context.Context, o *ServeOptions) error {
 	}
 	logger := slog.New(h)
 	srv, err := platform.Open(ctx, platform.Options{
-		DataDir: o.DataDir, Store: o.Store, MasterKeyFile: o.MasterKeyFile, ProvisionLease: o.ProvisionLease, CommitDelay: o.CommitDelay,
+		DataDir: o.DataDir, Store: o.Store, MasterKeyFile: o.MasterKeyFile, ProvisionLease: o.ProvisionLease, CommitDelay: o.CommitDelay, CommitBatch: o.CommitBatch,
 		AllowPrivateRegistries: o.AllowPrivateRegistries, Logger: logger,
 	})
 	if err != nil {

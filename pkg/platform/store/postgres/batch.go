@@ -61,6 +61,10 @@ type batchState struct {
 func (s *Store) enqueueRequest(r *request) {
 	s.bmu.Lock()
 	s.pending = append(s.pending, r)
+	if s.grown != nil && len(s.pending) >= s.opts.CommitBatch {
+		close(s.grown)
+		s.grown = nil
+	}
 	start := s.running < s.batches
 	if start {
 		s.running++
@@ -85,10 +89,19 @@ func (s *Store) runBatches() {
 				delete(s.busy, k)
 			}
 		}
-		if len(reqs) > 1 && s.opts.CommitDelay > 0 && len(s.pending) < maxBatch {
+		if len(reqs) > 1 && s.opts.CommitDelay > 0 && len(s.pending) < s.opts.CommitBatch {
 			// The previous batch was shared: wait for more writes.
+			if s.grown == nil {
+				s.grown = make(chan struct{})
+			}
+			grown := s.grown
 			s.bmu.Unlock()
-			time.Sleep(s.opts.CommitDelay)
+			t := time.NewTimer(s.opts.CommitDelay)
+			select {
+			case <-grown:
+			case <-t.C:
+			}
+			t.Stop()
 			s.bmu.Lock()
 		}
 		reqs = reqs[:0]

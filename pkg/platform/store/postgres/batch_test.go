@@ -237,3 +237,57 @@ func TestCommitDelay(t *testing.T) {
 		t.Errorf("%d writes in %d batches (%.1f a batch), want %d writes in batches of 6 or more", writes, batches, mean, writers*rounds)
 	}
 }
+
+// A runner stops waiting as soon as CommitBatch writes are queued, long
+// before the delay.
+func TestCommitBatch(t *testing.T) {
+	ctx := context.Background()
+	const delay = time.Second
+	type commit struct {
+		size       int
+		start, end time.Time
+	}
+	var mu sync.Mutex
+	var commits []commit
+	s, err := Open(ctx, pg.Database(t), Options{CommitDelay: delay, CommitBatch: 2, OnCommit: func(batch int, d time.Duration) {
+		mu.Lock()
+		now := time.Now()
+		commits = append(commits, commit{batch, now.Add(-d), now})
+		mu.Unlock()
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var org store.Org
+	if err := s.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+		org, err = tx.CreateOrg(ctx, store.Org{Name: "o", DefaultRegion: "r"})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for w := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for r := range 5 {
+				if _, err := setKey(s, org.ID, fmt.Sprint("set-", w), fmt.Sprint("K", r)); err != nil {
+					t.Error(err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	mu.Lock()
+	defer mu.Unlock()
+	early := 0 // batches after a shared one that did not wait the delay out
+	for i := 1; i < len(commits); i++ {
+		if commits[i-1].size > 1 && commits[i].start.Sub(commits[i-1].end) < delay/2 {
+			early++
+		}
+	}
+	if early == 0 {
+		t.Errorf("every batch after a shared one waited the whole delay (%d batches)", len(commits))
+	}
+}

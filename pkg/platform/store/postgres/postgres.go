@@ -90,13 +90,17 @@ type Options struct {
 	// at once (default 1: fewer, larger transactions did best in
 	// bench/platform; negative: no group commit).
 	Batches int
-	// CommitDelay, when positive, is how long a batch runner waits for more
-	// writes before it starts a batch, when its previous batch held more
-	// than one write (PostgreSQL's commit_delay with commit_siblings, at the
-	// replica): a lone write never waits. It trades latency for larger
-	// batches, which pays where the CPU, not the latency, is the limit
-	// (several replicas on few cores, bench/platform).
+	// CommitDelay, when positive, is how long at most a batch runner waits
+	// for more writes before it starts a batch of fewer than CommitBatch,
+	// when its previous batch held more than one write (PostgreSQL's
+	// commit_delay with commit_siblings, at the replica; a producer's
+	// linger and batch size): a lone write never waits. It trades latency
+	// for larger batches, which pays where the CPU, not the latency, is the
+	// limit (several replicas on few cores, bench/platform).
 	CommitDelay time.Duration
+	// CommitBatch is the batch size at which a runner stops waiting
+	// (default: the largest batch, 64).
+	CommitBatch int
 }
 
 // Store is a PostgreSQL store.Store.
@@ -114,6 +118,7 @@ type Store struct {
 	pending []*request
 	running int                      // batch runners
 	busy    map[store.ObjectKey]bool // objects of running batches
+	grown   chan struct{}            // closed when pending reaches CommitBatch (a runner waits)
 	cache   objectCache              // rows of the objects batches last read or wrote
 
 	optimistic, stale atomic.Int64 // optimistic batches committed; found stale
@@ -161,6 +166,9 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 	s := &Store{pool: pool, opts: opts, batches: opts.Batches, busy: map[store.ObjectKey]bool{}}
 	if s.batches == 0 {
 		s.batches = 1
+	}
+	if s.opts.CommitBatch <= 0 || s.opts.CommitBatch > maxBatch {
+		s.opts.CommitBatch = maxBatch
 	}
 	if err := s.migrate(ctx); err != nil {
 		pool.Close()

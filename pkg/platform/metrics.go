@@ -13,6 +13,7 @@ type metrics struct {
 	commits     prometheus.Counter
 	batchSize   prometheus.Histogram
 	commitTime  prometheus.Histogram
+	passes      *prometheus.CounterVec
 	provisioned *prometheus.CounterVec
 }
 
@@ -36,11 +37,14 @@ func newMetrics(reg *prometheus.Registry) *metrics {
 			Name: "botkit_platform_store_commit_duration_seconds", Help: "Time to run and durably commit one batch.",
 			Buckets: prometheus.ExponentialBuckets(0.0005, 2, 14),
 		}),
+		passes: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "botkit_platform_provision_passes_total", Help: "Provisioning passes over a region's pending objects.",
+		}, []string{"region"}),
 		provisioned: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "botkit_platform_provisioned_total", Help: "Provisioning outcomes by region, kind and state.",
 		}, []string{"region", "kind", "state"}),
 	}
-	reg.MustRegister(m.requests, m.duration, m.commits, m.batchSize, m.commitTime, m.provisioned,
+	reg.MustRegister(m.requests, m.duration, m.commits, m.batchSize, m.commitTime, m.passes, m.provisioned,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }

@@ -66,8 +66,16 @@ func (p *provisioner) wake(region string) {
 }
 
 // provisionDebounce is how long a woken provisioner waits for more writes
-// before its pass.
-const provisionDebounce = 25 * time.Millisecond
+// before its pass; provisionInterval is the least time between the starts of
+// two passes woken by writes. A write after a quiet spell is ready in ~25
+// ms; under a steady stream of writes a pass every 100 ms marks them ready
+// in bulk, instead of a pass (a transaction that locks and rewrites every
+// pending row) every 25 ms competing with the writes — on PostgreSQL one per
+// replica (bench/platform: 3 replicas 8.6k → 9.4k merges/s).
+const (
+	provisionDebounce = 25 * time.Millisecond
+	provisionInterval = 100 * time.Millisecond
+)
 
 // renew extends the claims of the checks in flight every third of the
 // lease, until ctx ends.
@@ -99,6 +107,7 @@ func (p *provisioner) run(ctx context.Context, region string) {
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	for {
+		last := time.Now()
 		more := p.pass(ctx, region, sem, &wg)
 		if more {
 			continue
@@ -111,7 +120,7 @@ func (p *provisioner) run(ctx context.Context, region string) {
 			select {
 			case <-ctx.Done():
 				return
-			case <-time.After(provisionDebounce):
+			case <-time.After(max(provisionDebounce, provisionInterval-time.Since(last))):
 			}
 		case <-ticker.C:
 		}
@@ -126,6 +135,7 @@ func (p *provisioner) pass(ctx context.Context, region string, sem chan struct{}
 	if ctx.Err() != nil {
 		return false
 	}
+	p.s.metrics.passes.WithLabelValues(region).Inc()
 	n, err := p.s.store.MarkPendingReady(ctx, region, resources.KindSecretSet)
 	if err != nil {
 		if ctx.Err() == nil {

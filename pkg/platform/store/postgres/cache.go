@@ -43,7 +43,7 @@ import (
 const sqlstateStale = "BK409"
 
 const (
-	qExpectCurrent = `SELECT botkit_expect_current(count(*) = $3) FROM (SELECT o.id FROM objects o
+	qExpectCurrent = `SELECT botkit_expect_current(count(*) = $3) AS ok FROM (SELECT o.id FROM objects o
 		JOIN unnest($1::bigint[], $2::bigint[]) AS e(id, version) ON o.id = e.id AND o.version = e.version
 		ORDER BY o.org_id, o.name FOR UPDATE OF o) AS current`
 
@@ -175,12 +175,12 @@ func isStale(err error) bool {
 func (t *pgTx) commitOptimistic() error {
 	o := t.b.optimistic
 	q := compact(t.queue)
-	t.queue = nil
 	b := &pgx.Batch{}
 	b.Queue(qExpectCurrent, o.ids, o.versions, len(o.ids))
 	for _, w := range q {
 		b.Queue(w.sql, w.args...)
 	}
+	t.queue = nil
 	t.sentCommit = true
 	br := t.conn.SendBatch(t.b.ctx, b)
 	var first error

@@ -183,6 +183,59 @@ func TestOptimisticBatches(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("deleted and created again", "[K8 NEW]", optimistic, 2)
+
+	// An optimistic batch that removes a key as well (deletions, upserts,
+	// the object row and audit records in its one statement).
+	for _, k := range []string{"X", "Y"} {
+		if _, err := setKey(a, org.ID, "r", k); err != nil {
+			t.Fatal(err)
+		}
+	}
+	optimistic = a.optimistic.Load()
+	rm := store.WithObjects(ctx, store.ObjectKey{OrgID: org.ID, Name: "r"})
+	if err := a.Update(rm, func(ctx context.Context, tx store.Tx) error {
+		o, err := tx.Object(ctx, org.ID, "r")
+		if err != nil {
+			return err
+		}
+		o.Keys = maps.Clone(o.Keys)
+		delete(o.Keys, "X")
+		o.Keys["Z"] = 1
+		if o.Version, err = tx.NextVersion(ctx); err != nil {
+			return err
+		}
+		if _, err := tx.PutObject(ctx, o); err != nil {
+			return err
+		}
+		if err := tx.DeleteValues(ctx, o.ID, []string{"X"}); err != nil {
+			return err
+		}
+		if err := tx.PutValues(ctx, o.ID, []store.Value{{Key: "Z", Size: 1, Ciphertext: []byte("z")}}); err != nil {
+			return err
+		}
+		return tx.Audit(ctx, store.AuditRecord{Org: "o", Actor: "u", Action: "merge", Kind: "SecretSet", Name: "r", Region: "r", Keys: []string{"Z", "X"}})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if a.optimistic.Load() != optimistic+1 {
+		t.Error("the removal did not run optimistically")
+	}
+	o, err := a.Object(ctx, org.ID, "r")
+	if err != nil {
+		t.Fatal(err)
+	}
+	vals, err := a.Values(ctx, o.ID)
+	var got []string
+	for _, v := range vals {
+		got = append(got, v.Key)
+	}
+	if keyNames(o) != "[Y Z]" || fmt.Sprint(got) != "[Y Z]" || err != nil {
+		t.Errorf("after removing X and setting Z: keys %s, values %v (%v)", keyNames(o), got, err)
+	}
+	recs, err := a.Audit(ctx, "o", 1)
+	if err != nil || len(recs) != 1 || fmt.Sprint(recs[0].Keys) != "[X Z]" || recs[0].Name != "r" {
+		t.Errorf("last audit record %+v (%v)", recs, err)
+	}
 }
 
 // Many writers on two replicas, distinct keys into three sets — set-0

@@ -1,21 +1,65 @@
 package postgres
 
-import "slices"
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
 
 // Multi-row forms of the queued writes: a batch's updates of object rows,
 // values and audit records go out as one statement each (arrays through
-// unnest) instead of one statement per row.
-const (
-	qUpdateObjects = `UPDATE objects o SET labels = u.labels, keys = u.keys, host = u.host, username = u.username, version = u.version,
-		generation = u.generation, state = u.state, message = u.message, updated_at = u.updated_at, managed = u.managed, apply_set = u.apply_set
-		FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::bigint[], $7::text[], $8::text[], $9::bigint[], $10::bool[], $11::text[], $12::bigint[])
-		AS u(labels, keys, host, username, version, generation, state, message, updated_at, managed, apply_set, id) WHERE o.id = u.id`
-	qUpsertValues = `INSERT INTO secret_values (object_id, key, size, ciphertext) SELECT * FROM unnest($1::bigint[], $2::text[], $3::int[], $4::bytea[])
-		ON CONFLICT (object_id, key) DO UPDATE SET size = excluded.size, ciphertext = excluded.ciphertext`
-	qDeleteKeys   = `DELETE FROM secret_values WHERE (object_id, key) IN (SELECT * FROM unnest($1::bigint[], $2::text[]))`
-	qInsertAudits = `INSERT INTO audit (at, org, actor, action, kind, name, region, keys)
-		SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[])`
+// unnest) instead of one statement per row. The columns of each are listed
+// once (objectRowCols, valueCols, auditCols), in the order of the
+// single-row statements' arguments; the statements and the arrays are made
+// from them.
+var (
+	qUpdateObjects = `UPDATE objects o SET ` + setFrom(objectRowCols[:11], "u") + ` FROM ` + unnestOf(objectRowCols, 1, "u") + ` WHERE o.id = u.id`
+	qUpsertValues  = `INSERT INTO secret_values (` + names(valueCols) + `) SELECT * FROM ` + unnestOf(valueCols, 1, "u") + upsertValue
+	qDeleteKeys    = `DELETE FROM secret_values WHERE (object_id, key) IN (SELECT * FROM ` + unnestOf(valueCols[:2], 1, "u") + `)`
+	qInsertAudits  = `INSERT INTO audit (` + names(auditCols) + `) SELECT * FROM ` + unnestOf(auditCols, 1, "u")
 )
+
+const upsertValue = ` ON CONFLICT (object_id, key) DO UPDATE SET size = excluded.size, ciphertext = excluded.ciphertext`
+
+// column is a column of a multi-row write and its SQL type.
+type column struct{ name, sqlType string }
+
+var (
+	objectRowCols = []column{{"labels", "text"}, {"keys", "text"}, {"host", "text"}, {"username", "text"}, {"version", "bigint"},
+		{"generation", "bigint"}, {"state", "text"}, {"message", "text"}, {"updated_at", "bigint"}, {"managed", "bool"}, {"apply_set", "text"}, {"id", "bigint"}}
+	valueCols = []column{{"object_id", "bigint"}, {"key", "text"}, {"size", "int"}, {"ciphertext", "bytea"}}
+	auditCols = []column{{"at", "bigint"}, {"org", "text"}, {"actor", "text"}, {"action", "text"}, {"kind", "text"}, {"name", "text"}, {"region", "text"}, {"keys", "text"}}
+)
+
+// unnestOf is `unnest($first::type[], ...) AS alias(names)`.
+func unnestOf(cols []column, first int, alias string) string {
+	var b strings.Builder
+	b.WriteString("unnest(")
+	for i, c := range cols {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "$%d::%s[]", first+i, c.sqlType)
+	}
+	return b.String() + ") AS " + alias + "(" + names(cols) + ")"
+}
+
+func names(cols []column) string {
+	n := make([]string, len(cols))
+	for i, c := range cols {
+		n[i] = c.name
+	}
+	return strings.Join(n, ", ")
+}
+
+// setFrom is `name = alias.name, ...`.
+func setFrom(cols []column, alias string) string {
+	n := make([]string, len(cols))
+	for i, c := range cols {
+		n[i] = c.name + " = " + alias + "." + c.name
+	}
+	return strings.Join(n, ", ")
+}
 
 // compact rewrites the queued writes into fewer statements with the same
 // effect. Only runs of object-row updates, value upserts, key deletions and
@@ -53,13 +97,17 @@ type valueKey struct {
 	key string
 }
 
-func compactRun(out, run []queued) []queued {
-	if len(run) == 1 {
-		return append(out, run[0])
-	}
-	var objs []queued // last update of each object row, in first-write order
+// rowWrites are the net writes of a run: the last update of each object
+// row (in first-write order), value deletions and upserts (the last write
+// of each value), and the audit records in order.
+type rowWrites struct {
+	objs, dels, ups, audits []queued
+}
+
+func collect(run []queued) rowWrites {
+	var objs []queued
 	objAt := map[int64]int{}
-	var vals []queued // last write of each value: an upsert, or a deletion (nil args)
+	var vals []queued // last write of each value: an upsert, or a deletion
 	valAt := map[valueKey]int{}
 	var audits []queued
 	setVal := func(k valueKey, w queued) {
@@ -91,63 +139,74 @@ func compactRun(out, run []queued) []queued {
 			audits = append(audits, w)
 		}
 	}
-	switch len(objs) {
-	case 0:
-	case 1:
-		out = append(out, objs[0])
-	default:
-		out = append(out, queued{qUpdateObjects, columns(objs, 12)})
-	}
-	var ups, dels []queued
+	rw := rowWrites{objs: objs, audits: audits}
 	for _, w := range vals {
 		if w.sql == qUpsertValue {
-			ups = append(ups, w)
+			rw.ups = append(rw.ups, w)
 		} else {
-			dels = append(dels, w)
+			rw.dels = append(rw.dels, w)
 		}
 	}
-	if len(dels) > 0 {
-		out = append(out, queued{qDeleteKeys, columns(dels, 2)})
+	return rw
+}
+
+func compactRun(out, run []queued) []queued {
+	if len(run) == 1 {
+		return append(out, run[0])
 	}
-	switch len(ups) {
+	rw := collect(run)
+	switch len(rw.objs) {
 	case 0:
 	case 1:
-		out = append(out, ups[0])
+		out = append(out, rw.objs[0])
 	default:
-		out = append(out, queued{qUpsertValues, columns(ups, 4)})
+		out = append(out, queued{qUpdateObjects, columns(rw.objs, objectRowCols)})
 	}
-	switch len(audits) {
+	if len(rw.dels) > 0 {
+		out = append(out, queued{qDeleteKeys, columns(rw.dels, valueCols[:2])})
+	}
+	switch len(rw.ups) {
 	case 0:
 	case 1:
-		out = append(out, audits[0])
+		out = append(out, rw.ups[0])
 	default:
-		out = append(out, queued{qInsertAudits, columns(audits, 8)})
+		out = append(out, queued{qUpsertValues, columns(rw.ups, valueCols)})
+	}
+	switch len(rw.audits) {
+	case 0:
+	case 1:
+		out = append(out, rw.audits[0])
+	default:
+		out = append(out, queued{qInsertAudits, columns(rw.audits, auditCols)})
 	}
 	return out
 }
 
-// columns turns the first n arguments of each write into n typed arrays.
-func columns(ws []queued, n int) []any {
-	cols := make([]any, n)
-	for c := range n {
-		switch ws[0].args[c].(type) {
-		case string:
-			cols[c] = gather[string](ws, c)
-		case int64:
-			cols[c] = gather[int64](ws, c)
-		case int:
+// columns turns the arguments of each write into one typed array per
+// column of cols (empty arrays when ws is).
+func columns(ws []queued, cols []column) []any {
+	out := make([]any, len(cols))
+	for c, col := range cols {
+		switch col.sqlType {
+		case "text":
+			out[c] = gather[string](ws, c)
+		case "bigint":
+			out[c] = gather[int64](ws, c)
+		case "int":
 			a := make([]int32, len(ws))
 			for i, w := range ws {
 				a[i] = int32(w.args[c].(int))
 			}
-			cols[c] = a
-		case bool:
-			cols[c] = gather[bool](ws, c)
-		case []byte:
-			cols[c] = gather[[]byte](ws, c)
+			out[c] = a
+		case "bool":
+			out[c] = gather[bool](ws, c)
+		case "bytea":
+			out[c] = gather[[]byte](ws, c)
+		default:
+			panic("postgres: no Go type for column type " + col.sqlType)
 		}
 	}
-	return cols
+	return out
 }
 
 func gather[T any](ws []queued, c int) []T {

@@ -150,9 +150,11 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 	}
 	if _, set := cfg.ConnConfig.RuntimeParams["plan_cache_mode"]; !set {
 		// Every statement is prepared once per connection and looks rows up
-		// by key, so its generic plan is as good as a custom one; planning
-		// anew for each execution's arrays cost a batch more than running
-		// some of its statements (bench/platform).
+		// by key, so its generic plan is as good as a custom one (index
+		// lookups once autovacuum has analyzed the tables: checked with
+		// EXPLAIN on 20,000 objects); planning anew for each execution's
+		// arrays cost a batch more than running some of its statements
+		// (bench/platform).
 		cfg.ConnConfig.RuntimeParams["plan_cache_mode"] = "force_generic_plan"
 	}
 	if cfg.ConnConfig.ConnectTimeout == 0 {

@@ -47,9 +47,12 @@ const (
 		JOIN unnest($1::bigint[], $2::bigint[]) AS e(id, version) ON o.id = e.id AND o.version = e.version
 		ORDER BY o.org_id, o.name FOR UPDATE OF o) AS current`
 
-	// cacheLimit bounds the remembered objects; past it the cache starts
-	// over.
-	cacheLimit = 1 << 16
+	// cacheLimit bounds the remembered objects and cacheEntries their key
+	// names and labels (a set may hold thousands of keys); past either the
+	// cache starts over. The cache is for the objects written again and
+	// again; an object written rarely costs one locked read when it is.
+	cacheLimit   = 1 << 14
+	cacheEntries = 1 << 18
 	// staleFor is how long an object found changed by someone else is not
 	// remembered.
 	staleFor = time.Second
@@ -63,6 +66,7 @@ var errNeedLocks = errors.New("postgres: the batch needs the locking path")
 type objectCache struct {
 	mu    sync.Mutex
 	rows  map[store.ObjectKey]store.Object
+	size  int                           // key names and labels of rows
 	stale map[store.ObjectKey]time.Time // not remembered until then
 	// suspect: the IDs and versions a failed optimistic batch expected.
 	suspect map[store.ObjectKey]store.Object
@@ -113,8 +117,8 @@ func (c *objectCache) markStale(keys []store.ObjectKey, read map[store.ObjectKey
 func (c *objectCache) remember(keys []store.ObjectKey, rows map[store.ObjectKey]store.Object) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.rows == nil || len(c.rows) >= cacheLimit {
-		c.rows = map[store.ObjectKey]store.Object{}
+	if c.rows == nil || len(c.rows) >= cacheLimit || c.size >= cacheEntries {
+		c.rows, c.size = map[store.ObjectKey]store.Object{}, 0
 	}
 	now := time.Now()
 	for _, k := range keys {
@@ -134,9 +138,11 @@ func (c *objectCache) remember(keys []store.ObjectKey, rows map[store.ObjectKey]
 			if o.Keys == nil {
 				o.Keys = map[string]int{}
 			}
+			c.drop(k)
 			c.rows[k] = o
+			c.size += entries(o)
 		} else {
-			delete(c.rows, k)
+			c.drop(k)
 		}
 	}
 }
@@ -148,7 +154,7 @@ func (c *objectCache) forget(keys []store.ObjectKey, o *optimism) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, k := range keys {
-		delete(c.rows, k)
+		c.drop(k)
 	}
 	if o == nil {
 		return
@@ -163,6 +169,16 @@ func (c *objectCache) forget(keys []store.ObjectKey, o *optimism) {
 		c.suspect[k] = store.Object{ID: o.ids[i], Version: o.versions[i]}
 	}
 }
+
+// drop removes k's row; c.mu is held.
+func (c *objectCache) drop(k store.ObjectKey) {
+	if o, ok := c.rows[k]; ok {
+		c.size -= entries(o)
+		delete(c.rows, k)
+	}
+}
+
+func entries(o store.Object) int { return 1 + len(o.Keys) + len(o.Labels) }
 
 // isStale reports the failed check of an optimistic batch.
 func isStale(err error) bool {

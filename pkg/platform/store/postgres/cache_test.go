@@ -314,3 +314,38 @@ func TestOptimisticBatchesConcurrent(t *testing.T) {
 		t.Error("set-0, written through one replica only, is no longer written optimistically")
 	}
 }
+
+// The cache stays within its bounds however many objects, and however
+// large, its batches touch; its size accounting matches its rows.
+func TestObjectCacheBounds(t *testing.T) {
+	var c objectCache
+	check := func(step string) {
+		t.Helper()
+		n := 0
+		for _, o := range c.rows {
+			n += entries(o)
+		}
+		if n != c.size || len(c.rows) > cacheLimit || c.size > cacheEntries+1000 {
+			t.Fatalf("%s: %d rows, size %d, counted %d", step, len(c.rows), c.size, n)
+		}
+	}
+	big := map[string]int{}
+	for i := range 1000 {
+		big[fmt.Sprint("K", i)] = 1
+	}
+	for i := range 3 * cacheLimit {
+		k := store.ObjectKey{OrgID: 1, Name: fmt.Sprint("s", i%(cacheLimit+7))}
+		o := store.Object{ID: int64(i), Name: k.Name}
+		if i%50 == 0 {
+			o.Keys = big // a few large sets
+		}
+		c.remember([]store.ObjectKey{k}, map[store.ObjectKey]store.Object{k: o})
+		if i%4096 == 0 {
+			check(fmt.Sprint("after ", i))
+		}
+		if i%3 == 0 {
+			c.forget([]store.ObjectKey{k}, nil)
+		}
+	}
+	check("end")
+}

@@ -18,22 +18,12 @@ func TestGroupCommit(t *testing.T) {
 	ctx := context.Background()
 	var mu sync.Mutex
 	largest := 0
-	s, err := Open(ctx, pg.Database(t), Options{OnCommit: func(batch int, _ time.Duration) {
+	s := openStore(t, pg.Database(t), Options{OnCommit: func(batch int, _ time.Duration) {
 		mu.Lock()
 		largest = max(largest, batch)
 		mu.Unlock()
 	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	var org store.Org
-	if err := s.Update(ctx, func(ctx context.Context, tx store.Tx) error {
-		org, err = tx.CreateOrg(ctx, store.Org{Name: "o", DefaultRegion: "r"})
-		return err
-	}); err != nil {
-		t.Fatal(err)
-	}
+	org := createOrg(t, s)
 	const n, bad = 128, 64 + 17 // two waves of 64; the second has the failing update
 	errs := make([]error, n)
 	for wave := range 2 {
@@ -102,11 +92,7 @@ func TestGroupCommit(t *testing.T) {
 // audit records theirs.
 func TestCompactedWrites(t *testing.T) {
 	ctx := context.Background()
-	s, err := Open(ctx, pg.Database(t), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openStore(t, pg.Database(t), Options{})
 	var o store.Object
 	if err := s.Update(ctx, func(ctx context.Context, tx store.Tx) error {
 		org, err := tx.CreateOrg(ctx, store.Org{Name: "o", DefaultRegion: "r"})
@@ -183,26 +169,15 @@ func TestCompactShape(t *testing.T) {
 // more writes before the next one, so writers that come back at once share
 // larger batches; a lone write after a lone write does not wait.
 func TestCommitDelay(t *testing.T) {
-	ctx := context.Background()
 	const delay = 50 * time.Millisecond
 	var mu sync.Mutex
 	var batches, writes int
-	s, err := Open(ctx, pg.Database(t), Options{CommitDelay: delay, OnCommit: func(batch int, _ time.Duration) {
+	s := openStore(t, pg.Database(t), Options{CommitDelay: delay, OnCommit: func(batch int, _ time.Duration) {
 		mu.Lock()
 		batches, writes = batches+1, writes+batch
 		mu.Unlock()
 	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	var org store.Org
-	if err := s.Update(ctx, func(ctx context.Context, tx store.Tx) error {
-		org, err = tx.CreateOrg(ctx, store.Org{Name: "o", DefaultRegion: "r"})
-		return err
-	}); err != nil {
-		t.Fatal(err)
-	}
+	org := createOrg(t, s)
 	for i := range 3 { // lone writes: none waits
 		start := time.Now()
 		if _, err := setKey(s, org.ID, "lone", fmt.Sprint("K", i)); err != nil {
@@ -241,7 +216,6 @@ func TestCommitDelay(t *testing.T) {
 // A runner stops waiting as soon as CommitBatch writes are queued, long
 // before the delay.
 func TestCommitBatch(t *testing.T) {
-	ctx := context.Background()
 	const delay = time.Second
 	type commit struct {
 		size       int
@@ -249,23 +223,13 @@ func TestCommitBatch(t *testing.T) {
 	}
 	var mu sync.Mutex
 	var commits []commit
-	s, err := Open(ctx, pg.Database(t), Options{CommitDelay: delay, CommitBatch: 2, OnCommit: func(batch int, d time.Duration) {
+	s := openStore(t, pg.Database(t), Options{CommitDelay: delay, CommitBatch: 2, OnCommit: func(batch int, d time.Duration) {
 		mu.Lock()
 		now := time.Now()
 		commits = append(commits, commit{batch, now.Add(-d), now})
 		mu.Unlock()
 	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	var org store.Org
-	if err := s.Update(ctx, func(ctx context.Context, tx store.Tx) error {
-		org, err = tx.CreateOrg(ctx, store.Org{Name: "o", DefaultRegion: "r"})
-		return err
-	}); err != nil {
-		t.Fatal(err)
-	}
+	org := createOrg(t, s)
 	var wg sync.WaitGroup
 	for w := range 4 {
 		wg.Add(1)

@@ -59,6 +59,31 @@ func seen(s *Store, orgID int64, name string) (store.Object, error) {
 	return out, err
 }
 
+// openStore opens a store on url, closed when the test ends.
+func openStore(t *testing.T, url string, opts Options) *Store {
+	t.Helper()
+	s, err := Open(context.Background(), url, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// createOrg creates organization "o" (default region "r") through s.
+func createOrg(t *testing.T, s *Store) store.Org {
+	t.Helper()
+	var org store.Org
+	if err := s.Update(context.Background(), func(ctx context.Context, tx store.Tx) error {
+		var err error
+		org, err = tx.CreateOrg(ctx, store.Org{Name: "o", DefaultRegion: "r"})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return org
+}
+
 func keyNames(o store.Object) string { return fmt.Sprint(slices.Sorted(maps.Keys(o.Keys))) }
 
 // Two replicas (two stores on one database). A replica's batches run on
@@ -69,23 +94,9 @@ func keyNames(o store.Object) string { return fmt.Sprint(slices.Sorted(maps.Keys
 func TestOptimisticBatches(t *testing.T) {
 	ctx := context.Background()
 	url := pg.Database(t)
-	a, err := Open(ctx, url, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
-	b, err := Open(ctx, url, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
-	var org store.Org
-	if err := a.Update(ctx, func(ctx context.Context, tx store.Tx) error {
-		org, err = tx.CreateOrg(ctx, store.Org{Name: "o", DefaultRegion: "r"})
-		return err
-	}); err != nil {
-		t.Fatal(err)
-	}
+	a := openStore(t, url, Options{})
+	b := openStore(t, url, Options{})
+	org := createOrg(t, a)
 	check := func(step string, wantKeys string, wantOptimistic, wantStale int64) {
 		t.Helper()
 		o, err := a.Object(ctx, org.ID, "s")

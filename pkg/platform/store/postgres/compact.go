@@ -155,31 +155,24 @@ func compactRun(out, run []queued) []queued {
 		return append(out, run[0])
 	}
 	rw := collect(run)
-	switch len(rw.objs) {
-	case 0:
-	case 1:
-		out = append(out, rw.objs[0])
-	default:
-		out = append(out, queued{qUpdateObjects, columns(rw.objs, objectRowCols)})
-	}
+	out = asOne(out, rw.objs, qUpdateObjects, objectRowCols)
 	if len(rw.dels) > 0 {
 		out = append(out, queued{qDeleteKeys, columns(rw.dels, valueCols[:2])})
 	}
-	switch len(rw.ups) {
+	out = asOne(out, rw.ups, qUpsertValues, valueCols)
+	return asOne(out, rw.audits, qInsertAudits, auditCols)
+}
+
+// asOne appends ws as one statement: the single-row write itself, or the
+// multi-row form (multi, with the arrays of cols).
+func asOne(out, ws []queued, multi string, cols []column) []queued {
+	switch len(ws) {
 	case 0:
+		return out
 	case 1:
-		out = append(out, rw.ups[0])
-	default:
-		out = append(out, queued{qUpsertValues, columns(rw.ups, valueCols)})
+		return append(out, ws[0])
 	}
-	switch len(rw.audits) {
-	case 0:
-	case 1:
-		out = append(out, rw.audits[0])
-	default:
-		out = append(out, queued{qInsertAudits, columns(rw.audits, auditCols)})
-	}
-	return out
+	return append(out, queued{multi, columns(ws, cols)})
 }
 
 // columns turns the arguments of each write into one typed array per

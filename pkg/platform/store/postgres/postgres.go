@@ -48,6 +48,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/puddle/v2"
 )
 
 //go:embed migrations/*.sql
@@ -268,8 +269,8 @@ func isUnavailable(err error) bool {
 	var ce *pgconn.ConnectError
 	var ne net.Error
 	return errors.As(err, &ce) || errors.As(err, &ne) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
-		errors.Is(err, net.ErrClosed) || pgconn.SafeToRetry(err) || strings.Contains(err.Error(), "conn closed") ||
-		strings.Contains(err.Error(), "closed pool")
+		errors.Is(err, net.ErrClosed) || pgconn.SafeToRetry(err) || errors.Is(err, pgconn.ErrConnClosed) ||
+		errors.Is(err, puddle.ErrClosedPool)
 }
 
 // retryable reports a deadlock or serialization failure: the transaction

@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"strconv"
 	"strings"
@@ -12,6 +13,8 @@ import (
 	"github.com/botkit-dev/botkit/internal/testenv"
 	"github.com/botkit-dev/botkit/pkg/platform/store"
 	"github.com/botkit-dev/botkit/pkg/platform/store/storetest"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/puddle/v2"
 )
 
 // One PostgreSQL server for the package's tests, a fresh database per test.
@@ -114,5 +117,35 @@ func TestUnavailable(t *testing.T) {
 	}
 	if _, err := s.Org(ctx, "x"); err != nil {
 		t.Errorf("read after restart: %v", err)
+	}
+}
+
+// Connection failures are recognised by their types, never by their text:
+// a closed pool or connection is store.ErrUnavailable, a refused
+// statement is not, and a message that merely reads like one is not.
+func TestUnavailableErrors(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		want bool
+	}{
+		{fmt.Errorf("acquire: %w", puddle.ErrClosedPool), true},
+		{fmt.Errorf("query: %w", pgconn.ErrConnClosed), true},
+		{&pgconn.PgError{Code: "57P01"}, true},
+		{&pgconn.PgError{Code: "23505"}, false},
+		{errors.New("conn closed"), false},
+		{errors.New("closed pool"), false},
+	} {
+		if got := isUnavailable(c.err); got != c.want {
+			t.Errorf("isUnavailable(%v) = %v, want %v", c.err, got, c.want)
+		}
+	}
+	s := openStore(t, pg.Database(t), Options{})
+	s.Close()
+	err := s.Update(context.Background(), func(ctx context.Context, tx store.Tx) error {
+		_, err := tx.Org(ctx, "o")
+		return err
+	})
+	if !errors.Is(err, store.ErrUnavailable) {
+		t.Errorf("an update on a closed store: %v, want store.ErrUnavailable", err)
 	}
 }

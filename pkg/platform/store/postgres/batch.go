@@ -246,11 +246,9 @@ func (s *Store) batchOnce(reqs []*request, keys []store.ObjectKey, o *optimism) 
 		err = t.commit(ctx)
 	}
 	if err != nil {
+		var suspect *optimism // the check failed: learn which objects changed
 		if isStale(err) {
 			s.stale.Add(1)
-		}
-		var suspect *optimism
-		if isStale(err) {
 			suspect = o
 		}
 		s.cache.forget(keys, suspect)

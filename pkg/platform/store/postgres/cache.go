@@ -32,8 +32,10 @@ import (
 // answer carries a stale state). Stale or not, the answers are those of a
 // read under lock. When the check fails, nothing was written and the batch
 // runs again on the locking path (batch.go), which refreshes the cache;
-// objects found stale are not remembered for staleFor, so that objects
-// several replicas write at once take the locking path directly.
+// the objects that run finds changed since the failed batch remembered
+// them are not remembered for staleFor, so that objects several replicas
+// write at once take the locking path directly, and their batch-mates do
+// not.
 //
 // An update that needs anything else from the database (an object it did
 // not declare, values, a deletion, a create) makes the batch take the

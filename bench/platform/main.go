@@ -80,7 +80,7 @@ func main() {
 	flag.IntVar(&o.sets, "sets", 0, "secret sets the merge clients write into (client i: set i mod sets); 0: 32 with -store (one set per client with 32 clients), 8 on SQLite (4 clients writing each set at once)")
 	flag.IntVar(&o.replicaProcs, "replica-gomaxprocs", 0, "with -store: GOMAXPROCS of each replica process (0: Go's default, the number of cores)")
 	flag.DurationVar(&o.commitDelay, "commit-delay", 0, "with -store: the replicas' commit delay (botkit-platform serve --commit-delay)")
-	flag.IntVar(&o.commitBatch, "commit-batch", 64, "with -commit-delay: the batch size at which a replica stops waiting (botkit-platform serve --commit-batch)")
+	flag.IntVar(&o.commitBatch, "commit-batch", platform.MaxCommitBatch, "with -commit-delay: the batch size at which a replica stops waiting (botkit-platform serve --commit-batch)")
 	flag.StringVar(&o.replicaProfile, "replica-cpuprofile", "", "with -store: replica i writes a CPU profile of its run to this file name + .i")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the run to this file")
 	flag.Parse()

@@ -42,7 +42,7 @@ type Options struct {
 	// only: with Store it is required).
 	MasterKeyFile string
 	// CommitDelay and CommitBatch are postgres.Options' (PostgreSQL store
-	// only; 0: no delay).
+	// only; 0: no delay; CommitBatch at most MaxCommitBatch).
 	CommitDelay time.Duration
 	CommitBatch int
 	// ProvisionLease is how long a claim on a pending image pull secret
@@ -121,6 +121,10 @@ func (o *Options) defaults() {
 		o.ProvisionLease = 10 * time.Second
 	}
 }
+
+// MaxCommitBatch is the largest Options.CommitBatch: the most writes a
+// replica commits together.
+const MaxCommitBatch = postgres.MaxBatch
 
 // ServingGCPercent is the garbage collector target of a serving process
 // (botkit-platform serve, the benchmark's replicas) unless GOGC is set. A

@@ -100,7 +100,7 @@ each needs the same --master-key-file.`,
 	c.Flags().StringVar(&o.MasterKeyFile, "master-key-file", "", "file holding the 256-bit value encryption key (default: DATA_DIR/master.key, generated 0600; required with --store)")
 	c.Flags().DurationVar(&o.ProvisionLease, "provision-lease", 10*time.Second, "how long other replicas wait before taking over a registry check whose replica stopped renewing it")
 	c.Flags().DurationVar(&o.CommitDelay, "commit-delay", 0, "with --store: how long at most a replica waits for more writes before a shared commit (larger batches, more latency; 0: none)")
-	c.Flags().IntVar(&o.CommitBatch, "commit-batch", 64, "with --commit-delay: the batch size at which a replica stops waiting (1 to 64)")
+	c.Flags().IntVar(&o.CommitBatch, "commit-batch", platform.MaxCommitBatch, fmt.Sprintf("with --commit-delay: the batch size at which a replica stops waiting (1 to %d)", platform.MaxCommitBatch))
 	c.Flags().BoolVar(&o.AllowPrivateRegistries, "allow-private-registries", false, "let image pull secret checks reach loopback and private addresses")
 	c.Flags().StringVar(&o.LogFormat, "log-format", "text", "request log format: text or json")
 	return c
@@ -114,8 +114,8 @@ func RunServe(ctx context.Context, o *ServeOptions) error {
 	if o.CommitDelay < 0 || o.CommitDelay > time.Second {
 		return cmdutil.FlagErrorf("--commit-delay %s: want 0 to 1s", o.CommitDelay)
 	}
-	if o.CommitBatch < 1 || o.CommitBatch > 64 {
-		return cmdutil.FlagErrorf("--commit-batch %d: want 1 to 64", o.CommitBatch)
+	if o.CommitBatch < 1 || o.CommitBatch > platform.MaxCommitBatch {
+		return cmdutil.FlagErrorf("--commit-batch %d: want 1 to %d", o.CommitBatch, platform.MaxCommitBatch)
 	}
 	if o.CommitDelay > 0 && o.Store == "" {
 		return cmdutil.FlagErrorf("--commit-delay applies to a PostgreSQL store (--store); SQLite commits one writer's batch at a time")

@@ -33,8 +33,8 @@ import (
 // update of it runs again in a transaction of its own, as a non-batched
 // update does. An update is answered only once the batch committed.
 
-// maxBatch bounds the updates of one transaction.
-const maxBatch = 64
+// MaxBatch bounds the updates of one transaction (and Options.CommitBatch).
+const MaxBatch = 64
 
 type request struct {
 	ctx  context.Context
@@ -107,7 +107,7 @@ func (s *Store) runBatches() {
 		reqs = reqs[:0]
 		rest := s.pending[:0]
 		for _, r := range s.pending {
-			if len(reqs) == maxBatch || slices.ContainsFunc(r.keys, func(k store.ObjectKey) bool { return s.busy[k] }) {
+			if len(reqs) == MaxBatch || slices.ContainsFunc(r.keys, func(k store.ObjectKey) bool { return s.busy[k] }) {
 				rest = append(rest, r)
 				continue
 			}

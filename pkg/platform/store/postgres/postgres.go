@@ -170,8 +170,8 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 	if s.batches == 0 {
 		s.batches = 1
 	}
-	if s.opts.CommitBatch <= 0 || s.opts.CommitBatch > maxBatch {
-		s.opts.CommitBatch = maxBatch
+	if s.opts.CommitBatch <= 0 || s.opts.CommitBatch > MaxBatch {
+		s.opts.CommitBatch = MaxBatch
 	}
 	if err := s.migrate(ctx); err != nil {
 		pool.Close()

@@ -401,18 +401,26 @@ func patch(ctx context.Context, c *http.Client, url, token string, body []byte) 
 // (like wrk), so that the load generator takes little of the CPU the server
 // needs. Any failed merge ends the benchmark with an error.
 func merges(bases []string, org, token string, clients, sets int, d time.Duration, seq []int) (phase, error) {
+	deadline := time.Now().Add(d)
+	return runClients(clients, func(i int) ([]time.Duration, error) {
+		host := strings.TrimPrefix(bases[i%len(bases)], "http://")
+		return leanClient(host, org, token, i, sets, deadline, &seq[i])
+	})
+}
+
+// runClients runs n clients at once until they return, and gathers their
+// latencies and the first error into one phase.
+func runClients(n int, client func(i int) ([]time.Duration, error)) (phase, error) {
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	var p phase
 	var firstErr error
 	start := time.Now()
-	deadline := start.Add(d)
-	for i := range clients {
+	for i := range n {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			host := strings.TrimPrefix(bases[i%len(bases)], "http://")
-			lat, err := leanClient(host, org, token, i, sets, deadline, &seq[i])
+			lat, err := client(i)
 			mu.Lock()
 			p.lat = append(p.lat, lat...)
 			if err != nil && firstErr == nil {

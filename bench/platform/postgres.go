@@ -26,7 +26,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
@@ -239,37 +238,20 @@ func openRawPG(ctx context.Context, url string, conns int) (*rawPG, error) {
 }
 
 func (r *rawPG) commits(ctx context.Context, conns int, d time.Duration) (phase, error) {
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var p phase
-	var firstErr error
-	start := time.Now()
-	for i := range conns {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var lat []time.Duration
-			var err error
-			for n := 0; time.Since(start) < d; n++ {
-				t0 := time.Now()
-				// One statement outside a transaction block: its own
-				// committed transaction.
-				if _, err = r.pool.Exec(ctx, `INSERT INTO bench_raw_commits (k, v) VALUES ($1, $2)`, fmt.Sprintf("K_%d_%d", i, n), r.val); err != nil {
-					break
-				}
-				lat = append(lat, time.Since(t0))
+	deadline := time.Now().Add(d)
+	return runClients(conns, func(i int) ([]time.Duration, error) {
+		var lat []time.Duration
+		for n := 0; time.Now().Before(deadline); n++ {
+			t0 := time.Now()
+			// One statement outside a transaction block: its own committed
+			// transaction.
+			if _, err := r.pool.Exec(ctx, `INSERT INTO bench_raw_commits (k, v) VALUES ($1, $2)`, fmt.Sprintf("K_%d_%d", i, n), r.val); err != nil {
+				return lat, err
 			}
-			mu.Lock()
-			p.lat = append(p.lat, lat...)
-			if err != nil && firstErr == nil {
-				firstErr = err
-			}
-			mu.Unlock()
-		}()
-	}
-	wg.Wait()
-	p.n, p.elapsed = len(p.lat), time.Since(start)
-	return p, firstErr
+			lat = append(lat, time.Since(t0))
+		}
+		return lat, nil
+	})
 }
 
 func runPostgres(ctx context.Context, o options, out io.Writer) error {

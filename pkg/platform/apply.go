@@ -204,15 +204,7 @@ func (s *Server) applyStep(ctx context.Context, tx store.Tx, p principal, in app
 	st.next.Managed, st.next.ApplySet = true, applySet
 	st.content = st.pl.Action != resources.ActionUnchanged
 	ownerField := func(field string, had, has, same bool) {
-		c := resources.ChangeUnchanged
-		switch {
-		case !had && has:
-			c = resources.ChangeAdded
-		case had && !has:
-			c = resources.ChangeRemoved
-		case !same:
-			c = resources.ChangeChanged
-		}
+		c := resources.ChangeOf(had, has, same)
 		if c != resources.ChangeUnchanged && st.exists {
 			st.ownerChg = true
 		}

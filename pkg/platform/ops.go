@@ -409,15 +409,7 @@ func plan(org string, exists bool, cur store.Object, curVals map[string][]byte, 
 		pl.Metadata.ResourceVersion = strconv.FormatInt(cur.Version, 10)
 	}
 	field := func(f string, had, has, same bool) {
-		c := resources.ChangeUnchanged
-		switch {
-		case !had && has:
-			c = resources.ChangeAdded
-		case had && !has:
-			c = resources.ChangeRemoved
-		case !same:
-			c = resources.ChangeChanged
-		}
+		c := resources.ChangeOf(had, has, same)
 		if c != resources.ChangeUnchanged {
 			changed = true
 		}

@@ -329,6 +329,20 @@ const (
 	ChangeUnchanged = "unchanged"
 )
 
+// ChangeOf is the Change of something that was there before (had), is
+// there after (has), and whose value before and after is the same (same).
+func ChangeOf(had, has, same bool) string {
+	switch {
+	case !had && has:
+		return ChangeAdded
+	case had && !has:
+		return ChangeRemoved
+	case !same:
+		return ChangeChanged
+	}
+	return ChangeUnchanged
+}
+
 // Plan actions.
 const (
 	ActionCreate    = "create"

@@ -72,6 +72,7 @@ type ServeOptions struct {
 	MasterKeyFile          string
 	ProvisionLease         time.Duration
 	CommitDelay            time.Duration
+	CommitDelaySet         bool // --commit-delay was given (SQLite refuses it; otherwise a PostgreSQL default)
 	CommitBatch            int
 	AllowPrivateRegistries bool
 	LogFormat              string
@@ -93,14 +94,17 @@ With --store postgres://…, several serve processes (replicas, e.g. behind a
 load balancer) share one PostgreSQL database and behave as one platform;
 each needs the same --master-key-file.`,
 		Args: cmdutil.ExactArgs(0, "no arguments"),
-		RunE: func(c *cobra.Command, _ []string) error { return RunServe(c.Context(), o) },
+		RunE: func(c *cobra.Command, _ []string) error {
+			o.CommitDelaySet = c.Flags().Changed("commit-delay")
+			return RunServe(c.Context(), o)
+		},
 	}
 	c.Flags().StringVar(&o.Listen, "listen", "127.0.0.1:8787", "address to listen on")
 	addStoreFlags(c, &o.storeFlags)
 	c.Flags().StringVar(&o.MasterKeyFile, "master-key-file", "", "file holding the 256-bit value encryption key (default: DATA_DIR/master.key, generated 0600; required with --store)")
 	c.Flags().DurationVar(&o.ProvisionLease, "provision-lease", 10*time.Second, "how long other replicas wait before taking over a registry check whose replica stopped renewing it")
-	c.Flags().DurationVar(&o.CommitDelay, "commit-delay", 0, "with --store: how long at most a replica waits for more writes before a shared commit (larger batches, more latency; 0: none)")
-	c.Flags().IntVar(&o.CommitBatch, "commit-batch", platform.MaxCommitBatch, fmt.Sprintf("with --commit-delay: the batch size at which a replica stops waiting (1 to %d)", platform.MaxCommitBatch))
+	c.Flags().DurationVar(&o.CommitDelay, "commit-delay", platform.DefaultCommitDelay, "with --store: how long at most a replica waits, after a shared commit, for its writers to write again (larger batches; 0: never waits)")
+	c.Flags().IntVar(&o.CommitBatch, "commit-batch", platform.MaxCommitBatch, fmt.Sprintf("with --commit-delay: the most writes a replica waits for (1 to %d)", platform.MaxCommitBatch))
 	c.Flags().BoolVar(&o.AllowPrivateRegistries, "allow-private-registries", false, "let image pull secret checks reach loopback and private addresses")
 	c.Flags().StringVar(&o.LogFormat, "log-format", "text", "request log format: text or json")
 	return c
@@ -118,7 +122,10 @@ func RunServe(ctx context.Context, o *ServeOptions) error {
 		return cmdutil.FlagErrorf("--commit-batch %d: want 1 to %d", o.CommitBatch, platform.MaxCommitBatch)
 	}
 	if o.CommitDelay > 0 && o.Store == "" {
-		return cmdutil.FlagErrorf("--commit-delay applies to a PostgreSQL store (--store); SQLite commits one writer's batch at a time")
+		if o.CommitDelaySet {
+			return cmdutil.FlagErrorf("--commit-delay applies to a PostgreSQL store (--store); SQLite commits one writer's batch at a time")
+		}
+		o.CommitDelay = 0 // the default is PostgreSQL's
 	}
 	var h slog.Handler
 	switch o.LogFormat {

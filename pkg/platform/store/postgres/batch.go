@@ -61,7 +61,7 @@ type batchState struct {
 func (s *Store) enqueueRequest(r *request) {
 	s.bmu.Lock()
 	s.pending = append(s.pending, r)
-	if s.grown != nil && len(s.pending) >= s.opts.CommitBatch {
+	if s.grown != nil && len(s.pending) >= s.want {
 		close(s.grown)
 		s.grown = nil
 	}
@@ -89,8 +89,12 @@ func (s *Store) runBatches() {
 				delete(s.busy, k)
 			}
 		}
-		if len(reqs) > 1 && s.opts.CommitDelay > 0 && len(s.pending) < s.opts.CommitBatch {
-			// The previous batch was shared: wait for more writes.
+		// After a shared batch, wait for its writers to write again (a
+		// client that waits for each answer before it sends the next
+		// write): up to the commit delay, until as many writes are queued
+		// as were queued now plus as many as the batch answered.
+		s.want = min(s.opts.CommitBatch, len(s.pending)+len(reqs))
+		if len(reqs) > 1 && s.opts.CommitDelay > 0 && len(s.pending) < s.want {
 			if s.grown == nil {
 				s.grown = make(chan struct{})
 			}

@@ -91,16 +91,20 @@ type Options struct {
 	// at once (default 1: fewer, larger transactions did best in
 	// bench/platform; negative: no group commit).
 	Batches int
-	// CommitDelay, when positive, is how long at most a batch runner waits
-	// for more writes before it starts a batch of fewer than CommitBatch,
-	// when its previous batch held more than one write (PostgreSQL's
-	// commit_delay with commit_siblings, at the replica; a producer's
-	// linger and batch size): a lone write never waits. It trades latency
-	// for larger batches, which pays where the CPU, not the latency, is the
-	// limit (several replicas on few cores, bench/platform).
+	// CommitDelay, when positive, is how long at most a batch runner waits,
+	// after a batch of more than one write, for the writers it answered to
+	// write again: it starts the next batch once the queue holds as many
+	// writes as it held when the answers went out plus as many as were
+	// answered (at most CommitBatch), or when the delay is out. Clients
+	// that wait for each answer before the next write (a closed loop)
+	// then share one batch instead of splitting into two alternating
+	// groups that pay the per-batch cost twice. A lone write never waits;
+	// a writer that does not come back costs the next batch at most the
+	// delay. (PostgreSQL's commit_delay with commit_siblings, at the
+	// replica, counting writers instead of guessing them.)
 	CommitDelay time.Duration
-	// CommitBatch is the batch size at which a runner stops waiting
-	// (default: the largest batch, 64).
+	// CommitBatch caps the batch a runner waits for (default: the largest
+	// batch, 64).
 	CommitBatch int
 }
 
@@ -119,7 +123,8 @@ type Store struct {
 	pending []*request
 	running int                      // batch runners
 	busy    map[store.ObjectKey]bool // objects of running batches
-	grown   chan struct{}            // closed when pending reaches CommitBatch (a runner waits)
+	want    int                      // the queue a waiting runner waits for (batch.go)
+	grown   chan struct{}            // closed when pending reaches want
 	cache   objectCache              // rows of the objects batches last read or wrote
 
 	optimistic, stale atomic.Int64 // optimistic batches committed; found stale

@@ -23,7 +23,7 @@
 //     at the remembered version — or writes nothing and runs again under
 //     lock (cache.go). This is the counterpart of the SQLite store's
 //     data_version check: what is remembered is never trusted unchecked.
-//   - Versions come from a sequence in blocks (see versionBlock).
+//   - Versions come from a sequence in blocks (see takeVersion).
 //   - Deadlocks and serialization failures are retried with a new
 //     transaction; connection failures are store.ErrUnavailable.
 package postgres
@@ -132,12 +132,12 @@ type Store struct {
 
 var _ store.Store = (*Store)(nil)
 
-// versionBlock is the sequence's increment: a process takes 100 versions at
-// a time. A version must exceed every version of the object it replaces, so
-// NextVersion takes a new block when the transaction read a version at or
-// above its next one (a block starts above every version of every earlier
-// block).
-const versionBlock = 100
+// qVersionBlock takes a block of versions: the sequence's next value and
+// its increment (the block's size, set by the migrations alone). A version
+// must exceed every version of the object it replaces, so takeVersion
+// takes a new block when the transaction read a version at or above its
+// next one (a block starts above every version of every earlier block).
+const qVersionBlock = `SELECT nextval('versions'), seqincrement FROM pg_sequence WHERE seqrelid = 'versions'::regclass`
 
 // Open connects to the database at rawURL, checks that it answers, and
 // applies the embedded schema migrations (under an advisory lock, so that
@@ -388,11 +388,11 @@ func (s *Store) takeVersion(ctx context.Context, q *pgx.Conn, atLeast int64) (in
 	s.vmu.Lock()
 	defer s.vmu.Unlock()
 	for s.vnext >= s.vend || s.vnext <= atLeast {
-		var b int64
-		if err := q.QueryRow(ctx, `SELECT nextval('versions')`).Scan(&b); err != nil {
+		var b, n int64
+		if err := q.QueryRow(ctx, qVersionBlock).Scan(&b, &n); err != nil {
 			return 0, err
 		}
-		s.vnext, s.vend = b, b+versionBlock
+		s.vnext, s.vend = b, b+n
 	}
 	v := s.vnext
 	s.vnext++

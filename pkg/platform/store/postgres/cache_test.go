@@ -360,3 +360,41 @@ func TestObjectCacheBounds(t *testing.T) {
 	}
 	check("end")
 }
+
+// A write that fails on a remembered row is checked too: a client that
+// sends If-Match with the version another replica just wrote must not get
+// a conflict from a replica that remembers the older version.
+func TestOptimisticFailedWriteIsChecked(t *testing.T) {
+	url := pg.Database(t)
+	a := openStore(t, url, Options{})
+	b := openStore(t, url, Options{})
+	org := createOrg(t, a)
+	for _, k := range []string{"K1", "K2"} { // a remembers s
+		if _, err := setKey(a, org.ID, "s", k); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cur, err := setKey(b, org.ID, "s", "K3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	errConflict := errors.New("409: If-Match does not match")
+	before := a.optimistic.Load() + a.stale.Load()
+	ctx := store.WithObjects(context.Background(), store.ObjectKey{OrgID: org.ID, Name: "s"})
+	err = a.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+		o, err := tx.Object(ctx, org.ID, "s")
+		if err != nil {
+			return err
+		}
+		if o.Version != cur.Version { // If-Match: the version b wrote
+			return errConflict
+		}
+		return nil
+	})
+	if err != nil {
+		t.Errorf("If-Match with the current version through the other replica: %v", err)
+	}
+	if a.stale.Load()+a.optimistic.Load() == before {
+		t.Error("the write did not run on the remembered row: nothing was checked")
+	}
+}

@@ -2,8 +2,6 @@ package postgres
 
 import (
 	"errors"
-	"slices"
-	"strconv"
 	"sync"
 	"time"
 
@@ -26,12 +24,7 @@ import (
 //
 // The first statement locks the rows in the order every batch of every
 // replica locks them, then fails the transaction — before any of its
-// writes — unless every object is still at the remembered version. When
-// the batch rewrites the row of every object it checks (every update
-// succeeded; the common case), the check is folded into that update
-// instead (qUpdateChecked: a row is updated only while at its remembered
-// version, in key order, and a count short of n fails the transaction),
-// which saves a statement and a pass over the rows. Every
+// writes — unless every object is still at the remembered version. Every
 // write of an object's rows gives it a new version (the provisioner's
 // state changes are the exception: a batch's every successful update must
 // therefore write the objects it declared, which overwrites their state;
@@ -199,11 +192,9 @@ func isStale(err error) bool {
 // as one implicit transaction.
 func (t *pgTx) commitOptimistic() error {
 	o := t.b.optimistic
-	q, ok := checkedWrites(t.queue, o)
-	if !ok {
-		q = append([]queued{{qExpectCurrent, []any{o.ids, o.versions, len(o.ids)}}}, compact(t.queue)...)
-	}
+	q := compact(t.queue)
 	b := &pgx.Batch{}
+	b.Queue(qExpectCurrent, o.ids, o.versions, len(o.ids))
 	for _, w := range q {
 		b.Queue(w.sql, w.args...)
 	}
@@ -220,54 +211,6 @@ func (t *pgTx) commitOptimistic() error {
 		first = err
 	}
 	return first
-}
-
-// checkedRowCols are an object row update's columns and the version the
-// row must still have.
-var checkedRowCols = slices.Concat(objectRowCols, []column{{"expected", "bigint"}})
-
-// qUpdateChecked is the check and the object rows' update as one
-// statement: a row is updated only while at its expected version, and
-// fewer rows than expected fail the transaction. The rows are updated, and
-// locked, in the order of the arrays (key order).
-var qUpdateChecked = `WITH w AS (UPDATE objects o SET ` + setFrom(objectRowCols[:11], "u") + ` FROM ` + unnestOf(checkedRowCols, 1, "u") +
-	` WHERE o.id = u.id AND o.version = u.expected RETURNING 1) SELECT botkit_expect_current(count(*) = $` + strconv.Itoa(len(checkedRowCols)+1) + `) FROM w`
-
-// checkedWrites is an optimistic batch's writes with the check folded into
-// the update of the object rows: possible when the batch writes the row of
-// every object it checks and nothing but rows, values and audit records
-// (ok false otherwise: the check then goes first, as a statement of its
-// own).
-func checkedWrites(queue []queued, o *optimism) ([]queued, bool) {
-	rest := make([]queued, 0, len(queue))
-	var rows []queued
-	for _, w := range queue {
-		if !compactable(w.sql) {
-			return nil, false
-		}
-		if w.sql == qUpdateObject {
-			rows = append(rows, w)
-		} else {
-			rest = append(rest, w)
-		}
-	}
-	last := map[int64]queued{}
-	for _, w := range collect(rows).objs {
-		last[w.args[11].(int64)] = w
-	}
-	if len(last) != len(o.ids) {
-		return nil, false
-	}
-	checked := make([]queued, len(o.ids))
-	for i, id := range o.ids {
-		w, ok := last[id]
-		if !ok {
-			return nil, false
-		}
-		checked[i] = queued{qUpdateObject, append(slices.Clip(w.args), o.versions[i])}
-	}
-	args := append(columns(checked, checkedRowCols), len(o.ids))
-	return append([]queued{{qUpdateChecked, args}}, compact(rest)...), true
 }
 
 // optimism is what an optimistic batch runs on (rows) and checks at commit

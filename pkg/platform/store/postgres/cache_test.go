@@ -8,8 +8,10 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/botkit-dev/botkit/pkg/platform/store"
+	"github.com/jackc/pgx/v5"
 )
 
 // setKey is what a platform merge does to a secret set, as a declared
@@ -19,32 +21,53 @@ func setKey(s *Store, orgID int64, name, key string) (store.Object, error) {
 	var out store.Object
 	ctx := store.WithObjects(context.Background(), store.ObjectKey{OrgID: orgID, Name: name})
 	err := s.Update(ctx, func(ctx context.Context, tx store.Tx) error {
-		o, err := tx.Object(ctx, orgID, name)
-		if errors.Is(err, store.ErrNotFound) {
-			o = store.Object{OrgID: orgID, Name: name, Kind: "SecretSet", Region: "r"}
-		} else if err != nil {
-			return err
-		}
-		o.Keys = maps.Clone(o.Keys)
-		if o.Keys == nil {
-			o.Keys = map[string]int{}
-		}
-		o.Keys[key] = 1
-		o.Generation++
-		o.State, o.Message = "pending", ""
-		if o.Version, err = tx.NextVersion(ctx); err != nil {
-			return err
-		}
-		if o.ID, err = tx.PutObject(ctx, o); err != nil {
-			return err
-		}
-		if err := tx.PutValues(ctx, o.ID, []store.Value{{Key: key, Size: 1, Ciphertext: []byte("x")}}); err != nil {
-			return err
-		}
-		out = o
-		return tx.Audit(ctx, store.AuditRecord{Org: "o", Actor: "u", Action: "merge", Kind: "SecretSet", Name: name, Region: "r", Keys: []string{key}})
+		var err error
+		out, err = writeKey(ctx, tx, orgID, name, key)
+		return err
 	})
 	return out, err
+}
+
+// setKeyAll is setKey on several sets in one declared update.
+func setKeyAll(s *Store, orgID int64, key string, names ...string) error {
+	var keys []store.ObjectKey
+	for _, n := range names {
+		keys = append(keys, store.ObjectKey{OrgID: orgID, Name: n})
+	}
+	return s.Update(store.WithObjects(context.Background(), keys...), func(ctx context.Context, tx store.Tx) error {
+		for _, n := range names {
+			if _, err := writeKey(ctx, tx, orgID, n, key); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+func writeKey(ctx context.Context, tx store.Tx, orgID int64, name, key string) (store.Object, error) {
+	o, err := tx.Object(ctx, orgID, name)
+	if errors.Is(err, store.ErrNotFound) {
+		o = store.Object{OrgID: orgID, Name: name, Kind: "SecretSet", Region: "r"}
+	} else if err != nil {
+		return o, err
+	}
+	o.Keys = maps.Clone(o.Keys)
+	if o.Keys == nil {
+		o.Keys = map[string]int{}
+	}
+	o.Keys[key] = 1
+	o.Generation++
+	o.State, o.Message = "pending", ""
+	if o.Version, err = tx.NextVersion(ctx); err != nil {
+		return o, err
+	}
+	if o.ID, err = tx.PutObject(ctx, o); err != nil {
+		return o, err
+	}
+	if err := tx.PutValues(ctx, o.ID, []store.Value{{Key: key, Size: 1, Ciphertext: []byte("x")}}); err != nil {
+		return o, err
+	}
+	return o, tx.Audit(ctx, store.AuditRecord{Org: "o", Actor: "u", Action: "merge", Kind: "SecretSet", Name: name, Region: "r", Keys: []string{key}})
 }
 
 // seen runs a declared update that only reads name, and returns what it saw.
@@ -396,5 +419,69 @@ func TestOptimisticFailedWriteIsChecked(t *testing.T) {
 	}
 	if a.stale.Load()+a.optimistic.Load() == before {
 		t.Error("the write did not run on the remembered row: nothing was checked")
+	}
+}
+
+// Batches of all replicas lock their rows in one order, (organization,
+// name), whichever path they take, so they never deadlock each other. A
+// transaction of another replica holds the row of "a"; an optimistic batch
+// of two sets, "a" and "b" (whose row comes first in the table), must wait
+// for "a" before it locks "b": the other replica can still lock "b" (in
+// the same order) and finish.
+func TestOptimisticBatchLocksInKeyOrder(t *testing.T) {
+	ctx := context.Background()
+	url := pg.Database(t)
+	s := openStore(t, url, Options{})
+	org := createOrg(t, s)
+	for i := range 2 { // remembered, and b's row before a's
+		for _, name := range []string{"b", "a"} {
+			if _, err := setKey(s, org.ID, name, fmt.Sprint("K", i)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	other, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close(ctx)
+	lock := func(name, nowait string) error {
+		_, err := other.Exec(ctx, `SELECT 1 FROM objects WHERE org_id = $1 AND name = $2 FOR UPDATE`+nowait, org.ID, name)
+		return err
+	}
+	if _, err := other.Exec(ctx, "BEGIN"); err != nil {
+		t.Fatal(err)
+	}
+	if err := lock("a", ""); err != nil {
+		t.Fatal(err)
+	}
+	before := s.optimistic.Load()
+	done := make(chan error, 1)
+	go func() { done <- setKeyAll(s, org.ID, "K2", "a", "b") }()
+	// Wait until the batch waits for a lock.
+	for waited := 0; ; waited++ {
+		var n int
+		if err := other.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n > 0 {
+			break
+		}
+		if waited == 500 {
+			t.Fatal("the batch never waited for the row of a")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := lock("b", " NOWAIT"); err != nil {
+		t.Errorf("the batch locked b while it waited for a: %v", err)
+	}
+	if _, err := other.Exec(ctx, "ROLLBACK"); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if s.optimistic.Load() == before {
+		t.Error("the batch did not take the optimistic path")
 	}
 }

@@ -61,6 +61,7 @@ type options struct {
 	replicaProfile string
 	sets           int           // secret sets the merge clients write (client i: set i % sets)
 	replicaProcs   int           // GOMAXPROCS of the replicas (0: Go's default)
+	inProcess      bool          // add the phase of the platform's handler called in this process
 	commitDelay    time.Duration // the replicas' --commit-delay
 	commitBatch    int           // and --commit-batch
 }
@@ -78,6 +79,7 @@ func main() {
 	flag.IntVar(&o.listSets, "list-sets", 10000, "secret sets to create for the list benchmark (0 skips it)")
 	flag.IntVar(&o.listRuns, "list-runs", 20, "list requests to time")
 	flag.IntVar(&o.sets, "sets", 0, "secret sets the merge clients write into (client i: set i mod sets); 0: 32 with -store (one set per client with 32 clients), 8 on SQLite (4 clients writing each set at once)")
+	flag.BoolVar(&o.inProcess, "in-process", false, "with -store: add a phase P, the platform's HTTP handler called in this process by the clients' goroutines (no network, no net/http server)")
 	flag.IntVar(&o.replicaProcs, "replica-gomaxprocs", 0, "with -store: GOMAXPROCS of each replica process (0: Go's default, the number of cores)")
 	flag.DurationVar(&o.commitDelay, "commit-delay", platform.DefaultCommitDelay, "with -store: the replicas' commit delay (botkit-platform serve --commit-delay; 0: none)")
 	flag.IntVar(&o.commitBatch, "commit-batch", platform.MaxCommitBatch, "with -commit-delay: the most writes a replica waits for (botkit-platform serve --commit-batch)")

@@ -21,6 +21,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -316,7 +317,17 @@ func runPostgres(ctx context.Context, o options, out io.Writer) error {
 		return fmt.Errorf("raw PostgreSQL: %w", err)
 	}
 
-	var floorRounds, oneRounds, manyRounds []phase
+	var handler http.Handler // phase P (-in-process)
+	if o.inProcess {
+		srv, err := platform.Open(ctx, platform.Options{Store: o.store, MasterKeyFile: keyFile, CommitDelay: o.commitDelay, CommitBatch: o.commitBatch})
+		if err != nil {
+			return err
+		}
+		defer srv.Close()
+		handler = srv.Handler()
+	}
+	var floorRounds, oneRounds, manyRounds, inRounds []phase
+	var inGen, inDB time.Duration
 	oneCPU := time.Duration(0)
 	// The load generator (this process: the pgx connections of the floor,
 	// the HTTP clients of the other phases) shares the cores with the
@@ -368,6 +379,16 @@ func runPostgres(ctx context.Context, o options, out io.Writer) error {
 				}
 				return err
 			},
+		}
+		if handler != nil {
+			steps = append(steps, func() (err error) {
+				g0, d0 := cpuTime(), serverCPU(pm)
+				p, err := handlerMerges(handler, org, token, o.clients, o.sets, round, seq)
+				inGen += cpuTime() - g0
+				inDB += serverCPU(pm) - d0
+				inRounds = append(inRounds, p)
+				return err
+			})
 		}
 		for i := range steps {
 			if err := steps[(i+r)%len(steps)](); err != nil {
@@ -427,7 +448,41 @@ func runPostgres(ctx context.Context, o options, out io.Writer) error {
 	fmt.Fprintf(out, "  load generator CPU   %10.0f µs per write (HTTP clients)\n", perReq(genCPU[2], mn))
 	dbLine(2, mn)
 	groupLine(batch[2])
+	if handler != nil {
+		in, il, n := medianRate(inRounds), allLatencies(inRounds), count(inRounds)
+		fmt.Fprintf(out, "P: the platform's handler called in this process (merges of phase 1 without the network and net/http's server)\n")
+		fmt.Fprintf(out, "  median writes/s      %10.0f   (rounds %s)   latency p50 / p99 %s / %s\n", in, rates(inRounds), pct(il, 0.5), pct(il, 0.99))
+		fmt.Fprintf(out, "  this process's CPU   %10.0f µs per write (platform and clients)\n", perReq(inGen, n))
+		if pm != 0 {
+			fmt.Fprintf(out, "  database CPU         %10.0f µs per write (all PostgreSQL processes)\n", perReq(inDB, n))
+		}
+		fmt.Fprintf(out, "ratio in process / raw floor    %.2f\n", in/fm)
+	}
 	fmt.Fprintf(out, "ratio 1 replica / raw floor     %.2f   (goal >= 0.8)\n", om/fm)
 	fmt.Fprintf(out, "ratio %d replicas / 1 replica    %.2f   (goal >= 0.9)\n", len(reps), mm/om)
 	return nil
+}
+
+// handlerMerges is merges without the network: each client goroutine
+// calls h with the request a lean client would send (phase P).
+func handlerMerges(h http.Handler, org, token string, clients, sets int, d time.Duration, seq []int) (phase, error) {
+	deadline := time.Now().Add(d)
+	return runClients(clients, func(i int) ([]time.Duration, error) {
+		path := fmt.Sprintf("/v1/organizations/%s/secrets/bench-%d", org, i%sets)
+		var lat []time.Duration
+		for time.Now().Before(deadline) {
+			req := httptest.NewRequest(http.MethodPatch, path, strings.NewReader(fmt.Sprintf(`{"set":{"KEY_%d":"value-%d-%d"}}`, i, i, seq[i])))
+			req.Header.Set("Authorization", "Bearer "+token)
+			req.Header.Set("Content-Type", "application/json")
+			rec := httptest.NewRecorder()
+			t0 := time.Now()
+			h.ServeHTTP(rec, req)
+			if rec.Code != http.StatusOK && rec.Code != http.StatusCreated {
+				return lat, fmt.Errorf("in-process merge: %d %s", rec.Code, rec.Body)
+			}
+			lat = append(lat, time.Since(t0))
+			seq[i]++
+		}
+		return lat, nil
+	})
 }

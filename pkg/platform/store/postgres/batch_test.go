@@ -171,13 +171,7 @@ func TestCompactShape(t *testing.T) {
 // larger batches; a lone write after a lone write does not wait.
 func TestCommitDelay(t *testing.T) {
 	const delay = 50 * time.Millisecond
-	var mu sync.Mutex
-	var batches, writes int
-	s := openStore(t, pg.Database(t), Options{CommitDelay: delay, OnCommit: func(batch int, _ time.Duration) {
-		mu.Lock()
-		batches, writes = batches+1, writes+batch
-		mu.Unlock()
-	}})
+	s := openStore(t, pg.Database(t), Options{CommitDelay: delay})
 	org := createOrg(t, s)
 	for i := range 3 { // lone writes: none waits
 		start := time.Now()
@@ -188,29 +182,11 @@ func TestCommitDelay(t *testing.T) {
 			t.Errorf("lone write %d took %s: it waited for the commit delay", i, d)
 		}
 	}
-	const writers, rounds = 8, 6
-	mu.Lock()
-	batches, writes = 0, 0
-	mu.Unlock()
-	var wg sync.WaitGroup
-	for w := range writers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for r := range rounds {
-				if _, err := setKey(s, org.ID, fmt.Sprint("set-", w), fmt.Sprint("K", r)); err != nil {
-					t.Error(err)
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	mu.Lock()
-	defer mu.Unlock()
 	// Without the delay the writers split into about two alternating
 	// groups (4 writes a batch); with it, all 8 come back within 50 ms.
-	if mean := float64(writes) / float64(batches); writes != writers*rounds || mean < 6 {
-		t.Errorf("%d writes in %d batches (%.1f a batch), want %d writes in batches of 6 or more", writes, batches, mean, writers*rounds)
+	commits := recordCommits(t, Options{CommitDelay: delay}, 8, 6)
+	if mean := float64(writes(commits)) / float64(len(commits)); mean < 6 {
+		t.Errorf("%d batches of %.1f writes, want 6 or more (batches %v)", len(commits), mean, sizes(commits))
 	}
 }
 

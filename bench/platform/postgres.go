@@ -34,11 +34,17 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
+// platformOptions are a replica's platform options (and phase P's) with
+// the master key in keyFile.
+func (o options) platformOptions(keyFile string) platform.Options {
+	return platform.Options{Store: o.store, MasterKeyFile: keyFile, CommitDelay: o.commitDelay, CommitBatch: o.commitBatch}
+}
+
 // serveReplica serves one replica on 127.0.0.1:0, prints its address and
 // runs until stdin closes (the benchmark ended or died).
 func serveReplica(ctx context.Context, o options) error {
 	cmdutil.DefaultGCPercent(platform.ServingGCPercent) // as botkit-platform serve
-	srv, err := platform.Open(ctx, platform.Options{Store: o.store, MasterKeyFile: o.keyFile, CommitDelay: o.commitDelay, CommitBatch: o.commitBatch})
+	srv, err := platform.Open(ctx, o.platformOptions(o.keyFile))
 	if err != nil {
 		return err
 	}
@@ -319,7 +325,7 @@ func runPostgres(ctx context.Context, o options, out io.Writer) error {
 
 	var handler http.Handler // phase P (-in-process)
 	if o.inProcess {
-		srv, err := platform.Open(ctx, platform.Options{Store: o.store, MasterKeyFile: keyFile, CommitDelay: o.commitDelay, CommitBatch: o.commitBatch})
+		srv, err := platform.Open(ctx, o.platformOptions(keyFile))
 		if err != nil {
 			return err
 		}

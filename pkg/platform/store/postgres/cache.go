@@ -31,11 +31,14 @@ import (
 // one that did not write makes the batch take the locking path, so that no
 // answer carries a stale state). Stale or not, the answers are those of a
 // read under lock. When the check fails, nothing was written and the batch
-// runs again on the locking path (batch.go), which refreshes the cache;
-// the objects that run finds changed since the failed batch remembered
-// them are not remembered for staleFor, so that objects several replicas
-// write at once take the locking path directly, and their batch-mates do
-// not.
+// runs again on the locking path (batch.go), which refreshes the cache.
+// An object that run finds changed since the failed batch remembered it,
+// for the second time within staleFor, is not remembered for staleFor:
+// objects several replicas write at once take the locking path directly,
+// and their batch-mates do not. One found changed once (its writer moved
+// to this replica: a client reconnected through the load balancer, another
+// replica stopped) is remembered again at once; keeping it out too would
+// put every batch it is in on the locking path for staleFor.
 //
 // An update that needs anything else from the database (an object it did
 // not declare, values, a deletion, a create) makes the batch take the
@@ -55,8 +58,8 @@ const (
 	// again; an object written rarely costs one locked read when it is.
 	cacheLimit   = 1 << 14
 	cacheEntries = 1 << 18
-	// staleFor is how long an object found changed by someone else is not
-	// remembered.
+	// staleFor is how long an object found changed by someone else twice
+	// within staleFor is not remembered.
 	staleFor = time.Second
 )
 
@@ -70,6 +73,8 @@ type objectCache struct {
 	rows  map[store.ObjectKey]store.Object
 	size  int                           // key names and labels of rows
 	stale map[store.ObjectKey]time.Time // not remembered until then
+	// changed: when each object was last found changed by someone else.
+	changed map[store.ObjectKey]time.Time
 	// suspect: the IDs and versions a failed optimistic batch expected.
 	suspect map[store.ObjectKey]store.Object
 }
@@ -95,22 +100,31 @@ func (c *objectCache) lookup(keys []store.ObjectKey) (*optimism, bool) {
 
 // markStale compares the rows a batch read under lock with the remembered
 // ones that a failed optimistic batch expected (suspect) and keeps the
-// changed objects out for staleFor.
+// objects found changed for the second time within staleFor out for
+// staleFor.
 func (c *objectCache) markStale(keys []store.ObjectKey, read map[store.ObjectKey]store.Object) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	now := time.Now()
 	for _, k := range keys {
 		want, ok := c.suspect[k]
 		if !ok {
 			continue
 		}
 		delete(c.suspect, k)
-		if got, ok := read[k]; !ok || got.ID != want.ID || got.Version != want.Version {
+		if got, ok := read[k]; ok && got.ID == want.ID && got.Version == want.Version {
+			continue
+		}
+		if last, ok := c.changed[k]; ok && now.Sub(last) < staleFor {
 			if c.stale == nil {
 				c.stale = map[store.ObjectKey]time.Time{}
 			}
-			c.stale[k] = time.Now().Add(staleFor)
+			c.stale[k] = now.Add(staleFor)
 		}
+		if c.changed == nil || len(c.changed) >= cacheLimit {
+			c.changed = map[store.ObjectKey]time.Time{}
+		}
+		c.changed[k] = now
 	}
 }
 

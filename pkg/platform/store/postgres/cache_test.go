@@ -161,28 +161,44 @@ func TestOptimisticBatches(t *testing.T) {
 	}
 	check("after another replica's write", "[B1 K1 K2 K3]", 1, 1)
 
-	// Objects found stale are not remembered for a while: the next write
-	// reads under lock directly, and is right.
+	// An object found changed once (its writer moved to this replica) is
+	// remembered again at once: the next write runs on the row that run
+	// read.
 	if _, err := setKey(a, org.ID, "s", "K4"); err != nil {
 		t.Fatal(err)
 	}
-	check("stale object", "[B1 K1 K2 K3 K4]", 1, 1)
+	check("changed once", "[B1 K1 K2 K3 K4]", 2, 1)
+
+	// Found changed again within staleFor (both replicas write it): not
+	// remembered for a while. The next write reads under lock directly,
+	// and is right.
+	if _, err := setKey(b, org.ID, "s", "B2"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := setKey(a, org.ID, "s", "K5"); err != nil {
+		t.Fatal(err)
+	}
+	check("changed twice", "[B1 B2 K1 K2 K3 K4 K5]", 2, 2)
+	if _, err := setKey(a, org.ID, "s", "K6"); err != nil {
+		t.Fatal(err)
+	}
+	check("kept out", "[B1 B2 K1 K2 K3 K4 K5 K6]", 2, 2)
 
 	// The provisioner changes an object's state without a new version. A
 	// write overwrites the state, so it may run on the remembered row...
 	a.cache.forget([]store.ObjectKey{{OrgID: org.ID, Name: "s"}}, nil)
 	clear(a.cache.stale)
-	if _, err := setKey(a, org.ID, "s", "K5"); err != nil { // under lock: remembered again
+	if _, err := setKey(a, org.ID, "s", "P1"); err != nil { // under lock: remembered again
 		t.Fatal(err)
 	}
 	if _, err := a.pool.Exec(ctx, `UPDATE objects SET state = 'ready', message = 'provisioned' WHERE name = 's'`); err != nil {
 		t.Fatal(err)
 	}
-	written, err := setKey(a, org.ID, "s", "K6")
+	written, err := setKey(a, org.ID, "s", "P2")
 	if err != nil {
 		t.Fatal(err)
 	}
-	check("after the provisioner", "[B1 K1 K2 K3 K4 K5 K6]", 2, 1)
+	check("after the provisioner", "[B1 B2 K1 K2 K3 K4 K5 K6 P1 P2]", 3, 2)
 	if o, _ := a.Object(ctx, org.ID, "s"); o.State != "pending" || o.Message != "" || o.Version != written.Version {
 		t.Errorf("stored %s %q v%d, written v%d", o.State, o.Message, o.Version, written.Version)
 	}
@@ -216,7 +232,7 @@ func TestOptimisticBatches(t *testing.T) {
 	if _, err := setKey(a, org.ID, "s", "K8"); err != nil {
 		t.Fatal(err)
 	}
-	check("deleted and created again", "[K8 NEW]", optimistic, 2)
+	check("deleted and created again", "[K8 NEW]", optimistic, 3)
 
 	// An optimistic batch that removes a key as well (deletions, upserts,
 	// the object row and audit records in its one statement).

@@ -141,56 +141,46 @@ func TestOptimisticBatches(t *testing.T) {
 		}
 	}
 
+	// write sets key in set s through replica r.
+	write := func(r *Store, key string) {
+		t.Helper()
+		if _, err := setKey(r, org.ID, "s", key); err != nil {
+			t.Fatal(err)
+		}
+	}
+
 	// The create reads under lock; the next write runs on the remembered row.
-	if _, err := setKey(a, org.ID, "s", "K1"); err != nil {
-		t.Fatal(err)
-	}
+	write(a, "K1")
 	check("create", "[K1]", 0, 0)
-	if _, err := setKey(a, org.ID, "s", "K2"); err != nil {
-		t.Fatal(err)
-	}
+	write(a, "K2")
 	check("remembered", "[K1 K2]", 1, 0)
 
 	// Another replica writes: a's row is stale. Its batch writes nothing,
 	// runs again under lock and keeps b's key.
-	if _, err := setKey(b, org.ID, "s", "B1"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := setKey(a, org.ID, "s", "K3"); err != nil {
-		t.Fatal(err)
-	}
+	write(b, "B1")
+	write(a, "K3")
 	check("after another replica's write", "[B1 K1 K2 K3]", 1, 1)
 
 	// An object found changed once (its writer moved to this replica) is
 	// remembered again at once: the next write runs on the row that run
 	// read.
-	if _, err := setKey(a, org.ID, "s", "K4"); err != nil {
-		t.Fatal(err)
-	}
+	write(a, "K4")
 	check("changed once", "[B1 K1 K2 K3 K4]", 2, 1)
 
 	// Found changed again within staleFor (both replicas write it): not
 	// remembered for a while. The next write reads under lock directly,
 	// and is right.
-	if _, err := setKey(b, org.ID, "s", "B2"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := setKey(a, org.ID, "s", "K5"); err != nil {
-		t.Fatal(err)
-	}
+	write(b, "B2")
+	write(a, "K5")
 	check("changed twice", "[B1 B2 K1 K2 K3 K4 K5]", 2, 2)
-	if _, err := setKey(a, org.ID, "s", "K6"); err != nil {
-		t.Fatal(err)
-	}
+	write(a, "K6")
 	check("kept out", "[B1 B2 K1 K2 K3 K4 K5 K6]", 2, 2)
 
 	// The provisioner changes an object's state without a new version. A
 	// write overwrites the state, so it may run on the remembered row...
 	a.cache.forget([]store.ObjectKey{{OrgID: org.ID, Name: "s"}}, nil)
 	clear(a.cache.stale)
-	if _, err := setKey(a, org.ID, "s", "P1"); err != nil { // under lock: remembered again
-		t.Fatal(err)
-	}
+	write(a, "P1") // under lock: remembered again
 	if _, err := a.pool.Exec(ctx, `UPDATE objects SET state = 'ready', message = 'provisioned' WHERE name = 's'`); err != nil {
 		t.Fatal(err)
 	}
@@ -212,9 +202,7 @@ func TestOptimisticBatches(t *testing.T) {
 
 	// Deleted and created again by another replica: a new row under the
 	// same name. a must not write the old row's keys into it.
-	if _, err := setKey(a, org.ID, "s", "K7"); err != nil { // remembered
-		t.Fatal(err)
-	}
+	write(a, "K7") // remembered
 	optimistic := a.optimistic.Load()
 	del := store.WithObjects(ctx, store.ObjectKey{OrgID: org.ID, Name: "s"})
 	if err := b.Update(del, func(ctx context.Context, tx store.Tx) error {
@@ -226,12 +214,8 @@ func TestOptimisticBatches(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := setKey(b, org.ID, "s", "NEW"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := setKey(a, org.ID, "s", "K8"); err != nil {
-		t.Fatal(err)
-	}
+	write(b, "NEW")
+	write(a, "K8")
 	check("deleted and created again", "[K8 NEW]", optimistic, 3)
 
 	// An optimistic batch that removes a key as well (deletions, upserts,

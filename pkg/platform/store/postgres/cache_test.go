@@ -350,7 +350,8 @@ func TestOptimisticBatchesConcurrent(t *testing.T) {
 }
 
 // The cache stays within its bounds however many objects, and however
-// large, its batches touch; its size accounting matches its rows.
+// large, its batches touch; its size accounting matches its rows; what it
+// keeps about objects found changed is bounded too.
 func TestObjectCacheBounds(t *testing.T) {
 	var c objectCache
 	check := func(step string) {
@@ -382,6 +383,26 @@ func TestObjectCacheBounds(t *testing.T) {
 		}
 	}
 	check("end")
+
+	// Objects found changed, many of them twice (written through several
+	// replicas): what the cache keeps about them stays bounded too.
+	changed := func(k store.ObjectKey) {
+		keys := []store.ObjectKey{k}
+		c.forget(keys, &optimism{ids: []int64{1}, versions: []int64{1}})
+		c.markStale(keys, map[store.ObjectKey]store.Object{k: {ID: 1, Version: 2}})
+	}
+	for i := range 2 * cacheLimit { // each once: more than the cache keeps
+		changed(store.ObjectKey{OrgID: 2, Name: fmt.Sprint("once", i)})
+	}
+	for i := range cacheLimit { // each twice: kept out
+		changed(store.ObjectKey{OrgID: 2, Name: fmt.Sprint("twice", i%(cacheLimit/4))})
+	}
+	if len(c.changed) > cacheLimit || len(c.stale) > cacheLimit || len(c.suspect) > cacheLimit {
+		t.Fatalf("changed %d, stale %d, suspect %d entries (limit %d)", len(c.changed), len(c.stale), len(c.suspect), cacheLimit)
+	}
+	if len(c.stale) == 0 {
+		t.Fatal("no object found changed twice was kept out")
+	}
 }
 
 // A write that fails on a remembered row is checked too: a client that

@@ -53,7 +53,7 @@ func serveReplica(ctx context.Context, o options) error {
 	if err != nil {
 		return err
 	}
-	hs := &http.Server{Handler: srv.Handler()}
+	hs := platform.HTTPServer(srv.Handler(), nil)
 	go hs.Serve(ln)
 	fmt.Printf("listening on http://%s\n", ln.Addr())
 	io.Copy(io.Discard, os.Stdin)

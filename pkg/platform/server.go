@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"log"
 	"log/slog"
 	"net/http"
 	"os"
@@ -140,6 +141,20 @@ const DefaultCommitDelay = time.Millisecond
 // instead of 2x took a replica's CPU per merge from 66 to 50 µs in
 // bench/platform, for a few more MB.
 const ServingGCPercent = 400
+
+// HTTPServer is the http.Server that serves h as a serving process does
+// (botkit-platform serve, the benchmark's replicas): the timeouts of a
+// server facing the network, and errorLog for net/http's own errors (nil:
+// the standard logger).
+func HTTPServer(h http.Handler, errorLog *log.Logger) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       60 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		ErrorLog:          errorLog,
+	}
+}
 
 func discardLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }
 

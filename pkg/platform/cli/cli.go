@@ -10,7 +10,6 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"text/tabwriter"
@@ -149,13 +148,7 @@ func RunServe(ctx context.Context, o *ServeOptions) error {
 	if err != nil {
 		return fmt.Errorf("--listen %s: %w", o.Listen, err)
 	}
-	hs := &http.Server{
-		Handler:           srv.Handler(),
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       60 * time.Second,
-		IdleTimeout:       120 * time.Second,
-		ErrorLog:          slog.NewLogLogger(h, slog.LevelWarn),
-	}
+	hs := platform.HTTPServer(srv.Handler(), slog.NewLogLogger(h, slog.LevelWarn))
 	fmt.Fprintf(o.IO.ErrOut, "listening on http://%s\n", ln.Addr())
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()

@@ -154,14 +154,22 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 			cfg.MaxConns = 16
 		}
 	}
-	if _, set := cfg.ConnConfig.RuntimeParams["plan_cache_mode"]; !set {
-		// Every statement is prepared once per connection and looks rows up
-		// by key, so its generic plan is as good as a custom one (index
-		// lookups once autovacuum has analyzed the tables: checked with
-		// EXPLAIN on 20,000 objects); planning anew for each execution's
-		// arrays cost a batch more than running some of its statements
-		// (bench/platform).
-		cfg.ConnConfig.RuntimeParams["plan_cache_mode"] = "force_generic_plan"
+	// Every statement is prepared once per connection and looks rows up by
+	// key. Its generic plan is as good as a custom one, and planning anew
+	// for each execution's arrays cost a batch more than running some of
+	// its statements (bench/platform). But a generic plan is kept for the
+	// connection's life with the table sizes it was made with: made while
+	// objects held a few rows, it scans every page and hashes them; a set
+	// written many times a second then leaves dead row versions over tens
+	// of pages (96 pages for 32 rows in bench/platform) and every batch
+	// paid for scanning them (~10% of PostgreSQL's CPU per write with three
+	// replicas). With sequential scans off, the planner takes an index
+	// wherever one applies, whatever the statistics say; a statement that
+	// no index serves still scans (TestPlansUseIndexes).
+	for name, value := range map[string]string{"plan_cache_mode": "force_generic_plan", "enable_seqscan": "off"} {
+		if _, set := cfg.ConnConfig.RuntimeParams[name]; !set {
+			cfg.ConnConfig.RuntimeParams[name] = value
+		}
 	}
 	if cfg.ConnConfig.ConnectTimeout == 0 {
 		cfg.ConnConfig.ConnectTimeout = 5 * time.Second

@@ -120,7 +120,7 @@ export XDG_DATA_HOME=$TMP/embedded-apply
 e_first=$(timed_apply "$TMP/e1.out")
 check_lines "$TMP/e1.out" created
 u=()
-for r in 1 2 3; do
+for _ in 1 2 3; do
 	u+=("$(timed_apply "$TMP/e2.out")")
 	check_lines "$TMP/e2.out" unchanged
 done
@@ -157,7 +157,7 @@ export BOTKIT_TOKEN=$apply_token
 s_first=$(timed_apply "$TMP/s1.out")
 check_lines "$TMP/s1.out" created
 u=()
-for r in 1 2 3; do
+for _ in 1 2 3; do
 	u+=("$(timed_apply "$TMP/s2.out")")
 	check_lines "$TMP/s2.out" unchanged
 done

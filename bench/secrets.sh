@@ -98,7 +98,7 @@ run_one() {
 median() { sort -n | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
 
 for kind in set setfloor list listfloor; do run_one $kind >/dev/null; done # warm-up
-: >"$TMP/set.t" >"$TMP/setfloor.t" >"$TMP/list.t" >"$TMP/listfloor.t"
+for f in set setfloor list listfloor; do : >"$TMP/$f.t"; done
 for ((r = 1; r <= N; r++)); do
 	run_one set >>"$TMP/set.t"
 	run_one setfloor >>"$TMP/setfloor.t"

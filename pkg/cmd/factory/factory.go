@@ -7,7 +7,7 @@ package factory
 import (
 	"context"
 	"fmt"
-	"runtime/debug"
+	"strings"
 	"sync"
 
 	"github.com/botkit-dev/botkit/pkg/client"
@@ -86,16 +86,9 @@ func (w *wiring) close() error {
 
 // ClientOptions are the options every botkit client is made with.
 func ClientOptions() client.Options {
-	return client.Options{UserAgent: client.UserAgent(version())}
-}
-
-// version is botkit's module version from the build information ("dev" for
-// a build from a work tree).
-func version() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return "dev"
+	// The version's first word: a product token has no spaces.
+	v, _, _ := strings.Cut(cmdutil.BuildVersion(), " ")
+	return client.Options{UserAgent: client.UserAgent(v)}
 }
 
 // Client opens the platform client of cfg: the embedded local platform in

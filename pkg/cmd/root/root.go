@@ -14,9 +14,6 @@ import (
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
 )
 
-// Version is set at build time with -ldflags.
-var Version = "dev"
-
 // NewCmdRoot returns the botkit command tree.
 func NewCmdRoot(f *cmdutil.Factory) *cobra.Command {
 	cmd := &cobra.Command{
@@ -30,7 +27,7 @@ manages the secret sets and image pull secrets they run with.`,
   botkit apply -f secrets/ -R`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
-		Version:       Version,
+		Version:       cmdutil.BuildVersion(),
 	}
 	cmd.AddCommand(create.NewCmdCreate(f, nil), cloud.NewCmdCloud(f), auth.NewCmdAuth(f))
 	cmd.AddCommand(manifests.NewCmdApply(f, nil), manifests.NewCmdDiff(f, nil), manifests.NewCmdDelete(f, nil))

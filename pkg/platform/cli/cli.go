@@ -37,6 +37,7 @@ func NewRootCmd(st *iostreams.IOStreams) *cobra.Command {
 	root := &cobra.Command{
 		Use:           "botkit-platform",
 		Short:         "Run and administer the botkit platform service",
+		Version:       cmdutil.BuildVersion(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}

@@ -1,6 +1,7 @@
 package apply
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/botkit-dev/botkit/internal/ctxio"
 	"github.com/botkit-dev/botkit/pkg/resources"
 )
 
@@ -79,7 +81,7 @@ type Result struct {
 // grouped by organization. Objects without metadata.region keep it empty:
 // the platform puts a new object in the organization's default region and
 // leaves an existing one where it is.
-func Load(opts Options) (Result, error) {
+func Load(ctx context.Context, opts Options) (Result, error) {
 	var res Result
 	var problems []Problem
 	files, ps := expand(opts.Paths, opts.Recursive)
@@ -92,7 +94,10 @@ func Load(opts Options) (Result, error) {
 	}
 	var all []decoded
 	for _, f := range files {
-		data, err := readManifest(f.path, opts.Stdin)
+		data, err := readManifest(ctx, f.path, opts.Stdin)
+		if err != nil && ctx.Err() != nil {
+			return Result{}, ctx.Err() // interrupted
+		}
 		if err != nil {
 			all = append(all, decoded{file: f, problems: []Problem{{File: displayName(f.path), Message: err.Error()}}})
 			continue
@@ -124,7 +129,10 @@ func Load(opts Options) (Result, error) {
 	}
 	if !opts.SkipValues {
 		for _, d := range docs {
-			problems = append(problems, resolve(d, opts.Resolve)...)
+			problems = append(problems, resolve(ctx, d, opts.Resolve)...)
+			if err := ctx.Err(); err != nil {
+				return Result{}, err // interrupted while reading a fromFile
+			}
 		}
 	}
 	groups, ps := group(docs, opts.Organization)
@@ -157,22 +165,19 @@ func displayName(path string) string {
 	return path
 }
 
-func readManifest(path string, stdin io.Reader) ([]byte, error) {
-	var r io.Reader
+// readManifest reads a manifest file or stdin, giving up when ctx ends (a
+// FIFO nobody writes to blocks in open).
+func readManifest(ctx context.Context, path string, stdin io.Reader) ([]byte, error) {
+	var data []byte
+	var err error
 	if path == "-" {
 		if stdin == nil {
 			return nil, errors.New("no standard input to read")
 		}
-		r = stdin
+		data, err = ctxio.ReadAll(ctx, stdin, MaxManifestBytes)
 	} else {
-		f, err := os.Open(path)
-		if err != nil {
-			return nil, pathError(err)
-		}
-		defer f.Close()
-		r = f
+		data, err = ctxio.ReadFile(ctx, path, MaxManifestBytes)
 	}
-	data, err := io.ReadAll(io.LimitReader(r, MaxManifestBytes+1))
 	if err != nil {
 		return nil, pathError(err)
 	}

@@ -2,6 +2,7 @@ package apply
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -74,7 +75,7 @@ spec:
 
 	opts := Options{Paths: []string{filepath.Join(dir, "m"), "-"}, Stdin: stdin, Organization: "acme",
 		Resolve: ResolveOptions{LookupEnv: env(map[string]string{"OPENAI_KEY": canary, "GHCR": "u:" + canary, "A": "a"}), AllowPlaintext: true}}
-	res, err := Load(opts)
+	res, err := Load(context.Background(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,13 +105,13 @@ spec:
 
 	// -R reads subdirectories.
 	opts.Recursive, opts.Stdin, opts.Paths = true, nil, []string{filepath.Join(dir, "m")}
-	if res, err = Load(opts); err != nil || res.Groups[0].Find("deep") == nil {
+	if res, err = Load(context.Background(), opts); err != nil || res.Groups[0].Find("deep") == nil {
 		t.Errorf("recursive: %v", err)
 	}
 	// Without literals allowed, the piped set is refused.
 	opts.Recursive, opts.Stdin, opts.Paths = false, strings.NewReader("apiVersion: botkit.dev/v1\nkind: SecretSet\nmetadata: {name: piped}\nspec:\n  data:\n    LOG_LEVEL: debug\n"), []string{"-"}
 	opts.Resolve.AllowPlaintext = false
-	_, err = Load(opts)
+	_, err = Load(context.Background(), opts)
 	if ps := problems(t, err); len(ps) != 1 || !strings.HasPrefix(ps[0], "<stdin>:6: spec.data.LOG_LEVEL: a literal value") || !strings.Contains(ps[0], "--allow-plaintext") {
 		t.Errorf("plaintext: %q", ps)
 	}
@@ -162,7 +163,7 @@ spec:
 	dup := write(t, dir, "dup.json", `{"apiVersion":"botkit.dev/v1","kind":"SecretSet","metadata":{"name":"dup"},"spec":{"data":{"A":{"fromEnv":"X"}}}}`)
 	dup2 := write(t, dir, "dup2.yaml", "\n\napiVersion: botkit.dev/v1\nkind: SecretSet\nmetadata:\n  name: dup\n")
 	syntax := write(t, dir, "syntax.yaml", "apiVersion: botkit.dev/v1\nkind: SecretSet\nmetadata: {name: x\n")
-	_, err := Load(Options{Paths: []string{bad, dup, dup2, syntax, filepath.Join(dir, "missing.yaml")}, Organization: "acme",
+	_, err := Load(context.Background(), Options{Paths: []string{bad, dup, dup2, syntax, filepath.Join(dir, "missing.yaml")}, Organization: "acme",
 		Resolve: ResolveOptions{LookupEnv: env(map[string]string{"X": canary, "V": canary})}})
 	ps := problems(t, err)
 	wants := []string{
@@ -216,7 +217,7 @@ spec:
   credentials: {fromEnv: BADCREDS}
 `)
 	write(t, dir, "big.txt", strings.Repeat("x", resources.MaxValueBytes+1))
-	_, err = Load(Options{Paths: []string{src}, Organization: "acme", Resolve: ResolveOptions{LookupEnv: env(map[string]string{"BADCREDS": canary})}})
+	_, err = Load(context.Background(), Options{Paths: []string{src}, Organization: "acme", Resolve: ResolveOptions{LookupEnv: env(map[string]string{"BADCREDS": canary})}})
 	ps = problems(t, err)
 	joined = strings.Join(ps, "\n")
 	for _, w := range []string{
@@ -241,7 +242,7 @@ func TestLoadPaths(t *testing.T) {
 		t.Fatal(err)
 	}
 	write(t, dir, "empty/sub/x.yaml", "apiVersion: botkit.dev/v1\nkind: SecretSet\nmetadata: {name: x}\n")
-	_, err := Load(Options{Paths: []string{empty, "-", "-"}, Stdin: strings.NewReader("")})
+	_, err := Load(context.Background(), Options{Paths: []string{empty, "-", "-"}, Stdin: strings.NewReader("")})
 	joined := strings.Join(problems(t, err), "\n")
 	for _, w := range []string{"no .yaml, .yml or .json files in the directory (use -R for subdirectories)", "<stdin>: - (stdin) is given more than once"} {
 		if !strings.Contains(joined, w) {
@@ -249,13 +250,13 @@ func TestLoadPaths(t *testing.T) {
 		}
 	}
 	// An empty stdin holds nothing: no objects, no error.
-	res, err := Load(Options{Paths: []string{"-"}, Stdin: strings.NewReader("---\n")})
+	res, err := Load(context.Background(), Options{Paths: []string{"-"}, Stdin: strings.NewReader("---\n")})
 	if err != nil || len(res.Groups) != 0 {
 		t.Errorf("empty stdin: %v %v", res, err)
 	}
 	// Delete needs names only: value sources are not resolved.
 	f := write(t, dir, "del.yaml", "apiVersion: botkit.dev/v1\nkind: SecretSet\nmetadata: {name: x}\nspec: {data: {A: {fromEnv: UNSET_VAR}, B: literal}}\n")
-	if res, err := Load(Options{Paths: []string{f}, SkipValues: true, Organization: "o"}); err != nil || res.Groups[0].Documents[0].Name() != "x" {
+	if res, err := Load(context.Background(), Options{Paths: []string{f}, SkipValues: true, Organization: "o"}); err != nil || res.Groups[0].Documents[0].Name() != "x" {
 		t.Errorf("skip values: %v", err)
 	}
 }
@@ -297,7 +298,7 @@ apiVersion: botkit.dev/v1
 kind: SecretSet
 metadata: {name: c}
 `)
-	res, err := Load(Options{Paths: []string{m}})
+	res, err := Load(context.Background(), Options{Paths: []string{m}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -327,7 +328,7 @@ apiVersion: botkit.dev/v1
 kind: SecretSet
 metadata: {name: a, organization: acme}
 `)
-	res, err = Load(Options{Paths: []string{m}})
+	res, err = Load(context.Background(), Options{Paths: []string{m}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,15 +1,16 @@
 package apply
 
 import (
+	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 
+	"github.com/botkit-dev/botkit/internal/ctxio"
 	"github.com/botkit-dev/botkit/pkg/resources"
 )
 
@@ -82,7 +83,7 @@ type ResolveOptions struct {
 // resolve replaces every value source of doc by the literal it names and
 // checks the values against the platform's limits. Problems name the key
 // and the source, never the value.
-func resolve(doc *Document, opts ResolveOptions) []Problem {
+func resolve(ctx context.Context, doc *Document, opts ResolveOptions) []Problem {
 	var ps []Problem
 	one := func(path string, src resources.ValueSource) (string, bool) {
 		switch {
@@ -104,7 +105,7 @@ func resolve(doc *Document, opts ResolveOptions) []Problem {
 			}
 			return v, true
 		case src.FromFile != "":
-			v, err := readValueFile(doc.baseDir(opts.WorkDir), src.FromFile)
+			v, err := readValueFile(ctx, doc.baseDir(opts.WorkDir), src.FromFile)
 			if err != nil {
 				ps = append(ps, doc.problem(path, "fromFile %s: %v", printable(src.FromFile), err))
 				return "", false
@@ -191,20 +192,8 @@ func valuePath(dir, name string) string {
 // readValueFile reads a fromFile value, at most the value limit (a larger
 // file is refused without reading it all). Errors name the file, never its
 // content.
-func readValueFile(dir, name string) (string, error) {
-	f, err := os.Open(valuePath(dir, name))
-	if err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			return "", pe.Err
-		}
-		return "", err
-	}
-	defer f.Close()
-	if st, err := f.Stat(); err == nil && st.IsDir() {
-		return "", fmt.Errorf("is a directory")
-	}
-	data, err := io.ReadAll(io.LimitReader(f, resources.MaxValueBytes+1))
+func readValueFile(ctx context.Context, dir, name string) (string, error) {
+	data, err := ctxio.ReadFile(ctx, valuePath(dir, name), resources.MaxValueBytes)
 	if err != nil {
 		var pe *fs.PathError
 		if errors.As(err, &pe) {

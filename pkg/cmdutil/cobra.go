@@ -98,8 +98,10 @@ func Execute(ctx context.Context, root *cobra.Command, io *iostreams.IOStreams, 
 	if err == nil {
 		return ExitOK
 	}
-	if ctx.Err() != nil && !errors.Is(err, context.Canceled) {
-		err = WithCode(ExitInterrupted, err)
+	if ctx.Err() != nil || errors.Is(err, context.Canceled) {
+		// Interrupted (Ctrl-C, SIGTERM): exit 130 without a word, as a
+		// shell command does; "context canceled" tells the user nothing.
+		return ExitInterrupted
 	}
 	for _, line := range ErrorLines(err) {
 		fmt.Fprintf(io.ErrOut, "error: %s\n", line)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/botkit-dev/botkit/internal/ctxio"
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
 	"github.com/botkit-dev/botkit/pkg/iostreams"
 	"github.com/botkit-dev/botkit/pkg/prompter"
@@ -297,19 +298,14 @@ func generate(ctx context.Context, io *iostreams.IOStreams, cfg scaffold.Config,
 // with -c - on a terminal or a FIFO nobody writes to.
 func readConfigFile(ctx context.Context, opts *Options) (scaffold.Partial, error) {
 	name := opts.ConfigFile
-	open := func() (io.ReadCloser, error) { return os.Open(absJoin(opts.WorkingDir, name)) }
+	var data []byte
+	var err error
 	if name == "-" {
 		name = "<stdin>"
-		open = func() (io.ReadCloser, error) { return io.NopCloser(opts.IO.In), nil }
+		data, err = ctxio.ReadAll(ctx, opts.IO.In, scaffold.MaxConfigSize)
+	} else {
+		data, err = ctxio.ReadFile(ctx, absJoin(opts.WorkingDir, name), scaffold.MaxConfigSize)
 	}
-	data, err := cmdutil.Interruptible(ctx, func() ([]byte, error) {
-		f, err := open()
-		if err != nil {
-			return nil, err
-		}
-		defer f.Close()
-		return io.ReadAll(io.LimitReader(f, scaffold.MaxConfigSize+1))
-	})
 	if err != nil && ctx.Err() != nil {
 		// The read stays blocked; the process is ending.
 		return scaffold.Partial{}, fmt.Errorf("--config: interrupted while reading %s: %w", name, ctx.Err())

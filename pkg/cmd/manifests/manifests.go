@@ -23,6 +23,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/botkit-dev/botkit/internal/ctxio"
 	"github.com/botkit-dev/botkit/pkg/apply"
 	"github.com/botkit-dev/botkit/pkg/client"
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
@@ -103,13 +104,13 @@ func (s *Scope) load(ctx context.Context, o loadOptions) ([]apply.Group, error) 
 	}
 	if slices.Contains(s.Files, "-") {
 		// Read stdin here, where an interrupt can end the wait.
-		data, err := cmdutil.ReadInput(ctx, s.IO.In, apply.MaxManifestBytes)
+		data, err := ctxio.ReadAll(ctx, s.IO.In, apply.MaxManifestBytes)
 		if err != nil {
 			return nil, err
 		}
 		opts.Stdin = bytes.NewReader(data)
 	}
-	res, err := apply.Load(opts)
+	res, err := apply.Load(ctx, opts)
 	for _, n := range res.Notes {
 		fmt.Fprintf(s.IO.ErrOut, "note: %s\n", n)
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/botkit-dev/botkit/internal/ctxio"
 	"github.com/botkit-dev/botkit/pkg/client"
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
 	"github.com/botkit-dev/botkit/pkg/printers"
@@ -39,6 +40,9 @@ type ImagePullSecretOptions struct {
 	Print        *printers.Flags
 	OutputSet    bool
 }
+
+// maxDockerConfigBytes bounds the Docker config file read.
+const maxDockerConfigBytes = 4 << 20
 
 // dockerConfigDefault is the NoOptDefVal of --from-docker-config, replaced
 // by ~/.docker/config.json.
@@ -172,7 +176,7 @@ func ipsCredentials(ctx context.Context, opts *ImagePullSecretOptions, host stri
 		if !opts.Encode {
 			return "", false, cmdutil.FlagErrorf("--encode=false applies to CREDENTIALS; --from-docker-config reads encoded credentials already")
 		}
-		auth, err := dockerConfigAuth(opts, host)
+		auth, err := dockerConfigAuth(ctx, opts, host)
 		return auth, true, err
 	}
 	if opts.HasCreds {
@@ -211,7 +215,7 @@ func ipsCredentials(ctx context.Context, opts *ImagePullSecretOptions, host stri
 // readLine reads the first line of r (without its line ending), giving up
 // when ctx ends.
 func readLine(ctx context.Context, r io.Reader) (string, error) {
-	s, err := cmdutil.Interruptible(ctx, func() (string, error) {
+	s, err := ctxio.Do(ctx, func() (string, error) {
 		br := bufio.NewReaderSize(io.LimitReader(r, 16<<10), 16<<10)
 		s, err := br.ReadString('\n')
 		if err == io.EOF {
@@ -241,7 +245,7 @@ type dockerAuth struct {
 
 // dockerConfigAuth returns the base64 "user:pass" stored for host in the
 // Docker config file. Errors name the file and the host, never a value.
-func dockerConfigAuth(opts *ImagePullSecretOptions, host string) (string, error) {
+func dockerConfigAuth(ctx context.Context, opts *ImagePullSecretOptions, host string) (string, error) {
 	path := opts.DockerConfig
 	if path == dockerConfigDefault {
 		home, err := opts.HomeDir()
@@ -250,13 +254,19 @@ func dockerConfigAuth(opts *ImagePullSecretOptions, host string) (string, error)
 		}
 		path = filepath.Join(home, ".docker", "config.json")
 	}
-	b, err := os.ReadFile(path)
+	b, err := ctxio.ReadFile(ctx, path, maxDockerConfigBytes)
+	if err != nil && ctx.Err() != nil {
+		return "", err // interrupted
+	}
 	if err != nil {
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
 			err = pe.Err
 		}
 		return "", cmdutil.FlagErrorf("--from-docker-config: %s: %v", path, err)
+	}
+	if len(b) > maxDockerConfigBytes {
+		return "", cmdutil.FlagErrorf("--from-docker-config: %s is larger than %d MiB", path, maxDockerConfigBytes>>20)
 	}
 	var cfg dockerConfig
 	if err := json.Unmarshal(b, &cfg); err != nil {

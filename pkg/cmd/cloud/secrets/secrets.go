@@ -18,6 +18,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/botkit-dev/botkit/internal/ctxio"
 	"github.com/botkit-dev/botkit/pkg/client"
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
 	"github.com/botkit-dev/botkit/pkg/iostreams"
@@ -211,7 +212,7 @@ func waitFor(ctx context.Context, s *Scope, c *client.Client, org string, o reso
 // naming what) and gives up when ctx ends (Ctrl-C while waiting on stdin is
 // exit 130).
 func readInput(ctx context.Context, r io.Reader, limit int64, what string) ([]byte, error) {
-	b, err := cmdutil.ReadInput(ctx, r, limit)
+	b, err := ctxio.ReadAll(ctx, r, limit)
 	switch {
 	case err != nil && ctx.Err() != nil:
 		return nil, err // interrupted

@@ -341,3 +341,49 @@ metadata: {name: a, organization: acme}
 		t.Fatalf("duplicate: %v", err)
 	}
 }
+
+// Values that cannot become environment variables — invalid UTF-8, a NUL
+// byte — are refused whatever their source, at file:line with the key, never
+// the value (the same check as KEY=value arguments and dotenv files).
+func TestLoadRefusesValuesNotEnvironmentVariables(t *testing.T) {
+	dir := t.TempDir()
+	m := write(t, dir, "m.yaml", `apiVersion: botkit.dev/v1
+kind: SecretSet
+metadata: {name: bad}
+spec:
+  data:
+    FILE_UTF8: {fromFile: utf8.bin}
+    FILE_NUL: {fromFile: nul.bin}
+    ENV_NUL: {fromEnv: WITH_NUL}
+    LIT_NUL: "`+canary+`\0tail"
+    OK: {fromFile: ok.txt}
+---
+apiVersion: botkit.dev/v1
+kind: ImagePullSecret
+metadata: {name: creds}
+spec:
+  host: ghcr.io
+  credentials: {fromFile: creds.bin}
+`)
+	write(t, dir, "utf8.bin", canary+"\xff\xfeX")
+	write(t, dir, "nul.bin", canary+"\x00")
+	write(t, dir, "ok.txt", "fine ✓")
+	write(t, dir, "creds.bin", "user:"+canary+"\xff")
+	_, err := Load(context.Background(), Options{Paths: []string{m}, Organization: "acme", Resolve: ResolveOptions{
+		AllowPlaintext: true, LookupEnv: env(map[string]string{"WITH_NUL": canary + "\x00"})}})
+	joined := strings.Join(problems(t, err), "\n")
+	for _, w := range []string{
+		m + ":6: spec.data.FILE_UTF8: fromFile utf8.bin: value is not valid UTF-8",
+		m + ":7: spec.data.FILE_NUL: fromFile nul.bin: value holds a NUL byte, which an environment variable cannot hold",
+		m + ":8: spec.data.ENV_NUL: fromEnv WITH_NUL: value holds a NUL byte, which an environment variable cannot hold",
+		m + ":9: spec.data.LIT_NUL: value holds a NUL byte, which an environment variable cannot hold",
+		m + ":17: spec.credentials: must be a single line of UTF-8 text",
+	} {
+		if !strings.Contains(joined, w) {
+			t.Errorf("missing problem %s\ngot:\n%s", w, joined)
+		}
+	}
+	if strings.Contains(joined, "OK") || strings.Contains(joined, canary) {
+		t.Errorf("a problem about a good key, or holding a value:\n%s", joined)
+	}
+}

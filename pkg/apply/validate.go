@@ -126,7 +126,12 @@ func resolve(ctx context.Context, doc *Document, opts ResolveOptions) []Problem 
 				continue
 			}
 			if err := resources.ValidateValue(k, v); err != nil {
-				ps = append(ps, doc.problem(path, "%v", err))
+				// "spec.data.K: fromFile x.bin: value is not valid UTF-8"
+				msg := err.Error()
+				if ve, ok := errors.AsType[*resources.ValueError](err); ok {
+					msg = ve.Problem
+				}
+				ps = append(ps, doc.problem(path, "%s%s", sourceOf(spec.Data[k]), msg))
 				continue
 			}
 			total += resources.SetSize(k, len(v))
@@ -152,6 +157,18 @@ func resolve(ctx context.Context, doc *Document, opts ResolveOptions) []Problem 
 		spec.Credentials = &lit
 	}
 	return ps
+}
+
+// sourceOf names where a value came from, for a problem with the value:
+// "fromFile PATH: ", "fromEnv VAR: " or "" for a literal.
+func sourceOf(src resources.ValueSource) string {
+	switch {
+	case src.FromFile != "":
+		return "fromFile " + printable(src.FromFile) + ": "
+	case src.FromEnv != "":
+		return "fromEnv " + printable(src.FromEnv) + ": "
+	}
+	return ""
 }
 
 // baseDir is the directory fromFile paths of the document are relative to.

@@ -2,6 +2,7 @@ package resources
 
 import (
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
@@ -32,10 +33,14 @@ func TestValidateKey(t *testing.T) {
 
 func TestValidateValueNeverEchoes(t *testing.T) {
 	const secret = "hunter2-secret"
-	for _, v := range []string{secret + strings.Repeat("x", MaxValueBytes), secret + "\xff"} {
+	for _, v := range []string{secret + strings.Repeat("x", MaxValueBytes), secret + "\xff", secret + "\x00x", "\x00"} {
 		err := ValidateValue("KEY", v)
 		if err == nil {
 			t.Fatalf("value accepted")
+		}
+		var ve *ValueError
+		if !errors.As(err, &ve) || ve.Key != "KEY" {
+			t.Errorf("error %T %v, want a *ValueError for KEY", err, err)
 		}
 		if strings.Contains(err.Error(), "hunter2") || !strings.Contains(err.Error(), "KEY") {
 			t.Errorf("error %q: must name the key and not echo the value", err)

@@ -3,6 +3,7 @@ package secrets
 import (
 	"bufio"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -283,6 +284,9 @@ func dockerConfigAuth(ctx context.Context, opts *ImagePullSecretOptions, host st
 	for k, a := range cfg.Auths {
 		found = append(found, k)
 		if registryKey(k) == want && a.Auth != "" {
+			if err := checkDockerAuth(a.Auth); err != nil {
+				return "", cmdutil.FlagErrorf("--from-docker-config: %s: the \"auth\" of auths entry %q %v", path, printableKey(k), err)
+			}
 			return a.Auth, nil
 		}
 	}
@@ -298,6 +302,31 @@ func dockerConfigAuth(ctx context.Context, opts *ImagePullSecretOptions, host st
 		has = strings.Join(found, ", ")
 	}
 	return "", cmdutil.FlagErrorf("--from-docker-config: %s has no credentials for %s (auths has: %s); run docker login %s first", path, hostPort(host), has, hostPort(host))
+}
+
+// checkDockerAuth checks the "auth" of a config.json entry: base64 of
+// username:password, as docker login writes it. The error describes the
+// problem without the value.
+func checkDockerAuth(auth string) error {
+	if _, err := base64.StdEncoding.DecodeString(strings.TrimSpace(auth)); err != nil {
+		return errors.New("is not valid base64 (docker login stores base64 of username:password)")
+	}
+	if _, _, err := resources.ParseCredentials(auth, true); err != nil {
+		problem := err.Error()
+		if fe, ok := errors.AsType[*resources.FieldError](err); ok {
+			problem = fe.Problem
+		}
+		return fmt.Errorf("does not decode to username:password: %s", problem)
+	}
+	return nil
+}
+
+// printableKey shortens a config.json key for a message.
+func printableKey(k string) string {
+	if len(k) > 128 {
+		k = k[:128] + "..."
+	}
+	return strings.ToValidUTF8(k, "?")
 }
 
 // hostPort returns the host[:port] of a normalized registry address.

@@ -36,7 +36,7 @@ type Options struct {
 	Organization string
 	// SkipValues loads the objects without resolving their value sources
 	// (for delete, which needs only names). Literal values are then not
-	// refused either.
+	// refused either, nor a document without spec.
 	SkipValues bool
 	// Resolve says where value sources are read from.
 	Resolve ResolveOptions
@@ -102,7 +102,7 @@ func Load(ctx context.Context, opts Options) (Result, error) {
 			all = append(all, decoded{file: f, problems: []Problem{{File: displayName(f.path), Message: err.Error()}}})
 			continue
 		}
-		ds, ps, notes := Decode(displayName(f.path), data)
+		ds, ps, notes := decode(displayName(f.path), data, opts.SkipValues)
 		all = append(all, decoded{f, ds, ps, notes})
 	}
 	// A file found in a directory that a manifest reads with fromFile (say

@@ -67,8 +67,8 @@ spec:
 	write(t, dir, "m/list.json", `{"apiVersion":"botkit.dev/v1","kind":"List","items":[
   {"apiVersion":"botkit.dev/v1","kind":"SecretSet","metadata":{"name":"from-list"},"spec":{"data":{"A":{"fromEnv":"A"}}}}
 ]}
-{"apiVersion":"botkit.dev/v1","kind":"SecretSet","metadata":{"name":"second-json"}}`)
-	write(t, dir, "m/sub/deep.yml", "apiVersion: botkit.dev/v1\nkind: SecretSet\nmetadata: {name: deep}\n")
+{"apiVersion":"botkit.dev/v1","kind":"SecretSet","metadata":{"name":"second-json"},"spec":{"data":{}}}`)
+	write(t, dir, "m/sub/deep.yml", "apiVersion: botkit.dev/v1\nkind: SecretSet\nmetadata: {name: deep}\nspec: {data: {}}\n")
 	write(t, dir, "m/notes.txt", "not a manifest")
 	write(t, dir, "m/project.yaml", "apiVersion: botkit.dev/v1\nkind: ProjectConfig\nmetadata: {name: my-bot}\nspec: {bot_type: web}\n")
 	stdin := strings.NewReader("apiVersion: botkit.dev/v1\nkind: SecretSet\nmetadata: {name: piped}\nspec:\n  data:\n    LOG_LEVEL: debug\n")
@@ -161,7 +161,7 @@ spec:
     K: {fromEnv: V, fromFile: f}
 `)
 	dup := write(t, dir, "dup.json", `{"apiVersion":"botkit.dev/v1","kind":"SecretSet","metadata":{"name":"dup"},"spec":{"data":{"A":{"fromEnv":"X"}}}}`)
-	dup2 := write(t, dir, "dup2.yaml", "\n\napiVersion: botkit.dev/v1\nkind: SecretSet\nmetadata:\n  name: dup\n")
+	dup2 := write(t, dir, "dup2.yaml", "\n\napiVersion: botkit.dev/v1\nkind: SecretSet\nmetadata:\n  name: dup\nspec: {data: {}}\n")
 	syntax := write(t, dir, "syntax.yaml", "apiVersion: botkit.dev/v1\nkind: SecretSet\nmetadata: {name: x\n")
 	_, err := Load(context.Background(), Options{Paths: []string{bad, dup, dup2, syntax, filepath.Join(dir, "missing.yaml")}, Organization: "acme",
 		Resolve: ResolveOptions{LookupEnv: env(map[string]string{"X": canary, "V": canary})}})
@@ -289,14 +289,17 @@ func TestRegroup(t *testing.T) {
 	m := write(t, dir, "m.yaml", `apiVersion: botkit.dev/v1
 kind: SecretSet
 metadata: {name: a}
+spec: {data: {}}
 ---
 apiVersion: botkit.dev/v1
 kind: SecretSet
 metadata: {name: b, organization: acme}
+spec: {data: {}}
 ---
 apiVersion: botkit.dev/v1
 kind: SecretSet
 metadata: {name: c}
+spec: {data: {}}
 `)
 	res, err := Load(context.Background(), Options{Paths: []string{m}})
 	if err != nil {
@@ -323,10 +326,12 @@ metadata: {name: c}
 	write(t, dir, "m.yaml", `apiVersion: botkit.dev/v1
 kind: SecretSet
 metadata: {name: a}
+spec: {data: {}}
 ---
 apiVersion: botkit.dev/v1
 kind: SecretSet
 metadata: {name: a, organization: acme}
+spec: {data: {}}
 `)
 	res, err = Load(context.Background(), Options{Paths: []string{m}})
 	if err != nil {
@@ -337,7 +342,7 @@ metadata: {name: a, organization: acme}
 	}
 	_, err = Regroup(res.Groups, "acme")
 	var le *Error
-	if !errors.As(err, &le) || len(le.Problems) != 1 || le.Problems[0].Line != 7 || !strings.Contains(le.Problems[0].Message, "m.yaml:3") {
+	if !errors.As(err, &le) || len(le.Problems) != 1 || le.Problems[0].Line != 8 || !strings.Contains(le.Problems[0].Message, "m.yaml:3") {
 		t.Fatalf("duplicate: %v", err)
 	}
 }
@@ -385,5 +390,36 @@ spec:
 	}
 	if strings.Contains(joined, "OK") || strings.Contains(joined, canary) {
 		t.Errorf("a problem about a good key, or holding a value:\n%s", joined)
+	}
+}
+
+// A SecretSet without spec or spec.data (missing, empty, null) would wipe
+// the set: apply makes it equal its manifest. It is refused at its line, as
+// an ImagePullSecret without spec is; spec: {data: {}} empties a set on
+// purpose.
+func TestDecodeSecretSetSpecRequired(t *testing.T) {
+	const head = "apiVersion: botkit.dev/v1\nkind: SecretSet\nmetadata: {name: app}\n"
+	for _, c := range []struct{ src, want string }{
+		{head, "m.yaml:1: spec is required; an empty secret set is spec: {data: {}}"},
+		{head + "spec:\n", "m.yaml:4: spec is required (it is null here); an empty secret set is spec: {data: {}}"},
+		{head + "spec: null\n", "m.yaml:4: spec is required (it is null here); an empty secret set is spec: {data: {}}"},
+		{head + "spec: ~\n", "m.yaml:4: spec is required (it is null here); an empty secret set is spec: {data: {}}"},
+		{head + "spec: {}\n", "m.yaml:4: spec.data is required; an empty secret set is spec: {data: {}}"},
+		{head + "spec:\n  data:\n", "m.yaml:5: spec.data is required (it is null here); an empty secret set is spec: {data: {}}"},
+		{`{"apiVersion":"botkit.dev/v1","kind":"SecretSet","metadata":{"name":"app"},"spec":null}`, "m.yaml:1: spec is required (it is null here); an empty secret set is spec: {data: {}}"},
+		{"apiVersion: botkit.dev/v1\nkind: ImagePullSecret\nmetadata: {name: reg}\nspec:\n", "m.yaml:4: spec is required (it is null here)"},
+	} {
+		docs, ps, _ := Decode("m.yaml", []byte(c.src))
+		var got []string
+		for _, p := range ps {
+			got = append(got, p.String())
+		}
+		if len(docs) != 0 || len(got) != 1 || got[0] != c.want {
+			t.Errorf("%q: %d documents, problems %q; want only %q", c.src, len(docs), got, c.want)
+		}
+	}
+	docs, ps, _ := Decode("m.yaml", []byte(head+"spec: {data: {}}\n"))
+	if len(ps) != 0 || len(docs) != 1 {
+		t.Fatalf("an intentionally empty set: %v", ps)
 	}
 }

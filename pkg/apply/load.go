@@ -29,6 +29,10 @@ type Options struct {
 	// Recursive walks directories into their subdirectories (-R); without
 	// it only the files directly in a named directory are read.
 	Recursive bool
+	// EmptyDirs accepts a directory without manifests (apply --prune: the
+	// last manifest of an apply set was removed); otherwise it is a
+	// problem.
+	EmptyDirs bool
 	// Stdin is read for "-".
 	Stdin io.Reader
 	// Organization is the organization of objects whose manifest names
@@ -84,7 +88,7 @@ type Result struct {
 func Load(ctx context.Context, opts Options) (Result, error) {
 	var res Result
 	var problems []Problem
-	files, ps := expand(opts.Paths, opts.Recursive)
+	files, ps := expand(opts.Paths, opts.Recursive, opts.EmptyDirs)
 	problems = append(problems, ps...)
 	type decoded struct {
 		file     manifestFile
@@ -208,7 +212,7 @@ func manifestExt(name string) bool {
 // expand turns the paths into files: a named file is read whatever its
 // extension; a directory contributes its .yaml, .yml and .json files (in
 // name order; with recursive, those of its subdirectories too).
-func expand(paths []string, recursive bool) ([]manifestFile, []Problem) {
+func expand(paths []string, recursive, emptyDirs bool) ([]manifestFile, []Problem) {
 	var files []manifestFile
 	var problems []Problem
 	stdin := false
@@ -254,7 +258,7 @@ func expand(paths []string, recursive bool) ([]manifestFile, []Problem) {
 		if err != nil {
 			problems = append(problems, Problem{File: p, Message: err.Error()})
 		}
-		if len(files) == before {
+		if len(files) == before && !emptyDirs {
 			hint := ""
 			if !recursive {
 				hint = " (use -R for subdirectories)"

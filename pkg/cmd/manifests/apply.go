@@ -21,6 +21,7 @@ type ApplyOptions struct {
 	Prune          bool
 	Selector       string
 	ApplySet       string
+	AllowEmpty     bool // --allow-empty: --prune with no object in the manifests
 	Wait           bool
 	Output         string // "" (one line per object), json, yaml, name
 }
@@ -77,7 +78,7 @@ names only).`,
 	addScopeFlags(cmd, &opts.Scope, "apply")
 	addAllowPlaintextFlag(cmd, &opts.AllowPlaintext)
 	addDryRunFlag(cmd, &opts.DryRun, "check locally, send nothing", "the platform says what would change")
-	addPruneFlags(cmd, &opts.Prune, &opts.Selector, &opts.ApplySet)
+	addPruneFlags(cmd, &opts.Prune, &opts.Selector, &opts.ApplySet, &opts.AllowEmpty)
 	cmd.Flags().BoolVar(&opts.Wait, "wait", false, "Wait until every applied object is ready or failed (any failed exits 1)")
 	cmd.Flags().StringVarP(&opts.Output, "output", "o", "", "Print the resulting objects instead of one line each: json, yaml or name")
 	return cmd
@@ -98,14 +99,18 @@ func runApply(ctx context.Context, opts *ApplyOptions) error {
 	if err := checkOutput(opts.Output); err != nil {
 		return err
 	}
-	if err := checkPrune(opts.Prune, opts.Selector, opts.ApplySet); err != nil {
+	if err := checkPrune(opts.Prune, opts.Selector, opts.ApplySet, opts.AllowEmpty); err != nil {
 		return err
 	}
 	if opts.Wait && opts.DryRun != DryRunNone {
 		return cmdutil.FlagErrorf("--wait: nothing is written with --dry-run, so there is nothing to wait for")
 	}
-	groups, err := opts.load(ctx, loadOptions{allowPlaintext: opts.AllowPlaintext, local: opts.DryRun == DryRunClient})
+	local := opts.DryRun == DryRunClient
+	groups, err := opts.load(ctx, loadOptions{allowPlaintext: opts.AllowPlaintext, local: local, prune: opts.Prune})
 	if err != nil {
+		return err
+	}
+	if groups, err = opts.pruneGroups(ctx, groups, opts.Prune, opts.Selector, opts.ApplySet, opts.AllowEmpty, local); err != nil {
 		return err
 	}
 	if opts.DryRun == DryRunClient {

@@ -63,7 +63,8 @@ CREDENTIALS are "username:password". Without them botkit prompts for the
 username and a hidden password on a terminal, or reads one line
 "username:password" from stdin otherwise. --from-docker-config takes them from
 the "auths" entry for HOST of a Docker config.json (default
-~/.docker/config.json), as "docker login" stored them.
+~/.docker/config.json), as "docker login" stored them;
+"--from-docker-config PATH" after NAME HOST reads PATH when it is a file.
 
 --encode=false (or --no-encode) takes CREDENTIALS already base64-encoded and
 checks they decode to "username:password".
@@ -171,8 +172,14 @@ func runImagePullSecret(ctx context.Context, opts *ImagePullSecretOptions) error
 // whether they are base64-encoded.
 func ipsCredentials(ctx context.Context, opts *ImagePullSecretOptions, host string) (string, bool, error) {
 	if opts.DockerConfig != "" {
+		if opts.HasCreds && opts.DockerConfig == dockerConfigDefault && isFile(opts.Credentials) {
+			// "--from-docker-config PATH", with a space as every other
+			// path flag is written: the flag's value is optional, so PATH
+			// came as CREDENTIALS. Credentials never name an existing file.
+			opts.DockerConfig, opts.Credentials, opts.HasCreds = opts.Credentials, "", false
+		}
 		if opts.HasCreds {
-			return "", false, &cmdutil.ArgsError{Err: errors.New("give CREDENTIALS or --from-docker-config, not both")}
+			return "", false, &cmdutil.ArgsError{Err: errors.New("give CREDENTIALS or --from-docker-config, not both (name a config file with --from-docker-config=PATH, or --from-docker-config PATH after NAME HOST)")}
 		}
 		if !opts.Encode {
 			return "", false, cmdutil.FlagErrorf("--encode=false applies to CREDENTIALS; --from-docker-config reads encoded credentials already")
@@ -211,6 +218,12 @@ func ipsCredentials(ctx context.Context, opts *ImagePullSecretOptions, host stri
 		return "", false, &cmdutil.ArgsError{Err: errors.New("no credentials: give CREDENTIALS (username:password), --from-docker-config, or one line username:password on stdin")}
 	}
 	return line, !opts.Encode, nil
+}
+
+// isFile reports whether p names an existing file (not a directory).
+func isFile(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && !st.IsDir()
 }
 
 // readLine reads the first line of r (without its line ending), giving up

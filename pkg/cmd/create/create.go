@@ -18,6 +18,7 @@ import (
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
 	"github.com/botkit-dev/botkit/pkg/iostreams"
 	"github.com/botkit-dev/botkit/pkg/prompter"
+	"github.com/botkit-dev/botkit/pkg/resources"
 	"github.com/botkit-dev/botkit/pkg/scaffold"
 )
 
@@ -288,7 +289,7 @@ func generate(ctx context.Context, io *iostreams.IOStreams, cfg scaffold.Config,
 	}
 	fmt.Fprintln(io.Out, dir)
 	if io.ShowProgress() {
-		fmt.Fprintf(io.ErrOut, "✓ Created %s (%d files) in %s\n\n%s", cfg.ProjectName, len(files), dir, scaffold.NextSteps(cfg, dir))
+		fmt.Fprintf(io.ErrOut, "✓ Created %s (%s) in %s\n\n%s", cfg.ProjectName, resources.Plural(len(files), "file"), dir, scaffold.NextSteps(cfg, dir))
 	}
 	return nil
 }

@@ -343,7 +343,7 @@ func TestUnsetAndDeleteConfirm(t *testing.T) {
 	e.terminal()
 	p := prompter.NewFake(t,
 		prompter.Answer{Match: "Remove key A from secretset/demo?", Value: true},
-		prompter.Answer{Match: "Delete secretset/demo (1 keys, region us-west)?", Value: false},
+		prompter.Answer{Match: "Delete secretset/demo (1 key, region us-west)?", Value: false},
 	)
 	s := e.scope(p)
 	if err := runUnset(context.Background(), &UnsetOptions{Scope: s, Name: "demo", Key: "A"}); err != nil {

@@ -172,8 +172,8 @@ func runSet(ctx context.Context, opts *SetOptions) error {
 		}
 		if attempt >= maxConditionalAttempts && !opts.Skip {
 			return cmdutil.WithCode(cmdutil.ExitConflict, fmt.Errorf(
-				"%s keeps changing while writing (%d attempts); run the command again",
-				ref(resources.KindSecretSet, opts.Name), attempt))
+				"%s keeps changing while writing (%s); run the command again",
+				ref(resources.KindSecretSet, opts.Name), resources.Plural(attempt, "attempt")))
 		}
 		backoff(ctx, attempt)
 	}

@@ -382,7 +382,7 @@ spec:
 		m + ":7: spec.data.FILE_NUL: fromFile nul.bin: value holds a NUL byte, which an environment variable cannot hold",
 		m + ":8: spec.data.ENV_NUL: fromEnv WITH_NUL: value holds a NUL byte, which an environment variable cannot hold",
 		m + ":9: spec.data.LIT_NUL: value holds a NUL byte, which an environment variable cannot hold",
-		m + ":17: spec.credentials: must be a single line of UTF-8 text",
+		m + ":17: spec.credentials: value is not valid UTF-8",
 	} {
 		if !strings.Contains(joined, w) {
 			t.Errorf("missing problem %s\ngot:\n%s", w, joined)

@@ -302,15 +302,20 @@ func ParseCredentials(creds string, encoded bool) (username, b64 string, err err
 		}
 		plain = string(dec)
 	}
+	if len(plain) > 8192 {
+		return "", "", credentialsError("longer than 8192 bytes")
+	}
+	// The check of every value (UTF-8, no NUL), then what credentials need
+	// more: one line, username:password.
+	if err := ValidateValue("credentials", plain); err != nil {
+		return "", "", credentialsError(err.(*ValueError).Problem)
+	}
+	if strings.ContainsAny(plain, "\r\n") {
+		return "", "", credentialsError("must be a single line")
+	}
 	user, pass, ok := strings.Cut(plain, ":")
 	if !ok || user == "" || pass == "" {
 		return "", "", credentialsError("want <username>:<password> with both parts non-empty")
-	}
-	if !utf8.ValidString(plain) || strings.ContainsAny(plain, "\r\n\x00") {
-		return "", "", credentialsError("must be a single line of UTF-8 text")
-	}
-	if len(plain) > 8192 {
-		return "", "", credentialsError("longer than 8192 bytes")
 	}
 	return user, base64.StdEncoding.EncodeToString([]byte(plain)), nil
 }

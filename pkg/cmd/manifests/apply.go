@@ -55,7 +55,10 @@ unless --allow-plaintext: manifests live in git.
 --prune -l key=value deletes, in the same transaction, objects that apply
 wrote, that match the selector, that the manifests no longer name and that
 belong to no other apply set (--applyset NAME). An object created with
-` + "`botkit cloud secrets set`" + ` is never pruned, whatever its labels.
+` + "`botkit cloud secrets set`" + ` is never pruned, whatever its labels. Manifests
+that hold no object still prune (the last one was removed): with --applyset
+the set, without it only with --allow-empty, since the selector alone would
+choose every object to delete.
 
 Output is one line per object, never a value:
   secretset/NAME created|configured|unchanged|pruned

@@ -76,6 +76,7 @@ func params(t *testing.T, dir string, remote bool) testscript.Params {
 			"exits":     cmdExits,
 			"nocanary":  cmdNoCanary,
 			"interrupt": cmdInterrupt,
+			"mkfifo":    cmdMkfifo,
 			"registry":  cmdRegistry,
 			"platform":  cmdOtherPlatform(t),
 			"readme":    cmdReadme,
@@ -316,12 +317,27 @@ func cmdNoCanary(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Logf("nocanary: %d files checked", files)
 }
 
+// cmdMkfifo makes a named pipe (FIFO) that nobody writes to: opening it
+// for reading blocks until a writer comes: mkfifo PATH.
+func cmdMkfifo(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: mkfifo PATH")
+	}
+	ts.Check(syscall.Mkfifo(ts.MkAbs(args[0]), 0o600))
+}
+
 // cmdInterrupt starts a command whose stdin stays open and empty, sends it
-// SIGINT after a second and checks that it exits 130 without the canary in
-// its output: interrupt CMD [ARGS...].
+// SIGINT after a second and checks that it exits 130 within 3 seconds,
+// quietly (nothing on stderr: an interrupt is no error to report) and
+// without the canary in its output: interrupt [-TERM] CMD [ARGS...] (-TERM
+// sends SIGTERM instead).
 func cmdInterrupt(ts *testscript.TestScript, neg bool, args []string) {
+	sig := syscall.SIGINT
+	if len(args) > 0 && args[0] == "-TERM" {
+		sig, args = syscall.SIGTERM, args[1:]
+	}
 	if neg || len(args) < 1 {
-		ts.Fatalf("usage: interrupt command [args...]")
+		ts.Fatalf("usage: interrupt [-TERM] command [args...]")
 	}
 	path := lookPath(ts, args[0])
 	cmd := exec.Command(path, args[1:]...)
@@ -334,14 +350,14 @@ func cmdInterrupt(ts *testscript.TestScript, neg bool, args []string) {
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	ts.Check(cmd.Start())
 	time.Sleep(time.Second)
-	ts.Check(cmd.Process.Signal(syscall.SIGINT))
+	ts.Check(cmd.Process.Signal(sig))
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	select {
 	case err = <-done:
-	case <-time.After(10 * time.Second):
+	case <-time.After(3 * time.Second):
 		cmd.Process.Kill()
-		ts.Fatalf("still running 10s after SIGINT")
+		ts.Fatalf("still running 3s after %v", sig)
 	}
 	code := 0
 	var ee *exec.ExitError
@@ -355,7 +371,10 @@ func cmdInterrupt(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("the canary value shows in the output")
 	}
 	if code != 130 {
-		ts.Fatalf("exit code %d after SIGINT, want 130", code)
+		ts.Fatalf("exit code %d after %v, want 130", code, sig)
+	}
+	if errOut.Len() > 0 {
+		ts.Fatalf("stderr after %v: %q, want nothing", sig, errOut.String())
 	}
 }
 

@@ -24,6 +24,7 @@ type Document struct {
 	seq    int             // position among the documents Load read
 	lines  map[string]int  // field path → line
 	bad    map[string]bool // fields that did not decode
+	null   map[string]bool // fields set to null (spec:, spec: null, spec: ~)
 }
 
 // has reports whether the manifest set the field at path and it decoded.
@@ -80,7 +81,13 @@ func (d *Document) problemAt(path string, err error) Problem {
 // either. ProjectConfig documents are skipped with a note. Every problem
 // found is returned, each with file:line; problems never hold a value.
 func Decode(file string, data []byte) (docs []*Document, problems []Problem, notes []string) {
-	d := &decoder{file: file}
+	return decode(file, data, false)
+}
+
+// decode is Decode; namesOnly (delete -f, which needs the objects' names
+// only) does not require spec.
+func decode(file string, data []byte, namesOnly bool) (docs []*Document, problems []Problem, notes []string) {
+	d := &decoder{file: file, namesOnly: namesOnly}
 	for _, chunk := range splitDocuments(file, data, &d.problems) {
 		d.document(chunk.node, chunk.lineOffset, false)
 	}
@@ -163,10 +170,11 @@ func jsonMessage(err error) string {
 }
 
 type decoder struct {
-	file     string
-	docs     []*Document
-	problems []Problem
-	notes    []string
+	file      string
+	namesOnly bool
+	docs      []*Document
+	problems  []Problem
+	notes     []string
 }
 
 func (d *decoder) addf(line int, format string, args ...any) {
@@ -238,7 +246,7 @@ func (d *decoder) document(n *yaml.Node, lineOffset int, inList bool) {
 		d.addf(kindNode.Line+lineOffset, "kind: unknown kind %q (want %s)", printable(kind), strings.Join(kinds(), ", "))
 		return
 	}
-	doc := &Document{File: d.file, Line: line, lines: map[string]int{}, bad: map[string]bool{}}
+	doc := &Document{File: d.file, Line: line, lines: map[string]int{}, bad: map[string]bool{}, null: map[string]bool{}}
 	var target reflect.Value
 	if kind == resources.KindSecretSet {
 		doc.Object.SecretSet = &resources.SecretSet{}
@@ -250,11 +258,26 @@ func (d *decoder) document(n *yaml.Node, lineOffset int, inList bool) {
 	before := len(d.problems)
 	fd := &fieldDecoder{d: d, doc: doc, offset: lineOffset, outputOnly: outputOnly()}
 	fd.decode(n, target, "")
+	missing := map[string]bool{}
 	for _, f := range resources.RequiredFields(kind) {
-		if _, ok := doc.lines[f]; !ok {
-			parent, _, _ := cutLast(f)
-			d.problems = append(d.problems, Problem{File: d.file, Line: doc.LineOf(parent), Message: f + " is required"})
+		parent, _, _ := cutLast(f)
+		if _, ok := doc.lines[f]; ok && !doc.null[f] || missing[parent] {
+			continue // set, or its parent is missing already (said once)
 		}
+		if d.namesOnly && (f == "spec" || strings.HasPrefix(f, "spec.")) {
+			continue
+		}
+		missing[f] = true
+		msg := f + " is required"
+		if doc.null[f] {
+			msg = f + " is required (it is null here)"
+		}
+		if f == "spec" || f == "spec.data" {
+			if kind == resources.KindSecretSet {
+				msg += "; an empty secret set is spec: {data: {}}"
+			}
+		}
+		d.problems = append(d.problems, Problem{File: d.file, Line: doc.LineOf(f), Message: msg})
 	}
 	d.problems = append(d.problems, validate(doc)...)
 	if len(d.problems) == before {
@@ -367,6 +390,9 @@ func join(path, key string) string {
 func (f *fieldDecoder) decode(n *yaml.Node, v reflect.Value, path string) {
 	if path != "" {
 		f.doc.lines[path] = n.Line + f.offset
+		if isNull(n) {
+			f.doc.null[path] = true
+		}
 	}
 	t := v.Type()
 	if t == valueSourceType {

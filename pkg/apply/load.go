@@ -1,6 +1,7 @@
 package apply
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/botkit-dev/botkit/internal/ctxio"
 	"github.com/botkit-dev/botkit/pkg/resources"
 )
 
@@ -27,6 +29,10 @@ type Options struct {
 	// Recursive walks directories into their subdirectories (-R); without
 	// it only the files directly in a named directory are read.
 	Recursive bool
+	// EmptyDirs accepts a directory without manifests (apply --prune: the
+	// last manifest of an apply set was removed); otherwise it is a
+	// problem.
+	EmptyDirs bool
 	// Stdin is read for "-".
 	Stdin io.Reader
 	// Organization is the organization of objects whose manifest names
@@ -34,7 +40,7 @@ type Options struct {
 	Organization string
 	// SkipValues loads the objects without resolving their value sources
 	// (for delete, which needs only names). Literal values are then not
-	// refused either.
+	// refused either, nor a document without spec.
 	SkipValues bool
 	// Resolve says where value sources are read from.
 	Resolve ResolveOptions
@@ -79,10 +85,10 @@ type Result struct {
 // grouped by organization. Objects without metadata.region keep it empty:
 // the platform puts a new object in the organization's default region and
 // leaves an existing one where it is.
-func Load(opts Options) (Result, error) {
+func Load(ctx context.Context, opts Options) (Result, error) {
 	var res Result
 	var problems []Problem
-	files, ps := expand(opts.Paths, opts.Recursive)
+	files, ps := expand(opts.Paths, opts.Recursive, opts.EmptyDirs)
 	problems = append(problems, ps...)
 	type decoded struct {
 		file     manifestFile
@@ -92,12 +98,15 @@ func Load(opts Options) (Result, error) {
 	}
 	var all []decoded
 	for _, f := range files {
-		data, err := readManifest(f.path, opts.Stdin)
+		data, err := readManifest(ctx, f.path, opts.Stdin)
+		if err != nil && ctx.Err() != nil {
+			return Result{}, ctx.Err() // interrupted
+		}
 		if err != nil {
 			all = append(all, decoded{file: f, problems: []Problem{{File: displayName(f.path), Message: err.Error()}}})
 			continue
 		}
-		ds, ps, notes := Decode(displayName(f.path), data)
+		ds, ps, notes := decode(displayName(f.path), data, opts.SkipValues)
 		all = append(all, decoded{f, ds, ps, notes})
 	}
 	// A file found in a directory that a manifest reads with fromFile (say
@@ -124,7 +133,10 @@ func Load(opts Options) (Result, error) {
 	}
 	if !opts.SkipValues {
 		for _, d := range docs {
-			problems = append(problems, resolve(d, opts.Resolve)...)
+			problems = append(problems, resolve(ctx, d, opts.Resolve)...)
+			if err := ctx.Err(); err != nil {
+				return Result{}, err // interrupted while reading a fromFile
+			}
 		}
 	}
 	groups, ps := group(docs, opts.Organization)
@@ -157,22 +169,19 @@ func displayName(path string) string {
 	return path
 }
 
-func readManifest(path string, stdin io.Reader) ([]byte, error) {
-	var r io.Reader
+// readManifest reads a manifest file or stdin, giving up when ctx ends (a
+// FIFO nobody writes to blocks in open).
+func readManifest(ctx context.Context, path string, stdin io.Reader) ([]byte, error) {
+	var data []byte
+	var err error
 	if path == "-" {
 		if stdin == nil {
 			return nil, errors.New("no standard input to read")
 		}
-		r = stdin
+		data, err = ctxio.ReadAll(ctx, stdin, MaxManifestBytes)
 	} else {
-		f, err := os.Open(path)
-		if err != nil {
-			return nil, pathError(err)
-		}
-		defer f.Close()
-		r = f
+		data, err = ctxio.ReadFile(ctx, path, MaxManifestBytes)
 	}
-	data, err := io.ReadAll(io.LimitReader(r, MaxManifestBytes+1))
 	if err != nil {
 		return nil, pathError(err)
 	}
@@ -203,7 +212,7 @@ func manifestExt(name string) bool {
 // expand turns the paths into files: a named file is read whatever its
 // extension; a directory contributes its .yaml, .yml and .json files (in
 // name order; with recursive, those of its subdirectories too).
-func expand(paths []string, recursive bool) ([]manifestFile, []Problem) {
+func expand(paths []string, recursive, emptyDirs bool) ([]manifestFile, []Problem) {
 	var files []manifestFile
 	var problems []Problem
 	stdin := false
@@ -249,7 +258,7 @@ func expand(paths []string, recursive bool) ([]manifestFile, []Problem) {
 		if err != nil {
 			problems = append(problems, Problem{File: p, Message: err.Error()})
 		}
-		if len(files) == before {
+		if len(files) == before && !emptyDirs {
 			hint := ""
 			if !recursive {
 				hint = " (use -R for subdirectories)"

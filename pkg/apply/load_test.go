@@ -2,6 +2,7 @@ package apply
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -66,15 +67,15 @@ spec:
 	write(t, dir, "m/list.json", `{"apiVersion":"botkit.dev/v1","kind":"List","items":[
   {"apiVersion":"botkit.dev/v1","kind":"SecretSet","metadata":{"name":"from-list"},"spec":{"data":{"A":{"fromEnv":"A"}}}}
 ]}
-{"apiVersion":"botkit.dev/v1","kind":"SecretSet","metadata":{"name":"second-json"}}`)
-	write(t, dir, "m/sub/deep.yml", "apiVersion: botkit.dev/v1\nkind: SecretSet\nmetadata: {name: deep}\n")
+{"apiVersion":"botkit.dev/v1","kind":"SecretSet","metadata":{"name":"second-json"},"spec":{"data":{}}}`)
+	write(t, dir, "m/sub/deep.yml", "apiVersion: botkit.dev/v1\nkind: SecretSet\nmetadata: {name: deep}\nspec: {data: {}}\n")
 	write(t, dir, "m/notes.txt", "not a manifest")
 	write(t, dir, "m/project.yaml", "apiVersion: botkit.dev/v1\nkind: ProjectConfig\nmetadata: {name: my-bot}\nspec: {bot_type: web}\n")
 	stdin := strings.NewReader("apiVersion: botkit.dev/v1\nkind: SecretSet\nmetadata: {name: piped}\nspec:\n  data:\n    LOG_LEVEL: debug\n")
 
 	opts := Options{Paths: []string{filepath.Join(dir, "m"), "-"}, Stdin: stdin, Organization: "acme",
 		Resolve: ResolveOptions{LookupEnv: env(map[string]string{"OPENAI_KEY": canary, "GHCR": "u:" + canary, "A": "a"}), AllowPlaintext: true}}
-	res, err := Load(opts)
+	res, err := Load(context.Background(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,13 +105,13 @@ spec:
 
 	// -R reads subdirectories.
 	opts.Recursive, opts.Stdin, opts.Paths = true, nil, []string{filepath.Join(dir, "m")}
-	if res, err = Load(opts); err != nil || res.Groups[0].Find("deep") == nil {
+	if res, err = Load(context.Background(), opts); err != nil || res.Groups[0].Find("deep") == nil {
 		t.Errorf("recursive: %v", err)
 	}
 	// Without literals allowed, the piped set is refused.
 	opts.Recursive, opts.Stdin, opts.Paths = false, strings.NewReader("apiVersion: botkit.dev/v1\nkind: SecretSet\nmetadata: {name: piped}\nspec:\n  data:\n    LOG_LEVEL: debug\n"), []string{"-"}
 	opts.Resolve.AllowPlaintext = false
-	_, err = Load(opts)
+	_, err = Load(context.Background(), opts)
 	if ps := problems(t, err); len(ps) != 1 || !strings.HasPrefix(ps[0], "<stdin>:6: spec.data.LOG_LEVEL: a literal value") || !strings.Contains(ps[0], "--allow-plaintext") {
 		t.Errorf("plaintext: %q", ps)
 	}
@@ -160,9 +161,9 @@ spec:
     K: {fromEnv: V, fromFile: f}
 `)
 	dup := write(t, dir, "dup.json", `{"apiVersion":"botkit.dev/v1","kind":"SecretSet","metadata":{"name":"dup"},"spec":{"data":{"A":{"fromEnv":"X"}}}}`)
-	dup2 := write(t, dir, "dup2.yaml", "\n\napiVersion: botkit.dev/v1\nkind: SecretSet\nmetadata:\n  name: dup\n")
+	dup2 := write(t, dir, "dup2.yaml", "\n\napiVersion: botkit.dev/v1\nkind: SecretSet\nmetadata:\n  name: dup\nspec: {data: {}}\n")
 	syntax := write(t, dir, "syntax.yaml", "apiVersion: botkit.dev/v1\nkind: SecretSet\nmetadata: {name: x\n")
-	_, err := Load(Options{Paths: []string{bad, dup, dup2, syntax, filepath.Join(dir, "missing.yaml")}, Organization: "acme",
+	_, err := Load(context.Background(), Options{Paths: []string{bad, dup, dup2, syntax, filepath.Join(dir, "missing.yaml")}, Organization: "acme",
 		Resolve: ResolveOptions{LookupEnv: env(map[string]string{"X": canary, "V": canary})}})
 	ps := problems(t, err)
 	wants := []string{
@@ -216,7 +217,7 @@ spec:
   credentials: {fromEnv: BADCREDS}
 `)
 	write(t, dir, "big.txt", strings.Repeat("x", resources.MaxValueBytes+1))
-	_, err = Load(Options{Paths: []string{src}, Organization: "acme", Resolve: ResolveOptions{LookupEnv: env(map[string]string{"BADCREDS": canary})}})
+	_, err = Load(context.Background(), Options{Paths: []string{src}, Organization: "acme", Resolve: ResolveOptions{LookupEnv: env(map[string]string{"BADCREDS": canary})}})
 	ps = problems(t, err)
 	joined = strings.Join(ps, "\n")
 	for _, w := range []string{
@@ -241,7 +242,7 @@ func TestLoadPaths(t *testing.T) {
 		t.Fatal(err)
 	}
 	write(t, dir, "empty/sub/x.yaml", "apiVersion: botkit.dev/v1\nkind: SecretSet\nmetadata: {name: x}\n")
-	_, err := Load(Options{Paths: []string{empty, "-", "-"}, Stdin: strings.NewReader("")})
+	_, err := Load(context.Background(), Options{Paths: []string{empty, "-", "-"}, Stdin: strings.NewReader("")})
 	joined := strings.Join(problems(t, err), "\n")
 	for _, w := range []string{"no .yaml, .yml or .json files in the directory (use -R for subdirectories)", "<stdin>: - (stdin) is given more than once"} {
 		if !strings.Contains(joined, w) {
@@ -249,13 +250,13 @@ func TestLoadPaths(t *testing.T) {
 		}
 	}
 	// An empty stdin holds nothing: no objects, no error.
-	res, err := Load(Options{Paths: []string{"-"}, Stdin: strings.NewReader("---\n")})
+	res, err := Load(context.Background(), Options{Paths: []string{"-"}, Stdin: strings.NewReader("---\n")})
 	if err != nil || len(res.Groups) != 0 {
 		t.Errorf("empty stdin: %v %v", res, err)
 	}
 	// Delete needs names only: value sources are not resolved.
 	f := write(t, dir, "del.yaml", "apiVersion: botkit.dev/v1\nkind: SecretSet\nmetadata: {name: x}\nspec: {data: {A: {fromEnv: UNSET_VAR}, B: literal}}\n")
-	if res, err := Load(Options{Paths: []string{f}, SkipValues: true, Organization: "o"}); err != nil || res.Groups[0].Documents[0].Name() != "x" {
+	if res, err := Load(context.Background(), Options{Paths: []string{f}, SkipValues: true, Organization: "o"}); err != nil || res.Groups[0].Documents[0].Name() != "x" {
 		t.Errorf("skip values: %v", err)
 	}
 }
@@ -288,16 +289,19 @@ func TestRegroup(t *testing.T) {
 	m := write(t, dir, "m.yaml", `apiVersion: botkit.dev/v1
 kind: SecretSet
 metadata: {name: a}
+spec: {data: {}}
 ---
 apiVersion: botkit.dev/v1
 kind: SecretSet
 metadata: {name: b, organization: acme}
+spec: {data: {}}
 ---
 apiVersion: botkit.dev/v1
 kind: SecretSet
 metadata: {name: c}
+spec: {data: {}}
 `)
-	res, err := Load(Options{Paths: []string{m}})
+	res, err := Load(context.Background(), Options{Paths: []string{m}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -322,12 +326,14 @@ metadata: {name: c}
 	write(t, dir, "m.yaml", `apiVersion: botkit.dev/v1
 kind: SecretSet
 metadata: {name: a}
+spec: {data: {}}
 ---
 apiVersion: botkit.dev/v1
 kind: SecretSet
 metadata: {name: a, organization: acme}
+spec: {data: {}}
 `)
-	res, err = Load(Options{Paths: []string{m}})
+	res, err = Load(context.Background(), Options{Paths: []string{m}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -336,7 +342,84 @@ metadata: {name: a, organization: acme}
 	}
 	_, err = Regroup(res.Groups, "acme")
 	var le *Error
-	if !errors.As(err, &le) || len(le.Problems) != 1 || le.Problems[0].Line != 7 || !strings.Contains(le.Problems[0].Message, "m.yaml:3") {
+	if !errors.As(err, &le) || len(le.Problems) != 1 || le.Problems[0].Line != 8 || !strings.Contains(le.Problems[0].Message, "m.yaml:3") {
 		t.Fatalf("duplicate: %v", err)
+	}
+}
+
+// Values that cannot become environment variables — invalid UTF-8, a NUL
+// byte — are refused whatever their source, at file:line with the key, never
+// the value (the same check as KEY=value arguments and dotenv files).
+func TestLoadRefusesValuesNotEnvironmentVariables(t *testing.T) {
+	dir := t.TempDir()
+	m := write(t, dir, "m.yaml", `apiVersion: botkit.dev/v1
+kind: SecretSet
+metadata: {name: bad}
+spec:
+  data:
+    FILE_UTF8: {fromFile: utf8.bin}
+    FILE_NUL: {fromFile: nul.bin}
+    ENV_NUL: {fromEnv: WITH_NUL}
+    LIT_NUL: "`+canary+`\0tail"
+    OK: {fromFile: ok.txt}
+---
+apiVersion: botkit.dev/v1
+kind: ImagePullSecret
+metadata: {name: creds}
+spec:
+  host: ghcr.io
+  credentials: {fromFile: creds.bin}
+`)
+	write(t, dir, "utf8.bin", canary+"\xff\xfeX")
+	write(t, dir, "nul.bin", canary+"\x00")
+	write(t, dir, "ok.txt", "fine ✓")
+	write(t, dir, "creds.bin", "user:"+canary+"\xff")
+	_, err := Load(context.Background(), Options{Paths: []string{m}, Organization: "acme", Resolve: ResolveOptions{
+		AllowPlaintext: true, LookupEnv: env(map[string]string{"WITH_NUL": canary + "\x00"})}})
+	joined := strings.Join(problems(t, err), "\n")
+	for _, w := range []string{
+		m + ":6: spec.data.FILE_UTF8: fromFile utf8.bin: value is not valid UTF-8",
+		m + ":7: spec.data.FILE_NUL: fromFile nul.bin: value holds a NUL byte, which an environment variable cannot hold",
+		m + ":8: spec.data.ENV_NUL: fromEnv WITH_NUL: value holds a NUL byte, which an environment variable cannot hold",
+		m + ":9: spec.data.LIT_NUL: value holds a NUL byte, which an environment variable cannot hold",
+		m + ":17: spec.credentials: value is not valid UTF-8",
+	} {
+		if !strings.Contains(joined, w) {
+			t.Errorf("missing problem %s\ngot:\n%s", w, joined)
+		}
+	}
+	if strings.Contains(joined, "OK") || strings.Contains(joined, canary) {
+		t.Errorf("a problem about a good key, or holding a value:\n%s", joined)
+	}
+}
+
+// A SecretSet without spec or spec.data (missing, empty, null) would wipe
+// the set: apply makes it equal its manifest. It is refused at its line, as
+// an ImagePullSecret without spec is; spec: {data: {}} empties a set on
+// purpose.
+func TestDecodeSecretSetSpecRequired(t *testing.T) {
+	const head = "apiVersion: botkit.dev/v1\nkind: SecretSet\nmetadata: {name: app}\n"
+	for _, c := range []struct{ src, want string }{
+		{head, "m.yaml:1: spec is required; an empty secret set is spec: {data: {}}"},
+		{head + "spec:\n", "m.yaml:4: spec is required (it is null here); an empty secret set is spec: {data: {}}"},
+		{head + "spec: null\n", "m.yaml:4: spec is required (it is null here); an empty secret set is spec: {data: {}}"},
+		{head + "spec: ~\n", "m.yaml:4: spec is required (it is null here); an empty secret set is spec: {data: {}}"},
+		{head + "spec: {}\n", "m.yaml:4: spec.data is required; an empty secret set is spec: {data: {}}"},
+		{head + "spec:\n  data:\n", "m.yaml:5: spec.data is required (it is null here); an empty secret set is spec: {data: {}}"},
+		{`{"apiVersion":"botkit.dev/v1","kind":"SecretSet","metadata":{"name":"app"},"spec":null}`, "m.yaml:1: spec is required (it is null here); an empty secret set is spec: {data: {}}"},
+		{"apiVersion: botkit.dev/v1\nkind: ImagePullSecret\nmetadata: {name: reg}\nspec:\n", "m.yaml:4: spec is required (it is null here)"},
+	} {
+		docs, ps, _ := Decode("m.yaml", []byte(c.src))
+		var got []string
+		for _, p := range ps {
+			got = append(got, p.String())
+		}
+		if len(docs) != 0 || len(got) != 1 || got[0] != c.want {
+			t.Errorf("%q: %d documents, problems %q; want only %q", c.src, len(docs), got, c.want)
+		}
+	}
+	docs, ps, _ := Decode("m.yaml", []byte(head+"spec: {data: {}}\n"))
+	if len(ps) != 0 || len(docs) != 1 {
+		t.Fatalf("an intentionally empty set: %v", ps)
 	}
 }

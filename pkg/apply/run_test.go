@@ -71,7 +71,7 @@ func TestPlanApplyDiffDelete(t *testing.T) {
 	vars := env(map[string]string{"KEY1": canary, "KEY2": canary + "2", "CREDS": "u:" + canary})
 	load := func() []Group {
 		t.Helper()
-		res, err := Load(Options{Paths: []string{dir}, Organization: "local", Resolve: ResolveOptions{LookupEnv: vars}})
+		res, err := Load(context.Background(), Options{Paths: []string{dir}, Organization: "local", Resolve: ResolveOptions{LookupEnv: vars}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -150,7 +150,7 @@ spec:
 	}
 
 	// delete -f: the objects the manifests name, all or none.
-	groups, err := Load(Options{Paths: []string{filepath.Join(dir, "app.yaml"), filepath.Join(dir, "reg.yaml")}, Organization: "local", SkipValues: true})
+	groups, err := Load(context.Background(), Options{Paths: []string{filepath.Join(dir, "app.yaml"), filepath.Join(dir, "reg.yaml")}, Organization: "local", SkipValues: true})
 	if err != nil {
 		t.Fatal(err)
 	}

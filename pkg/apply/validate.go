@@ -1,15 +1,16 @@
 package apply
 
 import (
+	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 
+	"github.com/botkit-dev/botkit/internal/ctxio"
 	"github.com/botkit-dev/botkit/pkg/resources"
 )
 
@@ -82,7 +83,7 @@ type ResolveOptions struct {
 // resolve replaces every value source of doc by the literal it names and
 // checks the values against the platform's limits. Problems name the key
 // and the source, never the value.
-func resolve(doc *Document, opts ResolveOptions) []Problem {
+func resolve(ctx context.Context, doc *Document, opts ResolveOptions) []Problem {
 	var ps []Problem
 	one := func(path string, src resources.ValueSource) (string, bool) {
 		switch {
@@ -104,7 +105,7 @@ func resolve(doc *Document, opts ResolveOptions) []Problem {
 			}
 			return v, true
 		case src.FromFile != "":
-			v, err := readValueFile(doc.baseDir(opts.WorkDir), src.FromFile)
+			v, err := readValueFile(ctx, doc.baseDir(opts.WorkDir), src.FromFile)
 			if err != nil {
 				ps = append(ps, doc.problem(path, "fromFile %s: %v", printable(src.FromFile), err))
 				return "", false
@@ -125,7 +126,12 @@ func resolve(doc *Document, opts ResolveOptions) []Problem {
 				continue
 			}
 			if err := resources.ValidateValue(k, v); err != nil {
-				ps = append(ps, doc.problem(path, "%v", err))
+				// "spec.data.K: fromFile x.bin: value is not valid UTF-8"
+				msg := err.Error()
+				if ve, ok := errors.AsType[*resources.ValueError](err); ok {
+					msg = ve.Problem
+				}
+				ps = append(ps, doc.problem(path, "%s%s", sourceOf(spec.Data[k]), msg))
 				continue
 			}
 			total += resources.SetSize(k, len(v))
@@ -151,6 +157,18 @@ func resolve(doc *Document, opts ResolveOptions) []Problem {
 		spec.Credentials = &lit
 	}
 	return ps
+}
+
+// sourceOf names where a value came from, for a problem with the value:
+// "fromFile PATH: ", "fromEnv VAR: " or "" for a literal.
+func sourceOf(src resources.ValueSource) string {
+	switch {
+	case src.FromFile != "":
+		return "fromFile " + printable(src.FromFile) + ": "
+	case src.FromEnv != "":
+		return "fromEnv " + printable(src.FromEnv) + ": "
+	}
+	return ""
 }
 
 // baseDir is the directory fromFile paths of the document are relative to.
@@ -191,20 +209,8 @@ func valuePath(dir, name string) string {
 // readValueFile reads a fromFile value, at most the value limit (a larger
 // file is refused without reading it all). Errors name the file, never its
 // content.
-func readValueFile(dir, name string) (string, error) {
-	f, err := os.Open(valuePath(dir, name))
-	if err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			return "", pe.Err
-		}
-		return "", err
-	}
-	defer f.Close()
-	if st, err := f.Stat(); err == nil && st.IsDir() {
-		return "", fmt.Errorf("is a directory")
-	}
-	data, err := io.ReadAll(io.LimitReader(f, resources.MaxValueBytes+1))
+func readValueFile(ctx context.Context, dir, name string) (string, error) {
+	data, err := ctxio.ReadFile(ctx, valuePath(dir, name), resources.MaxValueBytes)
 	if err != nil {
 		var pe *fs.PathError
 		if errors.As(err, &pe) {

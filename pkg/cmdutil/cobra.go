@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/botkit-dev/botkit/pkg/iostreams"
+	"github.com/botkit-dev/botkit/pkg/resources"
 )
 
 // TypeUsageErrors makes every usage error of the command tree under root
@@ -68,7 +69,7 @@ func unknownSubcommand(c *cobra.Command, args []string) error {
 func ExactArgs(n int, what string) cobra.PositionalArgs {
 	return func(c *cobra.Command, args []string) error {
 		if len(args) != n {
-			return &ArgsError{Err: fmt.Errorf("%s: expected %s, got %d argument(s)", c.CommandPath(), what, len(args))}
+			return &ArgsError{Err: fmt.Errorf("%s: expected %s, got %s", c.CommandPath(), what, resources.Plural(len(args), "argument"))}
 		}
 		return nil
 	}
@@ -78,7 +79,7 @@ func ExactArgs(n int, what string) cobra.PositionalArgs {
 func RangeArgs(min, max int, what string) cobra.PositionalArgs {
 	return func(c *cobra.Command, args []string) error {
 		if len(args) < min || (max >= 0 && len(args) > max) {
-			return &ArgsError{Err: fmt.Errorf("%s: expected %s, got %d argument(s)", c.CommandPath(), what, len(args))}
+			return &ArgsError{Err: fmt.Errorf("%s: expected %s, got %s", c.CommandPath(), what, resources.Plural(len(args), "argument"))}
 		}
 		return nil
 	}
@@ -98,8 +99,10 @@ func Execute(ctx context.Context, root *cobra.Command, io *iostreams.IOStreams, 
 	if err == nil {
 		return ExitOK
 	}
-	if ctx.Err() != nil && !errors.Is(err, context.Canceled) {
-		err = WithCode(ExitInterrupted, err)
+	if ctx.Err() != nil || errors.Is(err, context.Canceled) {
+		// Interrupted (Ctrl-C, SIGTERM): exit 130 without a word, as a
+		// shell command does; "context canceled" tells the user nothing.
+		return ExitInterrupted
 	}
 	for _, line := range ErrorLines(err) {
 		fmt.Fprintf(io.ErrOut, "error: %s\n", line)

@@ -4,10 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"reflect"
-	"strings"
 	"syscall"
 	"testing"
 
@@ -92,21 +90,5 @@ func TestExitCodeByTypeNotText(t *testing.T) {
 		if got := ExitCode(c.err); got != c.want {
 			t.Errorf("%s: ExitCode = %d, want %d", c.name, got, c.want)
 		}
-	}
-}
-
-// ReadInput returns what was read, or the context's error while the reader
-// still blocks.
-func TestReadInput(t *testing.T) {
-	b, err := ReadInput(context.Background(), strings.NewReader("abcdef"), 3)
-	if err != nil || string(b) != "abcd" {
-		t.Fatalf("read %q %v, want the limit plus one byte", b, err)
-	}
-	pr, pw := io.Pipe()
-	defer pw.Close()
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	if _, err := ReadInput(ctx, pr, 10); !errors.Is(err, context.Canceled) || ExitCode(err) != ExitInterrupted {
-		t.Fatalf("cancelled read: %v", err)
 	}
 }

@@ -22,6 +22,8 @@
 //     position of its first assignment.
 //   - A UTF-8 byte order mark at the start is ignored and CRLF line endings
 //     read as LF.
+//   - A value must pass resources.ValidateValue: valid UTF-8, no NUL byte
+//     (an environment variable cannot hold one), at most 64 KiB.
 //
 // Errors are *ParseError values naming the file and line. They never contain
 // a value or any part of one, and name the key only once it is known to be a
@@ -114,6 +116,11 @@ func ParseBytes(name string, data []byte) ([]Pair, error) {
 		}
 		if !ok {
 			return pairs, nil
+		}
+		// The value check every value path shares: UTF-8, no NUL, the
+		// size limit; the error names the key, never the value.
+		if err := resources.ValidateValue(pair.Key, pair.Value); err != nil {
+			return nil, &ParseError{File: name, Line: pair.Line, Key: pair.Key, Msg: err.Error()}
 		}
 		if i, dup := index[pair.Key]; dup {
 			pairs[i].Value, pairs[i].Line = pair.Value, pair.Line

@@ -87,6 +87,11 @@ func TestErrors(t *testing.T) {
 		{"text after the closing quote", "KEY=\"a\"" + secret, `.env:1: unexpected text after the closing quote of KEY (only a # comment may follow)`},
 		{"text after a multi-line value", "KEY='a\nb' " + secret, `.env:2: unexpected text after the closing quote of KEY (only a # comment may follow)`},
 		{"text after an empty quoted value", "KEY=\"\"" + secret, `.env:1: unexpected text after the closing quote of KEY (only a # comment may follow)`},
+		{"invalid UTF-8", "A=1\nKEY=" + secret + "\xff\xfeX\n", `.env:2: key KEY: value is not valid UTF-8`},
+		{"invalid UTF-8 quoted", "KEY='" + secret + "\xff'\n", `.env:1: key KEY: value is not valid UTF-8`},
+		{"NUL byte", "A=1\n\nKEY=\"" + secret + "\x00\"\n", `.env:3: key KEY: value holds a NUL byte, which an environment variable cannot hold`},
+		{"NUL in a multi-line value", "KEY=\"" + secret + "\n\x00\"\n", `.env:1: key KEY: value holds a NUL byte, which an environment variable cannot hold`},
+		{"value too large", "KEY=" + secret + strings.Repeat("x", 64<<10) + "\n", `.env:1: key KEY: value is 65549 bytes; the limit is 65536 bytes (64 KiB)`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			pairs, err := ParseBytes(".env", []byte(c.src))
@@ -152,7 +157,7 @@ func TestMarshalRoundTrip(t *testing.T) {
 		{Key: "B", Value: "multi\nline\r\nwith \"quotes\", 'single', \\back\\slashes\\, $VAR, # hash, \ttab"},
 		{Key: "C", Value: "trailing blanks  "},
 		{Key: "D", Value: "\\"},
-		{Key: "E", Value: "\xff\x00 not UTF-8"},
+		{Key: "E", Value: "ünïcode ✓"},
 	}
 	got, err := ParseBytes("m", Marshal(pairs))
 	if err != nil {
@@ -190,6 +195,8 @@ func checkError(t *testing.T, name string, err error) {
 		}
 		known = known || pe.Msg == m
 	}
+	// Or the value check's: it names the key, which is then valid.
+	known = known || pe.Key != "" && strings.HasPrefix(pe.Msg, "key "+pe.Key+": value ")
 	if !known {
 		t.Fatalf("error message %q is not one of the fixed messages", pe.Msg)
 	}
@@ -202,6 +209,7 @@ func FuzzParse(f *testing.F) {
 	for _, s := range []string{
 		"A=1\n", "export A=1", "A='x'", `A="a\nb"`, "A=\"x\ny\"", "A=v # c", "# c\n\nA=", `A=""`,
 		"A=\"x", "A='x", "1A=x", "=x", "A", "A=\"x\"y", "\ufeffA=1\r\n", `A="\`, "A= #x", "export  B = 'q' # c",
+		"A=\xff\xfeX", "A='\xff'", "A=\"a\x00b\"", "A=\x00", "A=1\nB=\"\n\xc3\"",
 	} {
 		f.Add([]byte(s))
 	}
@@ -213,6 +221,9 @@ func FuzzParse(f *testing.F) {
 		}
 		seen := map[string]bool{}
 		for _, p := range pairs {
+			if err := resources.ValidateValue(p.Key, p.Value); err != nil {
+				t.Fatalf("pair %s: a value the platform refuses was accepted: %v", p.Key, err)
+			}
 			if resources.ValidateKey(p.Key) != nil || seen[p.Key] || p.Line < 1 {
 				t.Fatalf("bad pair %q line %d (duplicate %v)", p.Key, p.Line, seen[p.Key])
 			}
@@ -235,11 +246,19 @@ func FuzzParse(f *testing.F) {
 
 // FuzzMarshal checks that any value survives Marshal and Parse unchanged.
 func FuzzMarshal(f *testing.F) {
-	for _, s := range []string{"", "x", "a\nb", `"\$'`, "#", " x ", "\r", "\\", "\xff"} {
+	for _, s := range []string{"", "x", "a\nb", `"\$'`, "#", " x ", "\r", "\\", "\xff", "a\x00b"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, value string) {
 		got, err := ParseBytes("m", Marshal([]Pair{{Key: "K", Value: value}, {Key: "L", Value: "after"}}))
+		if verr := resources.ValidateValue("K", value); verr != nil {
+			// Refused on the way back, at its line, naming the key.
+			var pe *ParseError
+			if !errors.As(err, &pe) || pe.Key != "K" || pe.Line != 1 || pe.Msg != verr.Error() {
+				t.Fatalf("a value ValidateValue refuses: got %v, want %v at m:1", err, verr)
+			}
+			return
+		}
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -98,7 +98,7 @@ func checkTotals(keys map[string]int) error {
 }
 
 func kindConflict(cur store.Object, wantKind string) error {
-	return errConflict("name %q is taken by %s in region %s; a %s cannot share it", cur.Name, describe(cur), cur.Region, wantKind)
+	return errConflict("name %q is taken by %s in region %s; %s cannot share it", cur.Name, describe(cur), cur.Region, resources.WithArticle(wantKind))
 }
 
 func regionConflict(cur store.Object, want string) error {

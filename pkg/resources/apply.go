@@ -159,11 +159,17 @@ func OutputOnlyFields() []string {
 	}
 }
 
-// RequiredFields lists the fields a manifest of kind must set (dot paths).
+// RequiredFields lists the fields a manifest of kind must set (dot paths),
+// to something other than null. A SecretSet's spec.data is required because
+// apply makes the set equal its manifest: a manifest without it would wipe
+// the set; an intentionally empty set says spec: {data: {}}.
 func RequiredFields(kind string) []string {
 	req := []string{"apiVersion", "kind", "metadata", "metadata.name"}
-	if kind == KindImagePullSecret {
+	switch kind {
+	case KindImagePullSecret:
 		req = append(req, "spec", "spec.host", "spec.credentials")
+	case KindSecretSet:
+		req = append(req, "spec", "spec.data")
 	}
 	return req
 }

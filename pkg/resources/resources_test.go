@@ -2,6 +2,7 @@ package resources
 
 import (
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
@@ -32,10 +33,14 @@ func TestValidateKey(t *testing.T) {
 
 func TestValidateValueNeverEchoes(t *testing.T) {
 	const secret = "hunter2-secret"
-	for _, v := range []string{secret + strings.Repeat("x", MaxValueBytes), secret + "\xff"} {
+	for _, v := range []string{secret + strings.Repeat("x", MaxValueBytes), secret + "\xff", secret + "\x00x", "\x00"} {
 		err := ValidateValue("KEY", v)
 		if err == nil {
 			t.Fatalf("value accepted")
+		}
+		var ve *ValueError
+		if !errors.As(err, &ve) || ve.Key != "KEY" {
+			t.Errorf("error %T %v, want a *ValueError for KEY", err, err)
 		}
 		if strings.Contains(err.Error(), "hunter2") || !strings.Contains(err.Error(), "KEY") {
 			t.Errorf("error %q: must name the key and not echo the value", err)
@@ -190,13 +195,20 @@ func TestParseCredentials(t *testing.T) {
 	if err != nil || u != "robot" || b2 != b {
 		t.Errorf("encoded: %q %q %v", u, b2, err)
 	}
+	// NUL and invalid UTF-8 get the message every value path gives.
+	if _, _, err := ParseCredentials("u:p\x00", false); err == nil || !strings.HasSuffix(err.Error(), "value holds a NUL byte, which an environment variable cannot hold") {
+		t.Errorf("NUL: %v", err)
+	}
 	for _, bad := range []struct {
 		c   string
 		enc bool
-	}{{"nocolon", false}, {":pass", false}, {"user:", false}, {"not base64!", true}, {"bm9jb2xvbg==", true}, {"u:p\nx", false}} {
+	}{{"nocolon", false}, {":pass", false}, {"user:", false}, {"not base64!", true}, {"bm9jb2xvbg==", true}, {"u:p\nx", false},
+		{"u:p\x00x", false}, {"u:p\xffx", false}, {"dTpwAHg=", true}} {
 		_, _, err := ParseCredentials(bad.c, bad.enc)
 		if err == nil {
 			t.Errorf("%q accepted", bad.c)
+		} else if fe, ok := err.(*FieldError); !ok || fe.Field != "spec.credentials" {
+			t.Errorf("%q: error %T %v, want a *FieldError of spec.credentials", bad.c, err, err)
 		} else if len(bad.c) > 4 && strings.Contains(err.Error(), bad.c) {
 			t.Errorf("error echoes credentials: %v", err)
 		}

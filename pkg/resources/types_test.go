@@ -19,3 +19,18 @@ func TestChangeOf(t *testing.T) {
 		}
 	}
 }
+
+func TestPluralAndArticle(t *testing.T) {
+	for _, c := range []struct{ got, want string }{
+		{Plural(1, "key"), "1 key"},
+		{Plural(0, "key"), "0 keys"},
+		{Plural(2, "file"), "2 files"},
+		{WithArticle(KindImagePullSecret), "an ImagePullSecret"},
+		{WithArticle(KindSecretSet), "a SecretSet"},
+		{WithArticle("object"), "an object"},
+	} {
+		if c.got != c.want {
+			t.Errorf("got %q, want %q", c.got, c.want)
+		}
+	}
+}

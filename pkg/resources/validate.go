@@ -90,17 +90,32 @@ func ValidateKey(key string) error {
 	return nil
 }
 
-// ValidateValue checks one value of key: valid UTF-8, at most 64 KiB. The
-// error names the key, never the value.
+// ValidateValue checks one value of key: valid UTF-8 without NUL bytes (a
+// value becomes an environment variable, which holds neither), at most 64
+// KiB. It is the one check of a value, whatever the path it came by: KEY=value
+// arguments, dotenv files and stdin, manifests and their value sources, and
+// the platform's API. The error (*ValueError) names the key, never the value.
 func ValidateValue(key, value string) error {
 	if len(value) > MaxValueBytes {
-		return fmt.Errorf("key %s: value is %d bytes; the limit is %d bytes (64 KiB)", key, len(value), MaxValueBytes)
+		return &ValueError{Key: key, Problem: fmt.Sprintf("value is %d bytes; the limit is %d bytes (64 KiB)", len(value), MaxValueBytes)}
 	}
 	if !utf8.ValidString(value) {
-		return fmt.Errorf("key %s: value is not valid UTF-8", key)
+		return &ValueError{Key: key, Problem: "value is not valid UTF-8"}
+	}
+	if strings.IndexByte(value, 0) >= 0 {
+		return &ValueError{Key: key, Problem: "value holds a NUL byte, which an environment variable cannot hold"}
 	}
 	return nil
 }
+
+// ValueError is a value ValidateValue refuses. Its message names the key and
+// the problem, never the value.
+type ValueError struct {
+	Key     string
+	Problem string
+}
+
+func (e *ValueError) Error() string { return "key " + e.Key + ": " + e.Problem }
 
 // SetSize is the size a key and value count towards MaxSetBytes.
 func SetSize(key string, valueLen int) int { return len(key) + valueLen }
@@ -287,15 +302,20 @@ func ParseCredentials(creds string, encoded bool) (username, b64 string, err err
 		}
 		plain = string(dec)
 	}
+	if len(plain) > 8192 {
+		return "", "", credentialsError("longer than 8192 bytes")
+	}
+	// The check of every value (UTF-8, no NUL), then what credentials need
+	// more: one line, username:password.
+	if err := ValidateValue("credentials", plain); err != nil {
+		return "", "", credentialsError(err.(*ValueError).Problem)
+	}
+	if strings.ContainsAny(plain, "\r\n") {
+		return "", "", credentialsError("must be a single line")
+	}
 	user, pass, ok := strings.Cut(plain, ":")
 	if !ok || user == "" || pass == "" {
 		return "", "", credentialsError("want <username>:<password> with both parts non-empty")
-	}
-	if !utf8.ValidString(plain) || strings.ContainsAny(plain, "\r\n\x00") {
-		return "", "", credentialsError("must be a single line of UTF-8 text")
-	}
-	if len(plain) > 8192 {
-		return "", "", credentialsError("longer than 8192 bytes")
 	}
 	return user, base64.StdEncoding.EncodeToString([]byte(plain)), nil
 }

@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/botkit-dev/botkit/pkg/resources"
 )
 
 // ConflictError lists the files of the project that already exist in the
@@ -21,7 +23,7 @@ type ConflictError struct {
 }
 
 func (e *ConflictError) Error() string {
-	return fmt.Sprintf("%s already holds %d file(s) the project would write: %s", e.Dir, len(e.Files), strings.Join(e.Files, ", "))
+	return fmt.Sprintf("%s already holds %s the project would write: %s", e.Dir, resources.Plural(len(e.Files), "file"), strings.Join(e.Files, ", "))
 }
 
 // TargetError is a target that cannot take the project: a path that is not

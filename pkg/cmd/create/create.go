@@ -14,9 +14,11 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/botkit-dev/botkit/internal/ctxio"
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
 	"github.com/botkit-dev/botkit/pkg/iostreams"
 	"github.com/botkit-dev/botkit/pkg/prompter"
+	"github.com/botkit-dev/botkit/pkg/resources"
 	"github.com/botkit-dev/botkit/pkg/scaffold"
 )
 
@@ -287,7 +289,7 @@ func generate(ctx context.Context, io *iostreams.IOStreams, cfg scaffold.Config,
 	}
 	fmt.Fprintln(io.Out, dir)
 	if io.ShowProgress() {
-		fmt.Fprintf(io.ErrOut, "✓ Created %s (%d files) in %s\n\n%s", cfg.ProjectName, len(files), dir, scaffold.NextSteps(cfg, dir))
+		fmt.Fprintf(io.ErrOut, "✓ Created %s (%s) in %s\n\n%s", cfg.ProjectName, resources.Plural(len(files), "file"), dir, scaffold.NextSteps(cfg, dir))
 	}
 	return nil
 }
@@ -297,19 +299,14 @@ func generate(ctx context.Context, io *iostreams.IOStreams, cfg scaffold.Config,
 // with -c - on a terminal or a FIFO nobody writes to.
 func readConfigFile(ctx context.Context, opts *Options) (scaffold.Partial, error) {
 	name := opts.ConfigFile
-	open := func() (io.ReadCloser, error) { return os.Open(absJoin(opts.WorkingDir, name)) }
+	var data []byte
+	var err error
 	if name == "-" {
 		name = "<stdin>"
-		open = func() (io.ReadCloser, error) { return io.NopCloser(opts.IO.In), nil }
+		data, err = ctxio.ReadAll(ctx, opts.IO.In, scaffold.MaxConfigSize)
+	} else {
+		data, err = ctxio.ReadFile(ctx, absJoin(opts.WorkingDir, name), scaffold.MaxConfigSize)
 	}
-	data, err := cmdutil.Interruptible(ctx, func() ([]byte, error) {
-		f, err := open()
-		if err != nil {
-			return nil, err
-		}
-		defer f.Close()
-		return io.ReadAll(io.LimitReader(f, scaffold.MaxConfigSize+1))
-	})
 	if err != nil && ctx.Err() != nil {
 		// The read stays blocked; the process is ending.
 		return scaffold.Partial{}, fmt.Errorf("--config: interrupted while reading %s: %w", name, ctx.Err())

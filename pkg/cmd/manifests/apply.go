@@ -21,6 +21,7 @@ type ApplyOptions struct {
 	Prune          bool
 	Selector       string
 	ApplySet       string
+	AllowEmpty     bool // --allow-empty: --prune with no object in the manifests
 	Wait           bool
 	Output         string // "" (one line per object), json, yaml, name
 }
@@ -54,7 +55,10 @@ unless --allow-plaintext: manifests live in git.
 --prune -l key=value deletes, in the same transaction, objects that apply
 wrote, that match the selector, that the manifests no longer name and that
 belong to no other apply set (--applyset NAME). An object created with
-` + "`botkit cloud secrets set`" + ` is never pruned, whatever its labels.
+` + "`botkit cloud secrets set`" + ` is never pruned, whatever its labels. Manifests
+that hold no object still prune (the last one was removed): with --applyset
+the set, without it only with --allow-empty, since the selector alone would
+choose every object to delete.
 
 Output is one line per object, never a value:
   secretset/NAME created|configured|unchanged|pruned
@@ -77,7 +81,7 @@ names only).`,
 	addScopeFlags(cmd, &opts.Scope, "apply")
 	addAllowPlaintextFlag(cmd, &opts.AllowPlaintext)
 	addDryRunFlag(cmd, &opts.DryRun, "check locally, send nothing", "the platform says what would change")
-	addPruneFlags(cmd, &opts.Prune, &opts.Selector, &opts.ApplySet)
+	addPruneFlags(cmd, &opts.Prune, &opts.Selector, &opts.ApplySet, &opts.AllowEmpty)
 	cmd.Flags().BoolVar(&opts.Wait, "wait", false, "Wait until every applied object is ready or failed (any failed exits 1)")
 	cmd.Flags().StringVarP(&opts.Output, "output", "o", "", "Print the resulting objects instead of one line each: json, yaml or name")
 	return cmd
@@ -98,14 +102,18 @@ func runApply(ctx context.Context, opts *ApplyOptions) error {
 	if err := checkOutput(opts.Output); err != nil {
 		return err
 	}
-	if err := checkPrune(opts.Prune, opts.Selector, opts.ApplySet); err != nil {
+	if err := checkPrune(opts.Prune, opts.Selector, opts.ApplySet, opts.AllowEmpty); err != nil {
 		return err
 	}
 	if opts.Wait && opts.DryRun != DryRunNone {
 		return cmdutil.FlagErrorf("--wait: nothing is written with --dry-run, so there is nothing to wait for")
 	}
-	groups, err := opts.load(ctx, loadOptions{allowPlaintext: opts.AllowPlaintext, local: opts.DryRun == DryRunClient})
+	local := opts.DryRun == DryRunClient
+	groups, err := opts.load(ctx, loadOptions{allowPlaintext: opts.AllowPlaintext, local: local, prune: opts.Prune})
 	if err != nil {
+		return err
+	}
+	if groups, err = opts.pruneGroups(ctx, groups, opts.Prune, opts.Selector, opts.ApplySet, opts.AllowEmpty, local); err != nil {
 		return err
 	}
 	if opts.DryRun == DryRunClient {

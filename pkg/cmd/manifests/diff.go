@@ -17,6 +17,7 @@ type DiffOptions struct {
 	Prune          bool
 	Selector       string
 	ApplySet       string
+	AllowEmpty     bool // --allow-empty: --prune with no object in the manifests
 }
 
 // NewCmdDiff returns `botkit diff`.
@@ -51,7 +52,7 @@ here, so that 1 always means differences).`,
 	}
 	addScopeFlags(cmd, &opts.Scope, "compare")
 	addAllowPlaintextFlag(cmd, &opts.AllowPlaintext)
-	addPruneFlags(cmd, &opts.Prune, &opts.Selector, &opts.ApplySet)
+	addPruneFlags(cmd, &opts.Prune, &opts.Selector, &opts.ApplySet, &opts.AllowEmpty)
 	return cmd
 }
 
@@ -73,11 +74,14 @@ func diffExit(err error) error {
 }
 
 func runDiff(ctx context.Context, opts *DiffOptions) error {
-	if err := checkPrune(opts.Prune, opts.Selector, opts.ApplySet); err != nil {
+	if err := checkPrune(opts.Prune, opts.Selector, opts.ApplySet, opts.AllowEmpty); err != nil {
 		return err
 	}
-	groups, err := opts.load(ctx, loadOptions{allowPlaintext: opts.AllowPlaintext})
+	groups, err := opts.load(ctx, loadOptions{allowPlaintext: opts.AllowPlaintext, prune: opts.Prune})
 	if err != nil {
+		return err
+	}
+	if groups, err = opts.pruneGroups(ctx, groups, opts.Prune, opts.Selector, opts.ApplySet, opts.AllowEmpty, false); err != nil {
 		return err
 	}
 	c, err := opts.connect(ctx)

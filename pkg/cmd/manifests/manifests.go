@@ -23,6 +23,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/botkit-dev/botkit/internal/ctxio"
 	"github.com/botkit-dev/botkit/pkg/apply"
 	"github.com/botkit-dev/botkit/pkg/client"
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
@@ -83,6 +84,7 @@ type loadOptions struct {
 	skipValues     bool // delete: names only
 	allowPlaintext bool
 	local          bool // --dry-run=client: never ask the platform
+	prune          bool // --prune: a directory may hold no manifest
 }
 
 // load reads, checks and resolves every manifest (an *apply.Error listing
@@ -98,18 +100,18 @@ func (s *Scope) load(ctx context.Context, o loadOptions) ([]apply.Group, error) 
 		workDir = wd
 	}
 	opts := apply.Options{
-		Paths: s.Files, Recursive: s.Recursive, SkipValues: o.skipValues,
+		Paths: s.Files, Recursive: s.Recursive, SkipValues: o.skipValues, EmptyDirs: o.prune,
 		Resolve: apply.ResolveOptions{LookupEnv: s.LookupEnv, AllowPlaintext: o.allowPlaintext, WorkDir: workDir},
 	}
 	if slices.Contains(s.Files, "-") {
 		// Read stdin here, where an interrupt can end the wait.
-		data, err := cmdutil.ReadInput(ctx, s.IO.In, apply.MaxManifestBytes)
+		data, err := ctxio.ReadAll(ctx, s.IO.In, apply.MaxManifestBytes)
 		if err != nil {
 			return nil, err
 		}
 		opts.Stdin = bytes.NewReader(data)
 	}
-	res, err := apply.Load(opts)
+	res, err := apply.Load(ctx, opts)
 	for _, n := range res.Notes {
 		fmt.Fprintf(s.IO.ErrOut, "note: %s\n", n)
 	}
@@ -229,8 +231,38 @@ func checkDryRun(v string) error {
 	return cmdutil.FlagErrorf("--dry-run: %q is not one of none, client, server", v)
 }
 
-// checkPrune validates --prune, -l and --applyset together.
-func checkPrune(prune bool, selector, applySet string) error {
+// pruneGroups returns the groups an apply or diff with --prune sends. With
+// no object in the manifests, prune still runs, in the organization of
+// --organization (or the current one): removing the last manifest of an
+// apply set prunes what it applied. Without --applyset the selector alone
+// would then choose every object to delete, so --allow-empty must say that
+// this is the intent (kubectl refuses to apply no objects). local
+// (--dry-run=client) sends nothing and resolves no organization.
+func (s *Scope) pruneGroups(ctx context.Context, groups []apply.Group, prune bool, selector, applySet string, allowEmpty, local bool) ([]apply.Group, error) {
+	if !prune || len(groups) > 0 {
+		return groups, nil
+	}
+	if applySet == "" && !allowEmpty {
+		return nil, cmdutil.FlagErrorf("no objects in the manifests: --prune -l %s would delete every object apply wrote that matches it; pass --allow-empty if that is the intent, or --applyset NAME to prune one apply set", selector)
+	}
+	if local {
+		return nil, nil
+	}
+	if s.ResolveOrg == nil {
+		return nil, errors.New("no platform configured")
+	}
+	org, err := s.ResolveOrg(ctx, s.Organization)
+	if err != nil {
+		return nil, err
+	}
+	return []apply.Group{{Organization: org}}, nil
+}
+
+// checkPrune validates --prune, -l, --applyset and --allow-empty together.
+func checkPrune(prune bool, selector, applySet string, allowEmpty bool) error {
+	if allowEmpty && !prune {
+		return cmdutil.FlagErrorf("--allow-empty lets --prune run when the manifests hold no object: give --prune too")
+	}
 	if err := resources.ValidateApplySet(applySet); err != nil {
 		return cmdutil.FlagErrorf("--applyset: %v", err)
 	}
@@ -248,8 +280,10 @@ func checkPrune(prune bool, selector, applySet string) error {
 	return nil
 }
 
-// addPruneFlags registers --prune, -l/--selector and --applyset.
-func addPruneFlags(cmd *cobra.Command, prune *bool, selector, applySet *string) {
+// addPruneFlags registers --prune, -l/--selector, --applyset and
+// --allow-empty.
+func addPruneFlags(cmd *cobra.Command, prune *bool, selector, applySet *string, allowEmpty *bool) {
+	cmd.Flags().BoolVar(allowEmpty, "allow-empty", false, "With --prune and no --applyset: accept manifests that hold no object, which prunes every object the selector matches")
 	cmd.Flags().BoolVar(prune, "prune", false, "Delete objects that apply wrote, that match -l (and --applyset) and that the manifests no longer name; never one created with botkit cloud secrets set")
 	cmd.Flags().StringVarP(selector, "selector", "l", "", "Label selector of --prune (key=value,key2=value2)")
 	cmd.Flags().StringVar(applySet, "applyset", "", "Apply set the objects are written under; --prune only touches objects of this set")

@@ -46,9 +46,9 @@ func TestRunExitCodesAndErrorLines(t *testing.T) {
 func TestRunInterruptedExits130(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	code, _, _ := run(t, ctx, "create", "quickstart")
-	if code != cmdutil.ExitInterrupted {
-		t.Fatalf("exit %d, want 130", code)
+	code, out, errOut := run(t, ctx, "create", "quickstart")
+	if code != cmdutil.ExitInterrupted || out != "" || errOut != "" {
+		t.Fatalf("exit %d stdout %q stderr %q, want 130 and nothing printed", code, out, errOut)
 	}
 }
 

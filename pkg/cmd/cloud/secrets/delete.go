@@ -127,7 +127,7 @@ func runDelete(ctx context.Context, opts *DeleteOptions) error {
 		}
 		what := objRef(cur)
 		if cur.SecretSet != nil {
-			what = fmt.Sprintf("%s (%d keys, region %s)", what, len(cur.SecretSet.Spec.Keys), cur.Meta().Region)
+			what = fmt.Sprintf("%s (%s, region %s)", what, resources.Plural(len(cur.SecretSet.Spec.Keys), "key"), cur.Meta().Region)
 		} else {
 			what = fmt.Sprintf("%s (region %s)", what, cur.Meta().Region)
 		}

@@ -3,6 +3,7 @@ package secrets
 import (
 	"bufio"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/botkit-dev/botkit/internal/ctxio"
 	"github.com/botkit-dev/botkit/pkg/client"
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
 	"github.com/botkit-dev/botkit/pkg/printers"
@@ -40,6 +42,9 @@ type ImagePullSecretOptions struct {
 	OutputSet    bool
 }
 
+// maxDockerConfigBytes bounds the Docker config file read.
+const maxDockerConfigBytes = 4 << 20
+
 // dockerConfigDefault is the NoOptDefVal of --from-docker-config, replaced
 // by ~/.docker/config.json.
 const dockerConfigDefault = "~/.docker/config.json"
@@ -58,7 +63,8 @@ CREDENTIALS are "username:password". Without them botkit prompts for the
 username and a hidden password on a terminal, or reads one line
 "username:password" from stdin otherwise. --from-docker-config takes them from
 the "auths" entry for HOST of a Docker config.json (default
-~/.docker/config.json), as "docker login" stored them.
+~/.docker/config.json), as "docker login" stored them;
+"--from-docker-config PATH" after NAME HOST reads PATH when it is a file.
 
 --encode=false (or --no-encode) takes CREDENTIALS already base64-encoded and
 checks they decode to "username:password".
@@ -166,13 +172,19 @@ func runImagePullSecret(ctx context.Context, opts *ImagePullSecretOptions) error
 // whether they are base64-encoded.
 func ipsCredentials(ctx context.Context, opts *ImagePullSecretOptions, host string) (string, bool, error) {
 	if opts.DockerConfig != "" {
+		if opts.HasCreds && opts.DockerConfig == dockerConfigDefault && isFile(opts.Credentials) {
+			// "--from-docker-config PATH", with a space as every other
+			// path flag is written: the flag's value is optional, so PATH
+			// came as CREDENTIALS. Credentials never name an existing file.
+			opts.DockerConfig, opts.Credentials, opts.HasCreds = opts.Credentials, "", false
+		}
 		if opts.HasCreds {
-			return "", false, &cmdutil.ArgsError{Err: errors.New("give CREDENTIALS or --from-docker-config, not both")}
+			return "", false, &cmdutil.ArgsError{Err: errors.New("give CREDENTIALS or --from-docker-config, not both (name a config file with --from-docker-config=PATH, or --from-docker-config PATH after NAME HOST)")}
 		}
 		if !opts.Encode {
 			return "", false, cmdutil.FlagErrorf("--encode=false applies to CREDENTIALS; --from-docker-config reads encoded credentials already")
 		}
-		auth, err := dockerConfigAuth(opts, host)
+		auth, err := dockerConfigAuth(ctx, opts, host)
 		return auth, true, err
 	}
 	if opts.HasCreds {
@@ -208,10 +220,16 @@ func ipsCredentials(ctx context.Context, opts *ImagePullSecretOptions, host stri
 	return line, !opts.Encode, nil
 }
 
+// isFile reports whether p names an existing file (not a directory).
+func isFile(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && !st.IsDir()
+}
+
 // readLine reads the first line of r (without its line ending), giving up
 // when ctx ends.
 func readLine(ctx context.Context, r io.Reader) (string, error) {
-	s, err := cmdutil.Interruptible(ctx, func() (string, error) {
+	s, err := ctxio.Do(ctx, func() (string, error) {
 		br := bufio.NewReaderSize(io.LimitReader(r, 16<<10), 16<<10)
 		s, err := br.ReadString('\n')
 		if err == io.EOF {
@@ -241,7 +259,7 @@ type dockerAuth struct {
 
 // dockerConfigAuth returns the base64 "user:pass" stored for host in the
 // Docker config file. Errors name the file and the host, never a value.
-func dockerConfigAuth(opts *ImagePullSecretOptions, host string) (string, error) {
+func dockerConfigAuth(ctx context.Context, opts *ImagePullSecretOptions, host string) (string, error) {
 	path := opts.DockerConfig
 	if path == dockerConfigDefault {
 		home, err := opts.HomeDir()
@@ -250,13 +268,19 @@ func dockerConfigAuth(opts *ImagePullSecretOptions, host string) (string, error)
 		}
 		path = filepath.Join(home, ".docker", "config.json")
 	}
-	b, err := os.ReadFile(path)
+	b, err := ctxio.ReadFile(ctx, path, maxDockerConfigBytes)
+	if err != nil && ctx.Err() != nil {
+		return "", err // interrupted
+	}
 	if err != nil {
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
 			err = pe.Err
 		}
 		return "", cmdutil.FlagErrorf("--from-docker-config: %s: %v", path, err)
+	}
+	if len(b) > maxDockerConfigBytes {
+		return "", cmdutil.FlagErrorf("--from-docker-config: %s is larger than %d MiB", path, maxDockerConfigBytes>>20)
 	}
 	var cfg dockerConfig
 	if err := json.Unmarshal(b, &cfg); err != nil {
@@ -273,6 +297,9 @@ func dockerConfigAuth(opts *ImagePullSecretOptions, host string) (string, error)
 	for k, a := range cfg.Auths {
 		found = append(found, k)
 		if registryKey(k) == want && a.Auth != "" {
+			if err := checkDockerAuth(a.Auth); err != nil {
+				return "", cmdutil.FlagErrorf("--from-docker-config: %s: the \"auth\" of auths entry %q %v", path, printableKey(k), err)
+			}
 			return a.Auth, nil
 		}
 	}
@@ -288,6 +315,31 @@ func dockerConfigAuth(opts *ImagePullSecretOptions, host string) (string, error)
 		has = strings.Join(found, ", ")
 	}
 	return "", cmdutil.FlagErrorf("--from-docker-config: %s has no credentials for %s (auths has: %s); run docker login %s first", path, hostPort(host), has, hostPort(host))
+}
+
+// checkDockerAuth checks the "auth" of a config.json entry: base64 of
+// username:password, as docker login writes it. The error describes the
+// problem without the value.
+func checkDockerAuth(auth string) error {
+	if _, err := base64.StdEncoding.DecodeString(strings.TrimSpace(auth)); err != nil {
+		return errors.New("is not valid base64 (docker login stores base64 of username:password)")
+	}
+	if _, _, err := resources.ParseCredentials(auth, true); err != nil {
+		problem := err.Error()
+		if fe, ok := errors.AsType[*resources.FieldError](err); ok {
+			problem = fe.Problem
+		}
+		return fmt.Errorf("does not decode to username:password: %s", problem)
+	}
+	return nil
+}
+
+// printableKey shortens a config.json key for a message.
+func printableKey(k string) string {
+	if len(k) > 128 {
+		k = k[:128] + "..."
+	}
+	return strings.ToValidUTF8(k, "?")
 }
 
 // hostPort returns the host[:port] of a normalized registry address.

@@ -18,6 +18,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/botkit-dev/botkit/internal/ctxio"
 	"github.com/botkit-dev/botkit/pkg/client"
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
 	"github.com/botkit-dev/botkit/pkg/iostreams"
@@ -175,16 +176,31 @@ func validateNameRegion(name, region string) error {
 // the platform's verdict; with output (-o given) it prints the object with
 // p, and done is true. Otherwise the caller prints its summary line.
 func (s *Scope) written(ctx context.Context, c *client.Client, org string, obj resources.Object, wait bool, p printers.Printer, output bool) (_ resources.Object, done bool, err error) {
+	var failed error // the object ended failed: printed with -o, then exit 1
 	if wait {
 		if obj, err = waitFor(ctx, s, c, org, obj); err != nil {
-			return obj, true, err
+			if _, ok := errors.AsType[*failedError](err); !ok || !output {
+				return obj, true, err
+			}
+			failed = err
 		}
 	}
 	if output {
-		return obj, true, p.PrintObject(s.IO, obj)
+		if err := p.PrintObject(s.IO, obj); err != nil {
+			return obj, true, err
+		}
+		return obj, true, failed
 	}
 	return obj, false, nil
 }
+
+// failedError is an object that ended in state failed (exit 1).
+type failedError struct {
+	ref string // secretset/NAME
+	msg string // the platform's reason
+}
+
+func (e *failedError) Error() string { return e.ref + " failed: " + e.msg }
 
 // waitFor waits until the object is ready or failed; failed is exit 1 with
 // the platform's message.
@@ -202,7 +218,7 @@ func waitFor(ctx context.Context, s *Scope, c *client.Client, org string, o reso
 		if msg == "" {
 			msg = "no reason given"
 		}
-		return got, cmdutil.WithCode(cmdutil.ExitError, fmt.Errorf("%s failed: %s", objRef(got), msg))
+		return got, cmdutil.WithCode(cmdutil.ExitError, &failedError{ref: objRef(got), msg: msg})
 	}
 	return got, nil
 }
@@ -211,7 +227,7 @@ func waitFor(ctx context.Context, s *Scope, c *client.Client, org string, o reso
 // naming what) and gives up when ctx ends (Ctrl-C while waiting on stdin is
 // exit 130).
 func readInput(ctx context.Context, r io.Reader, limit int64, what string) ([]byte, error) {
-	b, err := cmdutil.ReadInput(ctx, r, limit)
+	b, err := ctxio.ReadAll(ctx, r, limit)
 	switch {
 	case err != nil && ctx.Err() != nil:
 		return nil, err // interrupted

@@ -343,7 +343,7 @@ func TestUnsetAndDeleteConfirm(t *testing.T) {
 	e.terminal()
 	p := prompter.NewFake(t,
 		prompter.Answer{Match: "Remove key A from secretset/demo?", Value: true},
-		prompter.Answer{Match: "Delete secretset/demo (1 keys, region us-west)?", Value: false},
+		prompter.Answer{Match: "Delete secretset/demo (1 key, region us-west)?", Value: false},
 	)
 	s := e.scope(p)
 	if err := runUnset(context.Background(), &UnsetOptions{Scope: s, Name: "demo", Key: "A"}); err != nil {
@@ -431,7 +431,7 @@ func TestDockerConfigHostForms(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := dockerConfigAuth(&ImagePullSecretOptions{DockerConfig: path}, host)
+		got, err := dockerConfigAuth(context.Background(), &ImagePullSecretOptions{DockerConfig: path}, host)
 		if tc.errHas != "" {
 			if err == nil || !strings.Contains(err.Error(), tc.errHas) || !strings.Contains(err.Error(), path) || cmdutil.ExitCode(err) != cmdutil.ExitUsage {
 				t.Errorf("%s: err %v, want one naming the file and %q", tc.host, err, tc.errHas)
@@ -453,14 +453,14 @@ func TestDockerConfigHostForms(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(home, ".docker", "config.json"), []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	got, err := dockerConfigAuth(&ImagePullSecretOptions{DockerConfig: dockerConfigDefault, HomeDir: func() (string, error) { return home, nil }}, "https://ghcr.io")
+	got, err := dockerConfigAuth(context.Background(), &ImagePullSecretOptions{DockerConfig: dockerConfigDefault, HomeDir: func() (string, error) { return home, nil }}, "https://ghcr.io")
 	if err != nil || got != "Z2hjcjpwdw==" {
 		t.Errorf("default path: %q, %v", got, err)
 	}
 	// A syntax error says where, not what.
 	bad := filepath.Join(dir, "bad.json")
 	os.WriteFile(bad, []byte("{\"auths\": {\n \"x\": {\"auth\": \""+canary+"\"} oops\n}}"), 0o600)
-	_, err = dockerConfigAuth(&ImagePullSecretOptions{DockerConfig: bad}, "https://x")
+	_, err = dockerConfigAuth(context.Background(), &ImagePullSecretOptions{DockerConfig: bad}, "https://x")
 	if err == nil || !strings.Contains(err.Error(), bad+":2: not valid JSON") || strings.Contains(err.Error(), canary[:10]) {
 		t.Errorf("bad JSON: %v", err)
 	}

@@ -7,13 +7,13 @@ import (
 	"io/fs"
 	"maps"
 	"math/rand/v2"
-	"os"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/botkit-dev/botkit/internal/ctxio"
 	"github.com/botkit-dev/botkit/pkg/client"
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
 	"github.com/botkit-dev/botkit/pkg/dotenv"
@@ -172,8 +172,8 @@ func runSet(ctx context.Context, opts *SetOptions) error {
 		}
 		if attempt >= maxConditionalAttempts && !opts.Skip {
 			return cmdutil.WithCode(cmdutil.ExitConflict, fmt.Errorf(
-				"%s keeps changing while writing (%d attempts); run the command again",
-				ref(resources.KindSecretSet, opts.Name), attempt))
+				"%s keeps changing while writing (%s); run the command again",
+				ref(resources.KindSecretSet, opts.Name), resources.Plural(attempt, "attempt")))
 		}
 		backoff(ctx, attempt)
 	}
@@ -263,17 +263,21 @@ func readDotenv(ctx context.Context, opts *SetOptions) ([]dotenv.Pair, error) {
 		name = "stdin"
 		b, err = readInput(ctx, opts.IO.In, dotenv.MaxFileBytes, "--file -")
 	} else {
-		var f *os.File
-		f, err = os.Open(name)
-		if err != nil {
+		b, err = ctxio.ReadFile(ctx, name, dotenv.MaxFileBytes)
+		switch {
+		case err != nil && ctx.Err() != nil:
+			return nil, err // interrupted
+		case err != nil:
+			// A missing file, a directory, no permission: the flag's
+			// value is wrong (exit 2).
 			var pe *fs.PathError
 			if errors.As(err, &pe) {
 				err = pe.Err
 			}
 			return nil, cmdutil.UsageErrorf("--file %s: %v", name, err)
+		case len(b) > dotenv.MaxFileBytes:
+			return nil, cmdutil.UsageErrorf("--file %s: more than %d bytes", name, dotenv.MaxFileBytes)
 		}
-		defer f.Close()
-		b, err = readInput(ctx, f, dotenv.MaxFileBytes, "--file "+name)
 	}
 	if err != nil {
 		return nil, err

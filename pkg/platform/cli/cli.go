@@ -42,6 +42,7 @@ func NewRootCmd(st *iostreams.IOStreams) *cobra.Command {
 		SilenceErrors: true,
 	}
 	root.AddCommand(newServeCmd(st), newOrgsCmd(st), newTokensCmd(st), newMigrateCmd(st))
+	root.AddCommand(cmdutil.NewHelpTopic("exit-codes", "What botkit-platform's exit codes mean", cmdutil.ExitCodesHelp("botkit-platform")))
 	cmdutil.TypeUsageErrors(root)
 	return root
 }

@@ -81,7 +81,7 @@ func TestAccessibleFromEnvironment(t *testing.T) {
 }
 
 // The wizard needs stdin, stdout and stderr on a terminal and CI unset
-// (DESIGN §3); else exit 2 naming the flags that make it unnecessary.
+// (docs/create.md); else exit 2 naming the flags that make it unnecessary.
 func TestRunWithoutTerminalNeverStartsTheWizard(t *testing.T) {
 	for _, c := range []struct {
 		name              string

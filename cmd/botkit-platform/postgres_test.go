@@ -472,7 +472,7 @@ func TestPostgresStartErrors(t *testing.T) {
 	}
 }
 
-// TestRulesOnBothStores: the rules of DESIGN §6 hold on SQLite and on
+// TestRulesOnBothStores: the rules of docs/platform.md hold on SQLite and on
 // PostgreSQL alike: If-Match, names unique per organization across regions
 // and kinds, isolation, limits, values encrypted at rest.
 func TestRulesOnBothStores(t *testing.T) {

@@ -12,7 +12,7 @@ import (
 	"github.com/botkit-dev/botkit/pkg/resources"
 )
 
-// Exit codes of every command (DESIGN §3).
+// Exit codes of every command; what each means is ExitCodes (help.go).
 const (
 	ExitOK          = 0
 	ExitError       = 1 // runtime failure; diff: differences found

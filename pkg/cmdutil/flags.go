@@ -3,7 +3,9 @@ package cmdutil
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
 
@@ -63,3 +65,37 @@ func (s boolSide) Type() string { return "bool" }
 
 // IsBoolFlag lets pflag accept the flag without a value.
 func (s boolSide) IsBoolFlag() bool { return true }
+
+// EnumFlag registers --name (with its optional shorthand) on cmd: a string
+// flag whose value must be one of values, checked when the flag is parsed
+// (a flag error, exit 2, naming the valid values). The values appear in the
+// flag's help and are its shell completions.
+func EnumFlag(cmd *cobra.Command, p *string, name, short, def string, values []string, usage string) {
+	*p = def
+	cmd.Flags().VarP(&enumValue{target: p, values: values}, name, short, usage+" (one of: "+strings.Join(values, "|")+")")
+	_ = cmd.RegisterFlagCompletionFunc(name, cobra.FixedCompletions(values, cobra.ShellCompDirectiveNoFileComp))
+}
+
+type enumValue struct {
+	target *string
+	values []string
+}
+
+func (e *enumValue) Set(v string) error {
+	for _, ok := range e.values {
+		if v == ok {
+			*e.target = v
+			return nil
+		}
+	}
+	return fmt.Errorf("unknown value %q (valid: %s)", v, strings.Join(e.values, ", "))
+}
+
+func (e *enumValue) String() string {
+	if e.target == nil {
+		return ""
+	}
+	return *e.target
+}
+
+func (e *enumValue) Type() string { return "string" }

@@ -1,5 +1,5 @@
 // Package dotenv reads and writes dotenv files: the KEY=value files that
-// `botkit cloud secrets set --file` takes (DESIGN §5.2).
+// `botkit cloud secrets set --file` takes (docs/secrets.md).
 //
 // Syntax, line by line:
 //

@@ -56,7 +56,7 @@ func (s *IOStreams) IsStdinTTY() bool { return s.stdinTTY }
 func (s *IOStreams) IsStdoutTTY() bool { return s.stdoutTTY }
 
 // CanPrompt reports whether the command may ask the user questions: stdin,
-// stdout and stderr are terminals and CI is not set (DESIGN §3: prompts
+// stdout and stderr are terminals and CI is not set (docs/development.md: prompts
 // never when stdout is piped or CI is set).
 func (s *IOStreams) CanPrompt() bool { return s.stdinTTY && s.stderrTTY && s.stdoutTTY && !s.ci }
 
@@ -64,5 +64,5 @@ func (s *IOStreams) CanPrompt() bool { return s.stdinTTY && s.stderrTTY && s.std
 func (s *IOStreams) SetCI(v bool) { s.ci = v }
 
 // ShowProgress reports whether progress and hints may go to stderr: only on
-// a terminal, never when stdout is piped or CI is set (DESIGN §3).
+// a terminal, never when stdout is piped or CI is set (docs/development.md).
 func (s *IOStreams) ShowProgress() bool { return s.stderrTTY && s.stdoutTTY && !s.ci }

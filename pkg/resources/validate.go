@@ -11,7 +11,7 @@ import (
 	"unicode/utf8"
 )
 
-// Limits enforced by the platform (DESIGN §2).
+// Limits enforced by the platform (docs/manifests.md).
 const (
 	MaxNameLength    = 63
 	MaxKeyLength     = 128

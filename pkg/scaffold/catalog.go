@@ -6,7 +6,7 @@ import (
 	"sync"
 )
 
-// The catalogue of `botkit create` (DESIGN §4.3): every transport and every
+// The catalogue of `botkit create` (docs/create.md): every transport and every
 // STT, LLM, TTS, realtime and video avatar service a generated project can
 // use, with the pipecat-ai 1.7.0 import path, class, constructor arguments,
 // pip extras and environment variables of each. It is the single source of

@@ -256,7 +256,7 @@ func TestCatalogIDsAndCounts(t *testing.T) {
 			t.Errorf("Services() out of order at %s, %s", a.ID, b.ID)
 		}
 	}
-	// Ids a user is likely to type, and the examples in DESIGN.
+	// Ids a user is likely to type, and the examples in docs/create.md.
 	for _, id := range []string{"deepgram_stt", "deepgram_flux_stt", "openai_llm", "google_llm",
 		"aws_bedrock_llm", "cartesia_tts", "elevenlabs_tts", "openai_realtime",
 		"gemini_live_realtime", "heygen_video"} {

@@ -11,7 +11,7 @@ import (
 	"text/template"
 )
 
-// The web clients of generated projects (DESIGN §4.4). Each variant is put
+// The web clients of generated projects (docs/create.md). Each variant is put
 // together from directories of templates/client:
 //
 //	common/        every client (gitignore)

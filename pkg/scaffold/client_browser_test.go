@@ -93,7 +93,7 @@ func newFakeRunner(t *testing.T) *fakeRunner {
 			return
 		}
 		rec := runnerRequest{Method: req.Method, Path: req.URL.Path, Auth: req.Header.Get("Authorization")}
-		_ = json.NewDecoder(req.Body).Decode(&rec.Body)
+		_ = json.NewDecoder(req.Body).Decode(&rec.Body) // error ignored: a body that is not JSON is recorded empty, and the test compares the bodies
 		r.mu.Lock()
 		r.requests = append(r.requests, rec)
 		r.mu.Unlock()
@@ -101,14 +101,14 @@ func newFakeRunner(t *testing.T) *fakeRunner {
 		w.Header().Set("Content-Type", "application/json")
 		switch {
 		case req.URL.Path == "/start" && rec.Body["transport"] == "daily":
-			_, _ = io.WriteString(w, `{"dailyRoom":"https://example.daily.co/room","dailyToken":"room-token","sessionId":"daily-1"}`)
+			_, _ = io.WriteString(w, `{"dailyRoom":"https://example.daily.co/room","dailyToken":"room-token","sessionId":"daily-1"}`) // error ignored: the client reports a broken answer
 		case req.URL.Path == "/start" && rec.Body["transport"] == "webrtc":
-			_, _ = io.WriteString(w, `{"sessionId":"abc-123","iceConfig":{"iceServers":[{"urls":["stun:stun.l.google.com:19302"]}]}}`)
+			_, _ = io.WriteString(w, `{"sessionId":"abc-123","iceConfig":{"iceServers":[{"urls":["stun:stun.l.google.com:19302"]}]}}`) // error ignored: as above
 		case strings.HasPrefix(req.URL.Path, "/sessions/") && strings.HasSuffix(req.URL.Path, "/api/offer"):
-			_, _ = io.WriteString(w, `{"sdp":"v=0","type":"answer","pc_id":"pc-1"}`)
+			_, _ = io.WriteString(w, `{"sdp":"v=0","type":"answer","pc_id":"pc-1"}`) // error ignored: as above
 		default:
 			w.WriteHeader(http.StatusNotFound)
-			_, _ = io.WriteString(w, `{"detail":"not found"}`)
+			_, _ = io.WriteString(w, `{"detail":"not found"}`) // error ignored: as above
 		}
 	}))
 	t.Cleanup(r.Close)
@@ -202,11 +202,11 @@ func startNext(t *testing.T, client string, env []string) (string, func() string
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
 	t.Cleanup(func() {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM) // error ignored: the group may have exited already
 		select {
 		case <-exited:
 		case <-time.After(10 * time.Second):
-			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // error ignored: as above
 			<-exited
 		}
 	})
@@ -304,7 +304,7 @@ func TestClientBuildsAndLoadsInChromium(t *testing.T) {
 				env = map[string]string{"BOT_START_URL": runner.URL + "/start", "BOT_API_KEY": npmCanaryKey}
 			}
 			client := writeClient(t, t.TempDir(), tc.cfg, env)
-			tsconfig, _ := os.ReadFile(filepath.Join(client, "tsconfig.json"))
+			tsconfig := readFile(t, filepath.Join(client, "tsconfig.json"))
 
 			run(t, 5*time.Minute, client, npmEnv, npm, npmInstall...)
 			run(t, 5*time.Minute, client, npmEnv, npm, "run", "build")
@@ -312,7 +312,7 @@ func TestClientBuildsAndLoadsInChromium(t *testing.T) {
 			var url string
 			var serverOutput func() string
 			if isNext {
-				if after, _ := os.ReadFile(filepath.Join(client, "tsconfig.json")); !bytes.Equal(after, tsconfig) {
+				if after := readFile(t, filepath.Join(client, "tsconfig.json")); !bytes.Equal(after, tsconfig) {
 					t.Errorf("next build rewrote tsconfig.json:\n%s", after)
 				}
 				assertNotInTree(t, filepath.Join(client, ".next", "static"), npmCanaryKey)
@@ -393,7 +393,10 @@ func checkNextProxy(t *testing.T, base string, runner *fakeRunner, wantStart map
 			t.Fatal(err)
 		}
 		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
+		b, err := io.ReadAll(resp.Body)
+		if err != nil {
+			t.Fatalf("%s %s: reading the answer: %v", method, path, err)
+		}
 		if strings.Contains(string(b), npmCanaryKey) {
 			t.Errorf("%s %s answered with BOT_API_KEY", method, path)
 		}
@@ -432,8 +435,7 @@ func checkNextProxy(t *testing.T, base string, runner *fakeRunner, wantStart map
 		{Method: "POST", Path: "/sessions/abc-123/api/offer", Auth: "Bearer " + npmCanaryKey, Body: map[string]any{"sdp": "offer", "type": "offer"}},
 		{Method: "PATCH", Path: "/sessions/abc-123/api/offer", Auth: "Bearer " + npmCanaryKey, Body: map[string]any{"pc_id": "pc-1", "candidates": []any{}}},
 	}
-	gotJSON, _ := json.Marshal(got)
-	wantJSON, _ := json.Marshal(want)
+	gotJSON, wantJSON := mustJSON(t, got), mustJSON(t, want)
 	if !bytes.Equal(gotJSON, wantJSON) {
 		t.Errorf("the bot received\n %s\nwant\n %s", gotJSON, wantJSON)
 	}

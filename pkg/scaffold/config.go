@@ -1,7 +1,7 @@
 package scaffold
 
 // Config is the resolved configuration of a project to generate: the keys of
-// the JSON config file and of `botkit create --dry-run` (DESIGN §4.2).
+// the JSON config file and of `botkit create --dry-run` (docs/create.md).
 // Optional services that are unset are empty strings here and null in JSON.
 type Config struct {
 	ProjectName         string   `json:"project_name"`

@@ -16,7 +16,7 @@ import (
 // real config (a few hundred bytes).
 const MaxConfigSize = 1 << 20
 
-// ProjectConfig manifest identity (DESIGN §2).
+// ProjectConfig manifest identity (docs/manifests.md).
 const (
 	APIVersion        = "botkit.dev/v1"
 	KindProjectConfig = "ProjectConfig"
@@ -28,7 +28,7 @@ type ConfigFileError struct{ Problems []string }
 
 func (e *ConfigFileError) Error() string { return strings.Join(e.Problems, "; ") }
 
-// DecodeConfigFile parses a flat JSON or YAML config (DESIGN §4.2) or a
+// DecodeConfigFile parses a flat JSON or YAML config (docs/create.md) or a
 // ProjectConfig manifest. name is used in error messages. Decoding is strict:
 // unknown keys, wrong types and duplicate keys are errors with file:line.
 //

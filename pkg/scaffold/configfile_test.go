@@ -57,12 +57,19 @@ func TestConfigJSONHasEveryKeyInOrderWithNulls(t *testing.T) {
 	}
 	var keys []string
 	dec := json.NewDecoder(strings.NewReader(string(b)))
-	dec.Token()
+	if _, err := dec.Token(); err != nil {
+		t.Fatal(err)
+	}
 	for dec.More() {
-		k, _ := dec.Token()
+		k, err := dec.Token()
+		if err != nil {
+			t.Fatal(err)
+		}
 		keys = append(keys, k.(string))
 		var v any
-		dec.Decode(&v)
+		if err := dec.Decode(&v); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if !reflect.DeepEqual(keys, ConfigKeys()) {
 		t.Fatalf("keys %v, want %v", keys, ConfigKeys())

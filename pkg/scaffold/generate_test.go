@@ -356,18 +356,20 @@ func TestWriteRefusesExistingFilesAndLeavesNothing(t *testing.T) {
 	if !ok || fmt.Sprint(ce.Files) != "[server/bot.py]" {
 		t.Fatalf("want conflict on server/bot.py, got %v", err)
 	}
-	entries, _ := os.ReadDir(dir)
+	entries := readDir(t, dir)
 	if len(entries) != 1 {
 		t.Errorf("write left entries behind: %v", entries)
 	}
-	if b, _ := os.ReadFile(filepath.Join(dir, "server", "bot.py")); string(b) != "mine" {
+	if b := readFile(t, filepath.Join(dir, "server", "bot.py")); string(b) != "mine" {
 		t.Error("existing file was changed")
 	}
 }
 
 func TestWriteIntoNonEmptyDirectoryMergesAndNewDirectoryRenames(t *testing.T) {
 	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("keep"), 0o644)
+	if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("keep"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	files := []File{{Path: "README.md", Data: []byte("x")}, {Path: "server/bot.py", Data: []byte("y")}}
 	if err := Write(dir, files); err != nil {
 		t.Fatal(err)
@@ -377,7 +379,7 @@ func TestWriteIntoNonEmptyDirectoryMergesAndNewDirectoryRenames(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	entries, _ := os.ReadDir(dir)
+	entries := readDir(t, dir)
 	for _, e := range entries {
 		if strings.HasPrefix(e.Name(), ".botkit-create-") {
 			t.Errorf("staging directory left behind: %s", e.Name())
@@ -387,10 +389,10 @@ func TestWriteIntoNonEmptyDirectoryMergesAndNewDirectoryRenames(t *testing.T) {
 	if err := Write(fresh, files); err != nil {
 		t.Fatal(err)
 	}
-	if b, _ := os.ReadFile(filepath.Join(fresh, "server", "bot.py")); string(b) != "y" {
+	if b := readFile(t, filepath.Join(fresh, "server", "bot.py")); string(b) != "y" {
 		t.Error("fresh directory not written")
 	}
-	siblings, _ := os.ReadDir(filepath.Dir(fresh))
+	siblings := readDir(t, filepath.Dir(fresh))
 	if len(siblings) != 1 {
 		t.Errorf("staging left beside the target: %v", siblings)
 	}
@@ -404,7 +406,7 @@ func TestWriteFailureRemovesTheDirectoriesItCreated(t *testing.T) {
 	if err := Write(target, files); err == nil {
 		t.Fatal("write succeeded")
 	}
-	entries, _ := os.ReadDir(root)
+	entries := readDir(t, root)
 	if len(entries) != 0 {
 		t.Errorf("failed write left %v behind", entries)
 	}

@@ -2,7 +2,7 @@ package scaffold
 
 import "slices"
 
-// BotTypeOf returns the bot type p gives or implies (DESIGN §4.1), or ""
+// BotTypeOf returns the bot type p gives or implies (docs/create.md), or ""
 // when nothing decides it yet: --bot-type; else telephony when any
 // transport is a telephony one, web when transports are given and all are
 // web ones; else web when a web-only option (a client, video) is given.
@@ -64,7 +64,7 @@ func needsMode(p Partial, which string) bool {
 
 // Undecided returns the config keys whose value p neither gives nor
 // implies and that matter given what p decides, in the order the wizard
-// asks them (DESIGN §4.1). client_server is decided with client_framework;
+// asks them (docs/create.md). client_server is decided with client_framework;
 // video_output follows video_service when that is an avatar.
 func Undecided(p Partial) []string {
 	var keys []string

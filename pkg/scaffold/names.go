@@ -2,7 +2,7 @@ package scaffold
 
 import "strings"
 
-// maxPlatformName is the platform's limit on object names (DESIGN §2).
+// maxPlatformName is the platform's limit on object names (docs/manifests.md).
 const maxPlatformName = 63
 
 // secretSetSuffix ends the name of a project's secret set.

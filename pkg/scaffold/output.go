@@ -8,7 +8,7 @@ import (
 )
 
 // MarshalJSON writes the config with its keys in documented order and unset
-// optional values as null (DESIGN §4.2).
+// optional values as null (docs/create.md).
 func (c Config) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	buf.WriteByte('{')

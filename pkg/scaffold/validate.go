@@ -38,7 +38,7 @@ func ValidateProjectName(name string) error {
 	return nil
 }
 
-// Resolve fills in defaults and inferred values (DESIGN §4.1): the defaults
+// Resolve fills in defaults and inferred values (docs/create.md): the defaults
 // of the field table; the bot type and mode of BotTypeOf and ModeOf; react
 // defaults to the vite dev server; a SIP-bridge variant transport implies
 // its mode; a video avatar implies video output unless that was given.

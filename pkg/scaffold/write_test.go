@@ -37,7 +37,9 @@ func checkWinner(t *testing.T, dir string, files []File) int {
 			continue
 		}
 		var w int
-		fmt.Sscanf(string(b), "writer %d", &w)
+		if _, err := fmt.Sscanf(string(b), "writer %d", &w); err != nil {
+			t.Fatalf("%s: %v", f.Path, err)
+		}
 		if winner == -1 {
 			winner = w
 		} else if w != winner {
@@ -50,7 +52,7 @@ func checkWinner(t *testing.T, dir string, files []File) int {
 func noStaging(t *testing.T, dirs ...string) {
 	t.Helper()
 	for _, d := range dirs {
-		entries, _ := os.ReadDir(d)
+		entries := readDir(t, d)
 		for _, e := range entries {
 			if strings.HasPrefix(e.Name(), stagePrefix) {
 				t.Errorf("staging directory left in %s: %s", d, e.Name())
@@ -166,7 +168,7 @@ func TestWriteTargetIsAFile(t *testing.T) {
 	if !errors.As(err, &te) || te.Dir != target || !strings.Contains(err.Error(), "not a directory") {
 		t.Fatalf("got %v", err)
 	}
-	if b, _ := os.ReadFile(target); string(b) != "mine" {
+	if b := readFile(t, target); string(b) != "mine" {
 		t.Error("the file was changed")
 	}
 	noStaging(t, filepath.Dir(target))
@@ -185,7 +187,9 @@ func TestWriteRemovesStaleStaging(t *testing.T) {
 		if err := os.MkdirAll(filepath.Join(p, "server"), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		os.WriteFile(filepath.Join(p, "server", "bot.py"), []byte("half"), 0o644)
+		if err := os.WriteFile(filepath.Join(p, "server", "bot.py"), []byte("half"), 0o644); err != nil {
+			t.Fatal(err)
+		}
 		if err := os.Chtimes(p, mtime, mtime); err != nil {
 			t.Fatal(err)
 		}
@@ -226,7 +230,9 @@ func TestWriteHonoursUmask(t *testing.T) {
 	for _, existing := range []bool{false, true} {
 		target := filepath.Join(t.TempDir(), "p")
 		if existing {
-			os.Mkdir(target, 0o750)
+			if err := os.Mkdir(target, 0o750); err != nil {
+				t.Fatal(err)
+			}
 		}
 		files := append(projectOf(0), File{Path: "server/run.sh", Mode: 0o755, Data: []byte("#!/bin/sh\n")})
 		if err := Write(target, files); err != nil {
@@ -259,7 +265,10 @@ func TestWriteRemovesTheStagingOfAKilledProcess(t *testing.T) {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
-		os.WriteFile(filepath.Join(dir, "bot.py"), []byte("half written"), 0o644)
+		if err := os.WriteFile(filepath.Join(dir, "bot.py"), []byte("half written"), 0o644); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
 		fmt.Println(dir)
 		time.Sleep(time.Minute) // killed long before
 		os.Exit(1)
@@ -279,7 +288,7 @@ func TestWriteRemovesTheStagingOfAKilledProcess(t *testing.T) {
 	}
 	line, err := bufio.NewReader(out).ReadString('\n')
 	if err != nil {
-		cmd.Process.Kill()
+		_ = cmd.Process.Kill() // error ignored: the test fails either way
 		t.Fatalf("the writer did not report its staging directory: %v", err)
 	}
 	stage := strings.TrimSpace(line)
@@ -296,8 +305,10 @@ func TestWriteRemovesTheStagingOfAKilledProcess(t *testing.T) {
 		t.Fatalf("a live writer's staging directory was removed: %v", err)
 	}
 
-	cmd.Process.Kill()
-	cmd.Wait()
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait() // error ignored: killed, it exits with an error by design
 	if err := os.Chtimes(stage, old, old); err != nil {
 		t.Fatal(err)
 	}

@@ -164,7 +164,7 @@ func splitList(values []string) []string {
 }
 
 // nonInteractive reports whether the values come only from flags and the
-// config file (DESIGN §4.1).
+// config file (docs/create.md).
 func (o *Options) nonInteractive() bool {
 	if o.Flags.ProjectName != nil || o.ConfigFile != "" {
 		return true

@@ -81,7 +81,7 @@ func TestAccessibleFromEnvironment(t *testing.T) {
 }
 
 // The wizard needs stdin, stdout and stderr on a terminal and CI unset
-// (DESIGN §3); else exit 2 naming the flags that make it unnecessary.
+// (docs/create.md); else exit 2 naming the flags that make it unnecessary.
 func TestRunWithoutTerminalNeverStartsTheWizard(t *testing.T) {
 	for _, c := range []struct {
 		name              string
@@ -205,8 +205,14 @@ func TestConcurrentCreatesOfOneTarget(t *testing.T) {
 		if won != 1 {
 			t.Fatalf("round %d: %d winners", round, won)
 		}
-		g, _ := scaffold.NewGenerator()
-		files, _ := g.Generate(cfg)
+		g, err := scaffold.NewGenerator()
+		if err != nil {
+			t.Fatal(err)
+		}
+		files, err := g.Generate(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
 		for _, f := range files {
 			if _, err := os.Stat(filepath.Join(target, filepath.FromSlash(f.Path))); err != nil {
 				t.Errorf("round %d: the reported project lacks %s", round, f.Path)
@@ -217,7 +223,9 @@ func TestConcurrentCreatesOfOneTarget(t *testing.T) {
 
 func TestTargetIsAFile(t *testing.T) {
 	wd := t.TempDir()
-	os.WriteFile(filepath.Join(wd, "taken"), []byte("x"), 0o644)
+	if err := os.WriteFile(filepath.Join(wd, "taken"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	ios, _, _, _ := iostreams.Test()
 	opts := &Options{IO: ios, WorkingDir: wd, Format: "json", TargetDir: "taken", Flags: scaffold.PartialOf(QuickstartConfig("taken"))}
 	err := Run(context.Background(), opts)

@@ -32,7 +32,7 @@ const (
 	kindMobile      = "web-none"
 )
 
-// Wizard asks the questions of `botkit create` (DESIGN §4.1) that the flags
+// Wizard asks the questions of `botkit create` (docs/create.md) that the flags
 // and config file leave open.
 type Wizard struct {
 	// Prompter asks; the wizard uses nothing else to talk to the user,

@@ -607,8 +607,11 @@ func TestWizardTargetConflictAtName(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(wd, "taken"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	os.WriteFile(filepath.Join(wd, "taken", "README.md"), []byte("mine"), 0o644)
-	os.WriteFile(filepath.Join(wd, "afile"), []byte("x"), 0o644)
+	for name, data := range map[string]string{"taken/README.md": "mine", "afile": "x"} {
+		if err := os.WriteFile(filepath.Join(wd, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	target := func(name string) string { return filepath.Join(wd, name) }
 
 	ios, _, _, errOut := iostreams.Test()

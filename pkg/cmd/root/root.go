@@ -31,6 +31,10 @@ manages the secret sets and image pull secrets they run with.`,
 	}
 	cmd.AddCommand(create.NewCmdCreate(f, nil), cloud.NewCmdCloud(f), auth.NewCmdAuth(f))
 	cmd.AddCommand(manifests.NewCmdApply(f, nil), manifests.NewCmdDiff(f, nil), manifests.NewCmdDelete(f, nil))
+	cmd.AddCommand(
+		cmdutil.NewHelpTopic("exit-codes", "What botkit's exit codes mean", cmdutil.ExitCodesHelp("botkit")),
+		cmdutil.NewHelpTopic("environment", "Environment variables botkit reads", cmdutil.EnvironmentHelp()),
+	)
 	// `botkit completion bash|zsh|fish|powershell`: cobra's generator, added
 	// now (not at Execute) so that its usage errors are typed too.
 	cmd.InitDefaultCompletionCmd()

@@ -21,7 +21,7 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// Run runs the command line args and returns the exit code (DESIGN §3),
+// Run runs the command line args and returns the exit code (`botkit help exit-codes`),
 // through the same plumbing as botkit's own commands.
 func Run(ctx context.Context, args []string, io *iostreams.IOStreams) int {
 	return cmdutil.Execute(ctx, NewRootCmd(io), io, args)
@@ -42,6 +42,7 @@ func NewRootCmd(st *iostreams.IOStreams) *cobra.Command {
 		SilenceErrors: true,
 	}
 	root.AddCommand(newServeCmd(st), newOrgsCmd(st), newTokensCmd(st), newMigrateCmd(st))
+	root.AddCommand(cmdutil.NewHelpTopic("exit-codes", "What botkit-platform's exit codes mean", cmdutil.ExitCodesHelp("botkit-platform")))
 	cmdutil.TypeUsageErrors(root)
 	return root
 }

@@ -153,7 +153,10 @@ func TestAvatarImpliesVideoOutput(t *testing.T) {
 	if !c.VideoOutput {
 		t.Error("video_output is false with an avatar")
 	}
-	js, _ := c.JSON()
+	js, err := c.JSON()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if !strings.Contains(string(js), `"video_output": true`) {
 		t.Errorf("dry-run:\n%s", js)
 	}

@@ -42,6 +42,8 @@ import (
 	"time"
 
 	"github.com/botkit-dev/botkit/pkg/platform"
+	"github.com/botkit-dev/botkit/pkg/platform/prommetrics"
+	"github.com/botkit-dev/botkit/pkg/platform/stores"
 	_ "modernc.org/sqlite"
 )
 
@@ -81,8 +83,8 @@ func main() {
 	flag.IntVar(&o.sets, "sets", 0, "secret sets the merge clients write into (client i: set i mod sets); 0: 32 with -store (one set per client with 32 clients), 8 on SQLite (4 clients writing each set at once)")
 	flag.BoolVar(&o.inProcess, "in-process", false, "with -store: add a phase P, the platform's HTTP handler called in this process by the clients' goroutines (no network, no net/http server)")
 	flag.IntVar(&o.replicaProcs, "replica-gomaxprocs", 0, "with -store: GOMAXPROCS of each replica process (0: Go's default, the number of cores)")
-	flag.DurationVar(&o.commitDelay, "commit-delay", platform.DefaultCommitDelay, "with -store: the replicas' commit delay (botkit-platform serve --commit-delay; 0: none)")
-	flag.IntVar(&o.commitBatch, "commit-batch", platform.MaxCommitBatch, "with -commit-delay: the most writes a replica waits for (botkit-platform serve --commit-batch)")
+	flag.DurationVar(&o.commitDelay, "commit-delay", stores.DefaultCommitDelay, "with -store: the replicas' commit delay (botkit-platform serve --commit-delay; 0: none)")
+	flag.IntVar(&o.commitBatch, "commit-batch", stores.MaxCommitBatch, "with -commit-delay: the most writes a replica waits for (botkit-platform serve --commit-batch)")
 	flag.StringVar(&o.replicaProfile, "replica-cpuprofile", "", "with -store: replica i writes a CPU profile of its run to this file name + .i")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the run to this file")
 	flag.Parse()
@@ -149,7 +151,13 @@ func run(ctx context.Context, o options, out io.Writer) error {
 		defer os.RemoveAll(d)
 		dir = d
 	}
-	srv, err := platform.Open(ctx, platform.Options{DataDir: filepath.Join(dir, "platform")})
+	metrics := prommetrics.New()
+	dataDir := filepath.Join(dir, "platform")
+	st, err := stores.Open(ctx, stores.Location{DataDir: dataDir}, stores.Options{OnCommit: metrics.Commit})
+	if err != nil {
+		return err
+	}
+	srv, err := platform.Open(ctx, platform.Options{Store: st, DataDir: dataDir, Metrics: metrics})
 	if err != nil {
 		return err
 	}
@@ -193,7 +201,7 @@ func run(ctx context.Context, o options, out io.Writer) error {
 
 	var httpRounds, rawRounds []phase
 	var cpuUsed time.Duration
-	commitsBefore := commitCount(srv)
+	commitsBefore := commitCount(metrics)
 	fmt.Fprintf(out, "round   HTTP merges/s   raw commits/s   ratio\n")
 	for r := range o.rounds {
 		var h, b phase
@@ -230,7 +238,7 @@ func run(ctx context.Context, o options, out io.Writer) error {
 		httpRounds = append(httpRounds, h)
 		rawRounds = append(rawRounds, b)
 	}
-	commits := commitCount(srv) - commitsBefore
+	commits := commitCount(metrics) - commitsBefore
 	if err := verifyMerges(ctx, client, base, "bench", token, o.clients, o.sets, seq); err != nil {
 		return err
 	}
@@ -310,8 +318,8 @@ func pct(sorted []time.Duration, p float64) string {
 	return sorted[i].Round(10 * time.Microsecond).String()
 }
 
-func commitCount(srv *platform.Server) float64 {
-	mfs, err := srv.Metrics().Gather()
+func commitCount(m *prommetrics.Metrics) float64 {
+	mfs, err := m.Registry().Gather()
 	if err != nil {
 		return 0
 	}

@@ -31,20 +31,27 @@ import (
 
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
 	"github.com/botkit-dev/botkit/pkg/platform"
+	"github.com/botkit-dev/botkit/pkg/platform/prommetrics"
+	"github.com/botkit-dev/botkit/pkg/platform/stores"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
-// platformOptions are a replica's platform options (and phase P's) with
-// the master key in keyFile.
-func (o options) platformOptions(keyFile string) platform.Options {
-	return platform.Options{Store: o.store, MasterKeyFile: keyFile, CommitDelay: o.commitDelay, CommitBatch: o.commitBatch}
+// openReplica opens the platform as a replica (and phase P) does, with the
+// master key in keyFile.
+func (o options) openReplica(ctx context.Context, keyFile string) (*platform.Server, error) {
+	metrics := prommetrics.New() // as botkit-platform serve
+	st, err := stores.Open(ctx, stores.Location{URL: o.store}, stores.Options{OnCommit: metrics.Commit, CommitDelay: o.commitDelay, CommitBatch: o.commitBatch})
+	if err != nil {
+		return nil, err
+	}
+	return platform.Open(ctx, platform.Options{Store: st, MasterKeyFile: keyFile, Metrics: metrics})
 }
 
 // serveReplica serves one replica on 127.0.0.1:0, prints its address and
 // runs until stdin closes (the benchmark ended or died).
 func serveReplica(ctx context.Context, o options) error {
 	cmdutil.DefaultGCPercent(platform.ServingGCPercent) // as botkit-platform serve
-	srv, err := platform.Open(ctx, o.platformOptions(o.keyFile))
+	srv, err := o.openReplica(ctx, o.keyFile)
 	if err != nil {
 		return err
 	}
@@ -277,10 +284,11 @@ func runPostgres(ctx context.Context, o options, out io.Writer) error {
 	if err := os.WriteFile(keyFile, []byte(hex.EncodeToString(key)), 0o600); err != nil {
 		return err
 	}
-	admin, err := platform.OpenAdmin(ctx, "", o.store)
+	adminStore, err := stores.Open(ctx, stores.Location{URL: o.store}, stores.Options{})
 	if err != nil {
 		return err
 	}
+	admin := platform.NewAdmin(adminStore, "")
 	defer admin.Close()
 	org := "bench-" + hex.EncodeToString(key[:4]) // the database may hold earlier runs
 	if _, err := admin.CreateOrg(ctx, org, ""); err != nil {
@@ -325,7 +333,7 @@ func runPostgres(ctx context.Context, o options, out io.Writer) error {
 
 	var handler http.Handler // phase P (-in-process)
 	if o.inProcess {
-		srv, err := platform.Open(ctx, o.platformOptions(keyFile))
+		srv, err := o.openReplica(ctx, keyFile)
 		if err != nil {
 			return err
 		}

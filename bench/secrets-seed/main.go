@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/botkit-dev/botkit/pkg/client"
+	"github.com/botkit-dev/botkit/pkg/embedded"
 	"github.com/botkit-dev/botkit/pkg/resources"
 )
 
@@ -40,7 +41,7 @@ func main() {
 
 func seed(dataDir string, n, keys, workers int) error {
 	ctx := context.Background()
-	c, err := client.OpenEmbedded(ctx, dataDir, client.Options{})
+	c, err := embedded.Open(ctx, dataDir, client.Options{})
 	if err != nil {
 		return err
 	}

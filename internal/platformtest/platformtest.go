@@ -9,27 +9,46 @@ import (
 	"testing"
 
 	"github.com/botkit-dev/botkit/pkg/platform"
+	"github.com/botkit-dev/botkit/pkg/platform/prommetrics"
+	"github.com/botkit-dev/botkit/pkg/platform/store/sqlite"
 )
 
-// Start opens the platform with opts on a SQLite database (in a fresh
-// temporary directory when opts.DataDir is empty) and serves its handler over
-// real HTTP on 127.0.0.1. It returns the base URL and the server (for its
-// Admin API); both are closed when the test ends.
+// Start opens the platform with opts and serves its handler over real HTTP
+// on 127.0.0.1. It returns the base URL and the server (for its Admin API);
+// both are closed when the test ends. See Open for the store.
 func Start(t testing.TB, opts platform.Options) (url string, srv *platform.Server) {
 	t.Helper()
-	if opts.DataDir == "" {
-		opts.DataDir = t.TempDir()
+	srv = Open(t, opts)
+	hs := httptest.NewServer(srv.Handler())
+	t.Cleanup(hs.Close)
+	return hs.URL, srv
+}
+
+// Open opens the platform with opts as botkit-platform serve does on
+// SQLite: over the SQLite database of opts.DataDir (a fresh temporary
+// directory when empty) unless opts.Store is set, with Prometheus metrics
+// unless opts.Metrics is set. The server is closed when the test ends.
+func Open(t testing.TB, opts platform.Options) *platform.Server {
+	t.Helper()
+	if opts.Metrics == nil {
+		opts.Metrics = prommetrics.New()
+	}
+	if opts.Store == nil {
+		if opts.DataDir == "" {
+			opts.DataDir = t.TempDir()
+		}
+		st, err := sqlite.OpenDir(context.Background(), opts.DataDir, sqlite.Options{OnCommit: opts.Metrics.Commit})
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts.Store = st
 	}
 	srv, err := platform.Open(context.Background(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	hs := httptest.NewServer(srv.Handler())
-	t.Cleanup(func() {
-		hs.Close()
-		srv.Close()
-	})
-	return hs.URL, srv
+	t.Cleanup(func() { srv.Close() })
+	return srv
 }
 
 // CreateOrg creates organization org in region ("" for the default).

@@ -1,7 +1,7 @@
 // Package client is the typed client of the platform API (api/openapi.yaml).
 // It talks to a remote platform over HTTP, or to the embedded local platform
 // in-process through the same code (an http.RoundTripper that serves the
-// platform's handler, see OpenEmbedded).
+// platform's handler, see NewInProcess; pkg/embedded opens the embedded platform).
 //
 // Every API error is returned as *APIError, whose ErrorCode is the API's
 // error code; cmdutil maps codes to exit codes (the one mapping). A platform
@@ -80,7 +80,7 @@ type Client struct {
 	// shorten it.
 	backoff func(n int) time.Duration
 
-	embedded *embedded // nil for a remote platform
+	inProcess *inProcess // nil for a remote platform
 }
 
 // New returns a client of the platform at opts.BaseURL.
@@ -161,22 +161,23 @@ func (c *Client) Host() string { return c.host }
 
 // BaseURL returns the platform's URL ("" for the embedded platform).
 func (c *Client) BaseURL() string {
-	if c.embedded != nil {
+	if c.inProcess != nil {
 		return ""
 	}
 	return c.base.String()
 }
 
-// Embedded reports whether the client serves the embedded local platform.
-func (c *Client) Embedded() bool { return c.embedded != nil }
+// Embedded reports whether the platform runs in this process (the embedded
+// local platform, see NewInProcess).
+func (c *Client) Embedded() bool { return c.inProcess != nil }
 
 // Close releases the client. For the embedded platform it lets the
 // provisioner finish what the process started (bounded) and closes the
 // database; for a remote platform it closes idle connections.
 func (c *Client) Close() error {
 	c.hc.CloseIdleConnections()
-	if c.embedded != nil {
-		return c.embedded.close()
+	if c.inProcess != nil && c.inProcess.close != nil {
+		return c.inProcess.close()
 	}
 	return nil
 }

@@ -173,45 +173,6 @@ func TestUnauthenticated(t *testing.T) {
 	}
 }
 
-// The embedded platform: the same client code over the handler in-process.
-func TestEmbedded(t *testing.T) {
-	ctx := context.Background()
-	dir := t.TempDir()
-	c, err := client.OpenEmbedded(ctx, dir, client.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !c.Embedded() || c.Host() != client.EmbeddedHost || c.BaseURL() != "" {
-		t.Fatalf("embedded %v host %q", c.Embedded(), c.Host())
-	}
-	me, err := c.Me(ctx)
-	if err != nil || len(me.Organizations) != 1 || me.Organizations[0].Name != client.EmbeddedOrg {
-		t.Fatalf("me: %v %+v", err, me)
-	}
-	if _, created, err := c.Merge(ctx, client.EmbeddedOrg, "demo", resources.Patch{Set: map[string]string{"A": canary}}, client.IfAbsent); err != nil || !created {
-		t.Fatalf("merge: %v %v", created, err)
-	}
-	o, err := c.Wait(ctx, client.EmbeddedOrg, "demo")
-	if err != nil || o.Status().State != resources.StateReady {
-		t.Fatalf("wait: %v %+v", err, o.Status())
-	}
-	_, err = c.Get(ctx, client.EmbeddedOrg, "nope")
-	expectAPIError(t, err, http.StatusNotFound, resources.CodeNotFound, cmdutil.ExitNotFound)
-	if err := c.Close(); err != nil {
-		t.Fatal(err)
-	}
-	// Reopened: the data is there.
-	c, err = client.OpenEmbedded(ctx, dir, client.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	items, err := c.List(ctx, client.EmbeddedOrg, client.ListOptions{})
-	if err != nil || len(items) != 1 || items[0].Meta().Name != "demo" {
-		t.Fatalf("list after reopen: %v %+v", err, items)
-	}
-}
-
 // A platform that cannot be reached is a runtime failure (exit 1) naming
 // the host.
 func TestNetworkErrors(t *testing.T) {

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/botkit-dev/botkit/pkg/platform/store"
-	"github.com/botkit-dev/botkit/pkg/platform/store/postgres"
 	"github.com/botkit-dev/botkit/pkg/resources"
 )
 
@@ -21,7 +20,7 @@ import (
 const TokenPrefix = "bkp_"
 
 // Admin holds the administration functions: organizations and tokens. The
-// botkit-platform admin commands use it through OpenAdmin (they need no
+// botkit-platform admin commands use it through NewAdmin (they need no
 // master key and may run while `serve` runs); an in-process embedder gets it
 // from Server.Admin.
 type Admin struct {
@@ -31,22 +30,20 @@ type Admin struct {
 	onRevoke  func()
 }
 
-// OpenAdmin opens the store for administration only: no master key, no
-// provisioners, no HTTP. storeURL is a postgres:// URL, or empty for the
-// SQLite database in dataDir.
-func OpenAdmin(ctx context.Context, dataDir, storeURL string) (*Admin, error) {
-	st, err := openStore(ctx, dataDir, storeURL, postgres.Options{})
-	if err != nil {
-		return nil, err
-	}
+// NewAdmin returns the administration functions over st alone: no master
+// key, no provisioners, no HTTP. dataDir is the data directory of a store
+// the platform has to itself (SQLite), where revocations are announced to
+// a running server; empty for a shared store. Close closes st.
+func NewAdmin(st store.Store, dataDir string) *Admin {
 	a := &Admin{store: st, closer: st.Close}
-	if storeURL == "" {
+	if dataDir != "" {
 		a.epochPath = filepath.Join(dataDir, TokensEpochFile)
 	}
-	return a, nil
+	return a
 }
 
-// Close closes an Admin opened with OpenAdmin (a no-op for Server.Admin).
+// Close closes an Admin made with NewAdmin, and its store (a no-op for
+// Server.Admin).
 func (a *Admin) Close() error {
 	if a.closer != nil {
 		return a.closer()

@@ -1,13 +1,13 @@
 package platform_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"net/http/httptest"
 	"strings"
 	"testing"
 
+	"github.com/botkit-dev/botkit/internal/platformtest"
 	"github.com/botkit-dev/botkit/pkg/platform"
 	"github.com/botkit-dev/botkit/pkg/resources"
 )
@@ -36,11 +36,7 @@ func applyBody(b *testing.B, prefix string, n int) []byte {
 // (nothing is written). bench/apply.sh compares the CLI against 1,000
 // imperative calls.
 func BenchmarkApply1000(b *testing.B) {
-	srv, err := platform.Open(context.Background(), platform.Options{DataDir: b.TempDir(), NoAuthOrg: "local", DisableProvisioner: true})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer srv.Close()
+	srv := platformtest.Open(b, platform.Options{DataDir: b.TempDir(), NoAuthOrg: "local", DisableProvisioner: true})
 	h := srv.Handler()
 	do := func(body []byte) {
 		rec := httptest.NewRecorder()

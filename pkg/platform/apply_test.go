@@ -63,7 +63,7 @@ func newAPIEnv(t *testing.T, db testDB, provision bool) *apiEnv {
 		Logger: slog.New(slog.NewJSONHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 	}
 	if db.postgres {
-		opts.Store, opts.MasterKeyFile = db.url(t), filepath.Join(e.dir, "master.key")
+		opts.Store, opts.DataDir, opts.MasterKeyFile = db.open(t), "", filepath.Join(e.dir, "master.key")
 		if err := os.WriteFile(opts.MasterKeyFile, []byte(strings.Repeat("5a", 32)+"\n"), 0o600); err != nil {
 			t.Fatal(err)
 		}

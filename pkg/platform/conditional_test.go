@@ -1,12 +1,12 @@
 package platform_test
 
 import (
-	"context"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 
+	"github.com/botkit-dev/botkit/internal/platformtest"
 	"github.com/botkit-dev/botkit/pkg/platform"
 )
 
@@ -14,11 +14,7 @@ import (
 // secrets set` confirms the overwrites it read and must not overwrite keys
 // that appeared since.
 func TestConditionalPatch(t *testing.T) {
-	srv, err := platform.Open(context.Background(), platform.Options{DataDir: t.TempDir(), NoAuthOrg: "local"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
+	srv := platformtest.Open(t, platform.Options{DataDir: t.TempDir(), NoAuthOrg: "local"})
 	h := srv.Handler()
 	patch := func(body string, hdr ...string) *httptest.ResponseRecorder {
 		req := httptest.NewRequest("PATCH", "/v1/organizations/local/secrets/app", strings.NewReader(body))

@@ -1,13 +1,19 @@
 // Package platform is the botkit platform: the HTTP API of api/openapi.yaml
-// over a SQLite store, with per-region provisioners, token authentication and
-// encryption of values at rest. The botkit-platform command serves it; the
-// botkit CLI runs the very same handler in-process for its embedded local
-// platform.
+// over a store the caller opens (store/sqlite, store/postgres; the core
+// links no database driver and no metrics library), with per-region
+// provisioners, token authentication and encryption of values at rest. The
+// botkit-platform command serves it (pkg/platform/cli, with package stores
+// and Prometheus metrics, prommetrics); the botkit CLI runs the very same
+// handler in-process for its embedded local platform (pkg/embedded, SQLite
+// only).
 //
 // # Serving
 //
+//	st, err := sqlite.OpenDir(ctx, dir, sqlite.Options{})  // platform.db
 //	srv, err := platform.Open(ctx, platform.Options{
-//		DataDir:                dir,      // platform.db, master.key
+//		Store:                  st,       // closed by srv.Close
+//		DataDir:                dir,      // master.key, the tokens' epoch; "" for a shared store
+//		Metrics:                nil,      // e.g. prommetrics.New(): /metrics
 //		MasterKeyFile:          "",       // default DataDir/master.key, generated 0600
 //		AllowPrivateRegistries: false,    // image pull secret checks: loopback/private allowed?
 //		NoAuthOrg:              "",       // "local": requests without a token act as this org
@@ -24,7 +30,7 @@
 // # Administration
 //
 // Organizations and tokens are managed through an Admin: Server.Admin for
-// an open server, or OpenAdmin(ctx, dataDir, storeURL) for a short-lived
+// an open server, or NewAdmin(store, dataDir) for a short-lived
 // process (no master key needed; safe while servers run on the same store).
 // CreateToken returns the token ("bkp_" + 52 base32 characters) once; only
 // its SHA-256 is stored. RevokeToken takes effect on the next request of
@@ -33,9 +39,8 @@
 //
 // # PostgreSQL and replicas
 //
-// With Options.Store (a postgres:// URL) the store is PostgreSQL
-// (store/postgres) and several servers may share it; they need the same
-// MasterKeyFile. Pending image pull secrets are claimed with a renewed lease
+// With a PostgreSQL store (store/postgres) and no DataDir, several servers
+// may share it; they need the same MasterKeyFile. Pending image pull secrets are claimed with a renewed lease
 // (Options.ProvisionLease), so each is verified by one server, and taken
 // over when that server dies. Migrate copies a SQLite data directory into
 // an empty PostgreSQL database. While the database cannot be reached,

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/botkit-dev/botkit/internal/platformtest"
 	"github.com/botkit-dev/botkit/pkg/platform"
 )
 
@@ -15,11 +16,7 @@ import (
 // organization "local", no token.
 func TestEmbeddedNoAuthOrg(t *testing.T) {
 	ctx := context.Background()
-	srv, err := platform.Open(ctx, platform.Options{DataDir: t.TempDir(), NoAuthOrg: "local", AllowPrivateRegistries: true, PollInterval: 50 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
+	srv := platformtest.Open(t, platform.Options{DataDir: t.TempDir(), NoAuthOrg: "local", AllowPrivateRegistries: true, PollInterval: 50 * time.Millisecond})
 	h := srv.Handler()
 	do := func(method, path, body, token string) *httptest.ResponseRecorder {
 		req := httptest.NewRequest(method, path, strings.NewReader(body))
@@ -76,11 +73,7 @@ func TestEmbeddedNoAuthOrg(t *testing.T) {
 
 // Without NoAuthOrg a request without a token is refused.
 func TestNoTokenRefused(t *testing.T) {
-	srv, err := platform.Open(context.Background(), platform.Options{DataDir: t.TempDir(), DisableProvisioner: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
+	srv := platformtest.Open(t, platform.Options{DataDir: t.TempDir(), DisableProvisioner: true})
 	rec := httptest.NewRecorder()
 	srv.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/v1/me", nil))
 	if rec.Code != http.StatusUnauthorized || !strings.Contains(rec.Body.String(), `"code":"unauthenticated"`) {

@@ -18,7 +18,6 @@ import (
 
 	"github.com/botkit-dev/botkit/pkg/platform/store"
 	"github.com/botkit-dev/botkit/pkg/resources"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
 // Route is one route of the API, with its path in OpenAPI form.
@@ -82,7 +81,7 @@ func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
 	handlers := map[Route]http.HandlerFunc{
 		{"GET", "/healthz"}:                                             s.handleHealthz,
-		{"GET", "/metrics"}:                                             promhttp.HandlerFor(s.reg, promhttp.HandlerOpts{}).ServeHTTP,
+		{"GET", "/metrics"}:                                             s.handleMetrics,
 		{"GET", "/v1/me"}:                                               s.handleMe,
 		{"GET", "/v1/regions"}:                                          s.handleRegions,
 		{"GET", "/v1/organizations/{org}/secrets"}:                      s.handleList,
@@ -140,8 +139,7 @@ func (s *Server) observe(next http.Handler) http.Handler {
 			if code == 0 {
 				code = http.StatusOK
 			}
-			s.metrics.requests.WithLabelValues(info.route, r.Method, strconv.Itoa(code)).Inc()
-			s.metrics.duration.WithLabelValues(info.route, r.Method).Observe(d.Seconds())
+			s.metrics.Request(info.route, r.Method, code, d)
 			if info.route == "/healthz" || info.route == "/metrics" {
 				return
 			}
@@ -378,6 +376,16 @@ func safeField(f string) string {
 
 func (s *Server) handleHealthz(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+}
+
+// handleMetrics serves Options.Metrics' exposition; a platform without one
+// (the CLI's embedded platform) has none to serve.
+func (s *Server) handleMetrics(w http.ResponseWriter, r *http.Request) {
+	if h := s.metrics.Handler(); h != nil {
+		h.ServeHTTP(w, r)
+		return
+	}
+	writeError(w, newErr(http.StatusNotFound, resources.CodeNotFound, "this platform exports no metrics"))
 }
 
 // authenticate resolves the request's principal.

@@ -1,56 +1,33 @@
 package platform
 
 import (
+	"net/http"
 	"time"
-
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
 )
 
-type metrics struct {
-	requests    *prometheus.CounterVec
-	duration    *prometheus.HistogramVec
-	commits     prometheus.Counter
-	batchSize   prometheus.Histogram
-	commitTime  prometheus.Histogram
-	passes      *prometheus.CounterVec
-	provisioned *prometheus.CounterVec
+// Metrics receives the platform's measurements. The platform core depends
+// on this interface only; botkit-platform serve reports to Prometheus
+// (package prommetrics), while the CLI's embedded platform measures nothing
+// and links no metrics library.
+type Metrics interface {
+	// Request is one HTTP request: its route pattern, method, status code
+	// and duration.
+	Request(route, method string, code int, d time.Duration)
+	// Commit is one durable commit of the store, holding batch writes.
+	Commit(batch int, d time.Duration)
+	// Pass is one provisioning pass over region's pending objects.
+	Pass(region string)
+	// Provisioned counts n objects of kind in region that reached state.
+	Provisioned(region, kind, state string, n int)
+	// Handler serves GET /metrics (nil: the route answers 404).
+	Handler() http.Handler
 }
 
-func newMetrics(reg *prometheus.Registry) *metrics {
-	m := &metrics{
-		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "botkit_platform_http_requests_total", Help: "HTTP requests by route, method and status code.",
-		}, []string{"route", "method", "code"}),
-		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name: "botkit_platform_http_request_duration_seconds", Help: "HTTP request latency by route.",
-			Buckets: prometheus.ExponentialBuckets(0.0005, 2, 16),
-		}, []string{"route", "method"}),
-		commits: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "botkit_platform_store_commits_total", Help: "Durable database commits.",
-		}),
-		batchSize: prometheus.NewHistogram(prometheus.HistogramOpts{
-			Name: "botkit_platform_store_commit_batch_size", Help: "Write transactions per commit (group commit).",
-			Buckets: prometheus.ExponentialBuckets(1, 2, 10),
-		}),
-		commitTime: prometheus.NewHistogram(prometheus.HistogramOpts{
-			Name: "botkit_platform_store_commit_duration_seconds", Help: "Time to run and durably commit one batch.",
-			Buckets: prometheus.ExponentialBuckets(0.0005, 2, 14),
-		}),
-		passes: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "botkit_platform_provision_passes_total", Help: "Provisioning passes over a region's pending objects.",
-		}, []string{"region"}),
-		provisioned: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "botkit_platform_provisioned_total", Help: "Provisioning outcomes by region, kind and state.",
-		}, []string{"region", "kind", "state"}),
-	}
-	reg.MustRegister(m.requests, m.duration, m.commits, m.batchSize, m.commitTime, m.passes, m.provisioned,
-		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	return m
-}
+// noMetrics measures nothing.
+type noMetrics struct{}
 
-func (m *metrics) observeCommit(batch int, d time.Duration) {
-	m.commits.Inc()
-	m.batchSize.Observe(float64(batch))
-	m.commitTime.Observe(d.Seconds())
-}
+func (noMetrics) Request(string, string, int, time.Duration) {}
+func (noMetrics) Commit(int, time.Duration)                  {}
+func (noMetrics) Pass(string)                                {}
+func (noMetrics) Provisioned(string, string, string, int)    {}
+func (noMetrics) Handler() http.Handler                      { return nil }

@@ -5,12 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 	"slices"
 
 	"github.com/botkit-dev/botkit/pkg/platform/store"
-	"github.com/botkit-dev/botkit/pkg/platform/store/postgres"
 )
 
 // MigrateStats counts what Migrate copied.
@@ -18,35 +15,20 @@ type MigrateStats struct {
 	Orgs, Tokens, Objects, Values, Audit int
 }
 
-// Migrate copies the SQLite platform of dataDir into the empty PostgreSQL
-// database at storeURL, in one transaction: organizations, tokens (hashes,
-// revocations), objects with their versions, generations and states, values
-// and the audit log. Values are copied as they are stored, encrypted: they
-// are sealed with organization, region, name and key as associated data,
-// none of which changes, so the replicas decrypt them with the master key of
-// dataDir (pass it to them with --master-key-file). The source is only read.
-func Migrate(ctx context.Context, dataDir, storeURL string) (MigrateStats, error) {
+// Migrate copies the platform of src (a SQLite data directory's store) into
+// dst (an empty PostgreSQL database), in one transaction: organizations,
+// tokens (hashes, revocations), objects with their versions, generations and
+// states, values and the audit log. Values are copied as they are stored,
+// encrypted: they are sealed with organization, region, name and key as
+// associated data, none of which changes, so the replicas decrypt them with
+// the master key of the source (pass it to them with --master-key-file).
+// src is only read. The caller opens and closes both stores.
+func Migrate(ctx context.Context, src, dst store.Store) (MigrateStats, error) {
 	var st MigrateStats
-	if !postgres.IsURL(storeURL) {
-		return st, invalidError{fmt.Errorf("--to %s: want a postgres:// URL", postgres.Redact(storeURL))}
-	}
-	if _, err := os.Stat(filepath.Join(dataDir, DatabaseFile)); err != nil {
-		return st, fmt.Errorf("--from %s: no platform database (%s): %w", dataDir, DatabaseFile, ErrNotFound)
-	}
-	src, err := openStore(ctx, dataDir, "", postgres.Options{})
-	if err != nil {
-		return st, err
-	}
-	defer src.Close()
-	dst, err := openStore(ctx, "", storeURL, postgres.Options{})
-	if err != nil {
-		return st, err
-	}
-	defer dst.Close()
 	if orgs, err := dst.Orgs(ctx); err != nil {
 		return st, err
 	} else if len(orgs) > 0 {
-		return st, fmt.Errorf("--to %s: the database already holds %d organizations; migrate into an empty database: %w", postgres.Redact(storeURL), len(orgs), ErrExists)
+		return st, fmt.Errorf("the database already holds %d organizations; migrate into an empty database: %w", len(orgs), ErrExists)
 	}
 	orgs, err := src.Orgs(ctx)
 	if err != nil {

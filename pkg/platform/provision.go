@@ -135,7 +135,7 @@ func (p *provisioner) pass(ctx context.Context, region string, sem chan struct{}
 	if ctx.Err() != nil {
 		return false
 	}
-	p.s.metrics.passes.WithLabelValues(region).Inc()
+	p.s.metrics.Pass(region)
 	n, err := p.s.store.MarkPendingReady(ctx, region, resources.KindSecretSet)
 	if err != nil {
 		if ctx.Err() == nil {
@@ -144,7 +144,7 @@ func (p *provisioner) pass(ctx context.Context, region string, sem chan struct{}
 		return false
 	}
 	if n > 0 {
-		p.s.metrics.provisioned.WithLabelValues(region, resources.KindSecretSet, resources.StateReady).Add(float64(n))
+		p.s.metrics.Provisioned(region, resources.KindSecretSet, resources.StateReady, n)
 	}
 	// Claim only what can be checked now, so that other servers take the
 	// rest.
@@ -248,7 +248,7 @@ func (p *provisioner) verify(ctx context.Context, o store.Object) {
 		return
 	}
 	if n > 0 {
-		p.s.metrics.provisioned.WithLabelValues(o.Region, o.Kind, up.State).Inc()
+		p.s.metrics.Provisioned(o.Region, o.Kind, up.State, 1)
 		p.s.log.Info("provisioned", "kind", o.Kind, "name", o.Name, "region", o.Region, "state", up.State, "message", up.Message)
 	}
 	p.wake(o.Region) // a newer generation may be waiting

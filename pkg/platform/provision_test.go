@@ -2,7 +2,6 @@ package platform_test
 
 import (
 	"bufio"
-	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -11,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/botkit-dev/botkit/internal/platformtest"
 	"github.com/botkit-dev/botkit/pkg/platform"
 )
 
@@ -18,11 +18,7 @@ import (
 // pass ~25 ms later); a steady stream of writes is made ready by at most
 // one pass per 100 ms, not one per write.
 func TestProvisionPassRate(t *testing.T) {
-	srv, err := platform.Open(context.Background(), platform.Options{DataDir: t.TempDir(), NoAuthOrg: "local"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
+	srv := platformtest.Open(t, platform.Options{DataDir: t.TempDir(), NoAuthOrg: "local"})
 	h := srv.Handler()
 	do := func(method, path, body string) *httptest.ResponseRecorder {
 		rec := httptest.NewRecorder()

@@ -9,44 +9,38 @@ import (
 	"log"
 	"log/slog"
 	"net/http"
-	"os"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/botkit-dev/botkit/pkg/platform/store"
-	"github.com/botkit-dev/botkit/pkg/platform/store/postgres"
-	"github.com/botkit-dev/botkit/pkg/platform/store/sqlite"
 	"github.com/botkit-dev/botkit/pkg/resources"
-	"github.com/prometheus/client_golang/prometheus"
 )
 
-// File names inside Options.DataDir.
-const (
-	DatabaseFile  = "platform.db"
-	MasterKeyFile = "master.key"
-)
+// MasterKeyFile is the name of the generated master key inside
+// Options.DataDir.
+const MasterKeyFile = "master.key"
 
 // Options configure a platform Server.
 type Options struct {
-	// DataDir holds the SQLite database (platform.db) and, unless
-	// MasterKeyFile is set, the generated master key (master.key). It is
-	// created (0700) if missing. Unused with Store.
+	// Store is the database the platform keeps its state in, opened by the
+	// caller (the platform core links no database driver: botkit-platform
+	// opens SQLite or PostgreSQL, the CLI's embedded platform SQLite only).
+	// The Server owns it from Open on and closes it with Close.
+	Store store.Store
+	// DataDir is the directory of a store this server has to itself
+	// (SQLite): it holds, unless MasterKeyFile is set, the generated master
+	// key (master.key) and the tokens' revocation epoch. Empty means a store
+	// that several servers share (PostgreSQL replicas): MasterKeyFile is
+	// then required, and revocations are read from the store.
 	DataDir string
-	// Store, when set, is the postgres:// URL of a PostgreSQL database
-	// used instead of the SQLite one of DataDir. Several servers (replicas)
-	// may share it; they need the same MasterKeyFile.
-	Store string
 	// MasterKeyFile is the file of the 256-bit key that encrypts values.
-	// Empty: DataDir/master.key, generated (0600) on first use (SQLite
-	// only: with Store it is required).
+	// Empty: DataDir/master.key, generated (0600) on first use.
 	MasterKeyFile string
-	// CommitDelay and CommitBatch are postgres.Options' (PostgreSQL store
-	// only; 0: no delay; CommitBatch at most MaxCommitBatch). serve's
-	// default delay is DefaultCommitDelay.
-	CommitDelay time.Duration
-	CommitBatch int
+	// Metrics receives the platform's measurements and serves /metrics
+	// (nil: nothing is measured and /metrics answers 404).
+	Metrics Metrics
 	// ProvisionLease is how long a claim on a pending image pull secret
 	// lasts without renewal (default 10s): the verifying server renews it
 	// while it works, and if that server dies another one takes the object
@@ -90,8 +84,7 @@ type Server struct {
 	log     *slog.Logger
 	store   store.Store
 	sealer  *sealer
-	reg     *prometheus.Registry
-	metrics *metrics
+	metrics Metrics
 	handler http.Handler
 	prov    *provisioner
 	admin   *Admin
@@ -124,16 +117,6 @@ func (o *Options) defaults() {
 	}
 }
 
-// MaxCommitBatch is the largest Options.CommitBatch: the most writes a
-// replica commits together.
-const MaxCommitBatch = postgres.MaxBatch
-
-// DefaultCommitDelay is botkit-platform serve's --commit-delay on
-// PostgreSQL: the longest a replica waits after a shared commit for the
-// writers it answered to write again (bench/platform measured 1 ms
-// against 0.5 and 2; see README).
-const DefaultCommitDelay = time.Millisecond
-
 // ServingGCPercent is the garbage collector target of a serving process
 // (botkit-platform serve, the benchmark's replicas) unless GOGC is set. A
 // server's live heap is small (tokens, a connection pool, requests in
@@ -158,48 +141,37 @@ func HTTPServer(h http.Handler, errorLog *log.Logger) *http.Server {
 
 func discardLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }
 
-// ErrMasterKeyRequired is returned by Open for a PostgreSQL store without
-// Options.MasterKeyFile: a key generated per server would make every
-// replica unable to read the others' values.
+// ErrMasterKeyRequired is returned by Open for a shared store (no
+// Options.DataDir) without Options.MasterKeyFile: a key generated per
+// server would make every replica unable to read the others' values.
 var ErrMasterKeyRequired = invalidError{errors.New("--master-key-file is required with a PostgreSQL store (every replica must use the same key)")}
 
-func openStore(ctx context.Context, dataDir, storeURL string, pg postgres.Options) (store.Store, error) {
-	if storeURL != "" {
-		if !postgres.IsURL(storeURL) {
-			return nil, invalidError{fmt.Errorf("--store %s: want a postgres:// URL (or no --store for SQLite in --data-dir)", postgres.Redact(storeURL))}
-		}
-		return postgres.Open(ctx, storeURL, pg)
-	}
-	if dataDir == "" {
-		return nil, errors.New("--data-dir is required")
-	}
-	if err := os.MkdirAll(dataDir, 0o700); err != nil {
-		return nil, fmt.Errorf("data directory: %w", err)
-	}
-	return sqlite.Open(ctx, filepath.Join(dataDir, DatabaseFile), sqlite.Options{OnCommit: pg.OnCommit})
-}
+// errNoStore is returned by Open without Options.Store.
+var errNoStore = errors.New("platform.Open: Options.Store is nil")
 
-// Open opens (creating if needed) the platform in opts.DataDir, loads or
-// generates the master key and starts one provisioner per region.
+// Open opens the platform over opts.Store, loads or generates the master
+// key and starts one provisioner per region. The store is closed when Open
+// fails, and by Close otherwise.
 func Open(ctx context.Context, opts Options) (*Server, error) {
 	opts.defaults()
-	s := &Server{opts: opts, log: opts.Logger}
+	st := opts.Store
+	if st == nil {
+		return nil, errNoStore
+	}
+	s := &Server{opts: opts, log: opts.Logger, metrics: opts.Metrics, store: st}
 	if s.log == nil {
 		s.log = discardLogger()
+	}
+	if s.metrics == nil {
+		s.metrics = noMetrics{}
 	}
 	idb := make([]byte, 4)
 	_, _ = rand.Read(idb)
 	s.idPrefix = hex.EncodeToString(idb) + "-"
-	s.reg = prometheus.NewRegistry()
-	s.metrics = newMetrics(s.reg)
-	if opts.Store != "" && opts.MasterKeyFile == "" {
+	if opts.DataDir == "" && opts.MasterKeyFile == "" {
+		st.Close()
 		return nil, ErrMasterKeyRequired
 	}
-	st, err := openStore(ctx, opts.DataDir, opts.Store, postgres.Options{OnCommit: s.metrics.observeCommit, CommitDelay: opts.CommitDelay, CommitBatch: opts.CommitBatch})
-	if err != nil {
-		return nil, err
-	}
-	s.store = st
 	keyFile, create := opts.MasterKeyFile, false
 	if keyFile == "" {
 		keyFile, create = filepath.Join(opts.DataDir, MasterKeyFile), true
@@ -216,7 +188,7 @@ func Open(ctx context.Context, opts Options) (*Server, error) {
 	runCtx, cancel := context.WithCancel(context.Background())
 	s.cancel = cancel
 	epochPath := ""
-	if opts.Store == "" {
+	if opts.DataDir != "" {
 		epochPath = filepath.Join(opts.DataDir, TokensEpochFile)
 		s.tokens = newTokenCache(epochPath)
 	} else {
@@ -268,9 +240,6 @@ func (s *Server) Handler() http.Handler { return s.handler }
 // Admin returns the administration functions over the same store.
 func (s *Server) Admin() *Admin { return s.admin }
 
-// Metrics returns the Prometheus registry the server reports to.
-func (s *Server) Metrics() *prometheus.Registry { return s.reg }
-
 // Drain provisions what is pending now, in every region, and waits for it:
 // secret sets become ready, image pull secrets are verified (those already
 // being verified included). It returns when that is done or ctx ends; what
@@ -289,7 +258,9 @@ func (s *Server) Drain(ctx context.Context) error {
 func (s *Server) Close() error {
 	var err error
 	s.closeOnce.Do(func() {
-		s.prov.startOnce.Do(func() {}) // no provisioner starts after this
+		if s.prov != nil {
+			s.prov.startOnce.Do(func() {}) // no provisioner starts after this
+		}
 		s.cancel()
 		s.wg.Wait()
 		err = s.store.Close()

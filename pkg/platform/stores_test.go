@@ -1,10 +1,13 @@
 package platform_test
 
 import (
+	"context"
 	"os"
 	"testing"
 
 	"github.com/botkit-dev/botkit/internal/pgtest"
+	"github.com/botkit-dev/botkit/pkg/platform/store"
+	"github.com/botkit-dev/botkit/pkg/platform/stores"
 )
 
 // pg is the PostgreSQL server of this test binary, started by the first
@@ -23,8 +26,16 @@ type testDB struct {
 	postgres bool
 }
 
-// url returns a fresh PostgreSQL database for the test.
-func (d testDB) url(t *testing.T) string { return pg.Database(t) }
+// open opens a fresh PostgreSQL database for the test (platform.Open
+// takes it over and closes it).
+func (d testDB) open(t *testing.T) store.Store {
+	t.Helper()
+	st, err := stores.Open(context.Background(), stores.Location{URL: pg.Database(t)}, stores.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
 
 // eachStore runs fn once on SQLite and once on PostgreSQL (a real server,
 // internal/pgtest: missing binaries skip that half, or fail it under CI).

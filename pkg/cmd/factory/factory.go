@@ -14,6 +14,7 @@ import (
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
 	"github.com/botkit-dev/botkit/pkg/config"
 	"github.com/botkit-dev/botkit/pkg/credentials"
+	"github.com/botkit-dev/botkit/pkg/embedded"
 	"github.com/botkit-dev/botkit/pkg/iostreams"
 )
 
@@ -99,7 +100,7 @@ func ClientOptions() client.Options {
 func Client(ctx context.Context, cfg *config.Config, store credentials.Store) (*client.Client, error) {
 	opts := ClientOptions()
 	if cfg.Embedded() {
-		return client.OpenEmbedded(ctx, cfg.DataDir, opts)
+		return embedded.Open(ctx, cfg.DataDir, opts)
 	}
 	u, err := client.ParseURL(cfg.APIURL)
 	if err != nil {

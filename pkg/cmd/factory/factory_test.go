@@ -15,6 +15,7 @@ import (
 	"github.com/botkit-dev/botkit/pkg/credentials"
 	"github.com/botkit-dev/botkit/pkg/iostreams"
 	"github.com/botkit-dev/botkit/pkg/platform"
+	"github.com/botkit-dev/botkit/pkg/platform/store/sqlite"
 )
 
 // emptyStore is a keyring holding nothing (the keyring itself is tested in
@@ -51,7 +52,7 @@ func TestEmbeddedOnAFreshHome(t *testing.T) {
 	if _, err := c.Regions(ctx); err != nil {
 		t.Fatal(err)
 	}
-	st, err := os.Stat(filepath.Join(home, ".local", "share", "botkit", platform.DatabaseFile))
+	st, err := os.Stat(filepath.Join(home, ".local", "share", "botkit", sqlite.DatabaseFile))
 	if err != nil || st.Mode().Perm() != 0o600 {
 		t.Fatalf("database: %v %v", err, st)
 	}

@@ -18,6 +18,10 @@ import (
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
 	"github.com/botkit-dev/botkit/pkg/iostreams"
 	"github.com/botkit-dev/botkit/pkg/platform"
+	"github.com/botkit-dev/botkit/pkg/platform/prommetrics"
+	"github.com/botkit-dev/botkit/pkg/platform/store/postgres"
+	"github.com/botkit-dev/botkit/pkg/platform/store/sqlite"
+	"github.com/botkit-dev/botkit/pkg/platform/stores"
 	"github.com/spf13/cobra"
 )
 
@@ -57,6 +61,15 @@ type storeFlags struct {
 func addStoreFlags(c *cobra.Command, f *storeFlags) {
 	c.Flags().StringVar(&f.DataDir, "data-dir", os.Getenv(dataDirEnv), "directory of the platform's SQLite database and master key (env "+dataDirEnv+")")
 	c.Flags().StringVar(&f.Store, "store", os.Getenv(storeEnv), "postgres://… URL of a PostgreSQL database to use instead of --data-dir (env "+storeEnv+")")
+}
+
+// location is where the flags say the store is: a PostgreSQL URL wins over
+// a data directory.
+func (f storeFlags) location() stores.Location {
+	if f.Store != "" {
+		return stores.Location{URL: f.Store}
+	}
+	return stores.Location{DataDir: f.DataDir}
 }
 
 func (f storeFlags) require() error {
@@ -104,8 +117,8 @@ each needs the same --master-key-file.`,
 	addStoreFlags(c, &o.storeFlags)
 	c.Flags().StringVar(&o.MasterKeyFile, "master-key-file", "", "file holding the 256-bit value encryption key (default: DATA_DIR/master.key, generated 0600; required with --store)")
 	c.Flags().DurationVar(&o.ProvisionLease, "provision-lease", 10*time.Second, "how long other replicas wait before taking over a registry check whose replica stopped renewing it")
-	c.Flags().DurationVar(&o.CommitDelay, "commit-delay", platform.DefaultCommitDelay, "with --store: how long at most a replica waits, after a shared commit, for its writers to write again (larger batches; 0: never waits)")
-	c.Flags().IntVar(&o.CommitBatch, "commit-batch", platform.MaxCommitBatch, fmt.Sprintf("with --commit-delay: the most writes a replica waits for (1 to %d)", platform.MaxCommitBatch))
+	c.Flags().DurationVar(&o.CommitDelay, "commit-delay", stores.DefaultCommitDelay, "with --store: how long at most a replica waits, after a shared commit, for its writers to write again (larger batches; 0: never waits)")
+	c.Flags().IntVar(&o.CommitBatch, "commit-batch", stores.MaxCommitBatch, fmt.Sprintf("with --commit-delay: the most writes a replica waits for (1 to %d)", stores.MaxCommitBatch))
 	c.Flags().BoolVar(&o.AllowPrivateRegistries, "allow-private-registries", false, "let image pull secret checks reach loopback and private addresses")
 	c.Flags().StringVar(&o.LogFormat, "log-format", "text", "request log format: text or json")
 	return c
@@ -119,8 +132,8 @@ func RunServe(ctx context.Context, o *ServeOptions) error {
 	if o.CommitDelay < 0 || o.CommitDelay > time.Second {
 		return cmdutil.FlagErrorf("--commit-delay %s: want 0 to 1s", o.CommitDelay)
 	}
-	if o.CommitBatch < 1 || o.CommitBatch > platform.MaxCommitBatch {
-		return cmdutil.FlagErrorf("--commit-batch %d: want 1 to %d", o.CommitBatch, platform.MaxCommitBatch)
+	if o.CommitBatch < 1 || o.CommitBatch > stores.MaxCommitBatch {
+		return cmdutil.FlagErrorf("--commit-batch %d: want 1 to %d", o.CommitBatch, stores.MaxCommitBatch)
 	}
 	if o.CommitDelay > 0 && o.Store == "" {
 		if o.CommitDelaySet {
@@ -138,9 +151,18 @@ func RunServe(ctx context.Context, o *ServeOptions) error {
 		return cmdutil.FlagErrorf("--log-format %q: want text or json", o.LogFormat)
 	}
 	logger := slog.New(h)
+	loc := o.location()
+	if loc.Shared() && o.MasterKeyFile == "" {
+		return platform.ErrMasterKeyRequired // before connecting: nothing to wait for
+	}
+	metrics := prommetrics.New()
+	st, err := stores.Open(ctx, loc, stores.Options{OnCommit: metrics.Commit, CommitDelay: o.CommitDelay, CommitBatch: o.CommitBatch})
+	if err != nil {
+		return err
+	}
 	srv, err := platform.Open(ctx, platform.Options{
-		DataDir: o.DataDir, Store: o.Store, MasterKeyFile: o.MasterKeyFile, ProvisionLease: o.ProvisionLease, CommitDelay: o.CommitDelay, CommitBatch: o.CommitBatch,
-		AllowPrivateRegistries: o.AllowPrivateRegistries, Logger: logger,
+		Store: st, DataDir: loc.DataDir, MasterKeyFile: o.MasterKeyFile, ProvisionLease: o.ProvisionLease,
+		AllowPrivateRegistries: o.AllowPrivateRegistries, Logger: logger, Metrics: metrics,
 	})
 	if err != nil {
 		return err
@@ -208,7 +230,12 @@ func openAdmin(ctx context.Context, f storeFlags) (*platform.Admin, error) {
 	if err := f.require(); err != nil {
 		return nil, err
 	}
-	return platform.OpenAdmin(ctx, f.DataDir, f.Store)
+	loc := f.location()
+	st, err := stores.Open(ctx, loc, stores.Options{})
+	if err != nil {
+		return nil, err
+	}
+	return platform.NewAdmin(st, loc.DataDir), nil
 }
 
 // RunOrgsCreate creates an organization.
@@ -406,9 +433,25 @@ func RunMigrate(ctx context.Context, o *MigrateOptions) error {
 	if o.To == "" {
 		return cmdutil.FlagErrorf("%s", "--to is required (a postgres:// URL)")
 	}
-	st, err := platform.Migrate(ctx, o.From, o.To)
+	if !postgres.IsURL(o.To) {
+		return cmdutil.FlagErrorf("--to %s: want a postgres:// URL", postgres.Redact(o.To))
+	}
+	if _, err := os.Stat(filepath.Join(o.From, sqlite.DatabaseFile)); err != nil {
+		return fmt.Errorf("--from %s: no platform database (%s): %w", o.From, sqlite.DatabaseFile, platform.ErrNotFound)
+	}
+	src, err := stores.Open(ctx, stores.Location{DataDir: o.From}, stores.Options{})
 	if err != nil {
 		return err
+	}
+	defer src.Close()
+	dst, err := stores.Open(ctx, stores.Location{URL: o.To}, stores.Options{})
+	if err != nil {
+		return err
+	}
+	defer dst.Close()
+	st, err := platform.Migrate(ctx, src, dst)
+	if err != nil {
+		return fmt.Errorf("--to %s: %w", postgres.Redact(o.To), err)
 	}
 	fmt.Fprintf(o.IO.Out, "migrated %d organizations, %d tokens, %d objects (%d values), %d audit records\n", st.Orgs, st.Tokens, st.Objects, st.Values, st.Audit)
 	fmt.Fprintf(o.IO.ErrOut, "Start the replicas with --store and --master-key-file %s (unless the old server used another key file).\n", filepath.Join(o.From, platform.MasterKeyFile))

@@ -23,6 +23,7 @@ import (
 	"io/fs"
 	"net/url"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -84,6 +85,21 @@ func dsn(path string, busy time.Duration, extra ...string) string {
 		q.Add(extra[i], extra[i+1])
 	}
 	return "file:" + path + "?" + q.Encode()
+}
+
+// DatabaseFile is the database's name inside a platform's data directory.
+const DatabaseFile = "platform.db"
+
+// OpenDir opens (creating if needed) the database DatabaseFile in dir,
+// creating dir (0700) if it is missing.
+func OpenDir(ctx context.Context, dir string, opts Options) (*Store, error) {
+	if dir == "" {
+		return nil, errors.New("no data directory given")
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("data directory: %w", err)
+	}
+	return Open(ctx, filepath.Join(dir, DatabaseFile), opts)
 }
 
 // Open opens (creating if needed, mode 0600) the database at path and applies

@@ -1,7 +1,8 @@
-package client_test
+package embedded_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -13,7 +14,10 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/botkit-dev/botkit/internal/platformtest"
 	"github.com/botkit-dev/botkit/pkg/client"
+	"github.com/botkit-dev/botkit/pkg/cmdutil"
+	"github.com/botkit-dev/botkit/pkg/embedded"
 	"github.com/botkit-dev/botkit/pkg/platform"
 	"github.com/botkit-dev/botkit/pkg/resources"
 )
@@ -31,7 +35,7 @@ func TestMain(m *testing.M) {
 
 func child(dir string, keys []string) int {
 	ctx := context.Background()
-	c, err := client.OpenEmbedded(ctx, dir, client.Options{})
+	c, err := embedded.Open(ctx, dir, client.Options{})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -54,10 +58,7 @@ func child(dir string, keys []string) int {
 // provisioner of this reader is disabled).
 func state(t *testing.T, dir, name string) (string, []string) {
 	t.Helper()
-	srv, err := platform.Open(context.Background(), platform.Options{DataDir: dir, NoAuthOrg: client.EmbeddedOrg, DisableProvisioner: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv := platformtest.Open(t, platform.Options{DataDir: dir, NoAuthOrg: client.EmbeddedOrg, DisableProvisioner: true})
 	defer srv.Close()
 	rec := httptest.NewRecorder()
 	srv.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/v1/organizations/local/secrets/"+name, nil))
@@ -80,7 +81,7 @@ func state(t *testing.T, dir, name string) (string, []string) {
 func TestEmbeddedCloseProvisions(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	c, err := client.OpenEmbedded(ctx, dir, client.Options{})
+	c, err := embedded.Open(ctx, dir, client.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,10 +102,7 @@ func TestEmbeddedCloseProvisions(t *testing.T) {
 func TestEmbeddedPicksUpLeftPending(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	srv, err := platform.Open(ctx, platform.Options{DataDir: dir, NoAuthOrg: client.EmbeddedOrg, DisableProvisioner: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv := platformtest.Open(t, platform.Options{DataDir: dir, NoAuthOrg: client.EmbeddedOrg, DisableProvisioner: true})
 	rec := httptest.NewRecorder()
 	srv.Handler().ServeHTTP(rec, httptest.NewRequest("PATCH", "/v1/organizations/local/secrets/left", strings.NewReader(`{"set":{"A":"1"}}`)))
 	srv.Close()
@@ -116,7 +114,7 @@ func TestEmbeddedPicksUpLeftPending(t *testing.T) {
 	}
 
 	// A read-only command picks it up.
-	c, err := client.OpenEmbedded(ctx, dir, client.Options{})
+	c, err := embedded.Open(ctx, dir, client.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,4 +188,49 @@ func TestEmbeddedConcurrentProcesses(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// canary is a value no output or file in clear may hold.
+const canary = "CANARY-7f3a9c-value-never-shown"
+
+// The embedded platform: the same client code over the handler in-process.
+func TestEmbedded(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	c, err := embedded.Open(ctx, dir, client.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.Embedded() || c.Host() != client.EmbeddedHost || c.BaseURL() != "" {
+		t.Fatalf("embedded %v host %q", c.Embedded(), c.Host())
+	}
+	me, err := c.Me(ctx)
+	if err != nil || len(me.Organizations) != 1 || me.Organizations[0].Name != client.EmbeddedOrg {
+		t.Fatalf("me: %v %+v", err, me)
+	}
+	if _, created, err := c.Merge(ctx, client.EmbeddedOrg, "demo", resources.Patch{Set: map[string]string{"A": canary}}, client.IfAbsent); err != nil || !created {
+		t.Fatalf("merge: %v %v", created, err)
+	}
+	o, err := c.Wait(ctx, client.EmbeddedOrg, "demo")
+	if err != nil || o.Status().State != resources.StateReady {
+		t.Fatalf("wait: %v %+v", err, o.Status())
+	}
+	_, err = c.Get(ctx, client.EmbeddedOrg, "nope")
+	var ae *client.APIError
+	if !errors.As(err, &ae) || ae.Status != http.StatusNotFound || cmdutil.ExitCode(err) != cmdutil.ExitNotFound {
+		t.Fatalf("get of a missing set: %v, want a 404 API error (exit 3)", err)
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// Reopened: the data is there.
+	c, err = embedded.Open(ctx, dir, client.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	items, err := c.List(ctx, client.EmbeddedOrg, client.ListOptions{})
+	if err != nil || len(items) != 1 || items[0].Meta().Name != "demo" {
+		t.Fatalf("list after reopen: %v %+v", err, items)
+	}
 }

@@ -1,4 +1,4 @@
-package client_test
+package embedded_test
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/botkit-dev/botkit/pkg/client"
+	"github.com/botkit-dev/botkit/pkg/embedded"
 	"github.com/botkit-dev/botkit/pkg/resources"
 )
 
@@ -14,14 +15,14 @@ import (
 func BenchmarkEmbeddedSet(b *testing.B) {
 	ctx := context.Background()
 	dir := b.TempDir()
-	c, err := client.OpenEmbedded(ctx, dir, client.Options{})
+	c, err := embedded.Open(ctx, dir, client.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
 	c.Close()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		c, err := client.OpenEmbedded(ctx, dir, client.Options{})
+		c, err := embedded.Open(ctx, dir, client.Options{})
 		if err != nil {
 			b.Fatal(err)
 		}

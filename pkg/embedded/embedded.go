@@ -1,0 +1,68 @@
+// Package embedded is the CLI's embedded local platform: the platform's own
+// HTTP handler over a SQLite database in the user's data directory, served
+// in-process to a pkg/client Client. It links SQLite only — no PostgreSQL
+// driver, no metrics — so the botkit binary carries no server dependency.
+package embedded
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/botkit-dev/botkit/pkg/client"
+	"github.com/botkit-dev/botkit/pkg/platform"
+	"github.com/botkit-dev/botkit/pkg/platform/store/sqlite"
+)
+
+// Org is the organization of the embedded local platform.
+const Org = client.EmbeddedOrg
+
+// DrainTimeout bounds how long closing the embedded platform waits for the
+// provisioning of what is pending (image pull secrets are checked against
+// their registry: at most 2 attempts of 5s, see Open).
+const DrainTimeout = 15 * time.Second
+
+// Open opens the embedded local platform over the SQLite database in
+// dataDir (created 0700 if missing) and returns a client that serves its
+// HTTP handler in-process: organization "local", no token, registries on
+// private addresses allowed (they are the user's own). Close the client to
+// let in-flight provisioning finish and close the database.
+//
+// opts.BaseURL and opts.Token are ignored; the other options apply.
+func Open(ctx context.Context, dataDir string, opts client.Options) (*client.Client, error) {
+	st, err := sqlite.OpenDir(ctx, dataDir, sqlite.Options{})
+	if err != nil {
+		return nil, fmt.Errorf("opening the embedded local platform in %s: %w", dataDir, err)
+	}
+	srv, err := platform.Open(ctx, platform.Options{
+		Store:                  st,
+		DataDir:                dataDir,
+		NoAuthOrg:              Org,
+		AllowPrivateRegistries: true,
+		// No provisioning pass at open: close drains everything pending.
+		LazyProvisioner: true,
+		// A command waits for the check of what it wrote when it closes:
+		// an unreachable registry fails it within about 11s.
+		RegistryTimeout:    5 * time.Second,
+		RegistryAttempts:   2,
+		RegistryRetryDelay: 500 * time.Millisecond,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("opening the embedded local platform in %s: %w", dataDir, err)
+	}
+	if opts.PollInterval <= 0 {
+		opts.PollInterval = 50 * time.Millisecond
+	}
+	return client.NewInProcess(srv.Handler(), client.EmbeddedHost, opts, func() error { return closePlatform(ctx, srv) }), nil
+}
+
+// closePlatform provisions what is pending (this command's writes, and
+// anything an earlier process left pending), bounded by DrainTimeout and the
+// command's context ctx — an interrupt cuts the drain short — then closes
+// the database.
+func closePlatform(ctx context.Context, srv *platform.Server) error {
+	dctx, cancel := context.WithTimeout(ctx, DrainTimeout)
+	defer cancel()
+	_ = srv.Drain(dctx) // unfinished work stays pending for the next command
+	return srv.Close()
+}

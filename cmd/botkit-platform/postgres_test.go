@@ -11,6 +11,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -582,7 +583,32 @@ func TestMigrate(t *testing.T) {
 		t.Errorf("migrate without --to: exit %d %s", code, e)
 	}
 
-	p := pgPlatform{url: url, keyFile: filepath.Join(dir, "master.key")}
+	// The master key's check went along: a replica with another key is
+	// refused before it serves (exit 1), and so is the SQLite directory
+	// without its key file (no new key is made for it).
+	otherKey := filepath.Join(t.TempDir(), "other.key")
+	if err := os.WriteFile(otherKey, []byte(strings.Repeat("77", 32)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, e, code := runCmd("serve", "--listen", "127.0.0.1:0", "--store", url, "--master-key-file", otherKey); code != 1 || !strings.Contains(e, "is not the key the platform's values were encrypted with") {
+		t.Errorf("serve with another master key: exit %d, %q", code, e)
+	}
+	keyFile := filepath.Join(dir, "master.key")
+	saved := readFile(t, keyFile)
+	if err := os.Remove(keyFile); err != nil {
+		t.Fatal(err)
+	}
+	if _, e, code := runCmd("serve", "--listen", "127.0.0.1:0", "--data-dir", dir); code != 1 || !strings.Contains(e, keyFile+" is missing") {
+		t.Errorf("serve without the data directory's key: exit %d, %q", code, e)
+	}
+	if _, err := os.Stat(keyFile); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("serve made a new master key: %v", err)
+	}
+	if err := os.WriteFile(keyFile, []byte(saved), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	p := pgPlatform{url: url, keyFile: keyFile}
 	s := p.start(t, "--allow-private-registries")
 	after := snapshot(s)
 	for k, b := range before {

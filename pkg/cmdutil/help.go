@@ -20,7 +20,7 @@ type ExitCodeDoc struct {
 // exit-codes` and the docs print it).
 var ExitCodes = []ExitCodeDoc{
 	{ExitOK, "success (diff: no differences)"},
-	{ExitError, "runtime failure: network, server error, a resource ended failed; diff: differences found"},
+	{ExitError, "runtime failure: network, server error, a resource ended failed, a master key missing or not the one the stored values were encrypted with; diff: differences found"},
 	{ExitUsage, "usage or invalid input: bad flags, invalid names, keys, config or manifests, values over the limits, a confirmation needed but no terminal"},
 	{ExitNotFound, "not found"},
 	{ExitAuth, "not authenticated or not authorized; no keyring to keep a token in"},

@@ -115,7 +115,7 @@ func loadMasterKey(path string, create bool) ([]byte, error) {
 		return createMasterKey(path)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read master key: %w", err)
+		return nil, fmt.Errorf("read master key %s: %w", path, err)
 	}
 	if len(data) == 32 {
 		return data, nil

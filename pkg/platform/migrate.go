@@ -1,6 +1,7 @@
 package platform
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -76,6 +77,17 @@ func Migrate(ctx context.Context, src, dst store.Store) (MigrateStats, error) {
 		}
 		slices.Reverse(oc.audit) // oldest first, so the copy keeps the order
 		all = append(all, oc)
+	}
+	// The master key's check goes along, so that a replica started with
+	// another key than the source's is refused.
+	if check, err := src.Setting(ctx, settingKeyCheck); err != nil {
+		return st, err
+	} else if check != nil {
+		if got, err := dst.InitSetting(ctx, settingKeyCheck, check); err != nil {
+			return st, err
+		} else if !bytes.Equal(got, check) {
+			return st, fmt.Errorf("the database holds the check of another master key; migrate into an empty database: %w", ErrExists)
+		}
 	}
 	err = dst.Update(ctx, func(ctx context.Context, tx store.Tx) error {
 		st = MigrateStats{}

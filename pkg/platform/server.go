@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
-	"fmt"
 	"log"
 	"log/slog"
 	"net/http"
@@ -176,15 +175,12 @@ func Open(ctx context.Context, opts Options) (*Server, error) {
 	if keyFile == "" {
 		keyFile, create = filepath.Join(opts.DataDir, MasterKeyFile), true
 	}
-	key, err := loadMasterKey(keyFile, create)
+	sl, err := openMasterKey(ctx, st, keyFile, create)
 	if err != nil {
 		st.Close()
 		return nil, err
 	}
-	if s.sealer, err = newSealer(key); err != nil {
-		st.Close()
-		return nil, fmt.Errorf("master key %s: %w", keyFile, err)
-	}
+	s.sealer = sl
 	runCtx, cancel := context.WithCancel(context.Background())
 	s.cancel = cancel
 	epochPath := ""

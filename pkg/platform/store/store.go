@@ -74,6 +74,13 @@ type Value struct {
 	Ciphertext []byte
 }
 
+// SampledValue is a stored value with the organization, region and object
+// names its ciphertext is bound to (see Store.SampleValue).
+type SampledValue struct {
+	Org, Region, Name string
+	Value             Value
+}
+
 // StatusUpdate is a provisioning result for one generation of an object.
 type StatusUpdate struct {
 	ObjectID   int64
@@ -187,6 +194,16 @@ type Store interface {
 	// TokensEpoch returns a number that changes whenever a token is revoked:
 	// a process caching token lookups drops its cache when it changes.
 	TokensEpoch(ctx context.Context) (int64, error)
+	// Setting returns the value of the platform setting name, or nil when
+	// it is unset.
+	Setting(ctx context.Context, name string) ([]byte, error)
+	// InitSetting sets name to value unless it is set, and returns the value
+	// it holds afterwards: value, or the one an earlier call (of any server
+	// sharing the store) stored.
+	InitSetting(ctx context.Context, name string, value []byte) ([]byte, error)
+	// SampleValue returns one stored value with the names that bind its
+	// ciphertext (ok is false when the store holds none).
+	SampleValue(ctx context.Context) (v SampledValue, ok bool, err error)
 
 	Close() error
 }

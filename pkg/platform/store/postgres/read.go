@@ -280,6 +280,42 @@ func (s *Store) Audit(ctx context.Context, org string, limit int) ([]store.Audit
 	return out, err
 }
 
+func (s *Store) Setting(ctx context.Context, name string) ([]byte, error) {
+	var v []byte
+	err := s.read(ctx, func(ctx context.Context) error {
+		err := s.pool.QueryRow(ctx, `SELECT value FROM settings WHERE name = $1`, name).Scan(&v)
+		if errors.Is(err, pgx.ErrNoRows) {
+			v = nil
+			return nil
+		}
+		return err
+	})
+	return v, err
+}
+
+func (s *Store) InitSetting(ctx context.Context, name string, value []byte) ([]byte, error) {
+	if _, err := s.pool.Exec(ctx, `INSERT INTO settings (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING`, name, value); err != nil {
+		return nil, wrap(err)
+	}
+	return s.Setting(ctx, name)
+}
+
+func (s *Store) SampleValue(ctx context.Context) (store.SampledValue, bool, error) {
+	var v store.SampledValue
+	ok := false
+	err := s.read(ctx, func(ctx context.Context) error {
+		err := s.pool.QueryRow(ctx, `SELECT g.name, o.region, o.name, v.key, v.size, v.ciphertext
+			FROM secret_values v JOIN objects o ON o.id = v.object_id JOIN orgs g ON g.id = o.org_id LIMIT 1`).
+			Scan(&v.Org, &v.Region, &v.Name, &v.Value.Key, &v.Value.Size, &v.Value.Ciphertext)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil
+		}
+		ok = err == nil
+		return err
+	})
+	return v, ok, err
+}
+
 func (s *Store) TokensEpoch(ctx context.Context) (int64, error) {
 	var v int64
 	err := s.read(ctx, func(ctx context.Context) error {

@@ -41,6 +41,7 @@ func Run(t *testing.T, newDB func(t *testing.T) Opener) {
 		{"UpdateState", testUpdateState},
 		{"Claims", testClaims},
 		{"TokensEpoch", testTokensEpoch},
+		{"Settings", testSettings},
 		{"AppliedObjects", testAppliedObjects},
 		{"GroupedUpdates", testGroupedUpdates},
 	}
@@ -841,6 +842,43 @@ func testTokensEpoch(t *testing.T, open Opener) {
 	e1, err := s2.TokensEpoch(ctx)
 	if err != nil || e1 == e0 {
 		t.Errorf("revoking a token left the epoch at %d (%v)", e1, err)
+	}
+}
+
+// Settings: unset reads nil; the first InitSetting of a name wins, for
+// every store on the database, and later ones return its value.
+// SampleValue finds a stored value with the names it is bound to, and none
+// in an empty database.
+func testSettings(t *testing.T, open Opener) {
+	ctx := context.Background()
+	s1, s2 := open(t), open(t)
+	if v, err := s1.Setting(ctx, "check"); err != nil || v != nil {
+		t.Fatalf("unset setting: %q, %v", v, err)
+	}
+	if _, ok, err := s1.SampleValue(ctx); err != nil || ok {
+		t.Fatalf("SampleValue of an empty database: ok %v, %v", ok, err)
+	}
+	got, err := s1.InitSetting(ctx, "check", []byte{0, 1, 2, 0xff})
+	if err != nil || string(got) != "\x00\x01\x02\xff" {
+		t.Fatalf("first InitSetting: %q, %v", got, err)
+	}
+	got, err = s2.InitSetting(ctx, "check", []byte("other"))
+	if err != nil || string(got) != "\x00\x01\x02\xff" {
+		t.Fatalf("second InitSetting (another store): %q, %v, want the first value", got, err)
+	}
+	if v, err := s2.Setting(ctx, "check"); err != nil || string(v) != "\x00\x01\x02\xff" {
+		t.Fatalf("Setting after InitSetting: %q, %v", v, err)
+	}
+	o := newOrg(t, s1, "acme")
+	if err := merge(s1, o.ID, "bot", map[string]int{"K": 4}, nil); err != nil {
+		t.Fatal(err)
+	}
+	sv, ok, err := s2.SampleValue(ctx)
+	if err != nil || !ok {
+		t.Fatalf("SampleValue: ok %v, %v", ok, err)
+	}
+	if sv.Org != "acme" || sv.Region != "us-west" || sv.Name != "bot" || sv.Value.Key != "K" || string(sv.Value.Ciphertext) != "ct-K" {
+		t.Errorf("SampleValue = %+v", sv)
 	}
 }
 

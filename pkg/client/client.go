@@ -80,7 +80,7 @@ type Client struct {
 	// shorten it.
 	backoff func(n int) time.Duration
 
-	inProcess *inProcess // nil for a remote platform
+	inProcess *InProcess // nil for a remote platform
 }
 
 // New returns a client of the platform at opts.BaseURL.
@@ -176,8 +176,8 @@ func (c *Client) Embedded() bool { return c.inProcess != nil }
 // database; for a remote platform it closes idle connections.
 func (c *Client) Close() error {
 	c.hc.CloseIdleConnections()
-	if c.inProcess != nil && c.inProcess.close != nil {
-		return c.inProcess.close()
+	if c.inProcess != nil && c.inProcess.Close != nil {
+		return c.inProcess.Close()
 	}
 	return nil
 }

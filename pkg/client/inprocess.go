@@ -2,6 +2,7 @@ package client
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"net/http"
 	"net/url"
@@ -14,25 +15,44 @@ const EmbeddedOrg = "local"
 // EmbeddedHost is how messages name the embedded platform.
 const EmbeddedHost = "the embedded local platform"
 
-// NewInProcess returns a client of a platform whose HTTP handler h runs in
-// this process (the embedded local platform, pkg/embedded): every request
+// InProcess is a platform that runs in this process (the embedded local
+// platform, pkg/embedded).
+type InProcess struct {
+	// Handler serves the platform's API.
+	Handler http.Handler
+	// Host names the platform in messages.
+	Host string
+	// Settle provisions what is pending now and returns when that is done
+	// (nil: nothing to do). Client.Settle calls it.
+	Settle func(ctx context.Context) error
+	// Close releases the platform. Client.Close calls it.
+	Close func() error
+}
+
+// NewInProcess returns a client of the in-process platform p: every request
 // goes through the same routing, authentication, validation and encoding as
 // over the network, without a socket; no token is sent and nothing is
-// retried. host names the platform in messages; Close calls closeFn.
+// retried.
 //
 // opts.BaseURL, opts.Token, opts.Transport and opts.Retries are ignored.
-func NewInProcess(h http.Handler, host string, opts Options, closeFn func() error) *Client {
-	opts.Transport = handlerTransport{h: h}
+func NewInProcess(p InProcess, opts Options) *Client {
+	opts.Transport = handlerTransport{h: p.Handler}
 	opts.Token = ""
 	opts.Retries = -1 // nothing to retry: no load balancer, no connection
-	c := newClient(&url.URL{Scheme: "http", Host: "in-process.botkit.invalid"}, host, opts)
-	c.inProcess = &inProcess{close: closeFn}
+	c := newClient(&url.URL{Scheme: "http", Host: "in-process.botkit.invalid"}, p.Host, opts)
+	c.inProcess = &p
 	return c
 }
 
-// inProcess is what a client of an in-process platform holds.
-type inProcess struct {
-	close func() error
+// Settle lets an in-process platform provision what is pending now, so that
+// what the command prints is the state the object has when it exits (a
+// remote platform provisions on its own time: --wait waits for it). A no-op
+// for a remote platform.
+func (c *Client) Settle(ctx context.Context) error {
+	if c.inProcess == nil || c.inProcess.Settle == nil {
+		return nil
+	}
+	return c.inProcess.Settle(ctx)
 }
 
 // handlerTransport is an http.RoundTripper that calls an http.Handler

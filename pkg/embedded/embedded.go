@@ -53,16 +53,22 @@ func Open(ctx context.Context, dataDir string, opts client.Options) (*client.Cli
 	if opts.PollInterval <= 0 {
 		opts.PollInterval = 50 * time.Millisecond
 	}
-	return client.NewInProcess(srv.Handler(), client.EmbeddedHost, opts, func() error { return closePlatform(ctx, srv) }), nil
+	return client.NewInProcess(client.InProcess{
+		Handler: srv.Handler(),
+		Host:    client.EmbeddedHost,
+		Settle:  func(sctx context.Context) error { return drain(sctx, srv) },
+		Close: func() error {
+			_ = drain(ctx, srv) // unfinished work stays pending for the next command
+			return srv.Close()
+		},
+	}, opts), nil
 }
 
-// closePlatform provisions what is pending (this command's writes, and
-// anything an earlier process left pending), bounded by DrainTimeout and the
-// command's context ctx — an interrupt cuts the drain short — then closes
-// the database.
-func closePlatform(ctx context.Context, srv *platform.Server) error {
+// drain provisions what is pending (this command's writes, and anything an
+// earlier process left pending), bounded by DrainTimeout and ctx — an
+// interrupt cuts it short.
+func drain(ctx context.Context, srv *platform.Server) error {
 	dctx, cancel := context.WithTimeout(ctx, DrainTimeout)
 	defer cancel()
-	_ = srv.Drain(dctx) // unfinished work stays pending for the next command
-	return srv.Close()
+	return srv.Drain(dctx)
 }

@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/botkit-dev/botkit/internal/platformtest"
+	"github.com/botkit-dev/botkit/internal/registrytest"
 	"github.com/botkit-dev/botkit/pkg/client"
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
 	"github.com/botkit-dev/botkit/pkg/embedded"
@@ -232,5 +233,37 @@ func TestEmbedded(t *testing.T) {
 	items, err := c.List(ctx, client.EmbeddedOrg, client.ListOptions{})
 	if err != nil || len(items) != 1 || items[0].Meta().Name != "demo" {
 		t.Fatalf("list after reopen: %v %+v", err, items)
+	}
+}
+
+// An image pull secret a command writes is verified before the command
+// ends: 50 commands in a row against a real registry on 127.0.0.1 (fast:
+// the check ends while the command closes) leave none of them pending. The
+// background provisioner's claim used to race the drain at close.
+func TestEmbeddedLeavesNoImagePullSecretPending(t *testing.T) {
+	registrytest.Need(t)
+	reg, err := registrytest.Start(t.TempDir(), "robot", "s3cret")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reg.Stop()
+	ctx := context.Background()
+	dir := t.TempDir()
+	creds := "robot:s3cret"
+	for i := range 50 {
+		name := fmt.Sprintf("reg-%d", i)
+		c, err := embedded.Open(ctx, dir, client.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := c.Merge(ctx, client.EmbeddedOrg, name, resources.Patch{Kind: resources.KindImagePullSecret, Host: reg.URL, Credentials: &creds}, ""); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if st, _ := state(t, dir, name); st != resources.StateReady {
+			t.Fatalf("command %d left %s %s", i+1, name, st)
+		}
 	}
 }

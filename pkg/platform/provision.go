@@ -152,6 +152,13 @@ func (p *provisioner) pass(ctx context.Context, region string, sem chan struct{}
 	if free <= 0 {
 		return false
 	}
+	// A claim under way counts as a verification under way until the
+	// verifications it starts count themselves: drain, which waits for
+	// busy to reach 0, must not return between this worker's claim and its
+	// verification (the object would stay pending, claimed by a process
+	// about to exit).
+	p.busy.Add(1)
+	defer p.busy.Add(-1)
 	objs, err := p.s.store.ClaimPending(ctx, region, resources.KindImagePullSecret, p.holder, p.s.opts.ProvisionLease, free)
 	if err != nil {
 		if ctx.Err() == nil {

@@ -177,6 +177,17 @@ func validateNameRegion(name, region string) error {
 // p, and done is true. Otherwise the caller prints its summary line.
 func (s *Scope) written(ctx context.Context, c *client.Client, org string, obj resources.Object, wait bool, p printers.Printer, output bool) (_ resources.Object, done bool, err error) {
 	var failed error // the object ended failed: printed with -o, then exit 1
+	if output && !wait && c.Embedded() {
+		// The embedded platform provisions before the command exits:
+		// print the state the object has then, not the pending of the
+		// moment it was written.
+		if err := c.Settle(ctx); err != nil && ctx.Err() != nil {
+			return obj, true, ctx.Err() // interrupted; a drain that ran out of time leaves it pending
+		}
+		if obj, err = c.Get(ctx, org, obj.Meta().Name); err != nil {
+			return obj, true, err
+		}
+	}
 	if wait {
 		if obj, err = waitFor(ctx, s, c, org, obj); err != nil {
 			if _, ok := errors.AsType[*failedError](err); !ok || !output {

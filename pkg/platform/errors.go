@@ -51,6 +51,12 @@ func errOrgNotFound(org string) *apiError {
 var errUnavailable = newErr(http.StatusServiceUnavailable, resources.CodeUnavailable,
 	"the platform's database is unavailable; nothing was changed, retry shortly")
 
+// errBusy answers a write that waited too long for the lock another
+// process holds on a SQLite database (on the CLI's embedded platform:
+// another botkit command writing).
+var errBusy = newErr(http.StatusServiceUnavailable, resources.CodeUnavailable,
+	"the platform's database is locked by another process (on the embedded local platform: another botkit command that is writing); nothing was changed, run the command again when it has finished")
+
 var errUnauthenticated = newErr(http.StatusUnauthorized, resources.CodeUnauthenticated,
 	"missing, unknown or revoked API token (send Authorization: Bearer <token>)")
 
@@ -65,6 +71,9 @@ func asAPIError(err error) *apiError {
 	}
 	if errors.Is(err, store.ErrUnavailable) {
 		return errUnavailable
+	}
+	if errors.Is(err, store.ErrBusy) {
+		return errBusy
 	}
 	return newErr(http.StatusInternalServerError, resources.CodeInternal, "internal error")
 }

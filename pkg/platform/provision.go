@@ -3,6 +3,7 @@ package platform
 import (
 	"context"
 	"crypto/rand"
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -108,7 +109,7 @@ func (p *provisioner) run(ctx context.Context, region string) {
 	defer wg.Wait()
 	for {
 		last := time.Now()
-		more := p.pass(ctx, region, sem, &wg)
+		more, _ := p.pass(ctx, region, sem, &wg) // errors are logged
 		if more {
 			continue
 		}
@@ -130,10 +131,10 @@ func (p *provisioner) run(ctx context.Context, region string) {
 // pass marks the region's pending secret sets ready (for a secret set there
 // is nothing to provision beyond the durable write) and starts the
 // verification of pending image pull secrets. It reports whether more image
-// pull secrets may be waiting.
-func (p *provisioner) pass(ctx context.Context, region string, sem chan struct{}, wg *sync.WaitGroup) bool {
+// pull secrets may be waiting, and the store's error if it failed.
+func (p *provisioner) pass(ctx context.Context, region string, sem chan struct{}, wg *sync.WaitGroup) (bool, error) {
 	if ctx.Err() != nil {
-		return false
+		return false, ctx.Err()
 	}
 	p.s.metrics.Pass(region)
 	n, err := p.s.store.MarkPendingReady(ctx, region, resources.KindSecretSet)
@@ -141,7 +142,7 @@ func (p *provisioner) pass(ctx context.Context, region string, sem chan struct{}
 		if ctx.Err() == nil {
 			p.s.log.Error("provisioner: marking secret sets ready failed", "region", region, "error", err.Error())
 		}
-		return false
+		return false, err
 	}
 	if n > 0 {
 		p.s.metrics.Provisioned(region, resources.KindSecretSet, resources.StateReady, n)
@@ -150,7 +151,7 @@ func (p *provisioner) pass(ctx context.Context, region string, sem chan struct{}
 	// rest.
 	free := cap(sem) - len(sem)
 	if free <= 0 {
-		return false
+		return false, nil
 	}
 	// A claim under way counts as a verification under way until the
 	// verifications it starts count themselves: drain, which waits for
@@ -164,7 +165,7 @@ func (p *provisioner) pass(ctx context.Context, region string, sem chan struct{}
 		if ctx.Err() == nil {
 			p.s.log.Error("provisioner: claiming pending objects failed", "region", region, "error", err.Error())
 		}
-		return false
+		return false, err
 	}
 	started := 0
 	for _, o := range objs {
@@ -201,8 +202,12 @@ func (p *provisioner) pass(ctx context.Context, region string, sem chan struct{}
 			}
 		}()
 	}
-	return len(objs) == free && started > 0
+	return len(objs) == free && started > 0, nil
 }
+
+// drainBusyBound is how long drain's writes wait for a lock another
+// process holds on the database.
+const drainBusyBound = time.Second
 
 // drain runs passes over every region now until nothing more can be
 // claimed, and waits until the verifications it started, and those already
@@ -210,13 +215,26 @@ func (p *provisioner) pass(ctx context.Context, region string, sem chan struct{}
 // its claim lapses, and the next run takes it). It renews its claims while
 // it waits, whether or not the workers were started.
 func (p *provisioner) drain(ctx context.Context) error {
+	// Another process holding the database for long keeps the drain
+	// waiting a second at most: what is pending stays so for later.
+	ctx = store.WithBusyBound(ctx, drainBusyBound)
 	rctx, stop := context.WithCancel(ctx)
 	defer stop()
 	go p.renew(rctx)
 	sem := make(chan struct{}, verifyConcurrency)
 	var wg sync.WaitGroup
+regions:
 	for _, region := range resources.Regions() {
-		for p.pass(ctx, region, sem, &wg) {
+		for {
+			more, err := p.pass(ctx, region, sem, &wg)
+			if errors.Is(err, store.ErrBusy) {
+				// Another process holds the database: what is pending
+				// stays so for the next run (or for that process).
+				break regions
+			}
+			if !more {
+				break
+			}
 		}
 	}
 	done := make(chan struct{})

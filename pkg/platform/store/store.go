@@ -19,7 +19,27 @@ var (
 	// (down, restarting, refusing connections): the request may succeed
 	// when retried later.
 	ErrUnavailable = errors.New("database unavailable")
+	// ErrBusy is returned by a write that waited its store's bound for
+	// the lock another process holds on the database (SQLite), and got
+	// nothing written.
+	ErrBusy = errors.New("the database is locked by another process")
 )
+
+type busyBoundKey struct{}
+
+// WithBusyBound bounds how long the writes made with ctx wait for a lock
+// another process holds on the database (SQLite), when d is shorter than
+// the store's own bound. What may be done later passes a short bound, so
+// that it never keeps a command waiting.
+func WithBusyBound(ctx context.Context, d time.Duration) context.Context {
+	return context.WithValue(ctx, busyBoundKey{}, d)
+}
+
+// BusyBound returns the bound WithBusyBound set on ctx.
+func BusyBound(ctx context.Context) (time.Duration, bool) {
+	d, ok := ctx.Value(busyBoundKey{}).(time.Duration)
+	return d, ok
+}
 
 // Org is an organization.
 type Org struct {

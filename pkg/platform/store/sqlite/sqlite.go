@@ -111,6 +111,10 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	if opts.BusyTimeout <= 0 {
 		opts.BusyTimeout = 10 * time.Second
 	}
+	// SQLite's own busy handler waits without looking at any context: the
+	// writer asks it for short waits and retries them itself (commit),
+	// within BusyTimeout and while a request of the batch still waits.
+	writerBusy := min(opts.BusyTimeout, busyStep)
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("open database: %w", err)
@@ -119,7 +123,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 
 	// The writer never checkpoints: a background connection does, so the
 	// copy of WAL pages into the database file does not delay commits.
-	w, err := sql.Open("sqlite", dsn(path, opts.BusyTimeout, "_txlock", "immediate", "_pragma", "wal_autocheckpoint(0)"))
+	w, err := sql.Open("sqlite", dsn(path, writerBusy, "_txlock", "immediate", "_pragma", "wal_autocheckpoint(0)"))
 	if err != nil {
 		return nil, err
 	}
@@ -130,7 +134,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		w.Close()
 		return nil, fmt.Errorf("database %s: enable WAL: %w", path, err)
 	}
-	if err := migrate(ctx, w); err != nil {
+	if err := whileBusy(ctx, opts.BusyTimeout, func() error { return migrate(ctx, w) }); err != nil {
 		w.Close()
 		return nil, fmt.Errorf("database %s: %w", path, err)
 	}
@@ -355,16 +359,71 @@ func runFn(ctx context.Context, fn func(context.Context, store.Tx) error, tx sto
 // errRetrySafe asks for a batch to be run again with savepoints.
 var errRetrySafe = errors.New("retry the batch with savepoints")
 
+// whileBusy runs fn again while it fails with SQLITE_BUSY (another process
+// holds the write lock), until bound has passed or ctx ends.
+func whileBusy(ctx context.Context, bound time.Duration, fn func() error) error {
+	start := time.Now()
+	for {
+		err := fn()
+		if !isBusy(err) {
+			return err
+		}
+		if cerr := ctx.Err(); cerr != nil {
+			return cerr
+		}
+		if time.Since(start) >= bound {
+			return fmt.Errorf("%w (waited %s)", store.ErrBusy, bound.Round(time.Second))
+		}
+		time.Sleep(busyStep / 4)
+	}
+}
+
+// busyStep is how long SQLite's busy handler waits for another process's
+// lock before the writer looks at its requests' contexts again.
+const busyStep = 100 * time.Millisecond
+
 // commit runs a batch in one transaction and acknowledges every request
 // after the durable commit. It first runs the batch without savepoints: a
 // request that fails before writing anything needs no rollback. Only if a
 // request fails after it wrote is the batch rolled back and run again with a
 // savepoint around every request.
+//
+// While another process holds the database's write lock, the batch is
+// tried again every busyStep: a request whose context ends meanwhile gets
+// its context's error (Ctrl-C ends a command at once), and after
+// Options.BusyTimeout the rest get store.ErrBusy.
 func (s *Store) commit(batch []*request) {
 	start := time.Now()
-	results, err := s.runBatch(batch, false)
-	if errors.Is(err, errRetrySafe) {
-		results, err = s.runBatch(batch, true)
+	var results []error
+	var err error
+	for {
+		results, err = s.runBatch(batch, false)
+		if errors.Is(err, errRetrySafe) {
+			results, err = s.runBatch(batch, true)
+		}
+		if !isBusy(err) {
+			break
+		}
+		waited := time.Since(start)
+		live := batch[:0]
+		for _, r := range batch {
+			bound := s.opts.BusyTimeout
+			if d, ok := store.BusyBound(r.ctx); ok && d < bound {
+				bound = d
+			}
+			switch {
+			case r.ctx.Err() != nil:
+				r.done <- r.ctx.Err()
+			case waited >= bound:
+				r.done <- fmt.Errorf("%w (waited %s)", store.ErrBusy, waited.Round(100*time.Millisecond))
+			default:
+				live = append(live, r)
+			}
+		}
+		if batch = live; len(batch) == 0 {
+			return
+		}
+		time.Sleep(busyStep / 4)
 	}
 	if err != nil {
 		for _, r := range batch {

@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/botkit-dev/botkit/internal/pgtest"
+	"github.com/botkit-dev/botkit/internal/redact"
 	"github.com/botkit-dev/botkit/internal/testenv"
 )
 
@@ -459,6 +460,15 @@ func TestPostgresStartErrors(t *testing.T) {
 	}
 	if _, e, code := runCmd("serve", "--store", "mysql://x", "--master-key-file", key); code != 2 || !strings.Contains(e, "--store") {
 		t.Errorf("not a postgres URL: exit %d, %q", code, e)
+	}
+	// A key=value DSN, a URL that does not parse: the message never holds
+	// the password.
+	for _, store := range []string{"host=db user=bot password=HUNTER2-pw dbname=x", "postgres://bot:HUNTER2-pw%zz@db/x"} {
+		for _, args := range [][]string{{"serve", "--listen", "127.0.0.1:0", "--store", store, "--master-key-file", key}, {"migrate", "--from", t.TempDir(), "--to", store}, {"orgs", "list", "--store", store}} {
+			if _, e, code := runCmd(args...); code == 0 || strings.Contains(e, "HUNTER2") || (args[0] == "serve" && !strings.Contains(e, "REDACTED")) {
+				t.Errorf("%s with --store %s: exit %d, %q", args[0], redact.Location(store), code, e)
+			}
+		}
 	}
 	t.Setenv("BOTKIT_PLATFORM_STORE", "")
 	for _, args := range [][]string{

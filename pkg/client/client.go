@@ -21,6 +21,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/botkit-dev/botkit/internal/redact"
+
 	"github.com/botkit-dev/botkit/pkg/resources"
 )
 
@@ -132,27 +134,14 @@ func UserAgent(version string) string {
 func ParseURL(raw string) (*url.URL, error) {
 	u, err := url.Parse(strings.TrimSpace(raw))
 	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
-		return nil, &resources.Error{Code: resources.CodeInvalid, Message: fmt.Sprintf("API URL %q: want http(s)://host[:port]", redactURL(raw))}
+		return nil, &resources.Error{Code: resources.CodeInvalid, Message: fmt.Sprintf("API URL %q: want http(s)://host[:port]", redact.Location(raw))}
 	}
 	if u.User != nil || u.RawQuery != "" || u.Fragment != "" {
-		return nil, &resources.Error{Code: resources.CodeInvalid, Message: fmt.Sprintf("API URL %q: no user, query or fragment allowed", redactURL(raw))}
+		return nil, &resources.Error{Code: resources.CodeInvalid, Message: fmt.Sprintf("API URL %q: no user, query or fragment allowed", redact.Location(raw))}
 	}
 	u.Path = strings.TrimSuffix(u.Path, "/")
 	u.RawPath = ""
 	return u, nil
-}
-
-// redactURL drops anything that could be a credential from a URL the user
-// typed.
-func redactURL(raw string) string {
-	if u, err := url.Parse(raw); err == nil && u.User != nil {
-		u.User = url.User("REDACTED")
-		return u.String()
-	}
-	if len(raw) > 200 {
-		return raw[:200] + "..."
-	}
-	return raw
 }
 
 // Host names the platform in messages: the URL's host, or "the embedded

@@ -228,7 +228,8 @@ func TestParseURL(t *testing.T) {
 			t.Errorf("%s: %v", ok, err)
 		}
 	}
-	for _, bad := range []string{"", "api.example.com", "ftp://x", "https://user:" + canary + "@host", "https://host/?q=1"} {
+	for _, bad := range []string{"", "api.example.com", "ftp://x", "https://user:" + canary + "@host", "https://host/?q=1",
+		"http://u:" + canary + "%zz@host", "https://host/?token=" + canary, "https://host#" + canary, "http://" + canary + "@host:x"} {
 		_, err := client.ParseURL(bad)
 		if err == nil || cmdutil.ExitCode(err) != cmdutil.ExitUsage || strings.Contains(err.Error(), canary) {
 			t.Errorf("%q: %v", bad, err)

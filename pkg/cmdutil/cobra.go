@@ -105,7 +105,8 @@ func Execute(ctx context.Context, root *cobra.Command, io *iostreams.IOStreams, 
 		return ExitInterrupted
 	}
 	for _, line := range ErrorLines(err) {
-		fmt.Fprintf(io.ErrOut, "error: %s\n", line)
+		// A line may carry a server's message: never a terminal escape.
+		fmt.Fprintf(io.ErrOut, "error: %s\n", iostreams.Printable(line))
 	}
 	return ExitCode(err)
 }

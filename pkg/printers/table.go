@@ -187,12 +187,7 @@ func formatLabels(labels map[string]string) string {
 // escape sequence from a server message) become spaces, and an empty cell
 // shows as "-" so columns stay aligned for awk and cut.
 func cell(s string) string {
-	s = strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
-			return ' '
-		}
-		return r
-	}, strings.ToValidUTF8(s, "?"))
+	s = iostreams.Printable(s)
 	if strings.TrimSpace(s) == "" {
 		return notApplicable
 	}

@@ -126,7 +126,7 @@ func runLogin(ctx context.Context, opts *LoginOptions) error {
 	if opts.InsecureStorage {
 		fmt.Fprintf(opts.IO.ErrOut, "warning: the token is stored in clear in %s (mode 0600); anyone who can read that file can use it\n", cfg.Path)
 	}
-	fmt.Fprintf(opts.IO.Out, "Logged in to %s as %s; token stored in %s.\n", apiURL, me.User, storedIn)
+	fmt.Fprintf(opts.IO.Out, "Logged in to %s as %s; token stored in %s.\n", apiURL, iostreams.Printable(me.User), storedIn)
 	switch {
 	case file.Organization != "":
 		fmt.Fprintf(opts.IO.Out, "Organization: %s\n", file.Organization)

@@ -106,7 +106,7 @@ func runStatus(ctx context.Context, opts *StatusOptions) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "User:         %s\n", me.User)
+	fmt.Fprintf(out, "User:         %s\n", iostreams.Printable(me.User))
 	names := make([]string, len(me.Organizations))
 	for i, o := range me.Organizations {
 		names[i] = o.Name
@@ -119,9 +119,9 @@ func runStatus(ctx context.Context, opts *StatusOptions) error {
 	default:
 		org = "none chosen (botkit cloud organizations select NAME)"
 	}
-	fmt.Fprintf(out, "Organization: %s\n", org)
+	fmt.Fprintf(out, "Organization: %s\n", iostreams.Printable(org))
 	if len(names) > 1 {
-		fmt.Fprintf(out, "Organizations: %s\n", strings.Join(names, ", "))
+		fmt.Fprintf(out, "Organizations: %s\n", iostreams.Printable(strings.Join(names, ", ")))
 	}
 	return nil
 }

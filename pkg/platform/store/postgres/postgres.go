@@ -36,13 +36,14 @@ import (
 	"io"
 	"io/fs"
 	"net"
-	"net/url"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/botkit-dev/botkit/internal/redact"
 
 	"github.com/botkit-dev/botkit/pkg/platform/store"
 	"github.com/jackc/pgx/v5"
@@ -61,23 +62,7 @@ func IsURL(s string) bool {
 }
 
 // Redact returns u with its password replaced, for messages.
-func Redact(u string) string {
-	p, err := url.Parse(u)
-	if err != nil {
-		return "postgres://…"
-	}
-	if p.User != nil {
-		if _, has := p.User.Password(); has {
-			p.User = url.UserPassword(p.User.Username(), "xxxxx")
-		}
-	}
-	q := p.Query()
-	if q.Has("password") {
-		q.Set("password", "xxxxx")
-		p.RawQuery = q.Encode()
-	}
-	return p.String()
-}
+func Redact(u string) string { return redact.Location(u) }
 
 // Options tune the store.
 type Options struct {

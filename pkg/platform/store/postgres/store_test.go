@@ -79,7 +79,7 @@ func TestOpenErrors(t *testing.T) {
 	if err == nil || strings.Contains(err.Error(), "s3cret-pw") {
 		t.Errorf("bad URL: %v", err)
 	}
-	if Redact("postgres://u:p@h/db?password=q") != "postgres://u:xxxxx@h/db?password=xxxxx" {
+	if Redact("postgres://u:p@h/db?password=q") != "postgres://REDACTED@h/db?REDACTED" {
 		t.Errorf("Redact: %s", Redact("postgres://u:p@h/db?password=q"))
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"runtime"
@@ -59,6 +60,10 @@ type Options struct {
 	PollInterval time.Duration
 	// UserAgent is sent with every request (default "botkit").
 	UserAgent string
+	// AllowInsecureHTTP lets the token go over plain http:// to a host
+	// other than this machine (BOTKIT_INSECURE_HTTP=1). Without it New
+	// refuses such a URL when there is a token.
+	AllowInsecureHTTP bool
 	// AuthHint is appended to the message of a 401 (what to do about a
 	// refused token).
 	AuthHint string
@@ -85,11 +90,16 @@ type Client struct {
 	inProcess *InProcess // nil for a remote platform
 }
 
-// New returns a client of the platform at opts.BaseURL.
+// New returns a client of the platform at opts.BaseURL. A token is never
+// sent over plain http:// to another machine unless opts.AllowInsecureHTTP.
 func New(opts Options) (*Client, error) {
 	u, err := ParseURL(opts.BaseURL)
 	if err != nil {
 		return nil, err
+	}
+	if opts.Token != "" && u.Scheme == "http" && !isLoopback(u.Hostname()) && !opts.AllowInsecureHTTP {
+		return nil, &resources.Error{Code: resources.CodeInvalid, Message: fmt.Sprintf(
+			"refusing to send the API token over plain http:// to %s, where anyone on the way can read it: use https://, or set BOTKIT_INSECURE_HTTP=1 to allow it", u.Host)}
 	}
 	return newClient(u, u.Host, opts), nil
 }
@@ -144,6 +154,16 @@ func ParseURL(raw string) (*url.URL, error) {
 	return u, nil
 }
 
+// isLoopback reports whether host is this machine: localhost or a
+// loopback address.
+func isLoopback(host string) bool {
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
 // Host names the platform in messages: the URL's host, or "the embedded
 // local platform".
 func (c *Client) Host() string { return c.host }
@@ -169,6 +189,21 @@ func (c *Client) Close() error {
 		return c.inProcess.Close()
 	}
 	return nil
+}
+
+// MaxResponseBytes bounds the body of an answer the client reads: the
+// platform's largest (a page of 1,000 objects) is far below it.
+const MaxResponseBytes = 64 << 20
+
+// ResponseTooLargeError is an answer whose body is over MaxResponseBytes:
+// not read further, a runtime failure (exit 1).
+type ResponseTooLargeError struct {
+	Host, Method, Path string
+	Limit              int
+}
+
+func (e *ResponseTooLargeError) Error() string {
+	return fmt.Sprintf("the platform at %s answered %s %s with a body over %d MiB; not read further", e.Host, e.Method, e.Path, e.Limit>>20)
 }
 
 // APIError is an error answer of the platform: {"error":{"code","message"}}.
@@ -544,9 +579,12 @@ func (c *Client) once(ctx context.Context, method string, u *url.URL, h http.Hea
 		return 0, 0, c.netErr(ctx, actx, err)
 	}
 	defer resp.Body.Close()
-	data, err := io.ReadAll(resp.Body)
+	data, err := io.ReadAll(io.LimitReader(resp.Body, MaxResponseBytes+1))
 	if err != nil {
 		return resp.StatusCode, 0, c.netErr(ctx, actx, err)
+	}
+	if len(data) > MaxResponseBytes {
+		return resp.StatusCode, 0, &ResponseTooLargeError{Host: c.host, Method: method, Path: u.Path, Limit: MaxResponseBytes}
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return resp.StatusCode, parseRetryAfter(resp.Header.Get("Retry-After")), c.apiError(resp, data)

@@ -1,6 +1,7 @@
 package client_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -9,12 +10,14 @@ import (
 	"net/http/httptest"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/botkit-dev/botkit/internal/platformtest"
 	"github.com/botkit-dev/botkit/pkg/client"
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
+	"github.com/botkit-dev/botkit/pkg/config"
 	"github.com/botkit-dev/botkit/pkg/platform"
 	"github.com/botkit-dev/botkit/pkg/resources"
 )
@@ -297,5 +300,62 @@ func TestApplyAndDeleteObjects(t *testing.T) {
 	del, err := c.DeleteObjects(ctx, "acme", resources.DeleteRequest{Objects: refs, IgnoreNotFound: true})
 	if err != nil || len(del.Items) != 2 || del.Items[0].Action != resources.ActionDeleted || del.Items[1].Action != resources.ActionNotFound {
 		t.Fatalf("delete: %v %+v", err, del.Items)
+	}
+}
+
+// An answer whose body is larger than MaxResponseBytes is refused once the
+// limit is read, not read to its end: a broken or hostile platform cannot
+// make the CLI hold hundreds of MB.
+func TestResponseBodyIsCapped(t *testing.T) {
+	var sent atomic.Int64
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		chunk := bytes.Repeat([]byte(" "), 1<<20)
+		_, _ = w.Write([]byte(`{"user":"x","organizations":[]`)) // error ignored: the client hangs up mid-body
+		for range 200 {
+			n, err := w.Write(chunk)
+			sent.Add(int64(n))
+			if err != nil {
+				return
+			}
+		}
+	}))
+	defer hs.Close()
+	c, err := client.New(client.Options{BaseURL: hs.URL, Token: "t", Retries: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Me(context.Background())
+	var tl *client.ResponseTooLargeError
+	if !errors.As(err, &tl) || cmdutil.ExitCode(err) != cmdutil.ExitError || !strings.Contains(err.Error(), "over 64 MiB") {
+		t.Fatalf("a 200 MB answer: %v (%T)", err, err)
+	}
+	if s := sent.Load(); s > 100<<20 {
+		t.Errorf("the client read %d MB of the answer, want it to stop after 64", s>>20)
+	}
+}
+
+// A token goes over plain http:// only to this machine, unless allowed.
+func TestTokenNotSentOverPlainHTTP(t *testing.T) {
+	for _, tc := range []struct {
+		url, token string
+		allow, ok  bool
+	}{
+		{"http://platform.example.com", canary, false, false},
+		{"http://10.1.2.3:8787", canary, false, false},
+		{"http://platform.example.com", "tok", true, true},
+		{"http://platform.example.com", "", false, true},
+		{"https://platform.example.com", "tok", false, true},
+		{"http://127.0.0.1:8787", "tok", false, true},
+		{"http://[::1]:8787", "tok", false, true},
+		{"http://localhost:8787", "tok", false, true},
+	} {
+		_, err := client.New(client.Options{BaseURL: tc.url, Token: tc.token, AllowInsecureHTTP: tc.allow})
+		if tc.ok != (err == nil) {
+			t.Errorf("%s (token %v, allowed %v): %v", tc.url, tc.token != "", tc.allow, err)
+		}
+		if err != nil && (cmdutil.ExitCode(err) != cmdutil.ExitUsage || !strings.Contains(err.Error(), config.EnvInsecureHTTP+"=1") || strings.Contains(err.Error(), tc.token)) {
+			t.Errorf("%s: %v, want exit 2 naming %s", tc.url, err, config.EnvInsecureHTTP)
+		}
 	}
 }

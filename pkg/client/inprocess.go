@@ -7,10 +7,12 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+
+	"github.com/botkit-dev/botkit/pkg/resources"
 )
 
 // EmbeddedOrg is the organization of the embedded local platform.
-const EmbeddedOrg = "local"
+const EmbeddedOrg = resources.EmbeddedOrg
 
 // EmbeddedHost is how messages name the embedded platform.
 const EmbeddedHost = "the embedded local platform"

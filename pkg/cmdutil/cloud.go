@@ -39,6 +39,9 @@ func (f *Factory) Organization(ctx context.Context, flag string) (string, error)
 	if err != nil {
 		return "", err
 	}
+	if err := cfg.CheckEmbedded(); err != nil {
+		return "", err
+	}
 	if cfg.Organization != "" {
 		return cfg.Organization, nil
 	}

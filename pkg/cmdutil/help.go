@@ -41,6 +41,7 @@ var Environment = []EnvDoc{
 	{config.EnvToken, "API token; wins over the keyring and the config file."},
 	{config.EnvOrg, "organization the cloud commands act on; wins over the config file."},
 	{config.EnvConfigDir, "directory of config.yaml (default $XDG_CONFIG_HOME/botkit, else ~/.config/botkit)."},
+	{config.EnvInsecureHTTP, "=1 lets the API token go over plain http:// to a platform that is not on this machine (refused otherwise: use https://)."},
 	{"XDG_CONFIG_HOME", "base of the config directory."},
 	{"XDG_DATA_HOME", "base of the embedded local platform's directory ($XDG_DATA_HOME/botkit, default ~/.local/share/botkit)."},
 	{"CI", "when set, nothing prompts and no progress or summary is printed; a prompt that is needed is an error naming the flag that answers it."},

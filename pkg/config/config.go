@@ -27,6 +27,9 @@ const (
 	EnvOrg       = "BOTKIT_ORG"
 	EnvToken     = "BOTKIT_TOKEN"
 	EnvConfigDir = "BOTKIT_CONFIG_DIR"
+	// EnvInsecureHTTP=1 lets a token go over plain http:// to a host that
+	// is not this machine.
+	EnvInsecureHTTP = "BOTKIT_INSECURE_HTTP"
 )
 
 // FileName is the config file's name inside its directory.
@@ -72,6 +75,11 @@ type Config struct {
 
 	// EnvToken is BOTKIT_TOKEN (it wins over the keyring and the file).
 	EnvToken string
+	// EnvOrg is BOTKIT_ORG as given (it wins over the file).
+	EnvOrg string
+	// InsecureHTTP is BOTKIT_INSECURE_HTTP=1: a token may go over plain
+	// http:// to a host other than this machine.
+	InsecureHTTP bool
 	// Path is the config file (it may not exist).
 	Path string
 	// DataDir is the embedded platform's directory
@@ -84,6 +92,28 @@ type Config struct {
 
 // Embedded reports whether commands use the embedded local platform.
 func (c *Config) Embedded() bool { return c.APIURL == "" }
+
+// CheckEmbedded refuses the embedded local platform when the environment
+// names a remote one's credentials: a token (or an organization other than
+// the embedded one) given without a platform URL is a mistake — a CI job
+// whose BOTKIT_API_URL is empty — never a reason to write to a throwaway
+// database on this machine. Invalid input (exit 2).
+func (c *Config) CheckEmbedded() error {
+	if !c.Embedded() {
+		return nil
+	}
+	var what string
+	switch {
+	case c.EnvToken != "":
+		what = EnvToken + " is set"
+	case c.EnvOrg != "" && c.EnvOrg != resources.EmbeddedOrg:
+		what = EnvOrg + "=" + c.EnvOrg + " is set"
+	default:
+		return nil
+	}
+	return &resources.Error{Code: resources.CodeInvalid, Message: what + " but no platform is: set " + EnvAPIURL +
+		" to the platform's URL (or run `botkit auth login --api-url URL`); botkit does not write to the embedded local platform on this machine instead"}
+}
 
 // Dir returns the config directory: $BOTKIT_CONFIG_DIR, else
 // $XDG_CONFIG_HOME/botkit, else ~/.config/botkit.
@@ -142,9 +172,10 @@ func Load(getenv func(string) string) (*Config, error) {
 		c.APIURL = v
 	}
 	if v := getenv(EnvOrg); v != "" {
-		c.Organization = v
+		c.Organization, c.EnvOrg = v, v
 	}
 	c.EnvToken = strings.TrimSpace(getenv(EnvToken))
+	c.InsecureHTTP = getenv(EnvInsecureHTTP) == "1"
 	return c, nil
 }
 

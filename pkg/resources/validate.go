@@ -27,6 +27,9 @@ const (
 // region of an organization that did not choose one.
 const DefaultRegion = "us-west"
 
+// EmbeddedOrg is the organization of the CLI's embedded local platform.
+const EmbeddedOrg = "local"
+
 // Regions returns the platform's regions.
 func Regions() []string { return []string{"us-west", "us-east", "eu-central", "ap-south"} }
 

@@ -28,8 +28,12 @@ func New(ios *iostreams.IOStreams) *cmdutil.Factory {
 	f.APIClient = w.apiClient
 	f.Close = w.close
 	f.NewClient = func(baseURL, token string) (*client.Client, error) {
+		cfg, err := w.config()
+		if err != nil {
+			return nil, err
+		}
 		opts := ClientOptions()
-		opts.BaseURL, opts.Token = baseURL, token
+		opts.BaseURL, opts.Token, opts.AllowInsecureHTTP = baseURL, token, cfg.InsecureHTTP
 		return client.New(opts)
 	}
 	return f
@@ -100,6 +104,9 @@ func ClientOptions() client.Options {
 func Client(ctx context.Context, cfg *config.Config, store credentials.Store) (*client.Client, error) {
 	opts := ClientOptions()
 	if cfg.Embedded() {
+		if err := cfg.CheckEmbedded(); err != nil {
+			return nil, err
+		}
 		return embedded.Open(ctx, cfg.DataDir, opts)
 	}
 	u, err := client.ParseURL(cfg.APIURL)
@@ -115,6 +122,7 @@ func Client(ctx context.Context, cfg *config.Config, store credentials.Store) (*
 	}
 	opts.BaseURL = cfg.APIURL
 	opts.Token = tok
+	opts.AllowInsecureHTTP = cfg.InsecureHTTP
 	opts.AuthHint = authHint(src, u.String())
 	return client.New(opts)
 }

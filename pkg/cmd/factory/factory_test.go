@@ -72,27 +72,62 @@ func TestEmbeddedOnAFreshHome(t *testing.T) {
 func TestOrganizationAndRegionOrder(t *testing.T) {
 	ctx := context.Background()
 	cfgDir := t.TempDir()
-	if err := config.Save(filepath.Join(cfgDir, config.FileName), config.File{Organization: "from-file", Region: "eu-central"}); err != nil {
+	// A remote platform (BOTKIT_ORG without one is refused: see
+	// TestCheckEmbedded); the organization is chosen without asking it.
+	if err := config.Save(filepath.Join(cfgDir, config.FileName), config.File{APIURL: "https://platform.example", Organization: "from-file", Region: "eu-central"}); err != nil {
 		t.Fatal(err)
 	}
 	env := map[string]string{"HOME": t.TempDir(), config.EnvConfigDir: cfgDir}
 	f := newFactory(t, env)
-	if org, _ := f.Organization(ctx, ""); org != "from-file" {
-		t.Errorf("config: %q", org)
+	expect := func(what, got, want string, err error) {
+		t.Helper()
+		if err != nil || got != want {
+			t.Errorf("%s: %q (%v), want %q", what, got, err, want)
+		}
 	}
-	if r, _ := f.Region(""); r != "eu-central" {
-		t.Errorf("region from config: %q", r)
-	}
-	if r, _ := f.Region("ap-south"); r != "ap-south" {
-		t.Errorf("region flag: %q", r)
-	}
+	org, err := f.Organization(ctx, "")
+	expect("organization from the config file", org, "from-file", err)
+	r, err := f.Region("")
+	expect("region from the config file", r, "eu-central", err)
+	r, err = f.Region("ap-south")
+	expect("region from the flag", r, "ap-south", err)
 	env[config.EnvOrg] = "from-env"
 	f = newFactory(t, env)
-	if org, _ := f.Organization(ctx, ""); org != "from-env" {
-		t.Errorf("env: %q", org)
-	}
-	if org, _ := f.Organization(ctx, "from-flag"); org != "from-flag" {
-		t.Errorf("flag: %q", org)
+	org, err = f.Organization(ctx, "")
+	expect("organization from the environment", org, "from-env", err)
+	org, err = f.Organization(ctx, "from-flag")
+	expect("organization from the flag", org, "from-flag", err)
+}
+
+// A token or an organization in the environment without a platform URL is
+// refused (exit 2 naming BOTKIT_API_URL) instead of reaching the embedded
+// platform; BOTKIT_ORG=local, the embedded platform's own, is fine.
+func TestCheckEmbedded(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		env  map[string]string
+		want string // "" = accepted
+	}{
+		{map[string]string{config.EnvToken: "bkp_x"}, "BOTKIT_TOKEN is set but no platform is: set BOTKIT_API_URL"},
+		{map[string]string{config.EnvOrg: "acme"}, "BOTKIT_ORG=acme is set but no platform is: set BOTKIT_API_URL"},
+		{map[string]string{config.EnvOrg: "local"}, ""},
+		{map[string]string{}, ""},
+	} {
+		env := map[string]string{"HOME": t.TempDir()}
+		for k, v := range tc.env {
+			env[k] = v
+		}
+		f := newFactory(t, env)
+		_, err := f.Organization(ctx, "")
+		if tc.want == "" {
+			if err != nil {
+				t.Errorf("%v: %v", tc.env, err)
+			}
+			continue
+		}
+		if err == nil || cmdutil.ExitCode(err) != cmdutil.ExitUsage || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: %v, want exit 2 saying %q", tc.env, err, tc.want)
+		}
 	}
 }
 

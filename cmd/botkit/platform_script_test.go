@@ -38,6 +38,7 @@ func TestPlatformScripts(t *testing.T) {
 			"exits":    cmdExits,
 			"platform": func(ts *testscript.TestScript, neg bool, args []string) { cmdPlatform(ts, neg, args, bin) },
 			"noleak":   cmdNoLeak,
+			"nodaemon": cmdNoDaemon,
 		},
 		Condition: keyringCondition,
 		Setup: func(env *testscript.Env) error {
@@ -98,6 +99,38 @@ func cmdPlatform(ts *testscript.TestScript, neg bool, args []string, bin string)
 
 // cmdNoLeak fails when a token of the scenario appears in the last command's
 // stdout or stderr, or in a file under any DIR given.
+// cmdNoDaemon fails when a dbus-daemon or gnome-keyring-daemon runs with
+// this script's HOME: one that a command started (D-Bus autolaunch) and
+// left behind.
+func cmdNoDaemon(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 0 {
+		ts.Fatalf("usage: nodaemon")
+	}
+	home := ts.Getenv("HOME")
+	procs, err := filepath.Glob("/proc/[0-9]*/environ")
+	ts.Check(err)
+	for _, envFile := range procs {
+		dir := filepath.Dir(envFile)
+		comm, err := os.ReadFile(filepath.Join(dir, "comm"))
+		if err != nil {
+			continue // gone meanwhile
+		}
+		name := strings.TrimSpace(string(comm))
+		if name != "dbus-daemon" && !strings.HasPrefix(name, "gnome-keyring") {
+			continue
+		}
+		env, err := os.ReadFile(envFile)
+		if err != nil {
+			continue
+		}
+		for _, kv := range strings.Split(string(env), "\x00") {
+			if kv == "HOME="+home {
+				ts.Fatalf("%s (pid %s) runs with this script's HOME: left behind by a command", name, filepath.Base(dir))
+			}
+		}
+	}
+}
+
 func cmdNoLeak(ts *testscript.TestScript, neg bool, args []string) {
 	if neg {
 		ts.Fatalf("noleak does not take !")

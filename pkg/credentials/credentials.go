@@ -1,7 +1,7 @@
 // Package credentials keeps API tokens in the OS keyring (service
 // "botkit:<host>") through go-keyring, every call bounded by 3 seconds, and
-// resolves which token a command uses: BOTKIT_TOKEN, else the keyring, else
-// the config file (only there after `auth login --insecure-storage`).
+// resolves which token a command uses: BOTKIT_TOKEN, else the config file
+// (only there after `auth login --insecure-storage`), else the keyring.
 package credentials
 
 import (
@@ -85,6 +85,9 @@ func (k Keyring) Delete(host string) error {
 // password prompt) is unavailable, not a hang. f keeps running in its
 // goroutine until it returns; the process does not wait for it.
 func (k Keyring) call(f func() error) error {
+	if err := sessionBus(); err != nil {
+		return &UnavailableError{Err: err}
+	}
 	d := k.Timeout
 	if d <= 0 {
 		d = Timeout
@@ -119,26 +122,24 @@ const (
 )
 
 // Resolve returns the token for host and where it comes from: envToken
-// (BOTKIT_TOKEN) when set, else the keyring's, else fileToken (the config
-// file's). An unreachable keyring is not an error when the file holds a
-// token; otherwise it is returned (*UnavailableError). No token anywhere is
-// ("", SourceNone, nil).
+// (BOTKIT_TOKEN) when set, else fileToken (the config file's: it is there
+// only when the last login chose --insecure-storage, and then the keyring is
+// not asked at all — a hung keyring costs such a user nothing), else the
+// keyring's. No token anywhere is ("", SourceNone, nil); an unreachable
+// keyring with no other token is its *UnavailableError.
 func Resolve(store Store, host, envToken, fileToken string) (string, Source, error) {
 	if envToken != "" {
 		return envToken, SourceEnvironment, nil
+	}
+	if fileToken != "" {
+		return fileToken, SourceFile, nil
 	}
 	tok, err := store.Get(host)
 	switch {
 	case err == nil && tok != "":
 		return tok, SourceKeyring, nil
 	case err == nil, errors.Is(err, ErrNotFound):
-		if fileToken != "" {
-			return fileToken, SourceFile, nil
-		}
 		return "", SourceNone, nil
-	}
-	if fileToken != "" {
-		return fileToken, SourceFile, nil
 	}
 	return "", SourceNone, err
 }

@@ -156,8 +156,9 @@ func TestResolveOrder(t *testing.T) {
 		err             bool
 	}{
 		{"env wins", memStore{m: map[string]string{"h": "kr"}}, "env", "file", "env", SourceEnvironment, false},
-		{"keyring next", memStore{m: map[string]string{"h": "kr"}}, "", "file", "kr", SourceKeyring, false},
-		{"file last", memStore{m: map[string]string{}}, "", "file", "file", SourceFile, false},
+		{"file next", memStore{m: map[string]string{"h": "kr"}}, "", "file", "file", SourceFile, false},
+		{"keyring last", memStore{m: map[string]string{"h": "kr"}}, "", "", "kr", SourceKeyring, false},
+		{"file, keyring empty", memStore{m: map[string]string{}}, "", "file", "file", SourceFile, false},
 		{"none", memStore{m: map[string]string{}}, "", "", "", SourceNone, false},
 		{"keyring down, file", memStore{err: unavailable}, "", "file", "file", SourceFile, false},
 		{"keyring down, env", memStore{err: unavailable}, "env", "", "env", SourceEnvironment, false},
@@ -168,5 +169,26 @@ func TestResolveOrder(t *testing.T) {
 		if tok != c.want || src != c.src || (err != nil) != c.err {
 			t.Errorf("%s: %q %q %v", c.name, tok, src, err)
 		}
+	}
+}
+
+// hungStore is a keyring that never answers within its bound.
+type hungStore struct{ calls *int }
+
+func (s hungStore) Get(string) (string, error) {
+	*s.calls++
+	time.Sleep(50 * time.Millisecond)
+	return "", &UnavailableError{Err: errors.New("no answer within 3s")}
+}
+func (s hungStore) Set(string, string) error { return nil }
+func (s hungStore) Delete(string) error      { return nil }
+
+// A token in the config file (--insecure-storage) is found without asking
+// the keyring: a hung keyring does not cost every command its 3 s.
+func TestResolveFileTokenSkipsTheKeyring(t *testing.T) {
+	calls := 0
+	tok, src, err := Resolve(hungStore{calls: &calls}, "h", "", "file-token")
+	if tok != "file-token" || src != SourceFile || err != nil || calls != 0 {
+		t.Errorf("got %q %q %v after %d keyring calls, want the file's token without asking the keyring", tok, src, err, calls)
 	}
 }

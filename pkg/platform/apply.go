@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/botkit-dev/botkit/pkg/platform/store"
@@ -89,7 +90,44 @@ func decodeObject(raw []byte) (resources.Object, error) {
 	if err := decodeStrict(raw, target); err != nil {
 		return resources.Object{}, errInvalid("%s", describeDecodeError(err))
 	}
+	var doc map[string]any
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		return resources.Object{}, errInvalid("%s", describeDecodeError(err))
+	}
+	// What api/openapi.yaml's ObjectInput requires (kind was checked
+	// above): a SecretSet without spec would replace its keys with none.
+	for _, f := range []string{"metadata", "spec"} {
+		if field(doc, f) == nil {
+			return resources.Object{}, errInvalid("%s is required (a %s with no keys says spec: {data: {}})", f, resources.KindSecretSet)
+		}
+	}
+	// One rule for every field only the platform sets: refused, so that an
+	// object printed by the platform (key names, never values) sent back
+	// cannot replace a set's values with nothing.
+	var out []string
+	for _, f := range resources.OutputOnlyFields() {
+		if field(doc, f) != nil {
+			out = append(out, f)
+		}
+	}
+	if len(out) > 0 {
+		return resources.Object{}, errInvalid("%s: output only, set by the platform (an object the platform printed is not a request body)", strings.Join(out, ", "))
+	}
 	return o, nil
+}
+
+// field returns the value at path (dot separated) in doc, nil when absent
+// or null.
+func field(doc map[string]any, path string) any {
+	var cur any = doc
+	for _, part := range strings.Split(path, ".") {
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return nil
+		}
+		cur = m[part]
+	}
+	return cur
 }
 
 // applyInput is one validated object of an apply request.

@@ -174,8 +174,11 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 
 func writeError(w http.ResponseWriter, err error) {
 	ae := asAPIError(err)
-	if ae.status == http.StatusServiceUnavailable {
+	switch ae.status {
+	case http.StatusServiceUnavailable:
 		w.Header().Set("Retry-After", "1")
+	case http.StatusUnauthorized:
+		w.Header().Set("WWW-Authenticate", `Bearer realm="botkit"`)
 	}
 	writeJSON(w, ae.status, resources.ErrorResponse{Error: resources.ErrorDetail{Code: ae.code, Message: ae.msg, Details: ae.details}})
 }
@@ -234,6 +237,9 @@ func decodeJSONLimit(data []byte, v any, limit int) error {
 	if err := checkDuplicateKeys(data); err != nil {
 		return err
 	}
+	if err := checkNoNull(data); err != nil {
+		return err
+	}
 	if err := decodeStrict(data, v); err != nil {
 		return errInvalid("request body: %s", describeDecodeError(err))
 	}
@@ -255,6 +261,57 @@ func decodeStrict(data []byte, v any) error {
 }
 
 var errTrailingData = errors.New("unexpected data after the JSON value")
+
+// checkNoNull refuses a null anywhere in a request body: api/openapi.yaml
+// allows none, and a null would decode as "absent" — `{"set": null}` as an
+// empty merge, a body `null` as `{}`. The message names where (keys only).
+// Malformed JSON is left to the decoder to report.
+func checkNoNull(data []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	var path []string // the keys (or "[]") down to the current value
+	var expectKey []bool
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil
+		}
+		inObject := len(expectKey) > 0 && expectKey[len(expectKey)-1]
+		switch t := tok.(type) {
+		case json.Delim:
+			switch t {
+			case '{', '[':
+				expectKey = append(expectKey, t == '{')
+				if t == '[' {
+					path = append(path, "[]")
+				}
+				continue
+			default:
+				expectKey = expectKey[:len(expectKey)-1]
+				if t == ']' {
+					path = path[:len(path)-1]
+				}
+			}
+		case string:
+			if inObject && dec.More() {
+				// A key: its value comes next.
+				path = append(path, t)
+				expectKey[len(expectKey)-1] = false
+				continue
+			}
+		case nil:
+			where := strings.Join(path, ".")
+			if where == "" {
+				return errInvalid("request body: null is not a request; send an object")
+			}
+			return errInvalid("request body: %s is null; omit the field instead", safeField(where))
+		}
+		// A value ended: back to expecting a key in an object.
+		if len(expectKey) > 0 && !expectKey[len(expectKey)-1] && len(path) > 0 && path[len(path)-1] != "[]" {
+			path = path[:len(path)-1]
+			expectKey[len(expectKey)-1] = true
+		}
+	}
+}
 
 // checkDuplicateKeys reports an object key given twice in one JSON object,
 // at any depth (encoding/json would silently keep the last). The message
@@ -433,17 +490,18 @@ func (s *Server) authenticate(r *http.Request) (principal, error) {
 	return principal{org: org, user: t.User, tokenID: t.ID}, nil
 }
 
-// orgPrincipal authenticates and checks the {org} of the path. Another
-// organization answers notFound — the same error as a missing object.
-// notFound builds its error only when needed (not on every request).
-func (s *Server) orgPrincipal(w http.ResponseWriter, r *http.Request, notFound func(string) *apiError, arg string) (principal, bool) {
+// orgPrincipal authenticates and checks the {org} of the path: any other
+// organization than the token's is "organization … not found".
+func (s *Server) orgPrincipal(w http.ResponseWriter, r *http.Request) (principal, bool) {
 	p, err := s.authenticate(r)
 	if err != nil {
 		s.fail(w, r, err)
 		return p, false
 	}
-	if r.PathValue("org") != p.org.Name {
-		writeError(w, notFound(arg))
+	if org := r.PathValue("org"); org != p.org.Name {
+		// Another organization's routes answer as a missing
+		// organization's do, on every route: nothing tells them apart.
+		writeError(w, errOrgNotFound(org))
 		return p, false
 	}
 	return p, true
@@ -475,7 +533,7 @@ func (s *Server) handleRegions(w http.ResponseWriter, r *http.Request) {
 const maxListLimit = 10000
 
 func (s *Server) handleList(w http.ResponseWriter, r *http.Request) {
-	p, ok := s.orgPrincipal(w, r, errOrgNotFound, r.PathValue("org"))
+	p, ok := s.orgPrincipal(w, r)
 	if !ok {
 		return
 	}
@@ -600,7 +658,7 @@ func setETag(w http.ResponseWriter, o store.Object) {
 
 func (s *Server) handleGet(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("name")
-	p, ok := s.orgPrincipal(w, r, errObjectNotFound, name)
+	p, ok := s.orgPrincipal(w, r)
 	if !ok {
 		return
 	}
@@ -619,7 +677,7 @@ func (s *Server) handleGet(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) handlePatch(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("name")
-	p, ok := s.orgPrincipal(w, r, errObjectNotFound, name)
+	p, ok := s.orgPrincipal(w, r)
 	if !ok {
 		return
 	}
@@ -643,7 +701,7 @@ func (s *Server) handlePatch(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) handlePut(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("name")
-	p, ok := s.orgPrincipal(w, r, errObjectNotFound, name)
+	p, ok := s.orgPrincipal(w, r)
 	if !ok {
 		return
 	}
@@ -680,7 +738,7 @@ func (s *Server) handlePut(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) handleDelete(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("name")
-	p, ok := s.orgPrincipal(w, r, errObjectNotFound, name)
+	p, ok := s.orgPrincipal(w, r)
 	if !ok {
 		return
 	}
@@ -694,7 +752,7 @@ func (s *Server) handleDelete(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) handleDeleteKey(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("name")
-	p, ok := s.orgPrincipal(w, r, errObjectNotFound, name)
+	p, ok := s.orgPrincipal(w, r)
 	if !ok {
 		return
 	}
@@ -719,7 +777,7 @@ type AuditEntry struct {
 }
 
 func (s *Server) handleAudit(w http.ResponseWriter, r *http.Request) {
-	p, ok := s.orgPrincipal(w, r, errOrgNotFound, r.PathValue("org"))
+	p, ok := s.orgPrincipal(w, r)
 	if !ok {
 		return
 	}
@@ -756,13 +814,17 @@ func writeWritten(w http.ResponseWriter, org string, o store.Object, created boo
 }
 
 func (s *Server) handleApply(w http.ResponseWriter, r *http.Request) {
-	p, ok := s.orgPrincipal(w, r, errOrgNotFound, r.PathValue("org"))
+	p, ok := s.orgPrincipal(w, r)
 	if !ok {
 		return
 	}
 	var req applyWire
 	if err := decodeBodyLimit(w, r, &req, resources.MaxApplyRequestBytes); err != nil {
 		s.fail(w, r, err)
+		return
+	}
+	if req.Objects == nil {
+		s.fail(w, r, errInvalid("objects is required (a list; [] with prune applies no object and prunes)"))
 		return
 	}
 	res, err := s.apply(r.Context(), p, req)
@@ -774,13 +836,17 @@ func (s *Server) handleApply(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleDeleteMany(w http.ResponseWriter, r *http.Request) {
-	p, ok := s.orgPrincipal(w, r, errOrgNotFound, r.PathValue("org"))
+	p, ok := s.orgPrincipal(w, r)
 	if !ok {
 		return
 	}
 	var req resources.DeleteRequest
 	if err := decodeBodyLimit(w, r, &req, resources.MaxApplyRequestBytes); err != nil {
 		s.fail(w, r, err)
+		return
+	}
+	if req.Objects == nil {
+		s.fail(w, r, errInvalid("objects is required (a list of the objects to delete)"))
 		return
 	}
 	res, err := s.deleteMany(r.Context(), p, req)

@@ -137,8 +137,9 @@ func parseIPS(host string, creds *string, encode *bool) (ipsInput, error) {
 
 // precondition is a conditional request's If-Match / If-None-Match.
 type precondition struct {
-	ifMatch     string // a resourceVersion, or "*" for "must exist"; "" = none
+	ifMatch     string // If-Match's value: "*" or a list of ETags; "" = none
 	ifNoneMatch string // "*" = must not exist; "" = none
+	field       string // what messages call ifMatch (default If-Match)
 }
 
 // check applies the precondition to the object name (cur when exists).
@@ -149,14 +150,37 @@ func (pc precondition) check(name string, exists bool, cur store.Object) error {
 	if pc.ifMatch == "" {
 		return nil
 	}
-	want := parseIfMatch(pc.ifMatch)
+	field := pc.field
+	if field == "" {
+		field = "If-Match"
+	}
 	switch {
 	case !exists:
-		return errConflict("If-Match: %s does not exist (it was deleted or never created)", name)
-	case want != "*" && want != strconv.FormatInt(cur.Version, 10):
-		return errConflict("If-Match: %s changed since resourceVersion %s (now %d); read it again and retry", describe(cur), want, cur.Version)
+		return errConflict("%s: %s does not exist (it was deleted or never created)", field, name)
+	case !ifMatches(pc.ifMatch, cur.Version):
+		return errConflict("%s: %s changed since %s (now resourceVersion %d); read it again and retry", field, describe(cur), safeField(pc.ifMatch), cur.Version)
 	}
 	return nil
+}
+
+// ifMatches reports whether an If-Match value matches an object at version
+// (RFC 9110): "*" matches any existing object; otherwise a comma-separated
+// list of entity tags, compared strongly — a weak tag (W/"7") never
+// matches. A bare number is read as the tag it names.
+func ifMatches(h string, version int64) bool {
+	want := strconv.FormatInt(version, 10)
+	for _, tag := range strings.Split(h, ",") {
+		tag = strings.TrimSpace(tag)
+		switch {
+		case tag == "*":
+			return true
+		case strings.HasPrefix(tag, "W/"):
+			continue
+		case strings.Trim(tag, `"`) == want:
+			return true
+		}
+	}
+	return false
 }
 
 // merge implements PATCH.
@@ -287,6 +311,13 @@ func (s *Server) merge(ctx context.Context, p principal, name string, pt resourc
 			}
 			obj.Keys = nil
 		}
+		if exists && len(put) == 0 && len(removed) == 0 && obj.Host == cur.Host && (pt.Labels == nil || maps.Equal(pt.Labels, cur.Labels)) {
+			// An empty merge (nothing to set, nothing there to remove, the
+			// same labels) writes nothing: no new version, not pending, no
+			// audit record, the owner (apply or not) unchanged.
+			result = cur
+			return nil
+		}
 		if err := storeWrite(ctx, tx, &obj, removed, put, now); err != nil {
 			return err
 		}
@@ -310,6 +341,7 @@ func (s *Server) merge(ctx context.Context, p principal, name string, pt resourc
 type desired struct {
 	kind   string
 	region string
+	rv     string // metadata.resourceVersion: a precondition like If-Match
 	labels map[string]string
 	data   map[string]string // SecretSet values
 	ips    ipsInput
@@ -345,15 +377,9 @@ func (s *Server) parseReplace(p principal, name string, in resources.Object) (de
 	if err := resources.ValidateLabels(meta.Labels); err != nil {
 		return d, errInvalid("metadata.labels: %v", err)
 	}
-	if meta.ManagedBy != "" || meta.ApplySet != "" {
-		return d, errInvalid("metadata.managedBy and metadata.applySet are output only (the apply operation records them)")
-	}
-	d.region, d.labels = meta.Region, meta.Labels
+	d.region, d.labels, d.rv = meta.Region, meta.Labels, meta.ResourceVersion
 	switch {
 	case in.SecretSet != nil:
-		if len(in.SecretSet.Spec.Keys) > 0 {
-			return d, errInvalid("spec.keys is output only; send the values in spec.data")
-		}
 		d.data = make(map[string]string, len(in.SecretSet.Spec.Data))
 		for k, src := range in.SecretSet.Spec.Data {
 			if !src.IsLiteral() {
@@ -460,12 +486,6 @@ func plan(org string, exists bool, cur store.Object, curVals map[string][]byte, 
 	return pl
 }
 
-func parseIfMatch(h string) string {
-	h = strings.TrimSpace(h)
-	h = strings.TrimPrefix(h, "W/")
-	return strings.Trim(h, `"`)
-}
-
 // checkReplace applies the kind, region and If-Match rules; it returns the
 // region the object will have.
 func checkReplace(p principal, name string, exists bool, cur store.Object, d desired, ifMatch string) (string, error) {
@@ -483,6 +503,12 @@ func checkReplace(p principal, name string, exists bool, cur store.Object, d des
 	}
 	if err := (precondition{ifMatch: ifMatch}).check(name, exists, cur); err != nil {
 		return "", err
+	}
+	if d.rv != "" {
+		// As in Kubernetes, the body's resourceVersion is a precondition.
+		if err := (precondition{ifMatch: strconv.Quote(d.rv), field: "metadata.resourceVersion"}).check(name, exists, cur); err != nil {
+			return "", err
+		}
 	}
 	return region, nil
 }
@@ -643,10 +669,8 @@ func (s *Server) deleteObject(ctx context.Context, p principal, name, ifMatch st
 		if err != nil {
 			return err
 		}
-		if ifMatch != "" {
-			if want := parseIfMatch(ifMatch); want != "*" && want != strconv.FormatInt(cur.Version, 10) {
-				return errConflict("If-Match: %s changed since resourceVersion %s (now %d)", describe(cur), want, cur.Version)
-			}
+		if err := (precondition{ifMatch: ifMatch}).check(name, true, cur); err != nil {
+			return err
 		}
 		if err := tx.DeleteObject(ctx, cur.ID); err != nil {
 			return err

@@ -1,0 +1,112 @@
+// Package apitest checks live HTTP exchanges with the platform against its
+// contract, api/openapi.yaml (kin-openapi's openapi3filter): a request the
+// contract allows, a response it describes.
+package apitest
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"path/filepath"
+	"testing"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
+	"github.com/getkin/kin-openapi/routers/gorillamux"
+
+	"github.com/botkit-dev/botkit/internal/testenv"
+)
+
+// Contract is api/openapi.yaml, loaded and validated.
+type Contract struct {
+	Doc    *openapi3.T
+	router routers.Router
+}
+
+// Load loads the contract of the repository the test runs in.
+func Load(t testing.TB) *Contract {
+	t.Helper()
+	doc, err := openapi3.NewLoader().LoadFromFile(filepath.Join(testenv.RepoRoot(t), "api", "openapi.yaml"))
+	if err != nil {
+		t.Fatalf("api/openapi.yaml: %v", err)
+	}
+	if err := doc.Validate(context.Background()); err != nil {
+		t.Fatalf("api/openapi.yaml does not validate: %v", err)
+	}
+	doc.Servers = nil // match the test server's address
+	r, err := gorillamux.NewRouter(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Contract{Doc: doc, router: r}
+}
+
+var options = &openapi3filter.Options{AuthenticationFunc: openapi3filter.NoopAuthenticationFunc, IncludeResponseStatus: true, MultiError: false}
+
+// CheckRequest returns the contract's objection to req with body (nil when
+// it allows it).
+func (c *Contract) CheckRequest(req *http.Request, body []byte) error {
+	route, params, err := c.router.FindRoute(req)
+	if err != nil {
+		return err
+	}
+	r := req.Clone(req.Context())
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	return openapi3filter.ValidateRequest(context.Background(), &openapi3filter.RequestValidationInput{Request: r, PathParams: params, Route: route, Options: options})
+}
+
+// CheckResponse returns the contract's objection to a response of req.
+func (c *Contract) CheckResponse(req *http.Request, status int, header http.Header, body []byte) error {
+	route, params, err := c.router.FindRoute(req)
+	if err != nil {
+		return err
+	}
+	in := &openapi3filter.RequestValidationInput{Request: req, PathParams: params, Route: route, Options: options}
+	return openapi3filter.ValidateResponse(context.Background(), &openapi3filter.ResponseValidationInput{
+		RequestValidationInput: in, Status: status, Header: header, Body: io.NopCloser(bytes.NewReader(body)), Options: options})
+}
+
+// Reply is a response as read.
+type Reply struct {
+	Status int
+	Header http.Header
+	Body   []byte
+}
+
+// Do sends method path (on base, with body and headers) over real HTTP,
+// checks the response against the contract (failing t when it is not
+// described by it) and returns it with the contract's objection to the
+// request (nil: the contract allows it).
+func (c *Contract) Do(t testing.TB, base, method, path, body string, header map[string]string) (Reply, error) {
+	t.Helper()
+	var rd io.Reader
+	if body != "" {
+		rd = bytes.NewReader([]byte(body))
+	}
+	req, err := http.NewRequest(method, base+path, rd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	reqErr := c.CheckRequest(req, []byte(body))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.CheckResponse(req, resp.StatusCode, resp.Header, data); err != nil {
+		t.Errorf("%s %s: the %d response is not what api/openapi.yaml describes: %v\n%s", method, path, resp.StatusCode, err, data)
+	}
+	return Reply{resp.StatusCode, resp.Header, data}, reqErr
+}

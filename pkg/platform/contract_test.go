@@ -2,8 +2,11 @@ package platform_test
 
 import (
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/botkit-dev/botkit/internal/apitest"
 	"github.com/botkit-dev/botkit/internal/platformtest"
@@ -57,6 +60,13 @@ func TestServerAcceptsWhatTheContractAllows(t *testing.T) {
 		return strings.Trim(r.Header.Get("ETag"), `"`)
 	}
 
+	// The unauthenticated routes, as the contract describes them.
+	if r := do("GET", "/healthz", "", nil); r.Status != 200 {
+		t.Errorf("/healthz: %d", r.Status)
+	}
+	if r := do("GET", "/metrics", "", nil); r.Status != 200 || !strings.Contains(string(r.Body), "botkit_platform_http_requests_total") {
+		t.Errorf("/metrics: %d", r.Status)
+	}
 	if r := do("PATCH", set, `{"set":{"A":"1","B":"2"}}`, auth); r.Status != 201 {
 		t.Fatalf("create: %d %s", r.Status, r.Body)
 	}
@@ -156,3 +166,24 @@ func TestServerAcceptsWhatTheContractAllows(t *testing.T) {
 		}
 	}
 }
+
+// A platform without metrics (the CLI's embedded one) answers /metrics
+// with the 404 the contract describes.
+func TestNoMetricsIsA404(t *testing.T) {
+	c := apitest.Load(t)
+	srv := platformtest.Open(t, platform.Options{DisableProvisioner: true, Metrics: noMetricsForTest{}})
+	hs := httptest.NewServer(srv.Handler())
+	defer hs.Close()
+	if r, _ := c.Do(t, hs.URL, "GET", "/metrics", "", nil); r.Status != 404 {
+		t.Errorf("/metrics without metrics: %d %s", r.Status, r.Body)
+	}
+}
+
+// noMetricsForTest measures nothing and serves no /metrics.
+type noMetricsForTest struct{}
+
+func (noMetricsForTest) Request(string, string, int, time.Duration) {}
+func (noMetricsForTest) Commit(int, time.Duration)                  {}
+func (noMetricsForTest) Pass(string)                                {}
+func (noMetricsForTest) Provisioned(string, string, string, int)    {}
+func (noMetricsForTest) Handler() http.Handler                      { return nil }

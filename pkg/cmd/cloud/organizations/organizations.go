@@ -140,6 +140,12 @@ func NewCmdSelect(f *cmdutil.Factory, runF func(context.Context, *SelectOptions)
 given: it is written to the config file. NAME must be one of your token's
 organizations (botkit cloud organizations list). BOTKIT_ORG still wins.`,
 		Args: cmdutil.ExactArgs(1, "NAME"),
+		ValidArgsFunction: func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+			if len(args) > 0 {
+				return nil, cobra.ShellCompDirectiveNoFileComp
+			}
+			return Complete(f.APIClient)(cmd, args, toComplete)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Config, opts.APIClient, opts.Name = f.Config, f.APIClient, args[0]
 			if runF != nil {

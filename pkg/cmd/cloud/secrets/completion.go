@@ -2,20 +2,19 @@ package secrets
 
 import (
 	"context"
-	"slices"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/botkit-dev/botkit/pkg/client"
+	"github.com/botkit-dev/botkit/pkg/cmd/cloud/organizations"
 	"github.com/botkit-dev/botkit/pkg/resources"
 )
 
 // completionTimeout bounds every platform call made for shell completion:
 // a slow or unreachable platform gives no suggestions rather than a stuck
 // prompt.
-const completionTimeout = 1500 * time.Millisecond
+const completionTimeout = organizations.CompletionTimeout
 
 // Completion never prints anything but the suggestions: a failure gives no
 // suggestions (and no file names).
@@ -104,26 +103,7 @@ func registerFlagCompletions(cmd *cobra.Command, s *Scope) {
 			return withPrefix(toComplete, resources.Regions()), noFiles
 		})
 	}
-	_ = cmd.RegisterFlagCompletionFunc("organization", func(cmd *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
-		ctx, cancel := completionContext(cmd)
-		defer cancel()
-		if s.APIClient == nil {
-			return nil, noFiles
-		}
-		c, err := s.APIClient(ctx)
-		if err != nil {
-			return nil, noFiles
-		}
-		me, err := c.Me(ctx)
-		if err != nil {
-			return nil, noFiles
-		}
-		names := make([]string, 0, len(me.Organizations))
-		for _, o := range me.Organizations {
-			names = append(names, o.Name)
-		}
-		out := withPrefix(toComplete, names)
-		slices.Sort(out)
-		return out, noFiles
+	_ = cmd.RegisterFlagCompletionFunc("organization", func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		return organizations.Complete(s.APIClient)(cmd, args, toComplete)
 	})
 }

@@ -13,6 +13,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 
@@ -208,7 +209,16 @@ func ReadFile(path string) (File, error) {
 	if err != nil {
 		return f, fmt.Errorf("reading the config file: %w", err)
 	}
-	return parse(path, b)
+	f, err = parse(path, b)
+	if err != nil || f.Token == "" {
+		return f, err
+	}
+	// A token in a file others can read is refused, as ssh refuses such a
+	// private key: the user fixes the mode (nothing is changed for them).
+	if fi, err := os.Stat(path); err == nil && runtime.GOOS != "windows" && fi.Mode().Perm()&0o077 != 0 {
+		return File{}, &FileError{Path: path, Msg: fmt.Sprintf("holds an API token but others can read it (mode %04o): run `chmod 600 %s`", fi.Mode().Perm(), path)}
+	}
+	return f, nil
 }
 
 func parse(path string, b []byte) (File, error) {

@@ -175,6 +175,10 @@ func Open(ctx context.Context, opts Options) (*Server, error) {
 	if keyFile == "" {
 		keyFile, create = filepath.Join(opts.DataDir, MasterKeyFile), true
 	}
+	if err := checkPermissions(opts.DataDir, keyFile); err != nil {
+		st.Close()
+		return nil, err
+	}
 	sl, err := openMasterKey(ctx, st, keyFile, create)
 	if err != nil {
 		st.Close()

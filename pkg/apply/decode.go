@@ -484,7 +484,11 @@ func (f *fieldDecoder) structure(n *yaml.Node, v reflect.Value, path string) {
 		fp := join(path, k.Value)
 		j := slices.IndexFunc(fields, func(sf Field) bool { return sf.Name == k.Value })
 		if f.outputOnly[fp] {
-			f.add(k, fp, "output only (the platform sets it); remove it from the manifest")
+			// delete -f needs names only: what the platform printed
+			// (`list -o json | botkit delete -f -`) deletes what it lists.
+			if !f.d.namesOnly {
+				f.add(k, fp, "output only (the platform sets it); remove it from the manifest")
+			}
 			continue
 		}
 		if j < 0 {

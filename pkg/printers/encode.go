@@ -56,18 +56,14 @@ func redactAll(objs []resources.Object) ([]resources.Object, error) {
 	return out, nil
 }
 
-// list is the List of objs without the pagination cursor (a printed list is
-// always complete).
+// list is the List of objs as api/openapi.yaml's List has it, with empty
+// metadata: no pagination cursor (a printed list is always complete).
 func list(objs []resources.Object) (any, error) {
 	items, err := redactAll(objs)
 	if err != nil {
 		return nil, err
 	}
-	l := resources.NewList(items)
-	return struct {
-		resources.TypeMeta `json:",inline"`
-		Items              []resources.Object `json:"items"`
-	}{l.TypeMeta, l.Items}, nil
+	return resources.NewList(items), nil
 }
 
 type jsonPrinter struct{}
@@ -110,7 +106,7 @@ func (jsonPrinter) PrintList(ios *iostreams.IOStreams, objs []resources.Object) 
 	if len(objs) > 0 {
 		w.WriteString("\n  ")
 	}
-	w.WriteString("]\n}\n")
+	w.WriteString("],\n  \"metadata\": {}\n}\n")
 	return w.Flush()
 }
 

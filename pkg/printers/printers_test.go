@@ -1,11 +1,12 @@
 package printers
 
 import (
-	"encoding/json"
 	"errors"
 	"flag"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/spf13/pflag"
 	"sigs.k8s.io/yaml"
 
+	"github.com/botkit-dev/botkit/internal/apitest"
 	"github.com/botkit-dev/botkit/pkg/iostreams"
 	"github.com/botkit-dev/botkit/pkg/resources"
 )
@@ -267,13 +269,21 @@ func TestAge(t *testing.T) {
 	}
 }
 
-func TestJSONIsValidForEveryCase(t *testing.T) {
-	out, _ := print(t, FormatJSON, func(p Printer, s *iostreams.IOStreams) error { return p.PrintList(s, nil) })
-	var m map[string]any
-	if err := json.Unmarshal([]byte(out), &m); err != nil {
-		t.Fatal(err)
-	}
-	if len(m) != 3 || m["kind"] != "List" || m["apiVersion"] != "botkit.dev/v1" {
-		t.Errorf("empty list: %s", out)
+// -o json and -o yaml of a list are the contract's List (api/openapi.yaml,
+// checked with kin-openapi), empty or not.
+func TestListIsTheContractsList(t *testing.T) {
+	c := apitest.Load(t)
+	schema := c.Doc.Components.Schemas["List"].Value
+	for _, objs := range [][]resources.Object{nil, slices.Collect(maps.Values(fixtures()))} {
+		for _, format := range []string{FormatJSON, FormatYAML} {
+			out, _ := print(t, format, func(p Printer, s *iostreams.IOStreams) error { return p.PrintList(s, objs) })
+			var v any
+			if err := yaml.Unmarshal([]byte(out), &v); err != nil {
+				t.Fatal(err)
+			}
+			if err := schema.VisitJSON(v); err != nil {
+				t.Errorf("-o %s of %d objects is not the contract's List: %v\n%s", format, len(objs), err, out)
+			}
+		}
 	}
 }

@@ -3,6 +3,7 @@ package resources
 import (
 	"encoding/json"
 	"errors"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -247,6 +248,29 @@ func FuzzValueSource(f *testing.F) {
 		var w ValueSource
 		if err := json.Unmarshal(out, &w); err != nil || w.String() != v.String() {
 			t.Fatalf("round trip %s -> %s: %v", b, out, err)
+		}
+	})
+}
+
+// LabelKeyPattern (the schemas' rule) and ValidateLabelKey (the code's)
+// agree.
+func TestLabelKeyPatternIsValidateLabelKey(t *testing.T) {
+	re := regexp.MustCompile(LabelKeyPattern)
+	for _, k := range []string{"team", "a", "a.b-c_d", "botkit.dev/team", "a.b.c/x", "x" + strings.Repeat("y", 61) + "z",
+		"", "bad key", "-a", "a-", "/a", "a/", "a/b/c", "ex ample.com/a", "-x.com/a", "x..com/a", "x" + strings.Repeat("y", 62) + "z", "ü", "a\nb"} {
+		if got, want := re.MatchString(k), ValidateLabelKey(k) == nil; got != want {
+			t.Errorf("%q: the pattern says %v, ValidateLabelKey %v", k, got, want)
+		}
+	}
+}
+
+func FuzzLabelKeyPattern(f *testing.F) {
+	re := regexp.MustCompile(LabelKeyPattern)
+	f.Add("botkit.dev/team")
+	f.Add("a..b/c")
+	f.Fuzz(func(t *testing.T, k string) {
+		if got, want := re.MatchString(k), ValidateLabelKey(k) == nil; got != want && len(k) <= 253+64 {
+			t.Fatalf("%q: the pattern says %v, ValidateLabelKey %v", k, got, want)
 		}
 	})
 }

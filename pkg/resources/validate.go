@@ -189,6 +189,12 @@ func ValidateLabels(labels map[string]string) error {
 	return nil
 }
 
+// LabelKeyPattern is ValidateLabelKey's rule as a regular expression (for
+// JSON Schemas): an optional DNS-subdomain prefix and "/", then a name of
+// 1-63 letters, digits, '-', '_' or '.', starting and ending with a letter
+// or digit. (A test holds the two to the same answers.)
+const LabelKeyPattern = `^([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*/)?[A-Za-z0-9]([A-Za-z0-9._-]{0,61}[A-Za-z0-9])?$`
+
 // ValidateLabelKey checks one label key.
 func ValidateLabelKey(k string) error {
 	name := k

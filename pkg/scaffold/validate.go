@@ -273,3 +273,34 @@ func allTransportIDs() []string {
 	}
 	return ids
 }
+
+// KeyValues returns the values config key accepts, from the catalogue and
+// the lists above (nil: any value of its type). The ProjectConfig JSON
+// Schema's enums come from it.
+func KeyValues(key string) []string {
+	switch key {
+	case "bot_type":
+		return BotTypes()
+	case "mode":
+		return slices.Clone(modes)
+	case "client_framework":
+		return slices.Clone(clientFrameworks)
+	case "client_server":
+		return slices.Clone(clientServers)
+	case "pstn_mode", "sip_bridge_mode":
+		return slices.Clone(dialModes)
+	case "transports":
+		return append(TransportIDs(TransportWeb), TransportIDs(TransportTelephony)...)
+	case "stt_service":
+		return ServiceIDs(CategorySTT)
+	case "llm_service":
+		return ServiceIDs(CategoryLLM)
+	case "tts_service":
+		return ServiceIDs(CategoryTTS)
+	case "realtime_service":
+		return ServiceIDs(CategoryRealtime)
+	case "video_service":
+		return ServiceIDs(CategoryVideo)
+	}
+	return nil
+}

@@ -1,4 +1,4 @@
-package apply
+package schemagen
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/botkit-dev/botkit/internal/testenv"
+	"github.com/botkit-dev/botkit/pkg/apply"
 	"github.com/botkit-dev/botkit/pkg/scaffold"
 	jsonschema "github.com/santhosh-tekuri/jsonschema/v6"
 	yaml "go.yaml.in/yaml/v3"
@@ -36,7 +37,7 @@ func TestSchemasInSync(t *testing.T) {
 		}
 		got, err := os.ReadFile(path)
 		if err != nil || !bytes.Equal(got, want) {
-			t.Errorf("%s is out of date (%v): run go test ./pkg/apply -run TestSchemasInSync -update", path, err)
+			t.Errorf("%s is out of date (%v): run go test ./internal/schemagen -run TestSchemasInSync -update", path, err)
 		}
 	}
 }
@@ -98,7 +99,7 @@ func TestExamplesAndSchemas(t *testing.T) {
 		if err := schemas[kind].Validate(yamlToJSON(t, string(data))); err != nil {
 			t.Errorf("%s against its schema: %v", file, err)
 		}
-		docs, problems, notes := Decode(path, data)
+		docs, problems, notes := apply.Decode(path, data)
 		switch kind {
 		case "ProjectConfig":
 			if len(notes) != 1 || len(docs) != 0 || len(problems) != 0 {
@@ -130,18 +131,25 @@ func TestExamplesAndSchemas(t *testing.T) {
 		{"ProjectConfig", "apiVersion: botkit.dev/v1\nkind: ProjectConfig\nmetadata: {name: x}\nspec: {project_name: y}\n", "project_name in spec"},
 		{"ProjectConfig", "apiVersion: botkit.dev/v1\nkind: ProjectConfig\nmetadata: {name: x}\nspec: {recording: maybe}\n", "recording not a boolean"},
 		{"ProjectConfig", "apiVersion: botkit.dev/v1\nkind: ProjectConfig\nmetadata: {name: x}\nspec: {bot_flavor: web}\n", "unknown key"},
+		{"ProjectConfig", "apiVersion: botkit.dev/v1\nkind: ProjectConfig\nmetadata: {name: x}\nspec: {bot_type: robot, transports: [daily], stt_service: deepgram_stt, llm_service: openai_llm, tts_service: cartesia_tts}\n", "a bot type the catalogue lacks"},
+		{"ProjectConfig", "apiVersion: botkit.dev/v1\nkind: ProjectConfig\nmetadata: {name: x}\nspec: {bot_type: web, transports: [carrier_pigeon], stt_service: deepgram_stt, llm_service: openai_llm, tts_service: cartesia_tts}\n", "a transport the catalogue lacks"},
+		{"SecretSet", "apiVersion: botkit.dev/v1\nkind: SecretSet\nmetadata: {name: x, labels: {bad key!: x}}\nspec: {data: {}}\n", "a label key with a space"},
+		{"SecretSet", "apiVersion: botkit.dev/v1\nkind: SecretSet\nmetadata: {name: x}\nspec: null\n", "spec: null"},
+		{"SecretSet", "apiVersion: botkit.dev/v1\nkind: SecretSet\nmetadata: {name: x}\n", "no spec"},
 	}
 	for _, b := range bad {
 		if err := schemas[b.kind].Validate(yamlToJSON(t, b.doc)); err == nil {
 			t.Errorf("%s (%s): the schema accepts it", b.kind, b.why)
 		}
 		if b.kind == "ProjectConfig" {
-			if _, err := scaffold.DecodeConfigFile("x.yaml", []byte(b.doc)); err == nil {
+			// botkit create -c refuses it: decoding, or validating what
+			// was decoded.
+			if p, err := scaffold.DecodeConfigFile("x.yaml", []byte(b.doc)); err == nil && len(scaffold.Validate(scaffold.Resolve(p))) == 0 {
 				t.Errorf("ProjectConfig (%s): botkit create -c accepts it", b.why)
 			}
 			continue
 		}
-		if _, problems, _ := Decode("x.yaml", []byte(b.doc)); len(problems) == 0 {
+		if _, problems, _ := apply.Decode("x.yaml", []byte(b.doc)); len(problems) == 0 {
 			t.Errorf("%s (%s): the decoder accepts it", b.kind, b.why)
 		}
 	}

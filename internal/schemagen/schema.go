@@ -1,4 +1,12 @@
-package apply
+// Package schemagen generates the JSON Schemas of the manifests
+// (manifests/schema/*.json) from the Go types of package resources and the
+// catalogue of package scaffold. Its test fails when the committed schemas
+// are stale and rewrites them with -update:
+//
+//	go test ./internal/schemagen -run TestSchemasInSync -update
+//
+// Nothing of botkit imports it at run time.
+package schemagen
 
 import (
 	"encoding/json"
@@ -6,9 +14,22 @@ import (
 	"reflect"
 	"strings"
 
+	"github.com/botkit-dev/botkit/pkg/apply"
 	"github.com/botkit-dev/botkit/pkg/resources"
 	"github.com/botkit-dev/botkit/pkg/scaffold"
 )
+
+var valueSourceType = reflect.TypeFor[resources.ValueSource]()
+
+// outputOnly is the set of fields the platform fills in (left out of the
+// schemas, which describe what a manifest may say).
+func outputOnly() map[string]bool {
+	m := map[string]bool{}
+	for _, f := range resources.OutputOnlyFields() {
+		m[f] = true
+	}
+	return m
+}
 
 // SchemaKinds are the kinds with a JSON Schema in manifests/schema.
 func SchemaKinds() []string {
@@ -57,6 +78,7 @@ func constraints(path string) map[string]any {
 		return map[string]any{"enum": resources.Regions()}
 	case "metadata.labels":
 		return map[string]any{"maxProperties": resources.MaxLabels,
+			"propertyNames":        map[string]any{"pattern": resources.LabelKeyPattern},
 			"additionalProperties": map[string]any{"type": "string", "maxLength": resources.MaxLabelValueLen, "pattern": "^([A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?)?$"}}
 	case "metadata.resourceVersion":
 		return map[string]any{"description": "A precondition: the object must exist with this version."}
@@ -123,12 +145,14 @@ func typeSchema(t reflect.Type, path string, skip map[string]bool) map[string]an
 	case t.Kind() == reflect.Bool:
 		s = map[string]any{"type": "boolean"}
 	case t.Kind() == reflect.Slice:
-		s = map[string]any{"type": "array", "items": typeSchema(t.Elem(), path, skip)}
+		s = map[string]any{"type": "array", "items": typeSchema(t.Elem(), path+"[]", skip)}
 	case t.Kind() == reflect.Map:
-		s = map[string]any{"type": "object", "additionalProperties": typeSchema(t.Elem(), path, skip)}
+		// The values' schema has a path of its own: the map's
+		// constraints (maxProperties, propertyNames) are not theirs.
+		s = map[string]any{"type": "object", "additionalProperties": typeSchema(t.Elem(), path+".*", skip)}
 	case t.Kind() == reflect.Struct:
 		props := map[string]any{}
-		for _, f := range StructFields(t) {
+		for _, f := range apply.StructFields(t) {
 			fp := join(path, f.Name)
 			if skip[fp] {
 				continue
@@ -151,9 +175,18 @@ func projectConfigSchema() map[string]any {
 		if k.Key == "project_name" {
 			continue // metadata.name
 		}
-		switch k.Type {
-		case "array":
+		values := scaffold.KeyValues(k.Key) // an editor catches bot_type: robot
+		switch {
+		case k.Type == "array" && values != nil:
+			spec[k.Key] = map[string]any{"type": []string{"array", "null"}, "items": map[string]any{"type": "string", "enum": values}}
+		case k.Type == "array":
 			spec[k.Key] = map[string]any{"type": []string{"array", "null"}, "items": map[string]any{"type": "string"}}
+		case values != nil:
+			enum := make([]any, 0, len(values)+1)
+			for _, v := range values {
+				enum = append(enum, v)
+			}
+			spec[k.Key] = map[string]any{"type": []string{k.Type, "null"}, "enum": append(enum, nil)} // null: unset
 		default:
 			spec[k.Key] = map[string]any{"type": []string{k.Type, "null"}}
 		}
@@ -170,4 +203,12 @@ func projectConfigSchema() map[string]any {
 				"description": "The keys of botkit create's config file except project_name (see botkit create --list-options for their values)."},
 		},
 	}
+}
+
+// join appends a field to a dot path.
+func join(path, field string) string {
+	if path == "" {
+		return field
+	}
+	return path + "." + field
 }

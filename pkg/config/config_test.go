@@ -2,8 +2,10 @@ package config
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -150,4 +152,55 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("round trip: %+v -> %+v (%v)", file, back, err)
 		}
 	})
+}
+
+// A config file holding a token that others can read or write is refused,
+// as ssh refuses such a private key: exit 2 naming the file, its mode and
+// the chmod that repairs it, never the token. Without a token, or at 0600,
+// it is read.
+func TestTokenFileMustBePrivate(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no Unix mode bits")
+	}
+	const canary = "bkp_CANARY_perm_token"
+	dir := t.TempDir()
+	path := filepath.Join(dir, FileName)
+	getenv := env(map[string]string{EnvConfigDir: dir, "HOME": dir})
+	for _, mode := range []os.FileMode{0o644, 0o640, 0o604, 0o620, 0o666} {
+		if err := os.WriteFile(path, []byte("apiUrl: https://x\ntoken: "+canary+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(path, mode); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Load(getenv)
+		var fe *FileError
+		if !errors.As(err, &fe) || fe.ErrorCode() != resources.CodeInvalid {
+			t.Fatalf("mode %04o: %v", mode, err)
+		}
+		msg := err.Error()
+		for _, want := range []string{path, fmt.Sprintf("mode %04o", mode), "chmod 600 " + path} {
+			if !strings.Contains(msg, want) {
+				t.Errorf("mode %04o: message lacks %q: %s", mode, want, msg)
+			}
+		}
+		if strings.Contains(msg, canary) {
+			t.Errorf("the message shows the token: %s", msg)
+		}
+	}
+	if err := os.Chmod(path, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if c, err := Load(getenv); err != nil || c.File.Token != canary {
+		t.Fatalf("0600: %v", err)
+	}
+	if err := os.WriteFile(path, []byte("apiUrl: https://x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(path, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(getenv); err != nil {
+		t.Fatalf("no token, 0644: %v", err)
+	}
 }

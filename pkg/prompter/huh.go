@@ -152,10 +152,15 @@ func (p *huhPrompter) Input(title, flag, def string, validate func(string) error
 	return v, nil
 }
 
+// passwordField asks for a secret showing nothing as it is typed: no
+// asterisks, which would tell its length to anyone watching the screen.
+func passwordField(title string, value *string) *huh.Input {
+	return huh.NewInput().Title(title).EchoMode(huh.EchoModeNone).Value(value)
+}
+
 func (p *huhPrompter) Password(title, flag string) (string, error) {
 	var v string
-	in := huh.NewInput().Title(title).EchoMode(huh.EchoModePassword).Value(&v)
-	if err := p.run(title, in); err != nil {
+	if err := p.run(title, passwordField(title, &v)); err != nil {
 		return "", err
 	}
 	p.echo(title, "(hidden)")

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/huh"
 
 	"github.com/botkit-dev/botkit/pkg/iostreams"
@@ -241,6 +242,27 @@ func TestFullScreenSelectShowsDefaultAndOthers(t *testing.T) {
 	}
 	if got := defaultFirst(colors, "zz"); !reflect.DeepEqual(got, colors) {
 		t.Errorf("unknown default reordered: %v", got)
+	}
+}
+
+// The full-screen password prompt shows nothing per character typed: not
+// the secret, not an asterisk.
+func TestFullScreenPasswordShowsNothing(t *testing.T) {
+	const canary = "CANARYsecret42"
+	var v string
+	f := passwordField("API token", &v).WithTheme(huh.ThemeBase()).WithWidth(80)
+	f.Focus()
+	empty := f.View()
+	var field tea.Model = f
+	for _, r := range canary {
+		field, _ = field.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}})
+	}
+	view := field.View()
+	if strings.Contains(view, canary) || strings.Contains(view, "*") || view != empty {
+		t.Errorf("typing shows something:\nbefore: %q\nafter:  %q", empty, view)
+	}
+	if got := field.(*huh.Input).GetValue(); got != canary {
+		t.Errorf("value %q", got)
 	}
 }
 

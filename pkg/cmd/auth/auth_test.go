@@ -2,7 +2,10 @@ package auth
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,6 +19,7 @@ import (
 	"github.com/botkit-dev/botkit/pkg/iostreams"
 	"github.com/botkit-dev/botkit/pkg/platform"
 	"github.com/botkit-dev/botkit/pkg/prompter"
+	"github.com/botkit-dev/botkit/pkg/resources"
 )
 
 // memStore stands in for the OS keyring in these run tests (the keyring
@@ -247,5 +251,41 @@ func TestEmbeddedStatusAndLogout(t *testing.T) {
 	ios, _, out, _ = iostreams.Test()
 	if err := runLogout(context.Background(), &LogoutOptions{IO: ios, Config: e.config, Credentials: downStore{}}); err != nil || !strings.Contains(out.String(), "Nothing to do") {
 		t.Fatalf("%v %s", err, out)
+	}
+}
+
+// A server whose user and organization names carry terminal escapes (a
+// clipboard write, a screen clear): login and status print them with the
+// control characters replaced, never raw.
+func TestServerStringsReachTheTerminalSafe(t *testing.T) {
+	const hostileUser = "ev\x1b]52;c;aGVsbG8=\x07il"
+	const hostileOrg = "ac\x1b[2J\u009b31mme"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(resources.Me{User: hostileUser, Organizations: []resources.Organization{{Name: hostileOrg, DefaultRegion: "eu-central"}}})
+	}))
+	t.Cleanup(srv.Close)
+	cfgDir := t.TempDir()
+	getenv := map[string]string{"HOME": t.TempDir(), config.EnvConfigDir: cfgDir}
+	loadConfig := func() (*config.Config, error) { return config.Load(func(k string) string { return getenv[k] }) }
+	store := memStore{}
+
+	ios, in, out, errOut := iostreams.Test()
+	in.WriteString("bkp_x\n")
+	if err := runLogin(context.Background(), &LoginOptions{IO: ios, Config: loadConfig, Credentials: store, NewClient: newClient, APIURL: srv.URL, WithToken: true}); err != nil {
+		t.Fatal(err)
+	}
+	ios2, _, out2, errOut2 := iostreams.Test()
+	if err := runStatus(context.Background(), &StatusOptions{IO: ios2, Config: loadConfig, Credentials: store, NewClient: newClient}); err != nil {
+		t.Fatal(err)
+	}
+	all := out.String() + errOut.String() + out2.String() + errOut2.String()
+	if strings.ContainsAny(all, "\x1b\x07\u009b") {
+		t.Fatalf("a control character reached the terminal: %q", all)
+	}
+	for _, want := range []string{"as ev ]52;c;aGVsbG8= il", "Organization: ac [2J 31mme"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("login output lacks %q: %q", want, out)
+		}
 	}
 }

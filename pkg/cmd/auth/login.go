@@ -129,7 +129,7 @@ func runLogin(ctx context.Context, opts *LoginOptions) error {
 	fmt.Fprintf(opts.IO.Out, "Logged in to %s as %s; token stored in %s.\n", apiURL, iostreams.Printable(me.User), storedIn)
 	switch {
 	case file.Organization != "":
-		fmt.Fprintf(opts.IO.Out, "Organization: %s\n", file.Organization)
+		fmt.Fprintf(opts.IO.Out, "Organization: %s\n", iostreams.Printable(file.Organization))
 	case len(me.Organizations) > 1:
 		fmt.Fprintf(opts.IO.Out, "The token has several organizations: choose one with `botkit cloud organizations select NAME` or --organization.\n")
 	}

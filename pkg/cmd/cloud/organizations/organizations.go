@@ -175,9 +175,9 @@ func runSelect(ctx context.Context, opts *SelectOptions) error {
 	if err := config.Save(cfg.Path, file); err != nil {
 		return err
 	}
-	fmt.Fprintf(opts.IO.Out, "Current organization: %s\n", opts.Name)
+	fmt.Fprintf(opts.IO.Out, "Current organization: %s\n", iostreams.Printable(opts.Name))
 	if cfg.Organization != opts.Name && cfg.Organization != cfg.File.Organization {
-		fmt.Fprintf(opts.IO.ErrOut, "warning: %s=%s is set in this environment and wins over the config file\n", config.EnvOrg, cfg.Organization)
+		fmt.Fprintf(opts.IO.ErrOut, "warning: %s=%s is set in this environment and wins over the config file\n", config.EnvOrg, iostreams.Printable(cfg.Organization))
 	}
 	return nil
 }

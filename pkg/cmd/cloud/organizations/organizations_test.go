@@ -3,6 +3,8 @@ package organizations
 import (
 	"context"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +16,7 @@ import (
 	"github.com/botkit-dev/botkit/pkg/config"
 	"github.com/botkit-dev/botkit/pkg/iostreams"
 	"github.com/botkit-dev/botkit/pkg/platform"
+	"github.com/botkit-dev/botkit/pkg/resources"
 )
 
 // env is a real platform over HTTP on 127.0.0.1 with organization acme
@@ -114,5 +117,33 @@ func TestSelectWarnsWhenTheEnvironmentWins(t *testing.T) {
 	}
 	if !strings.Contains(errOut.String(), "warning: BOTKIT_ORG=other is set in this environment and wins over the config file") {
 		t.Fatalf("stderr %q", errOut)
+	}
+}
+
+// A server whose organization names carry terminal escapes: list (table)
+// and select print them with the control characters replaced, never raw.
+func TestServerNamesReachTheTerminalSafe(t *testing.T) {
+	const hostile = "ac\x1b]52;c;aGVsbG8=\x07\x1b[2Jme"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(resources.Me{User: "dev", Organizations: []resources.Organization{{Name: hostile, DefaultRegion: "eu\x1b[2J"}}})
+	}))
+	t.Cleanup(srv.Close)
+	c, err := client.New(client.Options{BaseURL: srv.URL, Token: "bkp_x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &env{cfgDir: t.TempDir(), client: func(context.Context) (*client.Client, error) { return c, nil }}
+	e.getenv = map[string]string{"HOME": t.TempDir(), config.EnvConfigDir: e.cfgDir}
+	ios, _, out, errOut := iostreams.Test()
+	if err := runList(context.Background(), &ListOptions{IO: ios, Config: e.config, APIClient: e.client, Output: "table"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := runSelect(context.Background(), &SelectOptions{IO: ios, Config: e.config, APIClient: e.client, Name: hostile}); err != nil {
+		t.Fatal(err)
+	}
+	all := out.String() + errOut.String()
+	if strings.ContainsAny(all, "\x1b\x07") || !strings.Contains(all, "Current organization: ac ]52;c;aGVsbG8=  [2Jme") {
+		t.Fatalf("output %q", all)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/botkit-dev/botkit/pkg/iostreams"
 	"github.com/botkit-dev/botkit/pkg/resources"
 )
 
@@ -98,7 +99,7 @@ func WriteApplyLines(w io.Writer, results []OrgApply) error {
 	var b strings.Builder
 	for _, r := range results {
 		for _, it := range r.Result.Items {
-			fmt.Fprintf(&b, "%s %s%s\n", it.Ref(), it.Action, dryRunSuffix(r.Result.DryRun))
+			fmt.Fprintf(&b, "%s %s%s\n", iostreams.Printable(it.Ref()), iostreams.Printable(it.Action), dryRunSuffix(r.Result.DryRun))
 		}
 	}
 	_, err := io.WriteString(w, b.String())
@@ -115,7 +116,7 @@ func WriteDeleteLines(w io.Writer, results []OrgDelete) error {
 			if it.Action == resources.ActionNotFound {
 				continue
 			}
-			fmt.Fprintf(&b, "%s %s%s\n", it.Ref(), it.Action, dryRunSuffix(r.Result.DryRun))
+			fmt.Fprintf(&b, "%s %s%s\n", iostreams.Printable(it.Ref()), iostreams.Printable(it.Action), dryRunSuffix(r.Result.DryRun))
 		}
 	}
 	_, err := io.WriteString(w, b.String())
@@ -160,9 +161,9 @@ func WriteDiff(w io.Writer, results []OrgApply) (bool, error) {
 				continue
 			}
 			changed = true
-			b.WriteString(mark + " " + it.Ref())
+			b.WriteString(mark + " " + iostreams.Printable(it.Ref()))
 			if multi {
-				b.WriteString(" (organization " + r.Organization + ")")
+				b.WriteString(" (organization " + iostreams.Printable(r.Organization) + ")")
 			}
 			if it.Action == resources.ActionPruned {
 				b.WriteString(" (prune)")
@@ -170,7 +171,7 @@ func WriteDiff(w io.Writer, results []OrgApply) (bool, error) {
 			b.WriteByte('\n')
 			for _, k := range it.Keys {
 				if m, ok := changeMark[k.Change]; ok {
-					b.WriteString("    " + m + " " + k.Key + "\n")
+					b.WriteString("    " + m + " " + iostreams.Printable(k.Key) + "\n")
 				}
 			}
 			for _, f := range it.Fields {
@@ -179,7 +180,7 @@ func WriteDiff(w io.Writer, results []OrgApply) (bool, error) {
 					continue
 				}
 				if m, ok := changeMark[f.Change]; ok {
-					b.WriteString("    " + m + " " + f.Field + "\n")
+					b.WriteString("    " + m + " " + iostreams.Printable(f.Field) + "\n")
 				}
 			}
 		}

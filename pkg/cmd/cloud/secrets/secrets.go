@@ -135,7 +135,9 @@ func (s *Scope) confirm(ctx context.Context, question, problem string) error {
 }
 
 // ref is how objects are named in messages: secretset/NAME.
-func ref(kind, name string) string { return strings.ToLower(kind) + "/" + name }
+// ref is "kind/name" as lines print it; the name may come from the
+// platform's answer: printed through iostreams.Printable.
+func ref(kind, name string) string { return iostreams.Printable(strings.ToLower(kind) + "/" + name) }
 
 func objRef(o resources.Object) string {
 	if m := o.Meta(); m != nil {

@@ -5,12 +5,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/botkit-dev/botkit/internal/ctxio"
 	"github.com/botkit-dev/botkit/pkg/client"
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
 	"github.com/botkit-dev/botkit/pkg/config"
@@ -89,7 +89,7 @@ func runLogin(ctx context.Context, opts *LoginOptions) error {
 	}
 	apiURL := u.String()
 
-	token, err := readToken(opts)
+	token, err := readToken(ctx, opts)
 	if err != nil {
 		return err
 	}
@@ -154,9 +154,10 @@ func chooseOrg(current string, orgs []resources.Organization) string {
 
 // readToken takes the token from stdin (--with-token) or a hidden prompt on
 // a terminal; without either it is a usage error naming --with-token.
-func readToken(opts *LoginOptions) (string, error) {
+func readToken(ctx context.Context, opts *LoginOptions) (string, error) {
 	if opts.WithToken {
-		b, err := io.ReadAll(io.LimitReader(opts.IO.In, maxTokenBytes+1))
+		// Interruptible: Ctrl-C ends a wait on a stdin nothing writes to.
+		b, err := ctxio.ReadAll(ctx, opts.IO.In, maxTokenBytes)
 		if err != nil {
 			return "", fmt.Errorf("reading the token from standard input: %w", err)
 		}

@@ -15,36 +15,51 @@ import (
 	"github.com/botkit-dev/botkit/pkg/platform/store/sqlite"
 )
 
-// A write while another process holds the SQLite database's write lock
-// waits the store's bound, then answers 503 unavailable saying so, with
-// nothing written; once the lock is gone the same write goes through.
-func TestBusyDatabase(t *testing.T) {
+// lockedPlatform is a platform on SQLite whose writes wait at most bound,
+// and a connection of "another process" holding its database's write lock;
+// release ends the hold.
+func lockedPlatform(t *testing.T, bound time.Duration) (srv *platform.Server, release func()) {
+	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
-	st, err := sqlite.OpenDir(ctx, dir, sqlite.Options{BusyTimeout: 300 * time.Millisecond})
+	st, err := sqlite.OpenDir(ctx, dir, sqlite.Options{BusyTimeout: bound})
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := platformtest.Open(t, platform.Options{Store: st, DataDir: dir, NoAuthOrg: "local", DisableProvisioner: true})
-
-	// Another "process": a connection of its own holding the write lock.
+	srv = platformtest.Open(t, platform.Options{Store: st, DataDir: dir, NoAuthOrg: "local", DisableProvisioner: true})
 	other, err := sql.Open("sqlite", filepath.Join(dir, sqlite.DatabaseFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer other.Close()
+	t.Cleanup(func() { other.Close() })
 	conn, err := other.Conn(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer conn.Close()
+	t.Cleanup(func() { conn.Close() })
 	if _, err := conn.ExecContext(ctx, `BEGIN IMMEDIATE`); err != nil {
 		t.Fatal(err)
 	}
+	return srv, func() {
+		if _, err := conn.ExecContext(ctx, `ROLLBACK`); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
 
+// patchReq is a PATCH of set bot of organization local.
+func patchReq(ctx context.Context) *http.Request {
+	return httptest.NewRequest("PATCH", "/v1/organizations/local/secrets/bot", strings.NewReader(`{"set":{"A":"1"}}`)).WithContext(ctx)
+}
+
+// A write while another process holds the SQLite database's write lock
+// waits the store's bound, then answers 503 unavailable saying so, with
+// nothing written; once the lock is gone the same write goes through.
+func TestBusyDatabase(t *testing.T) {
+	srv, release := lockedPlatform(t, 300*time.Millisecond)
 	start := time.Now()
 	rec := httptest.NewRecorder()
-	srv.Handler().ServeHTTP(rec, httptest.NewRequest("PATCH", "/v1/organizations/local/secrets/bot", strings.NewReader(`{"set":{"A":"1"}}`)))
+	srv.Handler().ServeHTTP(rec, patchReq(context.Background()))
 	took := time.Since(start)
 	if rec.Code != http.StatusServiceUnavailable || !strings.Contains(rec.Body.String(), `"code":"unavailable"`) ||
 		!strings.Contains(rec.Body.String(), "locked by another process") {
@@ -53,12 +68,9 @@ func TestBusyDatabase(t *testing.T) {
 	if took < 300*time.Millisecond || took > 3*time.Second {
 		t.Errorf("the write gave up after %s, want the store's bound (300ms)", took)
 	}
-
-	if _, err := conn.ExecContext(ctx, `ROLLBACK`); err != nil {
-		t.Fatal(err)
-	}
+	release()
 	rec = httptest.NewRecorder()
-	srv.Handler().ServeHTTP(rec, httptest.NewRequest("PATCH", "/v1/organizations/local/secrets/bot", strings.NewReader(`{"set":{"A":"1"}}`)))
+	srv.Handler().ServeHTTP(rec, patchReq(context.Background()))
 	if rec.Code != http.StatusCreated {
 		t.Fatalf("write after the lock was released: %d %s (the first write must have left nothing)", rec.Code, rec.Body)
 	}
@@ -67,31 +79,12 @@ func TestBusyDatabase(t *testing.T) {
 // A write waiting for another process's lock ends as soon as its request
 // does (Ctrl-C of a command, a client gone), not after the bound.
 func TestBusyWaitEndsWithTheRequest(t *testing.T) {
-	ctx := context.Background()
-	dir := t.TempDir()
-	st, err := sqlite.OpenDir(ctx, dir, sqlite.Options{BusyTimeout: time.Minute})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := platformtest.Open(t, platform.Options{Store: st, DataDir: dir, NoAuthOrg: "local", DisableProvisioner: true})
-	other, err := sql.Open("sqlite", filepath.Join(dir, sqlite.DatabaseFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer other.Close()
-	conn, err := other.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, `BEGIN IMMEDIATE`); err != nil {
-		t.Fatal(err)
-	}
-	rctx, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+	srv, _ := lockedPlatform(t, time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
 	start := time.Now()
 	rec := httptest.NewRecorder()
-	srv.Handler().ServeHTTP(rec, httptest.NewRequest("PATCH", "/v1/organizations/local/secrets/bot", strings.NewReader(`{"set":{"A":"1"}}`)).WithContext(rctx))
+	srv.Handler().ServeHTTP(rec, patchReq(ctx))
 	if took := time.Since(start); took > 2*time.Second {
 		t.Fatalf("the write waited %s after its request ended (status %d)", took, rec.Code)
 	}

@@ -136,7 +136,9 @@ func TestRoutes(t *testing.T) {
 		User          string `json:"user"`
 		Organizations []struct{ Name, DefaultRegion string }
 	}
-	json.Unmarshal(r.body, &me)
+	if err := json.Unmarshal(r.body, &me); err != nil {
+		t.Fatal(err)
+	}
 	if me.User != "admin" || len(me.Organizations) != 1 || me.Organizations[0].Name != "acme" || me.Organizations[0].DefaultRegion != "eu-central" {
 		t.Errorf("me: %s", r.body)
 	}
@@ -197,7 +199,9 @@ func TestRoutes(t *testing.T) {
 		Kind, Action string
 		Keys         []struct{ Key, Change string }
 	}
-	json.Unmarshal(r.body, &pl)
+	if err := json.Unmarshal(r.body, &pl); err != nil {
+		t.Fatal(err)
+	}
 	want := map[string]string{"ADDED": "added", "NEW": "unchanged", "OPENAI_API_KEY": "changed"}
 	if pl.Kind != "Plan" || pl.Action != "update" || len(pl.Keys) != 3 {
 		t.Errorf("plan: %s", r.body)
@@ -341,7 +345,9 @@ func TestRoutes(t *testing.T) {
 	// Admin commands work while the server runs: revoke is immediate.
 	out := admin(t, "tokens", "list", "--org", "acme", "--data-dir", dir, "-o", "json")
 	var tl struct{ Items []struct{ ID string } }
-	json.Unmarshal([]byte(out), &tl)
+	if err := json.Unmarshal([]byte(out), &tl); err != nil {
+		t.Fatal(err)
+	}
 	if len(tl.Items) != 1 {
 		t.Fatalf("tokens list: %s", out)
 	}
@@ -592,20 +598,22 @@ func TestCanary(t *testing.T) {
 	if strings.Contains(s.log(), canary[:16]) {
 		t.Errorf("the server log contains the canary")
 	}
-	filepath.Walk(dir, func(p string, info os.FileInfo, err error) error {
+	err := filepath.Walk(dir, func(p string, info os.FileInfo, err error) error {
 		if err != nil || info.IsDir() {
 			return err
 		}
 		data, err := os.ReadFile(p)
 		if err != nil {
-			t.Error(err)
-			return nil
+			return err
 		}
 		if strings.Contains(string(data), canary[:16]) {
 			t.Errorf("%s contains the canary in clear text", p)
 		}
 		return nil
 	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }
 
 // TestLimits: body, value, key count and set size limits.

@@ -36,12 +36,12 @@ func TestMain(m *testing.M) {
 	binary, err = platformtest.Build(dir)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
-		os.RemoveAll(dir)
+		_ = os.RemoveAll(dir) // error ignored: a temporary directory; nothing to assert
 		os.Exit(1)
 	}
 	code := m.Run()
 	pg.Stop()
-	os.RemoveAll(dir)
+	_ = os.RemoveAll(dir) // error ignored: a temporary directory; nothing to assert
 	os.Exit(code)
 }
 

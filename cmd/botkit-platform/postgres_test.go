@@ -41,7 +41,9 @@ type pgPlatform struct {
 func newPGPlatform(t *testing.T, url string) pgPlatform {
 	t.Helper()
 	key := make([]byte, 32)
-	rand.Read(key)
+	if _, err := rand.Read(key); err != nil {
+		t.Fatal(err)
+	}
 	f := filepath.Join(t.TempDir(), "master.key")
 	if err := os.WriteFile(f, []byte(hex.EncodeToString(key)+"\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -82,7 +84,10 @@ func (p pgPlatform) start(t *testing.T, extra ...string) *server {
 func try(base, token, method, path string, body any) (int, []byte, error) {
 	var rd io.Reader
 	if body != nil {
-		b, _ := json.Marshal(body)
+		b, err := json.Marshal(body)
+		if err != nil {
+			return 0, nil, err
+		}
 		rd = bytes.NewReader(b)
 	}
 	req, err := http.NewRequestWithContext(context.Background(), method, base+path, rd)
@@ -238,10 +243,10 @@ func TestPostgresReplicas(t *testing.T) {
 		}
 		t.Logf("revocation seen by all replicas after %s", time.Since(revoked).Round(time.Millisecond))
 		for i, s := range reps {
-			if st, _, _ := try(s.url, tok2, "GET", "/v1/me", nil); st != 401 {
+			if st, _, err := try(s.url, tok2, "GET", "/v1/me", nil); err != nil || st != 401 {
 				t.Errorf("replica %d accepts the revoked token again: %d", i, st)
 			}
-			if st, _, _ := try(s.url, tok, "GET", "/v1/me", nil); st != 200 {
+			if st, _, err := try(s.url, tok, "GET", "/v1/me", nil); err != nil || st != 200 {
 				t.Errorf("replica %d refuses the other token: %d", i, st)
 			}
 		}
@@ -413,7 +418,7 @@ func TestPostgresRestartUnderLoad(t *testing.T) {
 	if st, body, err := try(reps[0].url, tok, "GET", objPath("acme", "set-0"), nil); st != 503 {
 		t.Errorf("GET while the database is down: %d %s %v", st, body, err)
 	}
-	if st, _, _ := try(reps[1].url, "", "GET", "/healthz", nil); st != 200 {
+	if st, _, err := try(reps[1].url, "", "GET", "/healthz", nil); err != nil || st != 200 {
 		t.Errorf("/healthz while the database is down: %d", st)
 	}
 	if err := c.Restart(); err != nil {
@@ -629,7 +634,7 @@ func TestMigrate(t *testing.T) {
 	if got := p.admin(t, "tokens", "list", "--org", "acme", "-o", "json"); got != tokensBefore {
 		t.Errorf("tokens after the migration:\n%s\nbefore:\n%s", got, tokensBefore)
 	}
-	if st, _, _ := try(s.url, revoked, "GET", "/v1/me", nil); st != 401 {
+	if st, _, err := try(s.url, revoked, "GET", "/v1/me", nil); err != nil || st != 401 {
 		t.Errorf("revoked token after the migration: %d", st)
 	}
 	// Every value decrypts with the old master key: replacing with the same

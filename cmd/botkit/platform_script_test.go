@@ -135,7 +135,8 @@ func cmdNoLeak(ts *testscript.TestScript, neg bool, args []string) {
 	if neg {
 		ts.Fatalf("noleak does not take !")
 	}
-	matches, _ := filepath.Glob(ts.MkAbs("*.token"))
+	matches, err := filepath.Glob(ts.MkAbs("*.token"))
+	ts.Check(err)
 	var tokens []string
 	for _, m := range matches {
 		b, err := os.ReadFile(m)

@@ -3,63 +3,29 @@ package apply
 import (
 	"bytes"
 	"context"
-	"encoding/json"
-	"fmt"
+	"errors"
 	"io"
-	"net/http"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/botkit-dev/botkit/internal/platformtest"
+	"github.com/botkit-dev/botkit/pkg/client"
 	"github.com/botkit-dev/botkit/pkg/platform"
 	"github.com/botkit-dev/botkit/pkg/resources"
 )
 
-// httpAPI is a minimal API over HTTP for these tests: pkg/client (the real
-// client) is built separately and has its own tests against the platform.
-type httpAPI struct{ url string }
-
-func (a httpAPI) post(ctx context.Context, path string, in, out any) error {
-	body, err := json.Marshal(in)
-	if err != nil {
-		return err
-	}
-	req, err := http.NewRequestWithContext(ctx, "POST", a.url+path, bytes.NewReader(body))
-	if err != nil {
-		return err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return err
-	}
-	if resp.StatusCode != 200 {
-		var er resources.ErrorResponse
-		_ = json.Unmarshal(data, &er)
-		return fmt.Errorf("%d %s: %s", resp.StatusCode, er.Error.Code, er.Error.Message)
-	}
-	return json.Unmarshal(data, out)
-}
-
-func (a httpAPI) Apply(ctx context.Context, org string, req resources.ApplyRequest) (resources.ApplyResult, error) {
-	var res resources.ApplyResult
-	return res, a.post(ctx, "/v1/organizations/"+org+"/apply", req, &res)
-}
-
-func (a httpAPI) DeleteObjects(ctx context.Context, org string, req resources.DeleteRequest) (resources.DeleteResult, error) {
-	var res resources.DeleteResult
-	return res, a.post(ctx, "/v1/organizations/"+org+"/delete", req, &res)
-}
-
-func startPlatform(t *testing.T) httpAPI {
+// startPlatform runs the real platform over HTTP on 127.0.0.1 and returns
+// the real API client of it (organization "local", no token).
+func startPlatform(t *testing.T) *client.Client {
 	t.Helper()
 	url, _ := platformtest.Start(t, platform.Options{NoAuthOrg: "local", DisableProvisioner: true})
-	return httpAPI{url}
+	c, err := client.New(client.Options{BaseURL: url})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
 }
 
 // From manifests on disk to the platform and back: plan, apply, diff with
@@ -100,7 +66,10 @@ spec:
 	if err != nil {
 		t.Fatal(err)
 	}
-	changed, _ := WriteDiff(io.MultiWriter(&out, &all), plan)
+	changed, err := WriteDiff(io.MultiWriter(&out, &all), plan)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if !changed || out.String() != "+ secretset/app\n    + A\n    + B\n    + metadata.labels\n+ secretset/old\n    + X\n    + metadata.labels\n+ imagepullsecret/reg\n    + spec.host\n    + spec.username\n    + spec.credentials\n" {
 		t.Errorf("first diff:\n%s", out.String())
 	}
@@ -109,15 +78,19 @@ spec:
 	if err != nil {
 		t.Fatal(err)
 	}
-	_ = WriteApplyLines(io.MultiWriter(&out, &all), res)
+	if err := WriteApplyLines(io.MultiWriter(&out, &all), res); err != nil {
+		t.Fatal(err)
+	}
 	if out.String() != "secretset/app created\nsecretset/old created\nimagepullsecret/reg created\n" {
 		t.Errorf("apply:\n%s", out.String())
 	}
 
 	// No differences now.
 	out.Reset()
-	plan, _ = Plan(ctx, api, load(), opts)
-	if changed, _ := WriteDiff(io.MultiWriter(&out, &all), plan); changed || out.Len() != 0 {
+	if plan, err = Plan(ctx, api, load(), opts); err != nil {
+		t.Fatal(err)
+	}
+	if changed, err := WriteDiff(io.MultiWriter(&out, &all), plan); err != nil || changed || out.Len() != 0 {
 		t.Errorf("diff after apply: %v %q", changed, out.String())
 	}
 
@@ -130,12 +103,16 @@ spec:
     A: {fromEnv: KEY2}
 `)
 	out.Reset()
-	plan, _ = Plan(ctx, api, load(), opts)
-	if changed, _ := WriteDiff(io.MultiWriter(&out, &all), plan); !changed || out.String() != "~ secretset/app\n    ~ A\n    - B\n- secretset/old (prune)\n    - X\n" {
+	if plan, err = Plan(ctx, api, load(), opts); err != nil {
+		t.Fatal(err)
+	}
+	if changed, err := WriteDiff(io.MultiWriter(&out, &all), plan); err != nil || !changed || out.String() != "~ secretset/app\n    ~ A\n    - B\n- secretset/old (prune)\n    - X\n" {
 		t.Errorf("diff:\n%s", out.String())
 	}
 	out.Reset()
-	_ = WriteApplyLines(io.MultiWriter(&out, &all), plan)
+	if err := WriteApplyLines(io.MultiWriter(&out, &all), plan); err != nil {
+		t.Fatal(err)
+	}
 	if out.String() != "secretset/app configured (dry run)\nimagepullsecret/reg unchanged (dry run)\nsecretset/old pruned (dry run)\n" {
 		t.Errorf("dry-run lines:\n%s", out.String())
 	}
@@ -144,7 +121,9 @@ spec:
 	if err != nil {
 		t.Fatal(err)
 	}
-	_ = WriteApplyLines(io.MultiWriter(&out, &all), res)
+	if err := WriteApplyLines(io.MultiWriter(&out, &all), res); err != nil {
+		t.Fatal(err)
+	}
 	if out.String() != "secretset/app configured\nimagepullsecret/reg unchanged\nsecretset/old pruned\n" {
 		t.Errorf("apply with prune:\n%s", out.String())
 	}
@@ -159,11 +138,14 @@ spec:
 	if err != nil {
 		t.Fatal(err)
 	}
-	_ = WriteDeleteLines(io.MultiWriter(&out, &all), del)
+	if err := WriteDeleteLines(io.MultiWriter(&out, &all), del); err != nil {
+		t.Fatal(err)
+	}
 	if out.String() != "secretset/app deleted\nimagepullsecret/reg deleted\n" {
 		t.Errorf("delete:\n%s", out.String())
 	}
-	if _, err := Delete(ctx, api, groups.Groups, DeleteOptions{}); err == nil || !strings.Contains(err.Error(), "404 not_found") {
+	var ae *client.APIError
+	if _, err := Delete(ctx, api, groups.Groups, DeleteOptions{}); !errors.As(err, &ae) || ae.Code != resources.CodeNotFound {
 		t.Errorf("delete of missing objects: %v", err)
 	}
 	out.Reset()
@@ -171,7 +153,7 @@ spec:
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _ = WriteDeleteLines(io.MultiWriter(&out, &all), del); out.Len() != 0 {
+	if err := WriteDeleteLines(io.MultiWriter(&out, &all), del); err != nil || out.Len() != 0 {
 		t.Errorf("ignore not found: %q", out.String())
 	}
 	if all.Len() == 0 || strings.Contains(all.String(), canary) {

@@ -209,7 +209,9 @@ func TestNetworkErrors(t *testing.T) {
 	}))
 	defer slow.Close()
 	defer close(block)
-	c, _ = client.New(client.Options{BaseURL: slow.URL, Timeout: 100 * time.Millisecond, Retries: -1})
+	if c, err = client.New(client.Options{BaseURL: slow.URL, Timeout: 100 * time.Millisecond, Retries: -1}); err != nil {
+		t.Fatal(err)
+	}
 	_, err = c.Me(ctx)
 	if !errors.As(err, &ne) || !strings.Contains(err.Error(), "no answer within 100ms") {
 		t.Fatalf("timeout error %v", err)
@@ -218,7 +220,9 @@ func TestNetworkErrors(t *testing.T) {
 	// An interrupt is an interrupt (exit 130), not a network error.
 	cctx, cancel := context.WithCancel(ctx)
 	go func() { time.Sleep(50 * time.Millisecond); cancel() }()
-	c, _ = client.New(client.Options{BaseURL: slow.URL, Retries: -1})
+	if c, err = client.New(client.Options{BaseURL: slow.URL, Retries: -1}); err != nil {
+		t.Fatal(err)
+	}
 	_, err = c.Me(cctx)
 	if !errors.Is(err, context.Canceled) || cmdutil.ExitCode(err) != cmdutil.ExitInterrupted {
 		t.Fatalf("cancelled: %v", err)

@@ -31,9 +31,9 @@ func (f *flaky) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	switch r.Method {
 	case http.MethodGet:
-		_, _ = w.Write([]byte(`{"user":"ci","organizations":[{"name":"acme","defaultRegion":"us-west"}]}`))
+		_, _ = w.Write([]byte(`{"user":"ci","organizations":[{"name":"acme","defaultRegion":"us-west"}]}`)) // error ignored: the client reports a broken answer
 	default:
-		_, _ = w.Write([]byte(`{"apiVersion":"botkit.dev/v1","kind":"SecretSet","metadata":{"name":"x"},"spec":{"keys":["A"]},"status":{"state":"pending"}}`))
+		_, _ = w.Write([]byte(`{"apiVersion":"botkit.dev/v1","kind":"SecretSet","metadata":{"name":"x"},"spec":{"keys":["A"]},"status":{"state":"pending"}}`)) // error ignored: the client reports a broken answer
 	}
 }
 
@@ -41,7 +41,7 @@ func status(code int, body string) func(w http.ResponseWriter) {
 	return func(w http.ResponseWriter) {
 		w.Header().Set("Content-Type", "text/html")
 		w.WriteHeader(code)
-		_, _ = w.Write([]byte(body))
+		_, _ = w.Write([]byte(body)) // error ignored: the client reports a broken answer
 	}
 }
 
@@ -139,7 +139,7 @@ func TestUnparseableErrorBodies(t *testing.T) {
 		404: resources.CodeNotFound, 409: resources.CodeConflict, 413: resources.CodeTooLarge, 500: resources.CodeInternal, 503: resources.CodeInternal, 418: resources.CodeInternal} {
 		f := &flaky{failures: 100, fail: func(w http.ResponseWriter) {
 			w.WriteHeader(status)
-			_, _ = w.Write([]byte(`{"not":"the error object"}`))
+			_, _ = w.Write([]byte(`{"not":"the error object"}`)) // error ignored: the client reports a broken answer
 		}}
 		c := flakyClient(t, f)
 		c.retries = 0

@@ -53,11 +53,17 @@ func TestLoadSaveAndEnvOverrides(t *testing.T) {
 			t.Errorf("%s: mode %v, want %v (%v)", path, st.Mode().Perm(), mode, err)
 		}
 	}
-	b, _ := os.ReadFile(c.Path)
+	b, err := os.ReadFile(c.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if strings.Contains(string(b), "token") {
 		t.Errorf("a file without a token mentions one:\n%s", b)
 	}
-	entries, _ := os.ReadDir(dir)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if len(entries) != 1 {
 		t.Errorf("temporary files left: %v", entries)
 	}

@@ -181,14 +181,22 @@ func TestEmbeddedConcurrentProcesses(t *testing.T) {
 		t.Errorf("state %s after every process closed", st)
 	}
 	// The value never lands in the data directory in clear.
-	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			if b, _ := os.ReadFile(p); strings.Contains(string(b), canary) {
-				t.Errorf("%s holds a value in clear", p)
-			}
+	err = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if strings.Contains(string(b), canary) {
+			t.Errorf("%s holds a value in clear", p)
 		}
 		return nil
 	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }
 
 // canary is a value no output or file in clear may hold.

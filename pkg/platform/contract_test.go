@@ -35,7 +35,10 @@ func TestServerAcceptsWhatTheContractAllows(t *testing.T) {
 	const set = "/v1/organizations/acme/secrets/bot"
 	do := func(method, path, body string, h map[string]string) apitest.Reply {
 		t.Helper()
-		r, _ := c.Do(t, base, method, path, body, h)
+		r, err := c.Do(t, base, method, path, body, h)
+		if err != nil {
+			t.Fatal(err)
+		}
 		return r
 	}
 	// refused: the contract refuses the request, and so does the server
@@ -174,7 +177,7 @@ func TestNoMetricsIsA404(t *testing.T) {
 	srv := platformtest.Open(t, platform.Options{DisableProvisioner: true, Metrics: noMetricsForTest{}})
 	hs := httptest.NewServer(srv.Handler())
 	defer hs.Close()
-	if r, _ := c.Do(t, hs.URL, "GET", "/metrics", "", nil); r.Status != 404 {
+	if r, err := c.Do(t, hs.URL, "GET", "/metrics", "", nil); err != nil || r.Status != 404 {
 		t.Errorf("/metrics without metrics: %d %s", r.Status, r.Body)
 	}
 }

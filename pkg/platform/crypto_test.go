@@ -33,7 +33,10 @@ func TestSealerBindsAssociatedData(t *testing.T) {
 			t.Errorf("ciphertext opened under %v", ad)
 		}
 	}
-	other, _ := newSealer(bytes.Repeat([]byte{8}, 32))
+	other, err := newSealer(bytes.Repeat([]byte{8}, 32))
+	if err != nil {
+		t.Fatal(err)
+	}
 	if _, err := other.open("acme", "us-west", "bot", "KEY", ct); err == nil {
 		t.Error("ciphertext opened with another key")
 	}
@@ -58,12 +61,16 @@ func TestMasterKeyFile(t *testing.T) {
 		t.Error("a missing --master-key-file must be an error")
 	}
 	bad := filepath.Join(dir, "bad.key")
-	os.WriteFile(bad, []byte("short"), 0o600)
+	if err := os.WriteFile(bad, []byte("short"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := loadMasterKey(bad, false); err == nil || !strings.Contains(err.Error(), "64 hex") {
 		t.Errorf("bad key: %v", err)
 	}
 	raw := filepath.Join(dir, "raw.key")
-	os.WriteFile(raw, bytes.Repeat([]byte{1}, 32), 0o600)
+	if err := os.WriteFile(raw, bytes.Repeat([]byte{1}, 32), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	if k, err := loadMasterKey(raw, false); err != nil || len(k) != 32 {
 		t.Errorf("raw key: %v", err)
 	}

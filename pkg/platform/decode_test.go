@@ -84,8 +84,13 @@ func FuzzDecodeRaw(f *testing.F) {
 func TestApplyWireMatchesRequest(t *testing.T) {
 	fields := func(v any) []string {
 		var m map[string]any
-		b, _ := json.Marshal(v)
-		_ = json.Unmarshal(b, &m)
+		b, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(b, &m); err != nil {
+			t.Fatal(err)
+		}
 		var out []string
 		for k := range m {
 			out = append(out, k)

@@ -30,7 +30,10 @@ func TestProvisionPassRate(t *testing.T) {
 		total := 0.0
 		for sc.Scan() {
 			if name, val, ok := strings.Cut(sc.Text(), " "); ok && name == `botkit_platform_provision_passes_total{region="us-west"}` {
-				v, _ := strconv.ParseFloat(val, 64)
+				v, err := strconv.ParseFloat(val, 64)
+				if err != nil {
+					t.Fatal(err)
+				}
 				total += v
 			}
 		}

@@ -101,7 +101,7 @@ func tokenRegistry(t *testing.T, user, pass string) *httptest.Server {
 				return
 			}
 			w.Header().Set("Content-Type", "application/json")
-			w.Write([]byte(`{"token":"good-token"}`))
+			_, _ = w.Write([]byte(`{"token":"good-token"}`)) // error ignored: the client reports a broken answer
 		default:
 			http.NotFound(w, r)
 		}

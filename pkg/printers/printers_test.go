@@ -196,7 +196,10 @@ func TestPrintingDoesNotModify(t *testing.T) {
 
 func TestEmptyObjectIsAnError(t *testing.T) {
 	for _, format := range Formats() {
-		p, _ := New(format, nil)
+		p, err := New(format, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
 		ios, _, _, _ := iostreams.Test()
 		if err := p.PrintList(ios, []resources.Object{{}}); err == nil {
 			t.Errorf("%s: empty object printed", format)

@@ -135,7 +135,10 @@ func TestLineReadsOnlyItsAnswers(t *testing.T) {
 	if _, err := p.Select("Color", "--color", "", colors); err != nil {
 		t.Fatal(err)
 	}
-	rest, _ := io.ReadAll(r)
+	rest, err := io.ReadAll(r)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if string(rest) != "rest of input\n" {
 		t.Errorf("left %q", rest)
 	}
@@ -326,14 +329,14 @@ func TestFakeFailsTheTest(t *testing.T) {
 		answers []Answer
 		ask     func(Prompter)
 	}{
-		"unexpected question": {nil, func(p Prompter) { p.Confirm("Sure?", "--yes", false) }},
+		"unexpected question": {nil, func(p Prompter) { _, _ = p.Confirm("Sure?", "--yes", false) }}, // error ignored: the fake fails the test, asserted below
 		"unused answer":       {[]Answer{{"--never", "x"}}, func(Prompter) {}},
-		"not an option":       {[]Answer{{"--color", "purple"}}, func(p Prompter) { p.Select("Color", "--color", "", colors) }},
-		"wrong type":          {[]Answer{{"--yes", "yes"}}, func(p Prompter) { p.Confirm("Sure?", "--yes", false) }},
+		"not an option":       {[]Answer{{"--color", "purple"}}, func(p Prompter) { _, _ = p.Select("Color", "--color", "", colors) }}, // error ignored: as above
+		"wrong type":          {[]Answer{{"--yes", "yes"}}, func(p Prompter) { _, _ = p.Confirm("Sure?", "--yes", false) }},            // error ignored: as above
 		"refused by validate": {[]Answer{{"--name", "x"}}, func(p Prompter) {
-			p.Input("Name", "--name", "", func(string) error { return errors.New("no") })
+			_, _ = p.Input("Name", "--name", "", func(string) error { return errors.New("no") }) // error ignored: as above
 		}},
-		"empty when one needed": {[]Answer{{"--c", []string{}}}, func(p Prompter) { p.MultiSelect("C", "--c", nil, colors, true) }},
+		"empty when one needed": {[]Answer{{"--c", []string{}}}, func(p Prompter) { _, _ = p.MultiSelect("C", "--c", nil, colors, true) }}, // error ignored: as above
 	} {
 		rec := &recorder{}
 		c.ask(NewFake(rec, c.answers...))

@@ -92,7 +92,9 @@ func TestLabelsAndSelector(t *testing.T) {
 		`{"team":"voice","canary":"","tier":"prod"}`: true,
 	} {
 		var m map[string]string
-		json.Unmarshal([]byte(labels), &m)
+		if err := json.Unmarshal([]byte(labels), &m); err != nil {
+			t.Fatal(err)
+		}
 		if got := sel.Matches(m); got != want {
 			t.Errorf("%s matches = %v, want %v", labels, got, want)
 		}
@@ -128,7 +130,10 @@ spec:
 	if d := s.Spec.Data; *d["LOG_LEVEL"].Literal != "debug" || d["OPENAI_API_KEY"].FromEnv != "OPENAI_API_KEY" || d["GCP"].FromFile != "./gcp.json" {
 		t.Errorf("data %v", d)
 	}
-	b, _ := json.Marshal(o)
+	b, err := json.Marshal(o)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if !strings.Contains(string(b), `"LOG_LEVEL":"debug"`) || !strings.Contains(string(b), `{"fromEnv":"OPENAI_API_KEY"}`) {
 		t.Errorf("re-encoded: %s", b)
 	}
@@ -149,7 +154,10 @@ spec:
 	if err := json.Unmarshal([]byte(`{"kind":"Nope"}`), &ips); err == nil {
 		t.Error("unknown kind accepted")
 	}
-	l, _ := json.Marshal(NewList(nil))
+	l, err := json.Marshal(NewList(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
 	if string(l) != `{"apiVersion":"botkit.dev/v1","kind":"List","items":[],"metadata":{}}` {
 		t.Errorf("empty list: %s", l)
 	}

@@ -92,11 +92,17 @@ func TestLoginWithTokenStoresInKeyringOnly(t *testing.T) {
 	if store[e.host] != e.token {
 		t.Fatalf("keyring: %v", store)
 	}
-	cfg, _ := e.config()
+	cfg, err := e.config()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if cfg.File.APIURL != e.url || cfg.File.Organization != "acme" || cfg.File.Token != "" {
 		t.Fatalf("config: %+v", cfg.File)
 	}
-	b, _ := os.ReadFile(filepath.Join(e.cfgDir, config.FileName))
+	b, err := os.ReadFile(filepath.Join(e.cfgDir, config.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
 	if strings.Contains(string(b), e.token) || strings.Contains(out.String()+errOut.String(), e.token) {
 		t.Fatal("the token leaked into the config file or the output")
 	}
@@ -217,8 +223,14 @@ func TestLoginWithoutKeyring(t *testing.T) {
 	if !strings.HasPrefix(errOut.String(), "warning: the token is stored in clear in ") {
 		t.Fatalf("stderr %q", errOut)
 	}
-	cfg, _ := e.config()
-	st, _ := os.Stat(cfg.Path)
+	cfg, err := e.config()
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := os.Stat(cfg.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if cfg.File.Token != e.token || st.Mode().Perm() != 0o600 {
 		t.Fatalf("file token %v mode %v", cfg.File.Token != "", st.Mode())
 	}
@@ -234,7 +246,7 @@ func TestLoginWithoutKeyring(t *testing.T) {
 	if err := runLogout(context.Background(), &LogoutOptions{IO: ios, Config: e.config, Credentials: downStore{}}); err != nil {
 		t.Fatal(err)
 	}
-	if cfg, _ := e.config(); cfg.File.Token != "" || cfg.File.APIURL != e.url {
+	if cfg, err := e.config(); err != nil || cfg.File.Token != "" || cfg.File.APIURL != e.url {
 		t.Fatalf("after logout: %+v", cfg.File)
 	}
 }
@@ -262,7 +274,7 @@ func TestServerStringsReachTheTerminalSafe(t *testing.T) {
 	const hostileOrg = "ac\x1b[2J\u009b31mme"
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
-		json.NewEncoder(w).Encode(resources.Me{User: hostileUser, Organizations: []resources.Organization{{Name: hostileOrg, DefaultRegion: "eu-central"}}})
+		_ = json.NewEncoder(w).Encode(resources.Me{User: hostileUser, Organizations: []resources.Organization{{Name: hostileOrg, DefaultRegion: "eu-central"}}}) // error ignored: the client reports a broken answer
 	}))
 	t.Cleanup(srv.Close)
 	cfgDir := t.TempDir()

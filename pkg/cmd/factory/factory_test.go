@@ -32,7 +32,7 @@ func newFactory(t *testing.T, env map[string]string) *cmdutil.Factory {
 	f := New(ios)
 	f.Getenv = func(k string) string { return env[k] }
 	f.Credentials = emptyStore{}
-	t.Cleanup(func() { f.Close() })
+	t.Cleanup(func() { _ = f.Close() }) // error ignored: closing what the test opened; it asserted already
 	return f
 }
 
@@ -46,7 +46,7 @@ func TestEmbeddedOnAFreshHome(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c2, _ := f.APIClient(ctx); c2 != c || !c.Embedded() {
+	if c2, err := f.APIClient(ctx); err != nil || c2 != c || !c.Embedded() {
 		t.Fatal("a second APIClient call opened another client, or not the embedded one")
 	}
 	if _, err := c.Regions(ctx); err != nil {
@@ -144,14 +144,17 @@ func TestRemote(t *testing.T) {
 	if org, err := f.Organization(ctx, ""); err != nil || org != "acme" {
 		t.Fatalf("only organization: %q %v", org, err)
 	}
-	c, _ := f.APIClient(ctx)
+	c, err := f.APIClient(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if c.Embedded() || c.BaseURL() != url {
 		t.Fatalf("client of %q", c.BaseURL())
 	}
 
 	delete(env, config.EnvToken)
 	f = newFactory(t, env)
-	_, err := f.APIClient(ctx)
+	_, err = f.APIClient(ctx)
 	if !errors.Is(err, cmdutil.ErrNotLoggedIn) || cmdutil.ExitCode(err) != cmdutil.ExitAuth {
 		t.Fatalf("no token: %v", err)
 	}

@@ -459,7 +459,9 @@ func TestDockerConfigHostForms(t *testing.T) {
 	}
 	// A syntax error says where, not what.
 	bad := filepath.Join(dir, "bad.json")
-	os.WriteFile(bad, []byte("{\"auths\": {\n \"x\": {\"auth\": \""+canary+"\"} oops\n}}"), 0o600)
+	if err := os.WriteFile(bad, []byte("{\"auths\": {\n \"x\": {\"auth\": \""+canary+"\"} oops\n}}"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	_, err = dockerConfigAuth(context.Background(), &ImagePullSecretOptions{DockerConfig: bad}, "https://x")
 	if err == nil || !strings.Contains(err.Error(), bad+":2: not valid JSON") || strings.Contains(err.Error(), canary[:10]) {
 		t.Errorf("bad JSON: %v", err)

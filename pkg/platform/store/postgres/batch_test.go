@@ -78,7 +78,7 @@ func TestGroupCommit(t *testing.T) {
 			t.Error("the failed update's key was stored")
 		}
 		keys += len(o.Keys)
-		if vals, _ := s.Values(ctx, o.ID); len(vals) != len(o.Keys) {
+		if vals, err := s.Values(ctx, o.ID); err != nil || len(vals) != len(o.Keys) {
 			t.Errorf("%s: %d values, %d keys", o.Name, len(vals), len(o.Keys))
 		}
 	}

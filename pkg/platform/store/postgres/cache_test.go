@@ -189,7 +189,7 @@ func TestOptimisticBatches(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("after the provisioner", "[B1 B2 K1 K2 K3 K4 K5 K6 P1 P2]", 3, 2)
-	if o, _ := a.Object(ctx, org.ID, "s"); o.State != "pending" || o.Message != "" || o.Version != written.Version {
+	if o, err := a.Object(ctx, org.ID, "s"); err != nil || o.State != "pending" || o.Message != "" || o.Version != written.Version {
 		t.Errorf("stored %s %q v%d, written v%d", o.State, o.Message, o.Version, written.Version)
 	}
 	// ... but an update that only reads must see the state as stored.

@@ -41,7 +41,10 @@ func TestPlansUseIndexes(t *testing.T) {
 	for name, sql := range statements {
 		n := 0
 		for _, m := range param.FindAllStringSubmatch(sql, -1) {
-			v, _ := strconv.Atoi(m[1])
+			v, err := strconv.Atoi(m[1])
+			if err != nil {
+				t.Fatal(err)
+			}
 			n = max(n, v)
 		}
 		if _, err := conn.Exec(ctx, "PREPARE p AS "+sql); err != nil {

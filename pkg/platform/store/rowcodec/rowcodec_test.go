@@ -35,7 +35,7 @@ func TestLabelsEncoding(t *testing.T) {
 			t.Errorf("%v -> %q -> %v, %v", m, enc, got, err)
 		}
 	}
-	if enc, _ := EncodeLabels(nil); enc != "" {
+	if enc, err := EncodeLabels(nil); err != nil || enc != "" {
 		t.Errorf("nil labels: %q", enc)
 	}
 }

@@ -12,6 +12,8 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -79,6 +81,13 @@ func (f storeFlags) require() error {
 	return nil
 }
 
+// The values of the enumerated flags (checked when parsed, listed in help
+// and completion; Run* check them again for callers without cobra).
+var (
+	logFormats = []string{"text", "json"}
+	outputs    = []string{"table", "json"}
+)
+
 // ServeOptions are the options of `serve`.
 type ServeOptions struct {
 	Listen string
@@ -120,7 +129,7 @@ each needs the same --master-key-file.`,
 	c.Flags().DurationVar(&o.CommitDelay, "commit-delay", stores.DefaultCommitDelay, "with --store: how long at most a replica waits, after a shared commit, for its writers to write again (larger batches; 0: never waits)")
 	c.Flags().IntVar(&o.CommitBatch, "commit-batch", stores.MaxCommitBatch, fmt.Sprintf("with --commit-delay: the most writes a replica waits for (1 to %d)", stores.MaxCommitBatch))
 	c.Flags().BoolVar(&o.AllowPrivateRegistries, "allow-private-registries", false, "let image pull secret checks reach loopback and private addresses")
-	c.Flags().StringVar(&o.LogFormat, "log-format", "text", "request log format: text or json")
+	cmdutil.EnumFlag(c, &o.LogFormat, "log-format", "", "text", logFormats, "Request log format")
 	return c
 }
 
@@ -148,7 +157,7 @@ func RunServe(ctx context.Context, o *ServeOptions) error {
 	case "json":
 		h = slog.NewJSONHandler(o.IO.ErrOut, nil)
 	default:
-		return cmdutil.FlagErrorf("--log-format %q: want text or json", o.LogFormat)
+		return cmdutil.FlagErrorf("--log-format %q: want one of %s", o.LogFormat, strings.Join(logFormats, ", "))
 	}
 	logger := slog.New(h)
 	loc := o.location()
@@ -221,7 +230,7 @@ func newOrgsCmd(st *iostreams.IOStreams) *cobra.Command {
 		RunE:  func(c *cobra.Command, _ []string) error { return RunOrgsList(c.Context(), lo) },
 	}
 	addStoreFlags(list, &lo.storeFlags)
-	list.Flags().StringVarP(&lo.Output, "output", "o", "table", "output format: table or json")
+	cmdutil.EnumFlag(list, &lo.Output, "output", "o", "table", outputs, "Output format")
 	c.AddCommand(create, list)
 	return c
 }
@@ -255,8 +264,8 @@ func RunOrgsCreate(ctx context.Context, o *OrgsOptions) error {
 
 // RunOrgsList lists organizations.
 func RunOrgsList(ctx context.Context, o *OrgsOptions) error {
-	if o.Output != "table" && o.Output != "json" {
-		return cmdutil.FlagErrorf("--output %q: want table or json", o.Output)
+	if !slices.Contains(outputs, o.Output) {
+		return cmdutil.FlagErrorf("--output %q: want one of %s", o.Output, strings.Join(outputs, ", "))
 	}
 	a, err := openAdmin(ctx, o.storeFlags)
 	if err != nil {
@@ -330,7 +339,7 @@ func newTokensCmd(st *iostreams.IOStreams) *cobra.Command {
 	}
 	addStoreFlags(list, &lo.storeFlags)
 	list.Flags().StringVar(&lo.Org, "org", "", "organization (required)")
-	list.Flags().StringVarP(&lo.Output, "output", "o", "table", "output format: table or json")
+	cmdutil.EnumFlag(list, &lo.Output, "output", "o", "table", outputs, "Output format")
 	c.AddCommand(create, revoke, list)
 	return c
 }
@@ -373,8 +382,8 @@ func RunTokensList(ctx context.Context, o *TokensOptions) error {
 	if o.Org == "" {
 		return cmdutil.FlagErrorf("%s", "--org is required")
 	}
-	if o.Output != "table" && o.Output != "json" {
-		return cmdutil.FlagErrorf("--output %q: want table or json", o.Output)
+	if !slices.Contains(outputs, o.Output) {
+		return cmdutil.FlagErrorf("--output %q: want one of %s", o.Output, strings.Join(outputs, ", "))
 	}
 	a, err := openAdmin(ctx, o.storeFlags)
 	if err != nil {

@@ -1,0 +1,33 @@
+package cli
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/botkit-dev/botkit/pkg/cmdutil"
+	"github.com/botkit-dev/botkit/pkg/iostreams"
+)
+
+// The enumerated flags are checked when parsed (exit 2, naming the valid
+// values) — before any store is opened — and list their values in help.
+func TestEnumFlags(t *testing.T) {
+	for _, args := range [][]string{
+		{"serve", "--data-dir", t.TempDir(), "--log-format", "xml"},
+		{"orgs", "list", "--data-dir", t.TempDir(), "-o", "yaml"},
+		{"tokens", "list", "--org", "acme", "--data-dir", t.TempDir(), "-o", "wide"},
+	} {
+		ios, _, _, errOut := iostreams.Test()
+		if code := Run(context.Background(), args, ios); code != cmdutil.ExitUsage || !strings.Contains(errOut.String(), "valid: ") {
+			t.Errorf("%v: exit %d, %q", args, code, errOut.String())
+		}
+	}
+	cmd := NewRootCmd(nil)
+	serve, _, err := cmd.Find([]string{"serve"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if usage := serve.Flags().Lookup("log-format").Usage; !strings.Contains(usage, "one of: text|json") {
+		t.Errorf("--log-format's help does not list its values: %q", usage)
+	}
+}

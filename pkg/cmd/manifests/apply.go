@@ -3,6 +3,7 @@ package manifests
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -83,16 +84,20 @@ names only).`,
 	addDryRunFlag(cmd, &opts.DryRun, "check locally, send nothing", "the platform says what would change")
 	addPruneFlags(cmd, &opts.Prune, &opts.Selector, &opts.ApplySet, &opts.AllowEmpty)
 	cmd.Flags().BoolVar(&opts.Wait, "wait", false, "Wait until every applied object is ready or failed (any failed exits 1)")
-	cmd.Flags().StringVarP(&opts.Output, "output", "o", "", "Print the resulting objects instead of one line each: json, yaml or name")
+	cmdutil.EnumFlag(cmd, &opts.Output, "output", "o", "", applyOutputs, "Print the resulting objects instead of one line each")
 	return cmd
 }
 
+// applyOutputs are apply's -o formats (none: a line per object).
+var applyOutputs = []string{printers.FormatJSON, printers.FormatYAML, printers.FormatName}
+
+// checkOutput checks -o for callers of runApply without cobra (the flag
+// checks it when parsed).
 func checkOutput(v string) error {
-	switch v {
-	case "", printers.FormatJSON, printers.FormatYAML, printers.FormatName:
+	if v == "" || slices.Contains(applyOutputs, v) {
 		return nil
 	}
-	return cmdutil.FlagErrorf("--output: %q is not one of json, yaml, name", v)
+	return cmdutil.FlagErrorf("--output: %q is not one of %s", v, strings.Join(applyOutputs, ", "))
 }
 
 func runApply(ctx context.Context, opts *ApplyOptions) error {

@@ -24,6 +24,7 @@ import (
 	"github.com/botkit-dev/botkit/pkg/platform/store/postgres"
 	"github.com/botkit-dev/botkit/pkg/platform/store/sqlite"
 	"github.com/botkit-dev/botkit/pkg/platform/stores"
+	"github.com/botkit-dev/botkit/pkg/printers"
 	"github.com/spf13/cobra"
 )
 
@@ -280,7 +281,7 @@ func RunOrgsList(ctx context.Context, o *OrgsOptions) error {
 		return writeJSON(o.IO.Out, map[string]any{"items": orgs})
 	}
 	if len(orgs) == 0 {
-		fmt.Fprintln(o.IO.ErrOut, "No organizations found")
+		fmt.Fprintln(o.IO.ErrOut, printers.NoResourcesMessage) // as every botkit listing says it
 		return nil
 	}
 	tw := tabwriter.NewWriter(o.IO.Out, 0, 4, 3, ' ', 0)

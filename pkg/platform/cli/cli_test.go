@@ -7,6 +7,7 @@ import (
 
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
 	"github.com/botkit-dev/botkit/pkg/iostreams"
+	"github.com/botkit-dev/botkit/pkg/printers"
 )
 
 // The enumerated flags are checked when parsed (exit 2, naming the valid
@@ -29,5 +30,16 @@ func TestEnumFlags(t *testing.T) {
 	}
 	if usage := serve.Flags().Lookup("log-format").Usage; !strings.Contains(usage, "one of: text|json") {
 		t.Errorf("--log-format's help does not list its values: %q", usage)
+	}
+}
+
+// An empty listing says what every botkit listing says, on stderr.
+func TestEmptyListing(t *testing.T) {
+	ios, out, _, errOut := iostreams.Test()
+	if code := Run(context.Background(), []string{"orgs", "list", "--data-dir", t.TempDir()}, ios); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if out.Len() != 0 || strings.TrimSpace(errOut.String()) != printers.NoResourcesMessage {
+		t.Errorf("stdout %q, stderr %q", out, errOut)
 	}
 }

@@ -43,6 +43,7 @@ import (
 
 	"github.com/botkit-dev/botkit/pkg/platform"
 	"github.com/botkit-dev/botkit/pkg/platform/prommetrics"
+	"github.com/botkit-dev/botkit/pkg/platform/service"
 	"github.com/botkit-dev/botkit/pkg/platform/stores"
 	_ "modernc.org/sqlite"
 )
@@ -571,7 +572,7 @@ func verifyMerges(ctx context.Context, c *http.Client, base, org, token string, 
 	return nil
 }
 
-func listBench(ctx context.Context, c *http.Client, base string, admin *platform.Admin, o options, out io.Writer) error {
+func listBench(ctx context.Context, c *http.Client, base string, admin *service.Admin, o options, out io.Writer) error {
 	if _, err := admin.CreateOrg(ctx, "lister", ""); err != nil {
 		return err
 	}

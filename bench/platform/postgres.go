@@ -32,6 +32,7 @@ import (
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
 	"github.com/botkit-dev/botkit/pkg/platform"
 	"github.com/botkit-dev/botkit/pkg/platform/prommetrics"
+	"github.com/botkit-dev/botkit/pkg/platform/service"
 	"github.com/botkit-dev/botkit/pkg/platform/stores"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
@@ -288,7 +289,7 @@ func runPostgres(ctx context.Context, o options, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	admin := platform.NewAdmin(adminStore, "")
+	admin := service.NewAdmin(adminStore, "")
 	defer admin.Close()
 	org := "bench-" + hex.EncodeToString(key[:4]) // the database may hold earlier runs
 	if _, err := admin.CreateOrg(ctx, org, ""); err != nil {

@@ -12,10 +12,10 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/botkit-dev/botkit/pkg/platform"
 	"sigs.k8s.io/yaml"
 
 	"github.com/botkit-dev/botkit/internal/testenv"
+	"github.com/botkit-dev/botkit/pkg/platform/httpapi"
 )
 
 const secretsPath = "/v1/organizations/%s/secrets"
@@ -73,7 +73,7 @@ func specRoutes(t *testing.T) []string {
 func TestContract(t *testing.T) {
 	spec := specRoutes(t)
 	var served []string
-	for _, r := range platform.Routes() {
+	for _, r := range httpapi.Routes() {
 		served = append(served, r.Method+" "+r.Path)
 	}
 	sort.Strings(served)

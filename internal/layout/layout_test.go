@@ -99,3 +99,36 @@ func TestImportsFollowTheLayout(t *testing.T) {
 		}
 	}
 }
+
+// TestCoreHasNoHTTP checks the "No HTTP:" line of docs/project-layout.md:
+// none of the packages it names depends on net/http, directly or not.
+func TestCoreHasNoHTTP(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "docs", "project-layout.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pkgs []string
+	for _, line := range strings.Split(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(line, "No HTTP: "); ok {
+			for _, p := range strings.Split(rest, ",") {
+				pkgs = append(pkgs, "./"+strings.Trim(strings.TrimSpace(p), "`"))
+			}
+		}
+	}
+	if len(pkgs) < 3 {
+		t.Fatalf("docs/project-layout.md has no \"No HTTP: \" line naming the core packages (found %v)", pkgs)
+	}
+	for _, p := range pkgs {
+		cmd := exec.Command("go", "list", "-deps", p)
+		cmd.Dir = filepath.Join("..", "..")
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("go list -deps %s: %v", p, err)
+		}
+		for _, dep := range strings.Fields(string(out)) {
+			if dep == "net/http" || strings.HasPrefix(dep, "net/http/") {
+				t.Errorf("%s depends on %s; docs/project-layout.md says it has no HTTP", p, dep)
+			}
+		}
+	}
+}

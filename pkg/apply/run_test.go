@@ -144,7 +144,7 @@ spec:
 	if out.String() != "secretset/app deleted\nimagepullsecret/reg deleted\n" {
 		t.Errorf("delete:\n%s", out.String())
 	}
-	var ae *client.APIError
+	var ae *resources.Error
 	if _, err := Delete(ctx, api, groups.Groups, DeleteOptions{}); !errors.As(err, &ae) || ae.Code != resources.CodeNotFound {
 		t.Errorf("delete of missing objects: %v", err)
 	}

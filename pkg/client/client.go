@@ -3,7 +3,8 @@
 // in-process through the same code (an http.RoundTripper that serves the
 // platform's handler, see NewInProcess; pkg/embedded opens the embedded platform).
 //
-// Every API error is returned as *APIError, whose ErrorCode is the API's
+// Every API error is returned as *resources.Error, the type the platform's
+// service returns in process, whose ErrorCode is the API's
 // error code; cmdutil maps codes to exit codes (the one mapping). A platform
 // that cannot be reached is a *NetworkError (a runtime failure, exit 1).
 package client
@@ -206,45 +207,6 @@ func (e *ResponseTooLargeError) Error() string {
 	return fmt.Sprintf("the platform at %s answered %s %s with a body over %d MiB; not read further", e.Host, e.Method, e.Path, e.Limit>>20)
 }
 
-// APIError is an error answer of the platform: {"error":{"code","message"}}.
-// Its message comes from the platform, which never puts a value in it; an
-// answer that is not such a body gets the code of its HTTP status and a
-// message naming the status (never the body).
-type APIError struct {
-	Status  int    // HTTP status
-	Code    string // resources.Code*
-	Message string
-	// Details lists every object that failed, for the operations on many
-	// objects (Apply, DeleteObjects); Message then speaks of the first.
-	Details []resources.ObjectError
-}
-
-func (e *APIError) Error() string { return e.Message }
-
-// ErrorCode returns the API error code (see cmdutil.Coded).
-func (e *APIError) ErrorCode() string { return e.Code }
-
-// codeByStatus is the code of an error answer whose body is not the API's
-// error object (a proxy's page, an empty body).
-var codeByStatus = map[int]string{
-	http.StatusBadRequest:            resources.CodeInvalid,
-	http.StatusUnauthorized:          resources.CodeUnauthenticated,
-	http.StatusForbidden:             resources.CodeForbidden,
-	http.StatusNotFound:              resources.CodeNotFound,
-	http.StatusMethodNotAllowed:      resources.CodeInvalid,
-	http.StatusConflict:              resources.CodeConflict,
-	http.StatusPreconditionFailed:    resources.CodeConflict,
-	http.StatusRequestEntityTooLarge: resources.CodeTooLarge,
-	http.StatusUnprocessableEntity:   resources.CodeInvalid,
-}
-
-func codeForStatus(status int) string {
-	if c, ok := codeByStatus[status]; ok {
-		return c
-	}
-	return resources.CodeInternal
-}
-
 // NetworkError is a request that got no answer: the platform could not be
 // reached, the connection broke, or no answer came within the timeout.
 // It is a runtime failure (exit 1).
@@ -311,7 +273,7 @@ func (c *Client) List(ctx context.Context, org string, opts ListOptions) ([]reso
 			return items, nil
 		}
 		if seen[next] {
-			return nil, &APIError{Status: http.StatusOK, Code: resources.CodeInternal,
+			return nil, &resources.Error{Code: resources.CodeInternal,
 				Message: fmt.Sprintf("the platform at %s returned the same list page twice", c.host)}
 		}
 		seen[next] = true
@@ -385,7 +347,7 @@ func (c *Client) DeleteKey(ctx context.Context, org, name, key string) (resource
 // Apply sends every object of one organization in one request (POST
 // /v1/organizations/{org}/apply), which the platform applies in one
 // transaction: all of them, or none. With req.DryRun it returns what apply
-// would do and writes nothing. A failure of some objects is an *APIError
+// would do and writes nothing. A failure of some objects is a *resources.Error
 // whose Details name each of them. A POST is never retried.
 func (c *Client) Apply(ctx context.Context, org string, req resources.ApplyRequest) (resources.ApplyResult, error) {
 	var res resources.ApplyResult
@@ -449,7 +411,7 @@ func (c *Client) WaitAll(ctx context.Context, org string, names []string) ([]res
 		for _, n := range names {
 			o, ok := byName[n]
 			if !ok {
-				return nil, &APIError{Status: http.StatusNotFound, Code: resources.CodeNotFound,
+				return nil, &resources.Error{Code: resources.CodeNotFound,
 					Message: fmt.Sprintf("%s was deleted while waiting for it", n)}
 			}
 			if st := o.Status(); st == nil || st.State == resources.StatePending {
@@ -507,7 +469,7 @@ func idempotent(method string) bool {
 }
 
 // do sends one API request (retrying idempotent ones), decodes a 2xx answer
-// into out and returns its status; any other answer is an *APIError.
+// into out and returns its status; any other answer is a *resources.Error.
 func (c *Client) do(ctx context.Context, method, path string, q url.Values, h http.Header, body []byte, out any) (int, error) {
 	u := *c.base
 	u.Path = c.base.Path + path
@@ -520,7 +482,7 @@ func (c *Client) do(ctx context.Context, method, path string, q url.Values, h ht
 		if err == nil {
 			return status, nil
 		}
-		if attempt >= c.retries || !idempotent(method) || !retryable(err) || ctx.Err() != nil {
+		if attempt >= c.retries || !idempotent(method) || !retryable(status, err) || ctx.Err() != nil {
 			return status, err
 		}
 		d := c.backoff(attempt + 1)
@@ -539,10 +501,10 @@ func (c *Client) do(ctx context.Context, method, path string, q url.Values, h ht
 
 // retryable: a load-shedding or gateway answer, or a connection the peer
 // reset or closed before answering.
-func retryable(err error) bool {
-	var ae *APIError
-	if errors.As(err, &ae) {
-		switch ae.Status {
+func retryable(status int, err error) bool {
+	var re *resources.Error
+	if errors.As(err, &re) {
+		switch status {
 		case http.StatusTooManyRequests, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
 			return true
 		}
@@ -591,7 +553,7 @@ func (c *Client) once(ctx context.Context, method string, u *url.URL, h http.Hea
 	}
 	if out != nil {
 		if err := json.Unmarshal(data, out); err != nil {
-			return resp.StatusCode, 0, &APIError{Status: resp.StatusCode, Code: resources.CodeInternal,
+			return resp.StatusCode, 0, &resources.Error{Code: resources.CodeInternal,
 				Message: fmt.Sprintf("the platform at %s answered %s %s with a body that is not the API's JSON (%s)", c.host, method, u.Path, describeJSONError(err))}
 		}
 	}
@@ -600,9 +562,9 @@ func (c *Client) once(ctx context.Context, method string, u *url.URL, h http.Hea
 
 // apiError decodes an error answer. The body is used only when it is the
 // API's error object; otherwise the message names the status only.
-func (c *Client) apiError(resp *http.Response, data []byte) *APIError {
+func (c *Client) apiError(resp *http.Response, data []byte) *resources.Error {
 	var er resources.ErrorResponse
-	e := &APIError{Status: resp.StatusCode, Code: codeForStatus(resp.StatusCode),
+	e := &resources.Error{Code: resources.CodeOfStatus(resp.StatusCode),
 		Message: fmt.Sprintf("the platform at %s answered %s", c.host, statusText(resp))}
 	if json.Unmarshal(data, &er) == nil && er.Error.Code != "" && er.Error.Message != "" {
 		e.Code, e.Message, e.Details = er.Error.Code, er.Error.Message, er.Error.Details

@@ -116,9 +116,9 @@ func TestRemoteRoundTrip(t *testing.T) {
 
 func expectAPIError(t *testing.T, err error, status int, code string, exit int) {
 	t.Helper()
-	var ae *client.APIError
-	if !errors.As(err, &ae) || ae.Status != status || ae.Code != code {
-		t.Fatalf("error %v (%T), want *APIError %d %s", err, err, status, code)
+	var ae *resources.Error
+	if !errors.As(err, &ae) || ae.Code != code || resources.HTTPStatus(ae.Code) != status {
+		t.Fatalf("error %v (%T), want a *resources.Error %s (HTTP %d)", err, err, code, status)
 	}
 	if got := cmdutil.ExitCode(err); got != exit {
 		t.Fatalf("exit code of %v: %d, want %d", err, got, exit)
@@ -281,7 +281,7 @@ func TestApplyAndDeleteObjects(t *testing.T) {
 		set("c", "", map[string]string{"K": "1"}), set("b", "ap-south", map[string]string{"K": canary}),
 	}})
 	expectAPIError(t, err, http.StatusConflict, resources.CodeConflict, cmdutil.ExitConflict)
-	var ae *client.APIError
+	var ae *resources.Error
 	errors.As(err, &ae)
 	if len(ae.Details) != 1 || ae.Details[0].Name != "b" || ae.Details[0].Index != 1 || ae.Details[0].Message == "" {
 		t.Fatalf("details %+v, want objects[1] b", ae.Details)

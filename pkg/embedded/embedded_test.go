@@ -225,9 +225,9 @@ func TestEmbedded(t *testing.T) {
 		t.Fatalf("wait: %v %+v", err, o.Status())
 	}
 	_, err = c.Get(ctx, client.EmbeddedOrg, "nope")
-	var ae *client.APIError
-	if !errors.As(err, &ae) || ae.Status != http.StatusNotFound || cmdutil.ExitCode(err) != cmdutil.ExitNotFound {
-		t.Fatalf("get of a missing set: %v, want a 404 API error (exit 3)", err)
+	var ae *resources.Error
+	if !errors.As(err, &ae) || ae.Code != resources.CodeNotFound || cmdutil.ExitCode(err) != cmdutil.ExitNotFound {
+		t.Fatalf("get of a missing set: %v, want a not_found *resources.Error (exit 3), as over the network", err)
 	}
 	if err := c.Close(); err != nil {
 		t.Fatal(err)

@@ -363,7 +363,7 @@ func TestApplyReplaceAndUnchanged(t *testing.T) {
 
 		// Audit: apply records with key names only.
 		var recs struct {
-			Items []platform.AuditEntry `json:"items"`
+			Items []resources.AuditEntry `json:"items"`
 		}
 		if err := json.Unmarshal(e.call("GET", "/v1/organizations/local/audit", nil).body, &recs); err != nil {
 			t.Fatal(err)

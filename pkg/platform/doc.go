@@ -1,7 +1,10 @@
-// Package platform is the botkit platform: the HTTP API of api/openapi.yaml
-// over a store the caller opens (store/sqlite, store/postgres; the core
-// links no database driver and no metrics library), with per-region
-// provisioners, token authentication and encryption of values at rest. The
+// Package platform is the botkit platform assembled: the HTTP API of
+// api/openapi.yaml over a store the caller opens (store/sqlite,
+// store/postgres; the core links no database driver and no metrics
+// library). Its layers are packages of their own: service (the operations,
+// authentication, administration; no HTTP), httpapi (routes, bodies, the
+// code → status table), wire (the API's JSON), provision (per-region
+// provisioners, registry checks) and encryption (values at rest). The
 // botkit-platform command serves it (pkg/platform/cli, with package stores
 // and Prometheus metrics, prommetrics); the botkit CLI runs the very same
 // handler in-process for its embedded local platform (pkg/embedded, SQLite
@@ -29,12 +32,12 @@
 //
 // # Administration
 //
-// Organizations and tokens are managed through an Admin: Server.Admin for
-// an open server, or NewAdmin(store, dataDir) for a short-lived
+// Organizations and tokens are managed through a service.Admin: Server.Admin
+// for an open server, or service.NewAdmin(store, dataDir) for a short-lived
 // process (no master key needed; safe while servers run on the same store).
 // CreateToken returns the token ("bkp_" + 52 base32 characters) once; only
 // its SHA-256 is stored. RevokeToken takes effect on the next request of
-// every server on that data directory (see TokensEpochFile), or within a
+// every server on that data directory (see service.TokensEpochFile), or within a
 // second on every replica sharing a PostgreSQL store.
 //
 // # PostgreSQL and replicas
@@ -42,7 +45,7 @@
 // With a PostgreSQL store (store/postgres) and no DataDir, several servers
 // may share it; they need the same MasterKeyFile. Pending image pull secrets are claimed with a renewed lease
 // (Options.ProvisionLease), so each is verified by one server, and taken
-// over when that server dies. Migrate copies a SQLite data directory into
+// over when that server dies. service.Migrate copies a SQLite data directory into
 // an empty PostgreSQL database. While the database cannot be reached,
 // requests are answered 503 (code unavailable).
 //

@@ -10,6 +10,7 @@ import (
 
 	"github.com/botkit-dev/botkit/internal/platformtest"
 	"github.com/botkit-dev/botkit/pkg/platform"
+	"github.com/botkit-dev/botkit/pkg/platform/service"
 )
 
 // The embedded mode of the CLI: the handler in-process over a SQLite file,
@@ -42,7 +43,7 @@ func TestEmbeddedNoAuthOrg(t *testing.T) {
 		t.Fatal(err)
 	}
 	tok, info, err := srv.Admin().CreateToken(ctx, "team", "ci")
-	if err != nil || !strings.HasPrefix(tok, platform.TokenPrefix) || info.Organization != "team" {
+	if err != nil || !strings.HasPrefix(tok, service.TokenPrefix) || info.Organization != "team" {
 		t.Fatalf("create token: %v %+v", err, info)
 	}
 	if rec := do("GET", "/v1/organizations/local/secrets/app", "", tok); rec.Code != http.StatusNotFound {

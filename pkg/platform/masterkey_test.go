@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/botkit-dev/botkit/pkg/platform"
+	"github.com/botkit-dev/botkit/pkg/platform/encryption"
 	"github.com/botkit-dev/botkit/pkg/platform/store"
 	"github.com/botkit-dev/botkit/pkg/platform/store/sqlite"
 	"github.com/botkit-dev/botkit/pkg/platform/stores"
@@ -64,7 +65,7 @@ func TestMasterKeyCheck(t *testing.T) {
 				srv.Close()
 				t.Fatal("the platform opened")
 			}
-			var mk *platform.MasterKeyError
+			var mk *encryption.MasterKeyError
 			if !errors.As(err, &mk) || mk.Missing != missing || mk.File != keyFile || !strings.Contains(err.Error(), keyFile) {
 				t.Fatalf("error %v (%T), want a MasterKeyError (missing %v) naming %s", err, err, missing, keyFile)
 			}

@@ -3,6 +3,9 @@ package platform
 import (
 	"net/http"
 	"time"
+
+	"github.com/botkit-dev/botkit/pkg/platform/httpapi"
+	"github.com/botkit-dev/botkit/pkg/platform/provision"
 )
 
 // Metrics receives the platform's measurements. The platform core depends
@@ -10,17 +13,10 @@ import (
 // (package prommetrics), while the CLI's embedded platform measures nothing
 // and links no metrics library.
 type Metrics interface {
-	// Request is one HTTP request: its route pattern, method, status code
-	// and duration.
-	Request(route, method string, code int, d time.Duration)
+	httpapi.Metrics   // each request, and GET /metrics
+	provision.Metrics // provisioning passes and their results
 	// Commit is one durable commit of the store, holding batch writes.
 	Commit(batch int, d time.Duration)
-	// Pass is one provisioning pass over region's pending objects.
-	Pass(region string)
-	// Provisioned counts n objects of kind in region that reached state.
-	Provisioned(region, kind, state string, n int)
-	// Handler serves GET /metrics (nil: the route answers 404).
-	Handler() http.Handler
 }
 
 // noMetrics measures nothing.

@@ -2,17 +2,18 @@ package platform
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"log"
 	"log/slog"
 	"net/http"
 	"path/filepath"
 	"sync"
-	"sync/atomic"
 	"time"
 
+	"github.com/botkit-dev/botkit/pkg/platform/encryption"
+	"github.com/botkit-dev/botkit/pkg/platform/httpapi"
+	"github.com/botkit-dev/botkit/pkg/platform/provision"
+	"github.com/botkit-dev/botkit/pkg/platform/service"
 	"github.com/botkit-dev/botkit/pkg/platform/store"
 	"github.com/botkit-dev/botkit/pkg/resources"
 )
@@ -76,44 +77,19 @@ type Options struct {
 	RegistryTimeout time.Duration
 }
 
-// Server is a platform instance over one data directory. Create it with
-// Open, serve Handler, and Close it when done. It is safe for concurrent use.
+// Server is a platform instance over one store: the service, its HTTP
+// handler and the provisioners. Create it with Open, serve Handler, and
+// Close it when done. It is safe for concurrent use.
 type Server struct {
 	opts    Options
-	log     *slog.Logger
 	store   store.Store
-	sealer  *sealer
-	metrics Metrics
+	svc     *service.Service
 	handler http.Handler
-	prov    *provisioner
-	admin   *Admin
-	tokens  *tokenCache
-
-	idPrefix string
-	reqSeq   atomic.Uint64
-	listBufs sync.Pool // *[]byte, see getListBuf
+	prov    *provision.Provisioner
 
 	closeOnce sync.Once
 	cancel    context.CancelFunc
 	wg        sync.WaitGroup
-}
-
-func (o *Options) defaults() {
-	if o.PollInterval <= 0 {
-		o.PollInterval = time.Second
-	}
-	if o.RegistryAttempts <= 0 {
-		o.RegistryAttempts = 3
-	}
-	if o.RegistryRetryDelay <= 0 {
-		o.RegistryRetryDelay = time.Second
-	}
-	if o.RegistryTimeout <= 0 {
-		o.RegistryTimeout = 10 * time.Second
-	}
-	if o.ProvisionLease <= 0 {
-		o.ProvisionLease = 10 * time.Second
-	}
 }
 
 // ServingGCPercent is the garbage collector target of a serving process
@@ -138,12 +114,10 @@ func HTTPServer(h http.Handler, errorLog *log.Logger) *http.Server {
 	}
 }
 
-func discardLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }
-
 // ErrMasterKeyRequired is returned by Open for a shared store (no
 // Options.DataDir) without Options.MasterKeyFile: a key generated per
 // server would make every replica unable to read the others' values.
-var ErrMasterKeyRequired = invalidError{errors.New("--master-key-file is required with a PostgreSQL store (every replica must use the same key)")}
+var ErrMasterKeyRequired = &resources.Error{Code: resources.CodeInvalid, Message: "--master-key-file is required with a PostgreSQL store (every replica must use the same key)"}
 
 // errNoStore is returned by Open without Options.Store.
 var errNoStore = errors.New("platform.Open: Options.Store is nil")
@@ -152,21 +126,10 @@ var errNoStore = errors.New("platform.Open: Options.Store is nil")
 // key and starts one provisioner per region. The store is closed when Open
 // fails, and by Close otherwise.
 func Open(ctx context.Context, opts Options) (*Server, error) {
-	opts.defaults()
 	st := opts.Store
 	if st == nil {
 		return nil, errNoStore
 	}
-	s := &Server{opts: opts, log: opts.Logger, metrics: opts.Metrics, store: st}
-	if s.log == nil {
-		s.log = discardLogger()
-	}
-	if s.metrics == nil {
-		s.metrics = noMetrics{}
-	}
-	idb := make([]byte, 4)
-	_, _ = rand.Read(idb)
-	s.idPrefix = hex.EncodeToString(idb) + "-"
 	if opts.DataDir == "" && opts.MasterKeyFile == "" {
 		st.Close()
 		return nil, ErrMasterKeyRequired
@@ -179,55 +142,45 @@ func Open(ctx context.Context, opts Options) (*Server, error) {
 		st.Close()
 		return nil, err
 	}
-	sl, err := openMasterKey(ctx, st, keyFile, create)
+	sealer, err := encryption.OpenMasterKey(ctx, st, keyFile, create)
 	if err != nil {
 		st.Close()
 		return nil, err
 	}
-	s.sealer = sl
+	s := &Server{opts: opts, store: st}
 	runCtx, cancel := context.WithCancel(context.Background())
 	s.cancel = cancel
-	epochPath := ""
-	if opts.DataDir != "" {
-		epochPath = filepath.Join(opts.DataDir, TokensEpochFile)
-		s.tokens = newTokenCache(epochPath)
-	} else {
-		e := &storeEpoch{}
-		e.refresh(ctx, st)
-		s.tokens = newStoreTokenCache(e)
+	var metrics Metrics = noMetrics{}
+	if opts.Metrics != nil {
+		metrics = opts.Metrics
+	}
+	s.prov = provision.New(provision.Options{
+		Store: st, Sealer: sealer, Metrics: metrics, Logger: opts.Logger,
+		Lease: opts.ProvisionLease, PollInterval: opts.PollInterval,
+		Attempts: opts.RegistryAttempts, RetryDelay: opts.RegistryRetryDelay, Timeout: opts.RegistryTimeout,
+		AllowPrivateRegistries: opts.AllowPrivateRegistries,
+	})
+	svc, poll := service.New(ctx, service.Options{Store: st, Sealer: sealer, DataDir: opts.DataDir,
+		NoAuthOrg: opts.NoAuthOrg, Wake: s.prov.Wake})
+	s.svc = svc
+	if poll != nil {
 		s.wg.Add(1)
 		go func() {
 			defer s.wg.Done()
-			e.poll(runCtx, st)
+			poll(runCtx)
 		}()
 	}
-	s.admin = &Admin{store: st, epochPath: epochPath, onRevoke: s.tokens.clear}
 	if opts.NoAuthOrg != "" {
-		if _, err := s.admin.EnsureOrg(ctx, opts.NoAuthOrg, resources.DefaultRegion); err != nil {
+		if _, err := svc.Admin().EnsureOrg(ctx, opts.NoAuthOrg, resources.DefaultRegion); err != nil {
 			s.Close()
 			return nil, err
 		}
 	}
-	s.handler = s.routes()
-	s.prov = newProvisioner(s)
-	if !opts.DisableProvisioner {
-		s.prov.start = func() {
-			s.wg.Add(1)
-			go func() {
-				defer s.wg.Done()
-				s.prov.renew(runCtx)
-			}()
-			for _, region := range resources.Regions() {
-				s.wg.Add(1)
-				go func() {
-					defer s.wg.Done()
-					s.prov.run(runCtx, region)
-				}()
-			}
-		}
-		if !opts.LazyProvisioner {
-			s.prov.startOnce.Do(s.prov.start)
-		}
+	s.handler = httpapi.New(httpapi.Options{Service: svc, Metrics: metrics, Logger: opts.Logger})
+	if opts.DisableProvisioner {
+		s.prov.Stop()
+	} else {
+		s.prov.Run(runCtx, &s.wg, opts.LazyProvisioner)
 	}
 	return s, nil
 }
@@ -238,7 +191,7 @@ func Open(ctx context.Context, opts Options) (*Server, error) {
 func (s *Server) Handler() http.Handler { return s.handler }
 
 // Admin returns the administration functions over the same store.
-func (s *Server) Admin() *Admin { return s.admin }
+func (s *Server) Admin() *service.Admin { return s.svc.Admin() }
 
 // Drain provisions what is pending now, in every region, and waits for it:
 // secret sets become ready, image pull secrets are verified (those already
@@ -250,7 +203,7 @@ func (s *Server) Drain(ctx context.Context) error {
 	if s.opts.DisableProvisioner {
 		return nil
 	}
-	return s.prov.drain(ctx)
+	return s.prov.Drain(ctx)
 }
 
 // Close stops the provisioners, waits for queued writes and closes the
@@ -259,7 +212,7 @@ func (s *Server) Close() error {
 	var err error
 	s.closeOnce.Do(func() {
 		if s.prov != nil {
-			s.prov.startOnce.Do(func() {}) // no provisioner starts after this
+			s.prov.Stop() // no provisioner starts after this
 		}
 		s.cancel()
 		s.wg.Wait()

@@ -1,9 +1,14 @@
 package resources
 
+import (
+	"fmt"
+	"time"
+)
+
 // Wire types of the platform API (api/openapi.yaml) that are not objects.
 
-// Error codes of the platform API ({"error":{"code","message"}}) and the
-// HTTP statuses they come with.
+// Error codes of the platform API ({"error":{"code","message"}}). The HTTP
+// status of each is in statusByCode, the one table both sides use.
 const (
 	CodeInvalid         = "invalid"         // 400
 	CodeUnauthenticated = "unauthenticated" // 401
@@ -15,19 +20,79 @@ const (
 	CodeUnavailable     = "unavailable"     // 503: the platform's database cannot be reached; retry
 )
 
+// statusByCode is the HTTP status of each code: the platform's HTTP layer
+// answers an error with it, and the client reads a status back into a code
+// when an answer has no error body (a proxy's page).
+var statusByCode = map[string]int{
+	CodeInvalid:         400,
+	CodeUnauthenticated: 401,
+	CodeForbidden:       403,
+	CodeNotFound:        404,
+	CodeConflict:        409,
+	CodeTooLarge:        413,
+	CodeInternal:        500,
+	CodeUnavailable:     503,
+}
+
+// HTTPStatus is the HTTP status of code (500 for a code this version does
+// not know).
+func HTTPStatus(code string) int {
+	if s, ok := statusByCode[code]; ok {
+		return s
+	}
+	return 500
+}
+
+// CodeOfStatus is the code of an HTTP error status: the inverse of
+// HTTPStatus, with the statuses a proxy or net/http itself may answer
+// (405, 412, 422 and the 5xx family) read as the nearest code.
+func CodeOfStatus(status int) string {
+	for code, s := range statusByCode {
+		if s == status {
+			return code
+		}
+	}
+	switch {
+	case status == 405 || status == 422:
+		return CodeInvalid
+	case status == 412:
+		return CodeConflict
+	case status == 502 || status == 504:
+		return CodeUnavailable
+	}
+	return CodeInternal
+}
+
 // Error is a domain error carrying one of the codes above. Core logic
 // returns it (or wraps it); the platform's HTTP layer turns the code into a
-// status and the command line's root into an exit code. Its message is shown
-// to users, so it never holds a value.
+// status and the command line's root into an exit code; the client reads
+// an error answer back into it, so errors.As finds the same *Error in
+// process and over the network. Its message is shown to users, so it never
+// holds a value.
 type Error struct {
 	Code    string
 	Message string
+	// Details lists every object that failed, for the operations on many
+	// objects (apply, delete); Message then speaks of the first of them.
+	Details []ObjectError
+}
+
+// Errorf is an *Error with code and a formatted message.
+func Errorf(code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
 }
 
 func (e *Error) Error() string { return e.Message }
 
 // ErrorCode returns the error's code.
 func (e *Error) ErrorCode() string { return e.Code }
+
+// Is makes a code-only *Error (no Message) a sentinel: errors.Is(err,
+// &Error{Code: CodeNotFound}) is true for every not-found error.
+func (e *Error) Is(target error) bool {
+	t, ok := target.(*Error)
+	return ok && t.Message == "" && t.Code == e.Code
+}
 
 // ErrorDetail is the body of an API error.
 type ErrorDetail struct {
@@ -96,4 +161,21 @@ type Region struct {
 // RegionList is the answer of GET /v1/regions.
 type RegionList struct {
 	Items []Region `json:"items"`
+}
+
+// AuditEntry is one record of GET /v1/organizations/{org}/audit: who did
+// what to which object, and which keys it touched (never values).
+type AuditEntry struct {
+	Time   time.Time `json:"time"`
+	Actor  string    `json:"actor"`
+	Action string    `json:"action"`
+	Kind   string    `json:"kind"`
+	Name   string    `json:"name"`
+	Region string    `json:"region"`
+	Keys   []string  `json:"keys"`
+}
+
+// AuditList is the body of GET /v1/organizations/{org}/audit.
+type AuditList struct {
+	Items []AuditEntry `json:"items"`
 }

@@ -99,7 +99,7 @@ func runLogin(ctx context.Context, opts *LoginOptions) error {
 	}
 	defer c.Close()
 	me, err := c.Me(ctx)
-	var ae *client.APIError
+	var ae *resources.Error
 	if errors.As(err, &ae) && ae.Code == resources.CodeUnauthenticated {
 		return cmdutil.WithCode(cmdutil.ExitAuth, fmt.Errorf("the platform at %s refused the token (unknown or revoked): nothing was stored", u.Host))
 	}

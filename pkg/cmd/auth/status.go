@@ -99,7 +99,7 @@ func runStatus(ctx context.Context, opts *StatusOptions) error {
 	}
 	defer c.Close()
 	me, err := c.Me(ctx)
-	var ae *client.APIError
+	var ae *resources.Error
 	if errors.As(err, &ae) && ae.Code == resources.CodeUnauthenticated {
 		return cmdutil.WithCode(cmdutil.ExitAuth, fmt.Errorf("%s refuses the token from the %s (unknown or revoked): run `botkit auth login --api-url %s` again", u.Host, describeSource(src, u.Host, cfg.Path), u))
 	}

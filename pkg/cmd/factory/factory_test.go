@@ -9,13 +9,13 @@ import (
 	"testing"
 
 	"github.com/botkit-dev/botkit/internal/platformtest"
-	"github.com/botkit-dev/botkit/pkg/client"
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
 	"github.com/botkit-dev/botkit/pkg/config"
 	"github.com/botkit-dev/botkit/pkg/credentials"
 	"github.com/botkit-dev/botkit/pkg/iostreams"
 	"github.com/botkit-dev/botkit/pkg/platform"
 	"github.com/botkit-dev/botkit/pkg/platform/store/sqlite"
+	"github.com/botkit-dev/botkit/pkg/resources"
 )
 
 // emptyStore is a keyring holding nothing (the keyring itself is tested in
@@ -161,7 +161,7 @@ func TestRemote(t *testing.T) {
 	env[config.EnvToken] = "bkp_" + "ZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZ"
 	f = newFactory(t, env)
 	_, err = f.Organization(ctx, "")
-	var ae *client.APIError
+	var ae *resources.Error
 	if !errors.As(err, &ae) || cmdutil.ExitCode(err) != cmdutil.ExitAuth {
 		t.Fatalf("refused token: %v", err)
 	}

@@ -160,7 +160,7 @@ func (s *Scope) connect(ctx context.Context) (*client.Client, error) {
 type objectsError struct {
 	org     string
 	nothing string // "nothing was applied"
-	err     *client.APIError
+	err     *resources.Error
 }
 
 func (e *objectsError) Error() string {
@@ -190,7 +190,7 @@ func (e *objectsError) Lines() []string {
 // organization org, into an objectsError; other errors are returned as they
 // are.
 func perObject(err error, org, nothing string) error {
-	var ae *client.APIError
+	var ae *resources.Error
 	if errors.As(err, &ae) && len(ae.Details) > 0 {
 		return &objectsError{org: org, nothing: nothing, err: ae}
 	}

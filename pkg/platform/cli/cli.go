@@ -21,6 +21,7 @@ import (
 	"github.com/botkit-dev/botkit/pkg/iostreams"
 	"github.com/botkit-dev/botkit/pkg/platform"
 	"github.com/botkit-dev/botkit/pkg/platform/prommetrics"
+	"github.com/botkit-dev/botkit/pkg/platform/service"
 	"github.com/botkit-dev/botkit/pkg/platform/store/postgres"
 	"github.com/botkit-dev/botkit/pkg/platform/store/sqlite"
 	"github.com/botkit-dev/botkit/pkg/platform/stores"
@@ -236,7 +237,7 @@ func newOrgsCmd(st *iostreams.IOStreams) *cobra.Command {
 	return c
 }
 
-func openAdmin(ctx context.Context, f storeFlags) (*platform.Admin, error) {
+func openAdmin(ctx context.Context, f storeFlags) (*service.Admin, error) {
 	if err := f.require(); err != nil {
 		return nil, err
 	}
@@ -245,7 +246,7 @@ func openAdmin(ctx context.Context, f storeFlags) (*platform.Admin, error) {
 	if err != nil {
 		return nil, err
 	}
-	return platform.NewAdmin(st, loc.DataDir), nil
+	return service.NewAdmin(st, loc.DataDir), nil
 }
 
 // RunOrgsCreate creates an organization.
@@ -447,7 +448,7 @@ func RunMigrate(ctx context.Context, o *MigrateOptions) error {
 		return cmdutil.FlagErrorf("--to %s: want a postgres:// URL", postgres.Redact(o.To))
 	}
 	if _, err := os.Stat(filepath.Join(o.From, sqlite.DatabaseFile)); err != nil {
-		return fmt.Errorf("--from %s: no platform database (%s): %w", o.From, sqlite.DatabaseFile, platform.ErrNotFound)
+		return fmt.Errorf("--from %s: no platform database (%s): %w", o.From, sqlite.DatabaseFile, service.ErrNotFound)
 	}
 	src, err := stores.Open(ctx, stores.Location{DataDir: o.From}, stores.Options{})
 	if err != nil {
@@ -459,7 +460,7 @@ func RunMigrate(ctx context.Context, o *MigrateOptions) error {
 		return err
 	}
 	defer dst.Close()
-	st, err := platform.Migrate(ctx, src, dst)
+	st, err := service.Migrate(ctx, src, dst)
 	if err != nil {
 		return fmt.Errorf("--to %s: %w", postgres.Redact(o.To), err)
 	}

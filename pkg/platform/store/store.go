@@ -11,6 +11,10 @@ import (
 	"time"
 )
 
+// CredentialsKey is the value key under which an image pull secret's
+// base64 "user:pass" is stored (encrypted, as every value).
+const CredentialsKey = "credentials"
+
 // Errors returned by every implementation.
 var (
 	ErrNotFound = errors.New("not found")

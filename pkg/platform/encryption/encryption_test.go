@@ -1,4 +1,4 @@
-package platform
+package encryption
 
 import (
 	"bytes"
@@ -9,18 +9,18 @@ import (
 )
 
 func TestSealerBindsAssociatedData(t *testing.T) {
-	s, err := newSealer(bytes.Repeat([]byte{7}, 32))
+	s, err := NewSealer(bytes.Repeat([]byte{7}, 32))
 	if err != nil {
 		t.Fatal(err)
 	}
-	ct, err := s.seal("acme", "us-west", "bot", "KEY", []byte("value"))
+	ct, err := s.Seal("acme", "us-west", "bot", "KEY", []byte("value"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if bytes.Contains(ct, []byte("value")) {
 		t.Fatal("ciphertext holds the plaintext")
 	}
-	pt, err := s.open("acme", "us-west", "bot", "KEY", ct)
+	pt, err := s.Open("acme", "us-west", "bot", "KEY", ct)
 	if err != nil || string(pt) != "value" {
 		t.Fatalf("open: %q %v", pt, err)
 	}
@@ -29,15 +29,15 @@ func TestSealerBindsAssociatedData(t *testing.T) {
 		{"acme", "us-west", "bot2", "KEY"}, {"acme", "us-west", "bot", "KEY2"},
 		{"acm", "eus-west", "bot", "KEY"}, // length-prefixed: no ambiguity
 	} {
-		if _, err := s.open(ad[0], ad[1], ad[2], ad[3], ct); err == nil {
+		if _, err := s.Open(ad[0], ad[1], ad[2], ad[3], ct); err == nil {
 			t.Errorf("ciphertext opened under %v", ad)
 		}
 	}
-	other, err := newSealer(bytes.Repeat([]byte{8}, 32))
+	other, err := NewSealer(bytes.Repeat([]byte{8}, 32))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := other.open("acme", "us-west", "bot", "KEY", ct); err == nil {
+	if _, err := other.Open("acme", "us-west", "bot", "KEY", ct); err == nil {
 		t.Error("ciphertext opened with another key")
 	}
 }
@@ -45,7 +45,7 @@ func TestSealerBindsAssociatedData(t *testing.T) {
 func TestMasterKeyFile(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "master.key")
-	k1, err := loadMasterKey(p, true)
+	k1, err := LoadMasterKey(p, true)
 	if err != nil || len(k1) != 32 {
 		t.Fatalf("generate: %v", err)
 	}
@@ -53,25 +53,25 @@ func TestMasterKeyFile(t *testing.T) {
 	if err != nil || info.Mode().Perm() != 0o600 {
 		t.Fatalf("mode %v %v", info.Mode(), err)
 	}
-	k2, err := loadMasterKey(p, true)
+	k2, err := LoadMasterKey(p, true)
 	if err != nil || !bytes.Equal(k1, k2) {
 		t.Fatal("the generated key is not reused")
 	}
-	if _, err := loadMasterKey(filepath.Join(dir, "missing"), false); err == nil {
+	if _, err := LoadMasterKey(filepath.Join(dir, "missing"), false); err == nil {
 		t.Error("a missing --master-key-file must be an error")
 	}
 	bad := filepath.Join(dir, "bad.key")
 	if err := os.WriteFile(bad, []byte("short"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := loadMasterKey(bad, false); err == nil || !strings.Contains(err.Error(), "64 hex") {
+	if _, err := LoadMasterKey(bad, false); err == nil || !strings.Contains(err.Error(), "64 hex") {
 		t.Errorf("bad key: %v", err)
 	}
 	raw := filepath.Join(dir, "raw.key")
 	if err := os.WriteFile(raw, bytes.Repeat([]byte{1}, 32), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if k, err := loadMasterKey(raw, false); err != nil || len(k) != 32 {
+	if k, err := LoadMasterKey(raw, false); err != nil || len(k) != 32 {
 		t.Errorf("raw key: %v", err)
 	}
 }

@@ -1,4 +1,4 @@
-package platform
+package service
 
 import (
 	"context"
@@ -58,34 +58,25 @@ type Organization struct {
 	CreatedAt     time.Time `json:"createdAt"`
 }
 
-// ErrExists is returned when creating an organization that exists.
-var ErrExists error = &resources.Error{Code: resources.CodeConflict, Message: "already exists"}
-
-// ErrNotFound is returned for a missing organization or token.
-var ErrNotFound error = &resources.Error{Code: resources.CodeNotFound, Message: "not found"}
-
-// ErrInvalid matches (errors.Is) the errors of invalid names and regions.
-var ErrInvalid error = &resources.Error{Code: resources.CodeInvalid, Message: "invalid"}
-
-type invalidError struct{ err error }
-
-func (e invalidError) Error() string        { return e.err.Error() }
-func (e invalidError) Unwrap() error        { return e.err }
-func (e invalidError) Is(target error) bool { return target == ErrInvalid }
-
-// ErrorCode makes an invalid name or region exit 2 in the command line.
-func (e invalidError) ErrorCode() string { return resources.CodeInvalid }
+// ErrExists, ErrNotFound and ErrInvalid match (errors.Is) the admin
+// functions' errors of each code: an organization that exists, a missing
+// organization or token, an invalid name or region.
+var (
+	ErrExists   error = &resources.Error{Code: resources.CodeConflict}
+	ErrNotFound error = &resources.Error{Code: resources.CodeNotFound}
+	ErrInvalid  error = &resources.Error{Code: resources.CodeInvalid}
+)
 
 // CreateOrg creates organization name with defaultRegion ("" = us-west).
 func (a *Admin) CreateOrg(ctx context.Context, name, defaultRegion string) (Organization, error) {
 	if err := resources.ValidateName(name); err != nil {
-		return Organization{}, invalidError{fmt.Errorf("organization %w", err)}
+		return Organization{}, errInvalid("organization %v", err)
 	}
 	if defaultRegion == "" {
 		defaultRegion = resources.DefaultRegion
 	}
 	if err := resources.ValidateRegion(defaultRegion); err != nil {
-		return Organization{}, invalidError{fmt.Errorf("default region: %w", err)}
+		return Organization{}, errInvalid("default region: %v", err)
 	}
 	var o store.Org
 	err := a.store.Update(ctx, func(ctx context.Context, tx store.Tx) error {
@@ -94,7 +85,7 @@ func (a *Admin) CreateOrg(ctx context.Context, name, defaultRegion string) (Orga
 		return err
 	})
 	if errors.Is(err, store.ErrExists) {
-		return Organization{}, fmt.Errorf("organization %q: %w", name, ErrExists)
+		return Organization{}, errConflict("organization %q: already exists", name)
 	}
 	if err != nil {
 		return Organization{}, err
@@ -153,7 +144,7 @@ func (a *Admin) CreateToken(ctx context.Context, org, user string) (token string
 	}
 	o, err := a.store.Org(ctx, org)
 	if errors.Is(err, store.ErrNotFound) {
-		return "", info, fmt.Errorf("organization %q: %w (create it with `botkit-platform orgs create %s`)", org, ErrNotFound, org)
+		return "", info, errNotFound("organization %q: not found (create it with `botkit-platform orgs create %s`)", org, org)
 	}
 	if err != nil {
 		return "", info, err
@@ -184,7 +175,7 @@ func (a *Admin) RevokeToken(ctx context.Context, idOrToken string) error {
 	if strings.HasPrefix(idOrToken, TokenPrefix) {
 		t, err := a.store.TokenByHash(ctx, hashToken(idOrToken))
 		if errors.Is(err, store.ErrNotFound) {
-			return fmt.Errorf("token: %w", ErrNotFound)
+			return errNotFound("token: not found")
 		}
 		if err != nil {
 			return err
@@ -193,7 +184,7 @@ func (a *Admin) RevokeToken(ctx context.Context, idOrToken string) error {
 	}
 	err := a.store.Update(ctx, func(ctx context.Context, tx store.Tx) error { return tx.RevokeToken(ctx, id) })
 	if errors.Is(err, store.ErrNotFound) {
-		return fmt.Errorf("token %q: %w (or already revoked)", id, ErrNotFound)
+		return errNotFound("token %q: not found (or already revoked)", id)
 	}
 	if err != nil {
 		return err
@@ -216,7 +207,7 @@ func (a *Admin) RevokeToken(ctx context.Context, idOrToken string) error {
 func (a *Admin) ListTokens(ctx context.Context, org string) ([]TokenInfo, error) {
 	o, err := a.store.Org(ctx, org)
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, fmt.Errorf("organization %q: %w", org, ErrNotFound)
+		return nil, errNotFound("organization %q: not found", org)
 	}
 	if err != nil {
 		return nil, err

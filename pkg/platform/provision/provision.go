@@ -1,29 +1,32 @@
-package platform
+package provision
 
 import (
 	"context"
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"os"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/botkit-dev/botkit/pkg/platform/encryption"
 	"github.com/botkit-dev/botkit/pkg/platform/store"
 	"github.com/botkit-dev/botkit/pkg/resources"
 )
 
-// provisioner moves pending objects to ready or failed: one worker per
+// Provisioner moves pending objects to ready or failed: one worker per
 // region. Secret sets become ready at once (in batches); image pull secrets
 // are claimed (store.Store.ClaimPending, so that of several servers sharing
 // a database exactly one verifies each) and verified against their
 // registry, up to verifyConcurrency at a time per region. Claims are renewed
 // while the checks run; a server that dies stops renewing, and another takes
 // its objects over when their lease runs out.
-type provisioner struct {
-	s      *Server
+type Provisioner struct {
+	opts   Options
+	log    *slog.Logger
 	holder string // this server's name in claims
 	wakeCh map[string]chan struct{}
 	client *http.Client
@@ -33,28 +36,87 @@ type provisioner struct {
 	again    map[int64]store.Object // newer generations claimed meanwhile
 	busy     atomic.Int64           // verifications started and not finished
 
-	// start starts the workers (nil: provisioning disabled); startOnce runs
-	// it at Open, or at the first wake with LazyProvisioner.
+	// start starts the workers (nil: not started by Run); startOnce runs
+	// it at Run, or at the first Wake when Run was lazy.
 	start     func()
 	startOnce sync.Once
 }
 
+// Metrics receives the provisioners' measurements.
+type Metrics interface {
+	// Pass is one provisioning pass over region's pending objects.
+	Pass(region string)
+	// Provisioned counts n objects of kind in region that reached state.
+	Provisioned(region, kind, state string, n int)
+}
+
+// Options configure a Provisioner. Zero durations and counts take the
+// defaults documented with platform.Options.
+type Options struct {
+	Store   store.Store
+	Sealer  *encryption.Sealer // to read an image pull secret's credentials
+	Metrics Metrics            // nil: nothing is measured
+	Logger  *slog.Logger       // nil: nothing is logged
+	// Lease is how long a claim lasts without renewal (default 10s).
+	Lease time.Duration
+	// PollInterval is how often workers look for pending objects when not
+	// woken (default 1s).
+	PollInterval time.Duration
+	// Attempts, RetryDelay and Timeout bound the checks against a registry
+	// (defaults 3, 1s doubling, 10s per request).
+	Attempts   int
+	RetryDelay time.Duration
+	Timeout    time.Duration
+	// AllowPrivateRegistries lets checks reach loopback and private
+	// addresses (link-local and cloud metadata addresses stay blocked).
+	AllowPrivateRegistries bool
+}
+
+type noMetrics struct{}
+
+func (noMetrics) Pass(string)                             {}
+func (noMetrics) Provisioned(string, string, string, int) {}
+
 const verifyConcurrency = 4
 
-func newProvisioner(s *Server) *provisioner {
+// New returns the provisioner of opts.Store; Run starts its workers, Drain
+// provisions what is pending now without them.
+func New(opts Options) *Provisioner {
+	if opts.Lease <= 0 {
+		opts.Lease = 10 * time.Second
+	}
+	if opts.PollInterval <= 0 {
+		opts.PollInterval = time.Second
+	}
+	if opts.Attempts <= 0 {
+		opts.Attempts = 3
+	}
+	if opts.RetryDelay <= 0 {
+		opts.RetryDelay = time.Second
+	}
+	if opts.Timeout <= 0 {
+		opts.Timeout = 10 * time.Second
+	}
+	if opts.Metrics == nil {
+		opts.Metrics = noMetrics{}
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
 	hb := make([]byte, 8)
 	_, _ = rand.Read(hb)
 	host, _ := os.Hostname()
-	p := &provisioner{s: s, wakeCh: map[string]chan struct{}{}, inflight: map[int64]bool{}, again: map[int64]store.Object{}, holder: fmt.Sprintf("%s/%d/%x", host, os.Getpid(), hb),
-		client: newGuardedClient(s.opts.AllowPrivateRegistries, s.opts.RegistryTimeout)}
+	p := &Provisioner{opts: opts, log: log, wakeCh: map[string]chan struct{}{}, inflight: map[int64]bool{}, again: map[int64]store.Object{}, holder: fmt.Sprintf("%s/%d/%x", host, os.Getpid(), hb),
+		client: newGuardedClient(opts.AllowPrivateRegistries, opts.Timeout)}
 	for _, r := range resources.Regions() {
 		p.wakeCh[r] = make(chan struct{}, 1)
 	}
 	return p
 }
 
-// wake tells region's worker that something is pending.
-func (p *provisioner) wake(region string) {
+// Wake tells region's worker that something is pending.
+func (p *Provisioner) Wake(region string) {
 	if p.start != nil {
 		p.startOnce.Do(p.start)
 	}
@@ -80,8 +142,8 @@ const (
 
 // renew extends the claims of the checks in flight every third of the
 // lease, until ctx ends.
-func (p *provisioner) renew(ctx context.Context) {
-	t := time.NewTicker(p.s.opts.ProvisionLease / 3)
+func (p *Provisioner) renew(ctx context.Context) {
+	t := time.NewTicker(p.opts.Lease / 3)
 	defer t.Stop()
 	for {
 		select {
@@ -95,14 +157,14 @@ func (p *provisioner) renew(ctx context.Context) {
 			ids = append(ids, id)
 		}
 		p.mu.Unlock()
-		if err := p.s.store.RenewClaims(ctx, p.holder, ids, p.s.opts.ProvisionLease); err != nil && ctx.Err() == nil {
-			p.s.log.Error("provisioner: renewing claims failed", "error", err.Error())
+		if err := p.opts.Store.RenewClaims(ctx, p.holder, ids, p.opts.Lease); err != nil && ctx.Err() == nil {
+			p.log.Error("provisioner: renewing claims failed", "error", err.Error())
 		}
 	}
 }
 
-func (p *provisioner) run(ctx context.Context, region string) {
-	ticker := time.NewTicker(p.s.opts.PollInterval)
+func (p *Provisioner) run(ctx context.Context, region string) {
+	ticker := time.NewTicker(p.opts.PollInterval)
 	defer ticker.Stop()
 	sem := make(chan struct{}, verifyConcurrency)
 	var wg sync.WaitGroup
@@ -132,20 +194,20 @@ func (p *provisioner) run(ctx context.Context, region string) {
 // is nothing to provision beyond the durable write) and starts the
 // verification of pending image pull secrets. It reports whether more image
 // pull secrets may be waiting, and the store's error if it failed.
-func (p *provisioner) pass(ctx context.Context, region string, sem chan struct{}, wg *sync.WaitGroup) (bool, error) {
+func (p *Provisioner) pass(ctx context.Context, region string, sem chan struct{}, wg *sync.WaitGroup) (bool, error) {
 	if ctx.Err() != nil {
 		return false, ctx.Err()
 	}
-	p.s.metrics.Pass(region)
-	n, err := p.s.store.MarkPendingReady(ctx, region, resources.KindSecretSet)
+	p.opts.Metrics.Pass(region)
+	n, err := p.opts.Store.MarkPendingReady(ctx, region, resources.KindSecretSet)
 	if err != nil {
 		if ctx.Err() == nil {
-			p.s.log.Error("provisioner: marking secret sets ready failed", "region", region, "error", err.Error())
+			p.log.Error("provisioner: marking secret sets ready failed", "region", region, "error", err.Error())
 		}
 		return false, err
 	}
 	if n > 0 {
-		p.s.metrics.Provisioned(region, resources.KindSecretSet, resources.StateReady, n)
+		p.opts.Metrics.Provisioned(region, resources.KindSecretSet, resources.StateReady, n)
 	}
 	// Claim only what can be checked now, so that other servers take the
 	// rest.
@@ -160,10 +222,10 @@ func (p *provisioner) pass(ctx context.Context, region string, sem chan struct{}
 	// about to exit).
 	p.busy.Add(1)
 	defer p.busy.Add(-1)
-	objs, err := p.s.store.ClaimPending(ctx, region, resources.KindImagePullSecret, p.holder, p.s.opts.ProvisionLease, free)
+	objs, err := p.opts.Store.ClaimPending(ctx, region, resources.KindImagePullSecret, p.holder, p.opts.Lease, free)
 	if err != nil {
 		if ctx.Err() == nil {
-			p.s.log.Error("provisioner: claiming pending objects failed", "region", region, "error", err.Error())
+			p.log.Error("provisioner: claiming pending objects failed", "region", region, "error", err.Error())
 		}
 		return false, err
 	}
@@ -209,12 +271,12 @@ func (p *provisioner) pass(ctx context.Context, region string, sem chan struct{}
 // process holds on the database.
 const drainBusyBound = time.Second
 
-// drain runs passes over every region now until nothing more can be
+// Drain runs passes over every region now until nothing more can be
 // claimed, and waits until the verifications it started, and those already
 // in flight, are done — or ctx ends (what is unfinished then stays pending,
 // its claim lapses, and the next run takes it). It renews its claims while
 // it waits, whether or not the workers were started.
-func (p *provisioner) drain(ctx context.Context) error {
+func (p *Provisioner) Drain(ctx context.Context) error {
 	// Another process holding the database for long keeps the drain
 	// waiting a second at most: what is pending stays so for later.
 	ctx = store.WithBusyBound(ctx, drainBusyBound)
@@ -256,7 +318,7 @@ regions:
 	return ctx.Err()
 }
 
-func (p *provisioner) verify(ctx context.Context, o store.Object) {
+func (p *Provisioner) verify(ctx context.Context, o store.Object) {
 	res := p.check(ctx, o)
 	if ctx.Err() != nil {
 		return // shutting down: stays pending, retried after restart
@@ -265,33 +327,33 @@ func (p *provisioner) verify(ctx context.Context, o store.Object) {
 	if !res.ok {
 		up.State, up.Message = resources.StateFailed, res.message
 	}
-	n, err := p.s.store.SetStatus(ctx, []store.StatusUpdate{up})
+	n, err := p.opts.Store.SetStatus(ctx, []store.StatusUpdate{up})
 	if err != nil {
 		if ctx.Err() == nil {
-			p.s.log.Error("provisioner: recording status failed", "object", o.Name, "error", err.Error())
+			p.log.Error("provisioner: recording status failed", "object", o.Name, "error", err.Error())
 		}
 		return
 	}
 	if n > 0 {
-		p.s.metrics.Provisioned(o.Region, o.Kind, up.State, 1)
-		p.s.log.Info("provisioned", "kind", o.Kind, "name", o.Name, "region", o.Region, "state", up.State, "message", up.Message)
+		p.opts.Metrics.Provisioned(o.Region, o.Kind, up.State, 1)
+		p.log.Info("provisioned", "kind", o.Kind, "name", o.Name, "region", o.Region, "state", up.State, "message", up.Message)
 	}
-	p.wake(o.Region) // a newer generation may be waiting
+	p.Wake(o.Region) // a newer generation may be waiting
 }
 
-func (p *provisioner) check(ctx context.Context, o store.Object) verifyResult {
+func (p *Provisioner) check(ctx context.Context, o store.Object) verifyResult {
 	org, err := p.orgName(ctx, o.OrgID)
 	if err != nil {
 		return verifyResult{message: "internal error reading the organization"}
 	}
-	vals, err := p.s.store.Values(ctx, o.ID)
+	vals, err := p.opts.Store.Values(ctx, o.ID)
 	if err != nil {
 		return verifyResult{message: "internal error reading the credentials"}
 	}
 	var b64 []byte
 	for _, v := range vals {
-		if v.Key == credentialsKey {
-			if b64, err = p.s.sealer.open(org, o.Region, o.Name, v.Key, v.Ciphertext); err != nil {
+		if v.Key == store.CredentialsKey {
+			if b64, err = p.opts.Sealer.Open(org, o.Region, o.Name, v.Key, v.Ciphertext); err != nil {
 				return verifyResult{message: err.Error()}
 			}
 		}
@@ -299,11 +361,11 @@ func (p *provisioner) check(ctx context.Context, o store.Object) verifyResult {
 	if b64 == nil {
 		return verifyResult{message: "no credentials stored"}
 	}
-	delay := p.s.opts.RegistryRetryDelay
+	delay := p.opts.RetryDelay
 	var res verifyResult
-	for attempt := 1; attempt <= p.s.opts.RegistryAttempts; attempt++ {
+	for attempt := 1; attempt <= p.opts.Attempts; attempt++ {
 		res = verifyRegistry(ctx, p.client, o.Host, string(b64))
-		if res.ok || !res.retryable || attempt == p.s.opts.RegistryAttempts {
+		if res.ok || !res.retryable || attempt == p.opts.Attempts {
 			break
 		}
 		select {
@@ -314,13 +376,13 @@ func (p *provisioner) check(ctx context.Context, o store.Object) verifyResult {
 		delay *= 2
 	}
 	if !res.ok && res.retryable {
-		res.message = fmt.Sprintf("%s (after %d attempts)", res.message, p.s.opts.RegistryAttempts)
+		res.message = fmt.Sprintf("%s (after %d attempts)", res.message, p.opts.Attempts)
 	}
 	return res
 }
 
-func (p *provisioner) orgName(ctx context.Context, id int64) (string, error) {
-	orgs, err := p.s.store.Orgs(ctx)
+func (p *Provisioner) orgName(ctx context.Context, id int64) (string, error) {
+	orgs, err := p.opts.Store.Orgs(ctx)
 	if err != nil {
 		return "", err
 	}
@@ -331,3 +393,31 @@ func (p *provisioner) orgName(ctx context.Context, id int64) (string, error) {
 	}
 	return "", fmt.Errorf("organization %d not found", id)
 }
+
+// Run starts the workers (one per region, and the renewal of claims),
+// which stop when ctx ends; wg counts them. lazy defers the start to the
+// first Wake (a short-lived process that calls Drain before it exits: the
+// CLI's embedded platform).
+func (p *Provisioner) Run(ctx context.Context, wg *sync.WaitGroup, lazy bool) {
+	p.start = func() {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p.renew(ctx)
+		}()
+		for _, region := range resources.Regions() {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				p.run(ctx, region)
+			}()
+		}
+	}
+	if !lazy {
+		p.startOnce.Do(p.start)
+	}
+}
+
+// Stop makes sure no worker starts from now on (a lazy Run's first Wake
+// included). Workers already started stop with Run's ctx.
+func (p *Provisioner) Stop() { p.startOnce.Do(func() {}) }

@@ -1,4 +1,4 @@
-package platform
+package wire
 
 import (
 	"maps"
@@ -11,33 +11,33 @@ import (
 	"github.com/botkit-dev/botkit/pkg/resources"
 )
 
-// appendObjectJSON appends the JSON of toObject(org, o) — byte for byte what
+// AppendObject appends the JSON of Object(org, o) — byte for byte what
 // encoding/json produces for it (TestAppendObjectJSON checks) — without
 // reflection.
-func appendObjectJSON(b []byte, org string, o store.Object) []byte {
+func AppendObject(b []byte, org string, o store.Object) []byte {
 	var pairs []string
 	for _, k := range slices.Sorted(maps.Keys(o.Labels)) {
 		pairs = append(pairs, k, o.Labels[k])
 	}
-	return appendItemJSON(b, org, &store.ListItem{Object: o, LabelPairs: pairs, KeyNames: slices.Sorted(maps.Keys(o.Keys))})
+	return AppendItem(b, org, &store.ListItem{Object: o, LabelPairs: pairs, KeyNames: slices.Sorted(maps.Keys(o.Keys))})
 }
 
-// appendItemJSON appends the JSON of a listed object: the same bytes as
+// AppendItem appends the JSON of a listed object: the same bytes as
 // appendObjectJSON of the object it stands for. Lists of 10,000 objects are
 // encoded this way, with no per-object allocation.
-func appendItemJSON(b []byte, org string, it *store.ListItem) []byte {
+func AppendItem(b []byte, org string, it *store.ListItem) []byte {
 	o := &it.Object
 	b = append(b, `{"apiVersion":"`+resources.APIVersion+`","kind":`...)
-	b = appendJSONString(b, o.Kind)
+	b = AppendString(b, o.Kind)
 	b = append(b, `,"metadata":{"name":`...)
-	b = appendJSONString(b, o.Name)
+	b = AppendString(b, o.Name)
 	if org != "" {
 		b = append(b, `,"organization":`...)
-		b = appendJSONString(b, org)
+		b = AppendString(b, org)
 	}
 	if o.Region != "" {
 		b = append(b, `,"region":`...)
-		b = appendJSONString(b, o.Region)
+		b = AppendString(b, o.Region)
 	}
 	if len(it.LabelPairs) > 0 {
 		b = append(b, `,"labels":{`...)
@@ -45,9 +45,9 @@ func appendItemJSON(b []byte, org string, it *store.ListItem) []byte {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendJSONString(b, it.LabelPairs[i])
+			b = AppendString(b, it.LabelPairs[i])
 			b = append(b, ':')
-			b = appendJSONString(b, it.LabelPairs[i+1])
+			b = AppendString(b, it.LabelPairs[i+1])
 		}
 		b = append(b, '}')
 	}
@@ -63,15 +63,15 @@ func appendItemJSON(b []byte, org string, it *store.ListItem) []byte {
 	}
 	if o.ApplySet != "" {
 		b = append(b, `,"applySet":`...)
-		b = appendJSONString(b, o.ApplySet)
+		b = AppendString(b, o.ApplySet)
 	}
 	b = append(b, `},"spec":{`...)
 	if o.Kind == resources.KindImagePullSecret {
 		b = append(b, `"host":`...)
-		b = appendJSONString(b, o.Host)
+		b = AppendString(b, o.Host)
 		if o.Username != "" {
 			b = append(b, `,"username":`...)
-			b = appendJSONString(b, o.Username)
+			b = AppendString(b, o.Username)
 		}
 	} else if len(it.KeyNames) > 0 {
 		b = append(b, `"keys":[`...)
@@ -79,15 +79,15 @@ func appendItemJSON(b []byte, org string, it *store.ListItem) []byte {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendJSONString(b, k)
+			b = AppendString(b, k)
 		}
 		b = append(b, ']')
 	}
 	b = append(b, `},"status":{"state":`...)
-	b = appendJSONString(b, o.State)
+	b = AppendString(b, o.State)
 	if o.Message != "" {
 		b = append(b, `,"message":`...)
-		b = appendJSONString(b, o.Message)
+		b = AppendString(b, o.Message)
 	}
 	return append(b, "}}"...)
 }
@@ -129,9 +129,9 @@ func appendTime(b []byte, t time.Time) []byte {
 
 const hexDigits = "0123456789abcdef"
 
-// appendJSONString appends s as a JSON string, escaped as json.Marshal does
+// AppendString appends s as a JSON string, escaped as json.Marshal does
 // (including <, > and & as \u003c, \u003e, \u0026).
-func appendJSONString(b []byte, s string) []byte {
+func AppendString(b []byte, s string) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
@@ -348,4 +348,29 @@ func (d *fastDecoder) strArray() ([]string, bool) {
 			return nil, false
 		}
 	}
+}
+
+// Object converts a stored object to its API form (key names, never values).
+func Object(org string, o store.Object) resources.Object {
+	created, updated := o.CreatedAt, o.UpdatedAt
+	meta := resources.ObjectMeta{
+		Name: o.Name, Organization: org, Region: o.Region, Labels: o.Labels,
+		ResourceVersion: strconv.FormatInt(o.Version, 10), CreationTimestamp: &created, UpdateTimestamp: &updated,
+		ApplySet: o.ApplySet,
+	}
+	if o.Managed {
+		meta.ManagedBy = resources.ManagedByApply
+	}
+	st := &resources.Status{State: o.State, Message: o.Message}
+	if o.Kind == resources.KindImagePullSecret {
+		return resources.Object{ImagePullSecret: &resources.ImagePullSecret{
+			TypeMeta: resources.TypeMeta{APIVersion: resources.APIVersion, Kind: resources.KindImagePullSecret},
+			Metadata: meta, Spec: resources.ImagePullSecretSpec{Host: o.Host, Username: o.Username}, Status: st,
+		}}
+	}
+	keys := slices.Sorted(maps.Keys(o.Keys))
+	return resources.Object{SecretSet: &resources.SecretSet{
+		TypeMeta: resources.TypeMeta{APIVersion: resources.APIVersion, Kind: resources.KindSecretSet},
+		Metadata: meta, Spec: resources.SecretSetSpec{Keys: keys}, Status: st,
+	}}
 }

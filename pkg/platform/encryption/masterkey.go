@@ -1,4 +1,4 @@
-package platform
+package encryption
 
 import (
 	"context"
@@ -11,10 +11,10 @@ import (
 	"github.com/botkit-dev/botkit/pkg/platform/store"
 )
 
-// settingKeyCheck is the store setting that holds the master key's check
+// SettingKeyCheck is the store setting that holds the master key's check
 // value: an HMAC of a fixed text under the key. It tells whether a key is
 // the one the store's values were encrypted with, without revealing the key.
-const settingKeyCheck = "master_key_check"
+const SettingKeyCheck = "master_key_check"
 
 // keyCheck is the check value of key.
 func keyCheck(key []byte) []byte {
@@ -23,7 +23,7 @@ func keyCheck(key []byte) []byte {
 	return m.Sum(nil)
 }
 
-// MasterKeyError is returned by Open when the master key is missing or is
+// MasterKeyError is returned by OpenMasterKey (and platform.Open) when the master key is missing or is
 // not the one the store's values were encrypted with. Nothing was written:
 // a new key is made only for a store that never held a value. (A runtime
 // failure, exit 1.)
@@ -42,18 +42,18 @@ func (e *MasterKeyError) Error() string {
 		"use the key file they were written with (restore it from your backup); nothing was changed", e.File)
 }
 
-// openMasterKey loads the master key of keyFile and checks it against
+// OpenMasterKey loads the master key of keyFile and checks it against
 // st. A missing file is created (when create is true) only if st holds
 // neither a key check nor a value. The key's check value is stored on first
 // use; for a store written before checks existed, the key is first tried on
 // one stored value.
-func openMasterKey(ctx context.Context, st store.Store, keyFile string, create bool) (*sealer, error) {
-	key, err := loadMasterKey(keyFile, false)
+func OpenMasterKey(ctx context.Context, st store.Store, keyFile string, create bool) (*Sealer, error) {
+	key, err := LoadMasterKey(keyFile, false)
 	if errors.Is(err, fs.ErrNotExist) && create {
 		if err := requireNoEncryptedData(ctx, st, keyFile); err != nil {
 			return nil, err
 		}
-		key, err = createMasterKey(keyFile)
+		key, err = CreateMasterKey(keyFile)
 	}
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, &MasterKeyError{File: keyFile, Missing: true}
@@ -61,12 +61,12 @@ func openMasterKey(ctx context.Context, st store.Store, keyFile string, create b
 	if err != nil {
 		return nil, err
 	}
-	sl, err := newSealer(key)
+	sl, err := NewSealer(key)
 	if err != nil {
 		return nil, fmt.Errorf("master key %s: %w", keyFile, err)
 	}
 	want := keyCheck(key)
-	got, err := st.Setting(ctx, settingKeyCheck)
+	got, err := st.Setting(ctx, SettingKeyCheck)
 	if err != nil {
 		return nil, err
 	}
@@ -74,11 +74,11 @@ func openMasterKey(ctx context.Context, st store.Store, keyFile string, create b
 		if sv, ok, err := st.SampleValue(ctx); err != nil {
 			return nil, err
 		} else if ok {
-			if _, err := sl.open(sv.Org, sv.Region, sv.Name, sv.Value.Key, sv.Value.Ciphertext); err != nil {
+			if _, err := sl.Open(sv.Org, sv.Region, sv.Name, sv.Value.Key, sv.Value.Ciphertext); err != nil {
 				return nil, &MasterKeyError{File: keyFile}
 			}
 		}
-		if got, err = st.InitSetting(ctx, settingKeyCheck, want); err != nil {
+		if got, err = st.InitSetting(ctx, SettingKeyCheck, want); err != nil {
 			return nil, err
 		}
 	}
@@ -91,7 +91,7 @@ func openMasterKey(ctx context.Context, st store.Store, keyFile string, create b
 // requireNoEncryptedData refuses a new master key for a store that holds a
 // key check or a value.
 func requireNoEncryptedData(ctx context.Context, st store.Store, keyFile string) error {
-	check, err := st.Setting(ctx, settingKeyCheck)
+	check, err := st.Setting(ctx, SettingKeyCheck)
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package platform
+package encryption
 
 import (
 	"crypto/aes"
@@ -15,12 +15,12 @@ import (
 	"strings"
 )
 
-// sealer encrypts values with AES-256-GCM. The associated data binds a
+// Sealer encrypts values with AES-256-GCM. The associated data binds a
 // ciphertext to its organization, region, object name and key, so a value
 // copied to another row does not decrypt.
-type sealer struct{ aead cipher.AEAD }
+type Sealer struct{ aead cipher.AEAD }
 
-func newSealer(key []byte) (*sealer, error) {
+func NewSealer(key []byte) (*Sealer, error) {
 	if len(key) != 32 {
 		return nil, fmt.Errorf("master key must be 32 bytes, got %d", len(key))
 	}
@@ -32,7 +32,7 @@ func newSealer(key []byte) (*sealer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &sealer{aead: aead}, nil
+	return &Sealer{aead: aead}, nil
 }
 
 func associatedData(org, region, name, key string) []byte {
@@ -45,8 +45,8 @@ func associatedData(org, region, name, key string) []byte {
 	return b
 }
 
-// seal returns nonce || ciphertext.
-func (s *sealer) seal(org, region, name, key string, plaintext []byte) ([]byte, error) {
+// Seal returns nonce || ciphertext.
+func (s *Sealer) Seal(org, region, name, key string, plaintext []byte) ([]byte, error) {
 	nonce := make([]byte, s.aead.NonceSize(), s.aead.NonceSize()+len(plaintext)+s.aead.Overhead())
 	if _, err := rand.Read(nonce); err != nil {
 		return nil, err
@@ -54,24 +54,25 @@ func (s *sealer) seal(org, region, name, key string, plaintext []byte) ([]byte, 
 	return s.aead.Seal(nonce, nonce, plaintext, associatedData(org, region, name, key)), nil
 }
 
-var errDecrypt = errors.New("a stored value could not be decrypted (wrong master key or tampered data)")
+// ErrDecrypt is returned by Open for a ciphertext that does not decrypt.
+var ErrDecrypt = errors.New("a stored value could not be decrypted (wrong master key or tampered data)")
 
-func (s *sealer) open(org, region, name, key string, blob []byte) ([]byte, error) {
+func (s *Sealer) Open(org, region, name, key string, blob []byte) ([]byte, error) {
 	n := s.aead.NonceSize()
 	if len(blob) < n {
-		return nil, errDecrypt
+		return nil, ErrDecrypt
 	}
 	pt, err := s.aead.Open(nil, blob[:n], blob[n:], associatedData(org, region, name, key))
 	if err != nil {
-		return nil, errDecrypt
+		return nil, ErrDecrypt
 	}
 	return pt, nil
 }
 
-// createMasterKey writes a new key to a temporary file and links it into
+// CreateMasterKey writes a new key to a temporary file and links it into
 // place, so that a process starting at the same moment never reads a key
 // half written: the first link wins, the others read the winner's key.
-func createMasterKey(path string) ([]byte, error) {
+func CreateMasterKey(path string) ([]byte, error) {
 	key := make([]byte, 32)
 	if _, err := rand.Read(key); err != nil {
 		return nil, err
@@ -99,20 +100,20 @@ func createMasterKey(path string) ([]byte, error) {
 	}
 	if err := os.Link(tmp, path); err != nil {
 		if errors.Is(err, fs.ErrExist) {
-			return loadMasterKey(path, false) // another process won the race
+			return LoadMasterKey(path, false) // another process won the race
 		}
 		return nil, fmt.Errorf("create master key %s: %w", path, err)
 	}
 	return key, nil
 }
 
-// loadMasterKey reads the key from path: 32 raw bytes, 64 hex digits or the
+// LoadMasterKey reads the key from path: 32 raw bytes, 64 hex digits or the
 // base64 of 32 bytes. When create is true and the file does not exist, a new
 // random key is written there (mode 0600, 64 hex digits).
-func loadMasterKey(path string, create bool) ([]byte, error) {
+func LoadMasterKey(path string, create bool) ([]byte, error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) && create {
-		return createMasterKey(path)
+		return CreateMasterKey(path)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read master key %s: %w", path, err)

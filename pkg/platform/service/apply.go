@@ -1,46 +1,31 @@
-package platform
+package service
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
-	"net/http"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/botkit-dev/botkit/pkg/platform/store"
+	"github.com/botkit-dev/botkit/pkg/platform/wire"
 	"github.com/botkit-dev/botkit/pkg/resources"
 )
-
-// applyWire is the body of POST .../apply as the server decodes it: the
-// fields of resources.ApplyRequest (TestApplyWireMatchesRequest keeps them
-// in step), with the objects left raw so that each is decoded strictly and
-// its errors carry its index.
-type applyWire struct {
-	Objects  []json.RawMessage `json:"objects"`
-	ApplySet string            `json:"applySet"`
-	Prune    bool              `json:"prune"`
-	Selector string            `json:"selector"`
-	DryRun   bool              `json:"dryRun"`
-}
 
 // objectErrors collects the problems of the objects of one request.
 type objectErrors struct {
 	list  []resources.ObjectError
-	first *apiError
+	first *resources.Error
 }
 
 func (e *objectErrors) add(index int, kind, name string, err error) {
-	ae := asAPIError(err)
+	re, _ := AsError(err) // an unexpected error is "internal error" (the request's own log has it)
 	if e.first == nil {
-		e.first = ae
+		e.first = re
 	}
-	e.list = append(e.list, resources.ObjectError{Index: index, Kind: kind, Name: name, Code: ae.code, Message: ae.msg})
+	e.list = append(e.list, resources.ObjectError{Index: index, Kind: kind, Name: name, Code: re.Code, Message: re.Message})
 }
 
 // err returns nil or one error: the status and code of the first problem, a
@@ -59,75 +44,10 @@ func (e *objectErrors) err(verb string) error {
 	if n := len(e.list) - 1; n > 0 {
 		msg += fmt.Sprintf(" (and %d more; see details)", n)
 	}
-	if e.first.status >= 500 {
+	if e.first.Code == resources.CodeInternal || e.first.Code == resources.CodeUnavailable {
 		msg = "internal error"
 	}
-	return &apiError{status: e.first.status, code: e.first.code, msg: msg + "; " + verb, details: e.list}
-}
-
-// decodeObject decodes one SecretSet or ImagePullSecret strictly: an unknown
-// field or a wrong type is an error (never quoting a value).
-func decodeObject(raw []byte) (resources.Object, error) {
-	if t := bytes.TrimLeft(raw, " \t\r\n"); len(t) == 0 || t[0] != '{' {
-		return resources.Object{}, errInvalid("want an object with apiVersion, kind, metadata and spec")
-	}
-	var tm resources.TypeMeta
-	if err := json.Unmarshal(raw, &tm); err != nil {
-		return resources.Object{}, errInvalid("%s", describeDecodeError(err))
-	}
-	var o resources.Object
-	var target any
-	switch tm.Kind {
-	case resources.KindSecretSet:
-		o.SecretSet = &resources.SecretSet{}
-		target = o.SecretSet
-	case resources.KindImagePullSecret:
-		o.ImagePullSecret = &resources.ImagePullSecret{}
-		target = o.ImagePullSecret
-	default:
-		return o, errInvalid("kind: %v", resources.ValidateKind(tm.Kind))
-	}
-	if err := decodeStrict(raw, target); err != nil {
-		return resources.Object{}, errInvalid("%s", describeDecodeError(err))
-	}
-	var doc map[string]any
-	if err := json.Unmarshal(raw, &doc); err != nil {
-		return resources.Object{}, errInvalid("%s", describeDecodeError(err))
-	}
-	// What api/openapi.yaml's ObjectInput requires (kind was checked
-	// above): a SecretSet without spec would replace its keys with none.
-	for _, f := range []string{"metadata", "spec"} {
-		if field(doc, f) == nil {
-			return resources.Object{}, errInvalid("%s is required (a %s with no keys says spec: {data: {}})", f, resources.KindSecretSet)
-		}
-	}
-	// One rule for every field only the platform sets: refused, so that an
-	// object printed by the platform (key names, never values) sent back
-	// cannot replace a set's values with nothing.
-	var out []string
-	for _, f := range resources.OutputOnlyFields() {
-		if field(doc, f) != nil {
-			out = append(out, f)
-		}
-	}
-	if len(out) > 0 {
-		return resources.Object{}, errInvalid("%s: output only, set by the platform (an object the platform printed is not a request body)", strings.Join(out, ", "))
-	}
-	return o, nil
-}
-
-// field returns the value at path (dot separated) in doc, nil when absent
-// or null.
-func field(doc map[string]any, path string) any {
-	var cur any = doc
-	for _, part := range strings.Split(path, ".") {
-		m, ok := cur.(map[string]any)
-		if !ok {
-			return nil
-		}
-		cur = m[part]
-	}
-	return cur
+	return &resources.Error{Code: e.first.Code, Message: msg + "; " + verb, Details: e.list}
 }
 
 // applyInput is one validated object of an apply request.
@@ -161,7 +81,7 @@ func (st *applyStep) action() string {
 }
 
 // parseApply validates everything of an apply request that needs no store.
-func (s *Server) parseApply(p principal, w applyWire) ([]applyInput, resources.Selector, error) {
+func (s *Service) parseApply(p Principal, w wire.ApplyRequest) ([]applyInput, resources.Selector, error) {
 	if len(w.Objects) > resources.MaxApplyObjects {
 		return nil, nil, errTooLarge("an apply holds at most %d objects; this one holds %d", resources.MaxApplyObjects, len(w.Objects))
 	}
@@ -182,7 +102,7 @@ func (s *Server) parseApply(p principal, w applyWire) ([]applyInput, resources.S
 	inputs := make([]applyInput, 0, len(w.Objects))
 	seen := make(map[string]int, len(w.Objects))
 	for i, raw := range w.Objects {
-		obj, err := decodeObject(raw)
+		obj, err := wire.DecodeObject(raw)
 		if err != nil {
 			errs.add(i, "", "", err)
 			continue
@@ -209,7 +129,7 @@ func (s *Server) parseApply(p principal, w applyWire) ([]applyInput, resources.S
 }
 
 // plan computes the step of one object inside the transaction.
-func (s *Server) applyStep(ctx context.Context, tx store.Tx, p principal, in applyInput, applySet string, now time.Time) (applyStep, error) {
+func (s *Service) applyStep(ctx context.Context, tx store.Tx, p Principal, in applyInput, applySet string, now time.Time) (applyStep, error) {
 	st := applyStep{in: in}
 	cur, err := tx.Object(ctx, p.org.ID, in.name)
 	st.exists = err == nil
@@ -257,7 +177,7 @@ func (s *Server) applyStep(ctx context.Context, tx store.Tx, p principal, in app
 }
 
 // apply implements POST /v1/organizations/{org}/apply.
-func (s *Server) apply(ctx context.Context, p principal, w applyWire) (resources.ApplyResult, error) {
+func (s *Service) apply(ctx context.Context, p Principal, w wire.ApplyRequest) (resources.ApplyResult, error) {
 	res := resources.ApplyResult{TypeMeta: resources.TypeMeta{APIVersion: resources.APIVersion, Kind: resources.KindApplyResult}, DryRun: w.DryRun, ApplySet: w.ApplySet}
 	inputs, sel, err := s.parseApply(p, w)
 	if err != nil {
@@ -275,8 +195,8 @@ func (s *Server) apply(ctx context.Context, p principal, w applyWire) (resources
 		for _, in := range inputs {
 			st, err := s.applyStep(ctx, tx, p, in, w.ApplySet, now)
 			if err != nil {
-				var ae *apiError
-				if !errors.As(err, &ae) {
+				var re *resources.Error
+				if !errors.As(err, &re) {
 					return err // a store failure, not the object's
 				}
 				errs.add(in.index, in.d.kind, in.name, err)
@@ -325,7 +245,7 @@ func (s *Server) apply(ctx context.Context, p principal, w applyWire) (resources
 					return err
 				}
 			}
-			obj := toObject(p.org.Name, o)
+			obj := wire.Object(p.org.Name, o)
 			keys := make([]resources.KeyChange, 0, len(o.Keys))
 			for _, k := range slices.Sorted(maps.Keys(o.Keys)) {
 				keys = append(keys, resources.KeyChange{Key: k, Change: resources.ChangeRemoved})
@@ -339,7 +259,7 @@ func (s *Server) apply(ctx context.Context, p principal, w applyWire) (resources
 		return res, err
 	}
 	for region := range woken {
-		s.prov.wake(region)
+		s.wake(region)
 	}
 	return res, nil
 }
@@ -348,7 +268,7 @@ func (s *Server) apply(ctx context.Context, p principal, w applyWire) (resources
 // (new version and generation, pending for the provisioner), only the
 // ownership when nothing else changes (new version; generation and state
 // stay), nothing at all when the object is unchanged.
-func (s *Server) applyWrite(ctx context.Context, tx store.Tx, p principal, st *applyStep, now time.Time) error {
+func (s *Service) applyWrite(ctx context.Context, tx store.Tx, p Principal, st *applyStep, now time.Time) error {
 	switch {
 	case st.content:
 		put, removed, touched, err := s.replaceValues(p.org.Name, st.in.name, st.region, st.in.d, st.pl)
@@ -381,7 +301,7 @@ func applyItem(org string, st *applyStep, dryRun bool) resources.ApplyResultItem
 	if dryRun && st.content {
 		next.State, next.Message = resources.StatePending, ""
 	}
-	obj := toObject(org, next)
+	obj := wire.Object(org, next)
 	rv := obj.Meta().ResourceVersion
 	if dryRun && !st.exists {
 		rv = ""
@@ -394,14 +314,14 @@ func applyItem(org string, st *applyStep, dryRun bool) resources.ApplyResultItem
 // valueKeys names the stored values of an object (for audit records).
 func valueKeys(o store.Object) []string {
 	if o.Kind == resources.KindImagePullSecret {
-		return []string{credentialsKey}
+		return []string{store.CredentialsKey}
 	}
 	return slices.Sorted(maps.Keys(o.Keys))
 }
 
 // deleteMany implements POST /v1/organizations/{org}/delete: every named
 // object, in one transaction, or none.
-func (s *Server) deleteMany(ctx context.Context, p principal, req resources.DeleteRequest) (resources.DeleteResult, error) {
+func (s *Service) deleteMany(ctx context.Context, p Principal, req resources.DeleteRequest) (resources.DeleteResult, error) {
 	res := resources.DeleteResult{TypeMeta: resources.TypeMeta{APIVersion: resources.APIVersion, Kind: resources.KindDeleteResult}, DryRun: req.DryRun}
 	if len(req.Objects) > resources.MaxApplyObjects {
 		return res, errTooLarge("a delete holds at most %d objects; this one holds %d", resources.MaxApplyObjects, len(req.Objects))
@@ -441,7 +361,7 @@ func (s *Server) deleteMany(ctx context.Context, p principal, req resources.Dele
 			switch {
 			case errors.Is(err, store.ErrNotFound):
 				if !req.IgnoreNotFound {
-					errs.add(i, ref.Kind, ref.Name, newErr(http.StatusNotFound, resources.CodeNotFound, "not found"))
+					errs.add(i, ref.Kind, ref.Name, errNotFound("not found"))
 				}
 				found = append(found, store.Object{})
 				continue
@@ -471,7 +391,7 @@ func (s *Server) deleteMany(ctx context.Context, p principal, req resources.Dele
 					return err
 				}
 			}
-			obj := toObject(p.org.Name, cur)
+			obj := wire.Object(p.org.Name, cur)
 			res.Items = append(res.Items, resources.DeleteResultItem{Kind: cur.Kind, Name: cur.Name, Region: cur.Region, Action: resources.ActionDeleted, Object: &obj})
 		}
 		return nil

@@ -1,4 +1,4 @@
-package platform
+package service
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/botkit-dev/botkit/pkg/platform/encryption"
 	"github.com/botkit-dev/botkit/pkg/platform/store"
 )
 
@@ -29,7 +30,7 @@ func Migrate(ctx context.Context, src, dst store.Store) (MigrateStats, error) {
 	if orgs, err := dst.Orgs(ctx); err != nil {
 		return st, err
 	} else if len(orgs) > 0 {
-		return st, fmt.Errorf("the database already holds %d organizations; migrate into an empty database: %w", len(orgs), ErrExists)
+		return st, errConflict("the database already holds %d organizations; migrate into an empty database", len(orgs))
 	}
 	orgs, err := src.Orgs(ctx)
 	if err != nil {
@@ -80,13 +81,13 @@ func Migrate(ctx context.Context, src, dst store.Store) (MigrateStats, error) {
 	}
 	// The master key's check goes along, so that a replica started with
 	// another key than the source's is refused.
-	if check, err := src.Setting(ctx, settingKeyCheck); err != nil {
+	if check, err := src.Setting(ctx, encryption.SettingKeyCheck); err != nil {
 		return st, err
 	} else if check != nil {
-		if got, err := dst.InitSetting(ctx, settingKeyCheck, check); err != nil {
+		if got, err := dst.InitSetting(ctx, encryption.SettingKeyCheck, check); err != nil {
 			return st, err
 		} else if !bytes.Equal(got, check) {
-			return st, fmt.Errorf("the database holds the check of another master key; migrate into an empty database: %w", ErrExists)
+			return st, errConflict("the database holds the check of another master key; migrate into an empty database")
 		}
 	}
 	err = dst.Update(ctx, func(ctx context.Context, tx store.Tx) error {
@@ -127,7 +128,7 @@ func Migrate(ctx context.Context, src, dst store.Store) (MigrateStats, error) {
 		return tx.AdvanceVersion(ctx, maxVersion)
 	})
 	if errors.Is(err, store.ErrExists) {
-		return st, fmt.Errorf("--to: %w (another migration ran at the same time?)", ErrExists)
+		return st, errConflict("--to: already exists (another migration ran at the same time?)")
 	}
 	return st, err
 }

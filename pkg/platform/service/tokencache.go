@@ -1,8 +1,9 @@
-package platform
+package service
 
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -16,6 +17,8 @@ import (
 // changes, so a revocation by `botkit-platform tokens revoke` (another
 // process) applies to the very next request.
 const TokensEpochFile = "tokens.epoch"
+
+func epochFile(dataDir string) string { return filepath.Join(dataDir, TokensEpochFile) }
 
 // tokenTTL bounds how long a successful token lookup is reused.
 const tokenTTL = 30 * time.Second

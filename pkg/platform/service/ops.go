@@ -1,62 +1,19 @@
-package platform
+package service
 
 import (
 	"context"
 	"crypto/subtle"
 	"errors"
 	"maps"
-	"net/http"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/botkit-dev/botkit/pkg/platform/store"
+	"github.com/botkit-dev/botkit/pkg/platform/wire"
 	"github.com/botkit-dev/botkit/pkg/resources"
 )
-
-// credentialsKey is the value key under which an image pull secret's
-// base64 "user:pass" is stored.
-const credentialsKey = "credentials"
-
-// principal is who makes a request.
-type principal struct {
-	org     store.Org
-	user    string
-	tokenID string
-}
-
-func (p principal) actor() string {
-	if p.tokenID == "" {
-		return p.user
-	}
-	return p.user + " (" + p.tokenID + ")"
-}
-
-// toObject converts a stored object to its API form (key names, never values).
-func toObject(org string, o store.Object) resources.Object {
-	created, updated := o.CreatedAt, o.UpdatedAt
-	meta := resources.ObjectMeta{
-		Name: o.Name, Organization: org, Region: o.Region, Labels: o.Labels,
-		ResourceVersion: strconv.FormatInt(o.Version, 10), CreationTimestamp: &created, UpdateTimestamp: &updated,
-		ApplySet: o.ApplySet,
-	}
-	if o.Managed {
-		meta.ManagedBy = resources.ManagedByApply
-	}
-	st := &resources.Status{State: o.State, Message: o.Message}
-	if o.Kind == resources.KindImagePullSecret {
-		return resources.Object{ImagePullSecret: &resources.ImagePullSecret{
-			TypeMeta: resources.TypeMeta{APIVersion: resources.APIVersion, Kind: resources.KindImagePullSecret},
-			Metadata: meta, Spec: resources.ImagePullSecretSpec{Host: o.Host, Username: o.Username}, Status: st,
-		}}
-	}
-	keys := slices.Sorted(maps.Keys(o.Keys))
-	return resources.Object{SecretSet: &resources.SecretSet{
-		TypeMeta: resources.TypeMeta{APIVersion: resources.APIVersion, Kind: resources.KindSecretSet},
-		Metadata: meta, Spec: resources.SecretSetSpec{Keys: keys}, Status: st,
-	}}
-}
 
 func describe(o store.Object) string { return strings.ToLower(o.Kind) + "/" + o.Name }
 
@@ -158,7 +115,7 @@ func (pc precondition) check(name string, exists bool, cur store.Object) error {
 	case !exists:
 		return errConflict("%s: %s does not exist (it was deleted or never created)", field, name)
 	case !ifMatches(pc.ifMatch, cur.Version):
-		return errConflict("%s: %s changed since %s (now resourceVersion %d); read it again and retry", field, describe(cur), safeField(pc.ifMatch), cur.Version)
+		return errConflict("%s: %s changed since %s (now resourceVersion %d); read it again and retry", field, describe(cur), wire.QuoteField(pc.ifMatch), cur.Version)
 	}
 	return nil
 }
@@ -184,7 +141,7 @@ func ifMatches(h string, version int64) bool {
 }
 
 // merge implements PATCH.
-func (s *Server) merge(ctx context.Context, p principal, name string, pt resources.Patch, pc precondition) (store.Object, bool, error) {
+func (s *Service) merge(ctx context.Context, p Principal, name string, pt resources.Patch, pc precondition) (store.Object, bool, error) {
 	var zero store.Object
 	if err := validateObjectName(name); err != nil {
 		return zero, false, err
@@ -279,7 +236,7 @@ func (s *Server) merge(ctx context.Context, p principal, name string, pt resourc
 			for _, k := range slices.Sorted(maps.Keys(pt.Set)) {
 				v := pt.Set[k]
 				keys[k] = len(v)
-				ct, err := s.sealer.seal(p.org.Name, obj.Region, name, k, []byte(v))
+				ct, err := s.sealer.Seal(p.org.Name, obj.Region, name, k, []byte(v))
 				if err != nil {
 					return err
 				}
@@ -302,12 +259,12 @@ func (s *Server) merge(ctx context.Context, p principal, name string, pt resourc
 			}
 			if ips.b64 != "" {
 				obj.Username = ips.username
-				ct, err := s.sealer.seal(p.org.Name, obj.Region, name, credentialsKey, []byte(ips.b64))
+				ct, err := s.sealer.Seal(p.org.Name, obj.Region, name, store.CredentialsKey, []byte(ips.b64))
 				if err != nil {
 					return err
 				}
-				put = append(put, store.Value{Key: credentialsKey, Size: len(ips.b64), Ciphertext: ct})
-				touched = append(touched, credentialsKey)
+				put = append(put, store.Value{Key: store.CredentialsKey, Size: len(ips.b64), Ciphertext: ct})
+				touched = append(touched, store.CredentialsKey)
 			}
 			obj.Keys = nil
 		}
@@ -332,7 +289,7 @@ func (s *Server) merge(ctx context.Context, p principal, name string, pt resourc
 		return nil
 	})
 	if err == nil {
-		s.prov.wake(result.Region)
+		s.wake(result.Region)
 	}
 	return result, created, err
 }
@@ -347,7 +304,7 @@ type desired struct {
 	ips    ipsInput
 }
 
-func (s *Server) parseReplace(p principal, name string, in resources.Object) (desired, error) {
+func (s *Service) parseReplace(p Principal, name string, in resources.Object) (desired, error) {
 	var d desired
 	meta := in.Meta()
 	if meta == nil {
@@ -473,7 +430,7 @@ func plan(org string, exists bool, cur store.Object, curVals map[string][]byte, 
 	case resources.KindImagePullSecret:
 		field("spec.host", exists, true, cur.Host == d.ips.host)
 		field("spec.username", exists, true, cur.Username == d.ips.username)
-		field("spec.credentials", exists, true, equalSecret(curVals[credentialsKey], []byte(d.ips.b64)))
+		field("spec.credentials", exists, true, equalSecret(curVals[store.CredentialsKey], []byte(d.ips.b64)))
 	}
 	switch {
 	case !exists:
@@ -488,7 +445,7 @@ func plan(org string, exists bool, cur store.Object, curVals map[string][]byte, 
 
 // checkReplace applies the kind, region and If-Match rules; it returns the
 // region the object will have.
-func checkReplace(p principal, name string, exists bool, cur store.Object, d desired, ifMatch string) (string, error) {
+func checkReplace(p Principal, name string, exists bool, cur store.Object, d desired, ifMatch string) (string, error) {
 	if exists && cur.Kind != d.kind {
 		return "", kindConflict(cur, d.kind)
 	}
@@ -517,16 +474,16 @@ type valueReader interface {
 	Values(ctx context.Context, objectID int64) ([]store.Value, error)
 }
 
-func (s *Server) decryptAll(ctx context.Context, r valueReader, org string, o store.Object) (map[string][]byte, error) {
+func (s *Service) decryptAll(ctx context.Context, r valueReader, org string, o store.Object) (map[string][]byte, error) {
 	vals, err := r.Values(ctx, o.ID)
 	if err != nil {
 		return nil, err
 	}
 	out := make(map[string][]byte, len(vals))
 	for _, v := range vals {
-		pt, err := s.sealer.open(org, o.Region, o.Name, v.Key, v.Ciphertext)
+		pt, err := s.sealer.Open(org, o.Region, o.Name, v.Key, v.Ciphertext)
 		if err != nil {
-			return nil, newErr(http.StatusInternalServerError, resources.CodeInternal, "%s: %v", describe(o), err)
+			return nil, resources.Errorf(resources.CodeInternal, "%s: %v", describe(o), err)
 		}
 		out[v.Key] = pt
 	}
@@ -534,7 +491,7 @@ func (s *Server) decryptAll(ctx context.Context, r valueReader, org string, o st
 }
 
 // replace implements PUT. With dryRun it only returns the plan.
-func (s *Server) replace(ctx context.Context, p principal, name string, in resources.Object, ifMatch string, dryRun bool) (store.Object, resources.Plan, bool, error) {
+func (s *Service) replace(ctx context.Context, p Principal, name string, in resources.Object, ifMatch string, dryRun bool) (store.Object, resources.Plan, bool, error) {
 	var zero store.Object
 	var pl resources.Plan
 	if err := validateObjectName(name); err != nil {
@@ -602,7 +559,7 @@ func (s *Server) replace(ctx context.Context, p principal, name string, in resou
 		return nil
 	})
 	if err == nil && wrote {
-		s.prov.wake(result.Region)
+		s.wake(result.Region)
 	}
 	return result, pl, created, err
 }
@@ -631,7 +588,7 @@ func replaced(orgID int64, name, region string, exists bool, cur store.Object, d
 
 // replaceValues seals the values a replace planned in pl writes and names
 // the keys it removes and the keys it touches (for the audit record).
-func (s *Server) replaceValues(org, name, region string, d desired, pl resources.Plan) (put []store.Value, removed, touched []string, err error) {
+func (s *Service) replaceValues(org, name, region string, d desired, pl resources.Plan) (put []store.Value, removed, touched []string, err error) {
 	switch d.kind {
 	case resources.KindSecretSet:
 		for _, kc := range pl.Keys {
@@ -640,7 +597,7 @@ func (s *Server) replaceValues(org, name, region string, d desired, pl resources
 				removed = append(removed, kc.Key)
 			case resources.ChangeAdded, resources.ChangeChanged:
 				v := d.data[kc.Key]
-				ct, err := s.sealer.seal(org, region, name, kc.Key, []byte(v))
+				ct, err := s.sealer.Seal(org, region, name, kc.Key, []byte(v))
 				if err != nil {
 					return nil, nil, nil, err
 				}
@@ -651,18 +608,18 @@ func (s *Server) replaceValues(org, name, region string, d desired, pl resources
 			}
 		}
 	case resources.KindImagePullSecret:
-		ct, err := s.sealer.seal(org, region, name, credentialsKey, []byte(d.ips.b64))
+		ct, err := s.sealer.Seal(org, region, name, store.CredentialsKey, []byte(d.ips.b64))
 		if err != nil {
 			return nil, nil, nil, err
 		}
-		put = append(put, store.Value{Key: credentialsKey, Size: len(d.ips.b64), Ciphertext: ct})
-		touched = append(touched, credentialsKey)
+		put = append(put, store.Value{Key: store.CredentialsKey, Size: len(d.ips.b64), Ciphertext: ct})
+		touched = append(touched, store.CredentialsKey)
 	}
 	return put, removed, touched, nil
 }
 
 // deleteObject implements DELETE of an object.
-func (s *Server) deleteObject(ctx context.Context, p principal, name, ifMatch string) (store.Object, error) {
+func (s *Service) deleteObject(ctx context.Context, p Principal, name, ifMatch string) (store.Object, error) {
 	var result store.Object
 	err := s.store.Update(store.WithObjects(ctx, store.ObjectKey{OrgID: p.org.ID, Name: name}), func(ctx context.Context, tx store.Tx) error {
 		cur, err := loadObject(ctx, tx, p.org.ID, name)
@@ -682,7 +639,7 @@ func (s *Server) deleteObject(ctx context.Context, p principal, name, ifMatch st
 }
 
 // deleteKey implements DELETE of one key of a secret set.
-func (s *Server) deleteKey(ctx context.Context, p principal, name, key string) (store.Object, error) {
+func (s *Service) deleteKey(ctx context.Context, p Principal, name, key string) (store.Object, error) {
 	if err := resources.ValidateKey(key); err != nil {
 		return store.Object{}, errInvalid("%v", err)
 	}
@@ -696,7 +653,7 @@ func (s *Server) deleteKey(ctx context.Context, p principal, name, key string) (
 			return errInvalid("%s has no keys (only a SecretSet does)", describe(cur))
 		}
 		if _, ok := cur.Keys[key]; !ok {
-			return newErr(http.StatusNotFound, resources.CodeNotFound, "key %s not found in %s", key, describe(cur))
+			return errNotFound("key %s not found in %s", key, describe(cur))
 		}
 		obj := cur
 		obj.Keys = maps.Clone(cur.Keys)
@@ -717,7 +674,7 @@ func (s *Server) deleteKey(ctx context.Context, p principal, name, key string) (
 		return tx.Audit(ctx, store.AuditRecord{Org: p.org.Name, Actor: p.actor(), Action: "delete-key", Kind: cur.Kind, Name: name, Region: cur.Region, Keys: []string{key}})
 	})
 	if err == nil {
-		s.prov.wake(result.Region)
+		s.wake(result.Region)
 	}
 	return result, err
 }

@@ -1,4 +1,4 @@
-package platform
+package wire
 
 import (
 	"bytes"
@@ -33,8 +33,8 @@ func TestAppendObjectJSON(t *testing.T) {
 		{Name: "e", Kind: "SecretSet", Region: "us-west", State: "ready", Keys: map[string]int{"A": 1}, CreatedAt: ts, UpdatedAt: ts, Managed: true},
 		{Name: "f", Kind: "SecretSet", Region: "us-west", State: "ready", CreatedAt: ts, UpdatedAt: ts, Managed: true, ApplySet: "prod<&>"},
 	} {
-		want := marshalStd(t, toObject("acme", o))
-		got := appendObjectJSON(nil, "acme", o)
+		want := marshalStd(t, Object("acme", o))
+		got := AppendObject(nil, "acme", o)
 		if !bytes.Equal(got, want) {
 			t.Errorf("object %s:\n got %s\nwant %s", o.Name, got, want)
 		}
@@ -47,7 +47,7 @@ func FuzzAppendJSONString(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		want := marshalStd(t, s)
-		if got := appendJSONString(nil, s); !bytes.Equal(got, want) {
+		if got := AppendString(nil, s); !bytes.Equal(got, want) {
 			t.Fatalf("%q: got %s want %s", s, got, want)
 		}
 	})

@@ -1,7 +1,8 @@
-package platform
+package wire
 
 import (
 	"encoding/json"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -50,8 +51,12 @@ func FuzzDecode(f *testing.F) {
 			if !utf8.ValidString(msg) {
 				t.Fatalf("error message is not valid UTF-8: %q", msg)
 			}
-			if ae := asAPIError(err); ae.code != resources.CodeInvalid && ae.code != resources.CodeTooLarge {
-				t.Fatalf("decode error has code %s", ae.code)
+			var re *resources.Error
+			if !errors.As(err, &re) {
+				t.Fatalf("decode error %T is not a *resources.Error", err)
+			}
+			if re.Code != resources.CodeInvalid && re.Code != resources.CodeTooLarge {
+				t.Fatalf("decode error has code %s", re.Code)
 			}
 		}
 	})
@@ -81,7 +86,7 @@ func FuzzDecodeRaw(f *testing.F) {
 }
 
 // The server's view of an apply body has the fields of resources.ApplyRequest.
-func TestApplyWireMatchesRequest(t *testing.T) {
+func TestApplyRequestMatchesResources(t *testing.T) {
 	fields := func(v any) []string {
 		var m map[string]any
 		b, err := json.Marshal(v)
@@ -99,9 +104,9 @@ func TestApplyWireMatchesRequest(t *testing.T) {
 		return out
 	}
 	want := fields(resources.ApplyRequest{Objects: []resources.Object{}, ApplySet: "x", Prune: true, Selector: "a", DryRun: true})
-	got := fields(applyWire{Objects: []json.RawMessage{}, ApplySet: "x", Prune: true, Selector: "a", DryRun: true})
+	got := fields(ApplyRequest{Objects: []json.RawMessage{}, ApplySet: "x", Prune: true, Selector: "a", DryRun: true})
 	if !slices.Equal(got, want) {
-		t.Errorf("applyWire fields %v, resources.ApplyRequest fields %v", got, want)
+		t.Errorf("ApplyRequest fields %v, resources.ApplyRequest fields %v", got, want)
 	}
 }
 

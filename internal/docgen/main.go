@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/cobra/doc"
 
+	"github.com/botkit-dev/botkit/pkg/cmd/cloudutil"
 	"github.com/botkit-dev/botkit/pkg/cmd/root"
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
 	"github.com/botkit-dev/botkit/pkg/iostreams"
@@ -38,7 +39,7 @@ func main() {
 func trees() []*cobra.Command {
 	ios, _, _, _ := iostreams.Test()
 	return []*cobra.Command{
-		root.NewCmdRoot(cmdutil.NewFactory(ios)),
+		root.NewCmdRoot(&cloudutil.Factory{Factory: cmdutil.NewFactory(ios)}),
 		cli.NewRootCmd(ios),
 	}
 }

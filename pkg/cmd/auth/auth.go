@@ -3,13 +3,12 @@
 package auth
 
 import (
+	"github.com/botkit-dev/botkit/pkg/cmd/cloudutil"
 	"github.com/spf13/cobra"
-
-	"github.com/botkit-dev/botkit/pkg/cmdutil"
 )
 
 // NewCmdAuth returns `botkit auth`.
-func NewCmdAuth(f *cmdutil.Factory) *cobra.Command {
+func NewCmdAuth(f *cloudutil.Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "auth <command>",
 		Short: "Log in to a platform, show the login, log out",

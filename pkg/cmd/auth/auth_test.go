@@ -13,6 +13,7 @@ import (
 
 	"github.com/botkit-dev/botkit/internal/platformtest"
 	"github.com/botkit-dev/botkit/pkg/client"
+	"github.com/botkit-dev/botkit/pkg/cmd/cloudutil"
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
 	"github.com/botkit-dev/botkit/pkg/config"
 	"github.com/botkit-dev/botkit/pkg/credentials"
@@ -131,7 +132,7 @@ func TestLoginWithTokenStoresInKeyringOnly(t *testing.T) {
 	}
 	ios, _, _, _ = iostreams.Test()
 	err = runStatus(context.Background(), &StatusOptions{IO: ios, Config: e.config, Credentials: store, NewClient: newClient})
-	if cmdutil.ExitCode(err) != cmdutil.ExitAuth || !errors.Is(err, cmdutil.ErrNotLoggedIn) {
+	if cmdutil.ExitCode(err) != cmdutil.ExitAuth || !errors.Is(err, cloudutil.ErrNotLoggedIn) {
 		t.Fatalf("status after logout: %v", err)
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/botkit-dev/botkit/internal/ctxio"
 	"github.com/botkit-dev/botkit/pkg/client"
+	"github.com/botkit-dev/botkit/pkg/cmd/cloudutil"
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
 	"github.com/botkit-dev/botkit/pkg/config"
 	"github.com/botkit-dev/botkit/pkg/credentials"
@@ -39,7 +40,7 @@ const maxTokenBytes = 4096
 
 // NewCmdLogin returns `botkit auth login`. runF replaces the run function
 // (tests).
-func NewCmdLogin(f *cmdutil.Factory, runF func(context.Context, *LoginOptions) error) *cobra.Command {
+func NewCmdLogin(f *cloudutil.Factory, runF func(context.Context, *LoginOptions) error) *cobra.Command {
 	opts := &LoginOptions{IO: f.IOStreams}
 	cmd := &cobra.Command{
 		Use:   "login --api-url URL [--with-token] [--insecure-storage]",

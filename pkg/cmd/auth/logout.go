@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/botkit-dev/botkit/pkg/client"
+	"github.com/botkit-dev/botkit/pkg/cmd/cloudutil"
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
 	"github.com/botkit-dev/botkit/pkg/config"
 	"github.com/botkit-dev/botkit/pkg/credentials"
@@ -22,7 +23,7 @@ type LogoutOptions struct {
 }
 
 // NewCmdLogout returns `botkit auth logout`.
-func NewCmdLogout(f *cmdutil.Factory, runF func(context.Context, *LogoutOptions) error) *cobra.Command {
+func NewCmdLogout(f *cloudutil.Factory, runF func(context.Context, *LogoutOptions) error) *cobra.Command {
 	opts := &LogoutOptions{IO: f.IOStreams}
 	return &cobra.Command{
 		Use:   "logout",

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/botkit-dev/botkit/pkg/client"
+	"github.com/botkit-dev/botkit/pkg/cmd/cloudutil"
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
 	"github.com/botkit-dev/botkit/pkg/config"
 	"github.com/botkit-dev/botkit/pkg/credentials"
@@ -25,7 +26,7 @@ type StatusOptions struct {
 }
 
 // NewCmdStatus returns `botkit auth status`.
-func NewCmdStatus(f *cmdutil.Factory, runF func(context.Context, *StatusOptions) error) *cobra.Command {
+func NewCmdStatus(f *cloudutil.Factory, runF func(context.Context, *StatusOptions) error) *cobra.Command {
 	opts := &StatusOptions{IO: f.IOStreams}
 	return &cobra.Command{
 		Use:   "status",
@@ -90,7 +91,7 @@ func runStatus(ctx context.Context, opts *StatusOptions) error {
 	}
 	if tok == "" {
 		fmt.Fprintf(out, "Token:        none\n")
-		return cmdutil.WithCode(cmdutil.ExitAuth, fmt.Errorf("%w to %s: run `botkit auth login --api-url %s` or set %s", cmdutil.ErrNotLoggedIn, u.Host, u, config.EnvToken))
+		return cmdutil.WithCode(cmdutil.ExitAuth, fmt.Errorf("%w to %s: run `botkit auth login --api-url %s` or set %s", cloudutil.ErrNotLoggedIn, u.Host, u, config.EnvToken))
 	}
 	fmt.Fprintf(out, "Token:        %s\n", describeSource(src, u.Host, cfg.Path))
 	c, err := opts.NewClient(u.String(), tok)

@@ -8,11 +8,11 @@ import (
 	"github.com/botkit-dev/botkit/pkg/cmd/cloud/organizations"
 	"github.com/botkit-dev/botkit/pkg/cmd/cloud/regions"
 	"github.com/botkit-dev/botkit/pkg/cmd/cloud/secrets"
-	"github.com/botkit-dev/botkit/pkg/cmdutil"
+	"github.com/botkit-dev/botkit/pkg/cmd/cloudutil"
 )
 
 // NewCmdCloud returns `botkit cloud`.
-func NewCmdCloud(f *cmdutil.Factory) *cobra.Command {
+func NewCmdCloud(f *cloudutil.Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "cloud <command>",
 		Short: "Manage secrets, organizations and regions on the bot platform",

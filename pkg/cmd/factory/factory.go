@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/botkit-dev/botkit/pkg/client"
+	"github.com/botkit-dev/botkit/pkg/cmd/cloudutil"
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
 	"github.com/botkit-dev/botkit/pkg/config"
 	"github.com/botkit-dev/botkit/pkg/credentials"
@@ -20,8 +21,8 @@ import (
 
 // New returns the factory of one botkit invocation over the process's
 // environment. Nothing is opened until a command asks for it.
-func New(ios *iostreams.IOStreams) *cmdutil.Factory {
-	f := cmdutil.NewFactory(ios)
+func New(ios *iostreams.IOStreams) *cloudutil.Factory {
+	f := &cloudutil.Factory{Factory: cmdutil.NewFactory(ios)}
 	f.Credentials = credentials.Keyring{}
 	w := &wiring{f: f}
 	f.Config = w.config
@@ -41,7 +42,7 @@ func New(ios *iostreams.IOStreams) *cmdutil.Factory {
 
 // wiring holds what the seams opened during one invocation.
 type wiring struct {
-	f *cmdutil.Factory
+	f *cloudutil.Factory
 
 	mu     sync.Mutex
 	cfg    *config.Config
@@ -118,7 +119,7 @@ func Client(ctx context.Context, cfg *config.Config, store credentials.Store) (*
 		return nil, err
 	}
 	if tok == "" {
-		return nil, cmdutil.WithCode(cmdutil.ExitAuth, fmt.Errorf("%w to %s: run `botkit auth login --api-url %s` or set %s", cmdutil.ErrNotLoggedIn, u.Host, u, config.EnvToken))
+		return nil, cmdutil.WithCode(cmdutil.ExitAuth, fmt.Errorf("%w to %s: run `botkit auth login --api-url %s` or set %s", cloudutil.ErrNotLoggedIn, u.Host, u, config.EnvToken))
 	}
 	opts.BaseURL = cfg.APIURL
 	opts.Token = tok

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/botkit-dev/botkit/internal/platformtest"
+	"github.com/botkit-dev/botkit/pkg/cmd/cloudutil"
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
 	"github.com/botkit-dev/botkit/pkg/config"
 	"github.com/botkit-dev/botkit/pkg/credentials"
@@ -26,7 +27,7 @@ func (emptyStore) Get(string) (string, error) { return "", credentials.ErrNotFou
 func (emptyStore) Set(string, string) error   { return nil }
 func (emptyStore) Delete(string) error        { return credentials.ErrNotFound }
 
-func newFactory(t *testing.T, env map[string]string) *cmdutil.Factory {
+func newFactory(t *testing.T, env map[string]string) *cloudutil.Factory {
 	t.Helper()
 	ios, _, _, _ := iostreams.Test()
 	f := New(ios)
@@ -155,7 +156,7 @@ func TestRemote(t *testing.T) {
 	delete(env, config.EnvToken)
 	f = newFactory(t, env)
 	_, err = f.APIClient(ctx)
-	if !errors.Is(err, cmdutil.ErrNotLoggedIn) || cmdutil.ExitCode(err) != cmdutil.ExitAuth {
+	if !errors.Is(err, cloudutil.ErrNotLoggedIn) || cmdutil.ExitCode(err) != cmdutil.ExitAuth {
 		t.Fatalf("no token: %v", err)
 	}
 	env[config.EnvToken] = "bkp_" + "ZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZ"

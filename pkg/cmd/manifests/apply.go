@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/botkit-dev/botkit/pkg/apply"
+	"github.com/botkit-dev/botkit/pkg/cmd/cloudutil"
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
 	"github.com/botkit-dev/botkit/pkg/printers"
 	"github.com/botkit-dev/botkit/pkg/resources"
@@ -33,7 +34,7 @@ type ApplyOptions struct {
 const ActionValidated = "validated"
 
 // NewCmdApply returns `botkit apply`.
-func NewCmdApply(f *cmdutil.Factory, runF func(context.Context, *ApplyOptions) error) *cobra.Command {
+func NewCmdApply(f *cloudutil.Factory, runF func(context.Context, *ApplyOptions) error) *cobra.Command {
 	opts := &ApplyOptions{Scope: newScope(f), DryRun: DryRunNone}
 	cmd := &cobra.Command{
 		Use:   "apply -f PATH...",

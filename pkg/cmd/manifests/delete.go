@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/botkit-dev/botkit/pkg/apply"
+	"github.com/botkit-dev/botkit/pkg/cmd/cloudutil"
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
 	"github.com/botkit-dev/botkit/pkg/resources"
 )
@@ -18,7 +19,7 @@ type DeleteOptions struct {
 }
 
 // NewCmdDelete returns `botkit delete`.
-func NewCmdDelete(f *cmdutil.Factory, runF func(context.Context, *DeleteOptions) error) *cobra.Command {
+func NewCmdDelete(f *cloudutil.Factory, runF func(context.Context, *DeleteOptions) error) *cobra.Command {
 	opts := &DeleteOptions{Scope: newScope(f), DryRun: DryRunNone}
 	cmd := &cobra.Command{
 		Use:   "delete -f PATH...",

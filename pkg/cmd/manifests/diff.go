@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/botkit-dev/botkit/pkg/apply"
+	"github.com/botkit-dev/botkit/pkg/cmd/cloudutil"
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
 )
 
@@ -21,7 +22,7 @@ type DiffOptions struct {
 }
 
 // NewCmdDiff returns `botkit diff`.
-func NewCmdDiff(f *cmdutil.Factory, runF func(context.Context, *DiffOptions) error) *cobra.Command {
+func NewCmdDiff(f *cloudutil.Factory, runF func(context.Context, *DiffOptions) error) *cobra.Command {
 	opts := &DiffOptions{Scope: newScope(f)}
 	cmd := &cobra.Command{
 		Use:   "diff -f PATH...",

@@ -26,6 +26,7 @@ import (
 	"github.com/botkit-dev/botkit/internal/ctxio"
 	"github.com/botkit-dev/botkit/pkg/apply"
 	"github.com/botkit-dev/botkit/pkg/client"
+	"github.com/botkit-dev/botkit/pkg/cmd/cloudutil"
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
 	"github.com/botkit-dev/botkit/pkg/iostreams"
 	"github.com/botkit-dev/botkit/pkg/resources"
@@ -61,7 +62,7 @@ type Scope struct {
 	Organization string   // --organization: for documents that name none
 }
 
-func newScope(f *cmdutil.Factory) Scope {
+func newScope(f *cloudutil.Factory) Scope {
 	return Scope{
 		IO:         f.IOStreams,
 		APIClient:  f.APIClient,
@@ -76,7 +77,7 @@ func addScopeFlags(cmd *cobra.Command, s *Scope, verb string) {
 	cmd.Flags().StringArrayVarP(&s.Files, "filename", "f", nil,
 		fmt.Sprintf("Manifest file, directory or - (stdin) to %s; repeatable", verb))
 	cmd.Flags().BoolVarP(&s.Recursive, "recursive", "R", false, "Read the directories given with -f recursively")
-	cmdutil.AddOrganizationFlag(cmd, &s.Organization)
+	cloudutil.AddOrganizationFlag(cmd, &s.Organization)
 }
 
 // loadOptions say how the manifests are loaded.

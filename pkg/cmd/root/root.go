@@ -9,13 +9,14 @@ import (
 
 	"github.com/botkit-dev/botkit/pkg/cmd/auth"
 	"github.com/botkit-dev/botkit/pkg/cmd/cloud"
+	"github.com/botkit-dev/botkit/pkg/cmd/cloudutil"
 	"github.com/botkit-dev/botkit/pkg/cmd/create"
 	"github.com/botkit-dev/botkit/pkg/cmd/manifests"
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
 )
 
 // NewCmdRoot returns the botkit command tree.
-func NewCmdRoot(f *cmdutil.Factory) *cobra.Command {
+func NewCmdRoot(f *cloudutil.Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "botkit <command> <subcommand> [flags]",
 		Short: "Scaffold Pipecat voice bots and manage their secrets",
@@ -29,7 +30,7 @@ manages the secret sets and image pull secrets they run with.`,
 		SilenceUsage:  true,
 		Version:       cmdutil.BuildVersion(),
 	}
-	cmd.AddCommand(create.NewCmdCreate(f, nil), cloud.NewCmdCloud(f), auth.NewCmdAuth(f))
+	cmd.AddCommand(create.NewCmdCreate(f.Factory, nil), cloud.NewCmdCloud(f), auth.NewCmdAuth(f))
 	cmd.AddCommand(manifests.NewCmdApply(f, nil), manifests.NewCmdDiff(f, nil), manifests.NewCmdDelete(f, nil))
 	cmd.AddCommand(
 		cmdutil.NewHelpTopic("exit-codes", "What botkit's exit codes mean", cmdutil.ExitCodesHelp("botkit")),
@@ -45,7 +46,7 @@ manages the secret sets and image pull secrets they run with.`,
 // Run executes botkit with args and returns the process exit code. Errors
 // are printed to stderr as "error: ...", one line per problem. What the
 // factory opened (the embedded platform) is closed before Run returns.
-func Run(ctx context.Context, f *cmdutil.Factory, args []string) int {
+func Run(ctx context.Context, f *cloudutil.Factory, args []string) int {
 	code := cmdutil.Execute(ctx, NewCmdRoot(f), f.IOStreams, args)
 	if f.Close != nil {
 		if err := f.Close(); err != nil {

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/botkit-dev/botkit/pkg/cmd/cloudutil"
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
 	"github.com/botkit-dev/botkit/pkg/iostreams"
 )
@@ -12,7 +13,7 @@ import (
 func run(t *testing.T, ctx context.Context, args ...string) (int, string, string) {
 	t.Helper()
 	ios, _, out, errOut := iostreams.Test()
-	f := &cmdutil.Factory{IOStreams: ios, Getenv: func(string) string { return "" }, WorkingDir: func() (string, error) { return t.TempDir(), nil }}
+	f := &cloudutil.Factory{Factory: &cmdutil.Factory{IOStreams: ios, Getenv: func(string) string { return "" }, WorkingDir: func() (string, error) { return t.TempDir(), nil }}}
 	code := Run(ctx, f, args)
 	return code, out.String(), errOut.String()
 }

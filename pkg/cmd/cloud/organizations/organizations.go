@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/botkit-dev/botkit/pkg/client"
+	"github.com/botkit-dev/botkit/pkg/cmd/cloudutil"
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
 	"github.com/botkit-dev/botkit/pkg/config"
 	"github.com/botkit-dev/botkit/pkg/iostreams"
@@ -18,7 +19,7 @@ import (
 )
 
 // NewCmdOrganizations returns `botkit cloud organizations`.
-func NewCmdOrganizations(f *cmdutil.Factory) *cobra.Command {
+func NewCmdOrganizations(f *cloudutil.Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:     "organizations <command>",
 		Aliases: []string{"organization", "orgs", "org"},
@@ -49,7 +50,7 @@ type OrganizationList struct {
 }
 
 // NewCmdList returns `botkit cloud organizations list`.
-func NewCmdList(f *cmdutil.Factory, runF func(context.Context, *ListOptions) error) *cobra.Command {
+func NewCmdList(f *cloudutil.Factory, runF func(context.Context, *ListOptions) error) *cobra.Command {
 	opts := &ListOptions{IO: f.IOStreams}
 	pf := printers.NewFlags()
 	cmd := &cobra.Command{
@@ -131,7 +132,7 @@ type SelectOptions struct {
 }
 
 // NewCmdSelect returns `botkit cloud organizations select NAME`.
-func NewCmdSelect(f *cmdutil.Factory, runF func(context.Context, *SelectOptions) error) *cobra.Command {
+func NewCmdSelect(f *cloudutil.Factory, runF func(context.Context, *SelectOptions) error) *cobra.Command {
 	opts := &SelectOptions{IO: f.IOStreams}
 	return &cobra.Command{
 		Use:   "select NAME",

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/botkit-dev/botkit/pkg/client"
+	"github.com/botkit-dev/botkit/pkg/cmd/cloudutil"
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
 	"github.com/botkit-dev/botkit/pkg/iostreams"
 	"github.com/botkit-dev/botkit/pkg/printers"
@@ -14,7 +15,7 @@ import (
 )
 
 // NewCmdRegions returns `botkit cloud regions`.
-func NewCmdRegions(f *cmdutil.Factory) *cobra.Command {
+func NewCmdRegions(f *cloudutil.Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:     "regions <command>",
 		Aliases: []string{"region"},
@@ -32,7 +33,7 @@ type ListOptions struct {
 }
 
 // NewCmdList returns `botkit cloud regions list`.
-func NewCmdList(f *cmdutil.Factory, runF func(context.Context, *ListOptions) error) *cobra.Command {
+func NewCmdList(f *cloudutil.Factory, runF func(context.Context, *ListOptions) error) *cobra.Command {
 	opts := &ListOptions{IO: f.IOStreams}
 	pf := printers.NewFlags()
 	cmd := &cobra.Command{

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/botkit-dev/botkit/pkg/cmd/cloudutil"
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
 	"github.com/botkit-dev/botkit/pkg/resources"
 )
@@ -20,7 +21,7 @@ type UnsetOptions struct {
 }
 
 // NewCmdUnset returns `botkit cloud secrets unset`.
-func NewCmdUnset(f *cmdutil.Factory, runF func(context.Context, *UnsetOptions) error) *cobra.Command {
+func NewCmdUnset(f *cloudutil.Factory, runF func(context.Context, *UnsetOptions) error) *cobra.Command {
 	opts := &UnsetOptions{Scope: newScope(f)}
 	cmd := &cobra.Command{
 		Use:   "unset NAME KEY",
@@ -87,7 +88,7 @@ type DeleteOptions struct {
 }
 
 // NewCmdDelete returns `botkit cloud secrets delete`.
-func NewCmdDelete(f *cmdutil.Factory, runF func(context.Context, *DeleteOptions) error) *cobra.Command {
+func NewCmdDelete(f *cloudutil.Factory, runF func(context.Context, *DeleteOptions) error) *cobra.Command {
 	opts := &DeleteOptions{Scope: newScope(f)}
 	cmd := &cobra.Command{
 		Use:   "delete NAME",

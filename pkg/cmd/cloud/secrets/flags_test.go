@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/botkit-dev/botkit/pkg/cmd/cloudutil"
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
 	"github.com/botkit-dev/botkit/pkg/iostreams"
 )
@@ -28,7 +29,7 @@ func parse(t *testing.T, cmd *cobra.Command, args ...string) error {
 
 // Every boolean option can be turned off: --x=false and --no-x.
 func TestBooleanFlagsTurnOff(t *testing.T) {
-	f := cmdutil.NewFactory(nil)
+	f := &cloudutil.Factory{Factory: cmdutil.NewFactory(nil)}
 	for _, tc := range []struct {
 		args []string
 		want bool
@@ -69,7 +70,7 @@ func TestBooleanFlagsTurnOff(t *testing.T) {
 }
 
 func TestOrganizationAliasAndOutput(t *testing.T) {
-	f := cmdutil.NewFactory(nil)
+	f := &cloudutil.Factory{Factory: cmdutil.NewFactory(nil)}
 	var got *SetOptions
 	run := func(_ context.Context, o *SetOptions) error { got = o; return nil }
 	if err := parse(t, NewCmdSet(f, run), "demo", "A=1", "--org", "acme", "-o", "json", "-s", "-r", "eu-central", "--wait", "-f", "x.env"); err != nil {
@@ -84,7 +85,7 @@ func TestOrganizationAliasAndOutput(t *testing.T) {
 }
 
 func TestFromDockerConfigDefault(t *testing.T) {
-	f := cmdutil.NewFactory(nil)
+	f := &cloudutil.Factory{Factory: cmdutil.NewFactory(nil)}
 	var got *ImagePullSecretOptions
 	run := func(_ context.Context, o *ImagePullSecretOptions) error { got = o; return nil }
 	if err := parse(t, NewCmdImagePullSecret(f, run), "reg", "ghcr.io", "--from-docker-config"); err != nil || got.DockerConfig != dockerConfigDefault || got.HasCreds {
@@ -96,7 +97,7 @@ func TestFromDockerConfigDefault(t *testing.T) {
 }
 
 func TestArgumentCounts(t *testing.T) {
-	f := cmdutil.NewFactory(nil)
+	f := &cloudutil.Factory{Factory: cmdutil.NewFactory(nil)}
 	for _, tc := range []struct {
 		cmd  *cobra.Command
 		args []string

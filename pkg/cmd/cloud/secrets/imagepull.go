@@ -19,6 +19,7 @@ import (
 
 	"github.com/botkit-dev/botkit/internal/ctxio"
 	"github.com/botkit-dev/botkit/pkg/client"
+	"github.com/botkit-dev/botkit/pkg/cmd/cloudutil"
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
 	"github.com/botkit-dev/botkit/pkg/printers"
 	"github.com/botkit-dev/botkit/pkg/resources"
@@ -50,8 +51,8 @@ const maxDockerConfigBytes = 4 << 20
 const dockerConfigDefault = "~/.docker/config.json"
 
 // NewCmdImagePullSecret returns `botkit cloud secrets image-pull-secret`.
-func NewCmdImagePullSecret(f *cmdutil.Factory, runF func(context.Context, *ImagePullSecretOptions) error) *cobra.Command {
-	opts := &ImagePullSecretOptions{Scope: newScope(f), Print: newPrintFlags(f), HomeDir: os.UserHomeDir}
+func NewCmdImagePullSecret(f *cloudutil.Factory, runF func(context.Context, *ImagePullSecretOptions) error) *cobra.Command {
+	opts := &ImagePullSecretOptions{Scope: newScope(f), Print: newPrintFlags(f.Factory), HomeDir: os.UserHomeDir}
 	cmd := &cobra.Command{
 		Use:     "image-pull-secret NAME HOST [CREDENTIALS]",
 		Aliases: []string{"ips"},

@@ -20,6 +20,7 @@ import (
 
 	"github.com/botkit-dev/botkit/internal/ctxio"
 	"github.com/botkit-dev/botkit/pkg/client"
+	"github.com/botkit-dev/botkit/pkg/cmd/cloudutil"
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
 	"github.com/botkit-dev/botkit/pkg/iostreams"
 	"github.com/botkit-dev/botkit/pkg/printers"
@@ -28,7 +29,7 @@ import (
 )
 
 // NewCmdSecrets returns `botkit cloud secrets`.
-func NewCmdSecrets(f *cmdutil.Factory) *cobra.Command {
+func NewCmdSecrets(f *cloudutil.Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "secrets <command>",
 		Short: "Manage secret sets and image pull secrets",
@@ -71,7 +72,7 @@ type Scope struct {
 	Now func() time.Time
 }
 
-func newScope(f *cmdutil.Factory) Scope {
+func newScope(f *cloudutil.Factory) Scope {
 	return Scope{
 		IO:        f.IOStreams,
 		APIClient: f.APIClient,
@@ -88,7 +89,7 @@ func newScope(f *cmdutil.Factory) Scope {
 
 // addOrganizationFlag registers --organization and its alias --org.
 func addOrganizationFlag(cmd *cobra.Command, s *Scope) {
-	cmdutil.AddOrganizationFlag(cmd, &s.Organization)
+	cloudutil.AddOrganizationFlag(cmd, &s.Organization)
 }
 
 // connect returns the client and the organization to act in.

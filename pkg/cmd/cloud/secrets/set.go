@@ -15,6 +15,7 @@ import (
 
 	"github.com/botkit-dev/botkit/internal/ctxio"
 	"github.com/botkit-dev/botkit/pkg/client"
+	"github.com/botkit-dev/botkit/pkg/cmd/cloudutil"
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
 	"github.com/botkit-dev/botkit/pkg/dotenv"
 	"github.com/botkit-dev/botkit/pkg/printers"
@@ -35,8 +36,8 @@ type SetOptions struct {
 }
 
 // NewCmdSet returns `botkit cloud secrets set`.
-func NewCmdSet(f *cmdutil.Factory, runF func(context.Context, *SetOptions) error) *cobra.Command {
-	opts := &SetOptions{Scope: newScope(f), Print: newPrintFlags(f)}
+func NewCmdSet(f *cloudutil.Factory, runF func(context.Context, *SetOptions) error) *cobra.Command {
+	opts := &SetOptions{Scope: newScope(f), Print: newPrintFlags(f.Factory)}
 	cmd := &cobra.Command{
 		Use:   "set NAME [KEY=value...]",
 		Short: "Create a secret set or add and update its keys",

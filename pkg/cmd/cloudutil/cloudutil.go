@@ -1,4 +1,9 @@
-package cmdutil
+// Package cloudutil is what the commands that talk to the platform share
+// (cloud secrets, organizations and regions, apply/diff/delete, auth): the
+// Factory with the platform seams, the organization and region a command
+// acts on, and --organization. Commands that never reach the platform
+// (create, botkit-platform's own) use cmdutil alone and link none of it.
+package cloudutil
 
 import (
 	"context"
@@ -10,7 +15,25 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/botkit-dev/botkit/pkg/client"
+	"github.com/botkit-dev/botkit/pkg/cmdutil"
+	"github.com/botkit-dev/botkit/pkg/credentials"
 )
+
+// Factory is cmdutil.Factory with the seams of the platform. The real ones
+// are wired in pkg/cmd/factory; tests replace any of them.
+type Factory struct {
+	*cmdutil.Factory
+	// APIClient returns the platform client of the configured context: the
+	// embedded local platform when no API URL is configured, else the remote
+	// one with the token from BOTKIT_TOKEN, the keyring or the config file.
+	// Calls after the first return the same client.
+	APIClient func(ctx context.Context) (*client.Client, error)
+	// NewClient returns a client of the remote platform at baseURL with
+	// token, made like APIClient's (auth login checks a token with it).
+	NewClient func(baseURL, token string) (*client.Client, error)
+	// Credentials is the token store (the OS keyring).
+	Credentials credentials.Store
+}
 
 // AddOrganizationFlag binds --organization (alias --org) to p: the
 // organization a cloud command acts on. Resolve it with Factory.Organization.
@@ -58,7 +81,7 @@ func (f *Factory) Organization(ctx context.Context, flag string) (string, error)
 	}
 	switch len(me.Organizations) {
 	case 0:
-		return "", WithCode(ExitAuth, fmt.Errorf("the token for %s belongs to no organization", c.Host()))
+		return "", cmdutil.WithCode(cmdutil.ExitAuth, fmt.Errorf("the token for %s belongs to no organization", c.Host()))
 	case 1:
 		return me.Organizations[0].Name, nil
 	}
@@ -66,7 +89,7 @@ func (f *Factory) Organization(ctx context.Context, flag string) (string, error)
 	for i, o := range me.Organizations {
 		names[i] = o.Name
 	}
-	return "", &FlagError{Err: fmt.Errorf("the token for %s has several organizations (%s): give --organization or run `botkit cloud organizations select NAME`", c.Host(), strings.Join(names, ", "))}
+	return "", &cmdutil.FlagError{Err: fmt.Errorf("the token for %s has several organizations (%s): give --organization or run `botkit cloud organizations select NAME`", c.Host(), strings.Join(names, ", "))}
 }
 
 // Region returns the region new objects go to: flag (--region), else the

@@ -140,158 +140,220 @@ func ifMatches(h string, version int64) bool {
 	return false
 }
 
-// merge implements PATCH.
+// merge implements PATCH in four steps: validate the patch (no store
+// needed), then in one transaction resolve the object it applies to, apply
+// the patch to a copy, and write it with its audit record — unless the merge
+// changes nothing.
 func (s *Service) merge(ctx context.Context, p Principal, name string, pt resources.Patch, pc precondition) (store.Object, bool, error) {
-	var zero store.Object
-	if err := validateObjectName(name); err != nil {
-		return zero, false, err
-	}
-	if pt.Kind != "" {
-		if err := resources.ValidateKind(pt.Kind); err != nil {
-			return zero, false, errInvalid("kind: %v", err)
-		}
-	}
-	if pt.Region != "" {
-		if err := resources.ValidateRegion(pt.Region); err != nil {
-			return zero, false, errInvalid("region: %v", err)
-		}
-	}
-	if err := resources.ValidateLabels(pt.Labels); err != nil {
-		return zero, false, errInvalid("labels: %v", err)
-	}
-	if err := validateSetValues(pt.Set); err != nil {
-		return zero, false, err
-	}
-	for _, k := range pt.Remove {
-		if err := resources.ValidateKey(k); err != nil {
-			return zero, false, errInvalid("remove: %v", err)
-		}
-		if _, ok := pt.Set[k]; ok {
-			return zero, false, errInvalid("key %s is both set and removed", k)
-		}
-	}
-	ipsFields := pt.Host != "" || pt.Credentials != nil || pt.Encode != nil
-	ips, err := parseIPS(pt.Host, pt.Credentials, pt.Encode)
+	ips, err := validatePatch(name, pt)
 	if err != nil {
-		return zero, false, err
+		return store.Object{}, false, err
 	}
 	var result store.Object
 	var created bool
 	err = s.store.Update(store.WithObjects(ctx, store.ObjectKey{OrgID: p.org.ID, Name: name}), func(ctx context.Context, tx store.Tx) error {
-		cur, err := tx.Object(ctx, p.org.ID, name)
-		exists := err == nil
-		if err != nil && !errors.Is(err, store.ErrNotFound) {
+		t, err := resolveMerge(ctx, tx, p, name, pt, pc)
+		if err != nil {
 			return err
 		}
-		kind := pt.Kind
-		switch {
-		case kind != "":
-		case exists:
-			kind = cur.Kind
-		case ipsFields:
-			kind = resources.KindImagePullSecret
-		default:
-			kind = resources.KindSecretSet
-		}
-		if exists && cur.Kind != kind {
-			return kindConflict(cur, kind)
-		}
-		if err := pc.check(name, exists, cur); err != nil {
+		ch, err := s.applyPatch(p, name, pt, ips, t)
+		if err != nil {
 			return err
 		}
-		now := time.Now().UTC()
-		obj := cur
-		if exists {
-			if pt.Region != "" && pt.Region != cur.Region {
-				return regionConflict(cur, pt.Region)
-			}
-		} else {
-			region := pt.Region
-			if region == "" {
-				region = p.org.DefaultRegion
-			}
-			obj = store.Object{OrgID: p.org.ID, Name: name, Kind: kind, Region: region, CreatedAt: now}
-		}
-		obj.Managed, obj.ApplySet = false, "" // an imperative write
-		if pt.Labels != nil {
-			obj.Labels = pt.Labels
-		}
-		var put []store.Value
-		var removed, touched []string
-		switch kind {
-		case resources.KindSecretSet:
-			if ipsFields {
-				return errInvalid("host, credentials and encode apply to an ImagePullSecret; %s is a SecretSet", name)
-			}
-			keys := maps.Clone(obj.Keys)
-			if keys == nil {
-				keys = map[string]int{}
-			}
-			for _, k := range pt.Remove {
-				if _, ok := keys[k]; ok {
-					delete(keys, k)
-					removed = append(removed, k)
-				}
-			}
-			for _, k := range slices.Sorted(maps.Keys(pt.Set)) {
-				v := pt.Set[k]
-				keys[k] = len(v)
-				ct, err := s.sealer.Seal(p.org.Name, obj.Region, name, k, []byte(v))
-				if err != nil {
-					return err
-				}
-				put = append(put, store.Value{Key: k, Size: len(v), Ciphertext: ct})
-			}
-			if err := checkTotals(keys); err != nil {
-				return err
-			}
-			obj.Keys = keys
-			touched = append(slices.Sorted(maps.Keys(pt.Set)), removed...)
-		case resources.KindImagePullSecret:
-			if len(pt.Set) > 0 || len(pt.Remove) > 0 {
-				return errInvalid("set and remove apply to a SecretSet; %s is an ImagePullSecret (send host and credentials)", name)
-			}
-			if !exists && (ips.host == "" || ips.b64 == "") {
-				return errInvalid("host and credentials are required to create image pull secret %s", name)
-			}
-			if ips.host != "" {
-				obj.Host = ips.host
-			}
-			if ips.b64 != "" {
-				obj.Username = ips.username
-				ct, err := s.sealer.Seal(p.org.Name, obj.Region, name, store.CredentialsKey, []byte(ips.b64))
-				if err != nil {
-					return err
-				}
-				put = append(put, store.Value{Key: store.CredentialsKey, Size: len(ips.b64), Ciphertext: ct})
-				touched = append(touched, store.CredentialsKey)
-			}
-			obj.Keys = nil
-		}
-		if exists && len(put) == 0 && len(removed) == 0 && obj.Host == cur.Host && (pt.Labels == nil || maps.Equal(pt.Labels, cur.Labels)) {
+		if ch.empty(t, pt) {
 			// An empty merge (nothing to set, nothing there to remove, the
 			// same labels) writes nothing: no new version, not pending, no
 			// audit record, the owner (apply or not) unchanged.
-			result = cur
+			result = t.cur
 			return nil
 		}
-		if err := storeWrite(ctx, tx, &obj, removed, put, now); err != nil {
+		if err := writeMerge(ctx, tx, p, t, &ch); err != nil {
 			return err
 		}
-		action := "merge"
-		if !exists {
-			action = "create"
-		}
-		if err := tx.Audit(ctx, store.AuditRecord{At: now, Org: p.org.Name, Actor: p.actor(), Action: action, Kind: kind, Name: name, Region: obj.Region, Keys: touched}); err != nil {
-			return err
-		}
-		result, created = obj, !exists
+		result, created = ch.obj, !t.exists
 		return nil
 	})
 	if err == nil {
 		s.wake(result.Region)
 	}
 	return result, created, err
+}
+
+// validatePatch checks everything of a patch that needs no store.
+func validatePatch(name string, pt resources.Patch) (ipsInput, error) {
+	if err := validateObjectName(name); err != nil {
+		return ipsInput{}, err
+	}
+	if pt.Kind != "" {
+		if err := resources.ValidateKind(pt.Kind); err != nil {
+			return ipsInput{}, errInvalid("kind: %v", err)
+		}
+	}
+	if pt.Region != "" {
+		if err := resources.ValidateRegion(pt.Region); err != nil {
+			return ipsInput{}, errInvalid("region: %v", err)
+		}
+	}
+	if err := resources.ValidateLabels(pt.Labels); err != nil {
+		return ipsInput{}, errInvalid("labels: %v", err)
+	}
+	if err := validateSetValues(pt.Set); err != nil {
+		return ipsInput{}, err
+	}
+	for _, k := range pt.Remove {
+		if err := resources.ValidateKey(k); err != nil {
+			return ipsInput{}, errInvalid("remove: %v", err)
+		}
+		if _, ok := pt.Set[k]; ok {
+			return ipsInput{}, errInvalid("key %s is both set and removed", k)
+		}
+	}
+	return parseIPS(pt.Host, pt.Credentials, pt.Encode)
+}
+
+// hasIPSFields reports whether a patch carries an image pull secret's
+// fields.
+func hasIPSFields(pt resources.Patch) bool {
+	return pt.Host != "" || pt.Credentials != nil || pt.Encode != nil
+}
+
+// mergeTarget is the object a merge applies to: the current one, or a new
+// one of the patch's kind in its region.
+type mergeTarget struct {
+	cur    store.Object
+	exists bool
+	kind   string
+	obj    store.Object // the object to patch: cur, or a new one
+	now    time.Time
+}
+
+// resolveMerge reads the object name and checks the patch against it: its
+// kind, the precondition, its region.
+func resolveMerge(ctx context.Context, tx store.Tx, p Principal, name string, pt resources.Patch, pc precondition) (mergeTarget, error) {
+	var t mergeTarget
+	cur, err := tx.Object(ctx, p.org.ID, name)
+	t.cur, t.exists = cur, err == nil
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return t, err
+	}
+	t.kind = pt.Kind
+	switch {
+	case t.kind != "":
+	case t.exists:
+		t.kind = cur.Kind
+	case hasIPSFields(pt):
+		t.kind = resources.KindImagePullSecret
+	default:
+		t.kind = resources.KindSecretSet
+	}
+	if t.exists && cur.Kind != t.kind {
+		return t, kindConflict(cur, t.kind)
+	}
+	if err := pc.check(name, t.exists, cur); err != nil {
+		return t, err
+	}
+	t.now = time.Now().UTC()
+	t.obj = cur
+	if t.exists {
+		if pt.Region != "" && pt.Region != cur.Region {
+			return t, regionConflict(cur, pt.Region)
+		}
+	} else {
+		region := pt.Region
+		if region == "" {
+			region = p.org.DefaultRegion
+		}
+		t.obj = store.Object{OrgID: p.org.ID, Name: name, Kind: t.kind, Region: region, CreatedAt: t.now}
+	}
+	return t, nil
+}
+
+// mergeChange is a patch applied: the object after it, the values to put
+// (encrypted), the keys removed, and the keys the audit record names.
+type mergeChange struct {
+	obj              store.Object
+	put              []store.Value
+	removed, touched []string
+}
+
+// empty reports whether the change writes nothing.
+func (ch mergeChange) empty(t mergeTarget, pt resources.Patch) bool {
+	return t.exists && len(ch.put) == 0 && len(ch.removed) == 0 && ch.obj.Host == t.cur.Host &&
+		(pt.Labels == nil || maps.Equal(pt.Labels, t.cur.Labels))
+}
+
+// applyPatch applies pt to a copy of the target's object.
+func (s *Service) applyPatch(p Principal, name string, pt resources.Patch, ips ipsInput, t mergeTarget) (mergeChange, error) {
+	ch := mergeChange{obj: t.obj}
+	ch.obj.Managed, ch.obj.ApplySet = false, "" // an imperative write
+	if pt.Labels != nil {
+		ch.obj.Labels = pt.Labels
+	}
+	switch t.kind {
+	case resources.KindSecretSet:
+		if hasIPSFields(pt) {
+			return ch, errInvalid("host, credentials and encode apply to an ImagePullSecret; %s is a SecretSet", name)
+		}
+		keys := maps.Clone(ch.obj.Keys)
+		if keys == nil {
+			keys = map[string]int{}
+		}
+		for _, k := range pt.Remove {
+			if _, ok := keys[k]; ok {
+				delete(keys, k)
+				ch.removed = append(ch.removed, k)
+			}
+		}
+		for _, k := range slices.Sorted(maps.Keys(pt.Set)) {
+			v := pt.Set[k]
+			keys[k] = len(v)
+			ct, err := s.sealer.Seal(p.org.Name, ch.obj.Region, name, k, []byte(v))
+			if err != nil {
+				return ch, err
+			}
+			ch.put = append(ch.put, store.Value{Key: k, Size: len(v), Ciphertext: ct})
+		}
+		if err := checkTotals(keys); err != nil {
+			return ch, err
+		}
+		ch.obj.Keys = keys
+		ch.touched = append(slices.Sorted(maps.Keys(pt.Set)), ch.removed...)
+	case resources.KindImagePullSecret:
+		if len(pt.Set) > 0 || len(pt.Remove) > 0 {
+			return ch, errInvalid("set and remove apply to a SecretSet; %s is an ImagePullSecret (send host and credentials)", name)
+		}
+		if !t.exists && (ips.host == "" || ips.b64 == "") {
+			return ch, errInvalid("host and credentials are required to create image pull secret %s", name)
+		}
+		if ips.host != "" {
+			ch.obj.Host = ips.host
+		}
+		if ips.b64 != "" {
+			ch.obj.Username = ips.username
+			ct, err := s.sealer.Seal(p.org.Name, ch.obj.Region, name, store.CredentialsKey, []byte(ips.b64))
+			if err != nil {
+				return ch, err
+			}
+			ch.put = append(ch.put, store.Value{Key: store.CredentialsKey, Size: len(ips.b64), Ciphertext: ct})
+			ch.touched = append(ch.touched, store.CredentialsKey)
+		}
+		ch.obj.Keys = nil
+	}
+	return ch, nil
+}
+
+// writeMerge writes the change (a new version, pending) and its audit
+// record; ch.obj gets the written version.
+func writeMerge(ctx context.Context, tx store.Tx, p Principal, t mergeTarget, ch *mergeChange) error {
+	if err := storeWrite(ctx, tx, &ch.obj, ch.removed, ch.put, t.now); err != nil {
+		return err
+	}
+	action := "merge"
+	if !t.exists {
+		action = "create"
+	}
+	return tx.Audit(ctx, store.AuditRecord{At: t.now, Org: p.org.Name, Actor: p.actor(), Action: action, Kind: t.kind,
+		Name: ch.obj.Name, Region: ch.obj.Region, Keys: ch.touched})
 }
 
 // desired is a validated replace input.

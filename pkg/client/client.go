@@ -376,29 +376,30 @@ func (c *Client) post(ctx context.Context, path string, in, out any) error {
 // Wait polls the object until its status is ready or failed (or ctx ends)
 // and returns it. The caller maps failed to exit 1.
 func (c *Client) Wait(ctx context.Context, org, name string) (resources.Object, error) {
-	delay := c.poll
-	for {
-		o, err := c.Get(ctx, org, name)
-		if err != nil {
-			return o, err
-		}
-		if st := o.Status(); st != nil && st.State != resources.StatePending {
-			return o, nil
-		}
-		if err := pause(ctx, &delay); err != nil {
-			return o, err
-		}
+	objs, err := c.WaitAll(ctx, org, []string{name})
+	if len(objs) == 0 {
+		return resources.Object{}, err
 	}
+	return objs[0], err
 }
 
 // WaitAll polls the objects of org named in names until none is pending
-// (or ctx ends) and returns them, in names order. Each round is one list
-// request for all of them, however many they are. An object that is gone
-// (deleted meanwhile) is a not-found error.
+// (or ctx ends) and returns them, in names order: the one wait loop. Each
+// round is one request: a get for one object, a list for several, however
+// many they are. An object that is gone (deleted meanwhile) is a not-found
+// error.
 func (c *Client) WaitAll(ctx context.Context, org string, names []string) ([]resources.Object, error) {
 	delay := c.poll
 	for {
-		all, err := c.List(ctx, org, ListOptions{})
+		var all []resources.Object
+		var err error
+		if len(names) == 1 {
+			var o resources.Object
+			o, err = c.Get(ctx, org, names[0])
+			all = []resources.Object{o}
+		} else {
+			all, err = c.List(ctx, org, ListOptions{})
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -2,7 +2,6 @@ package manifests
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"strings"
 
@@ -157,7 +156,7 @@ func runApply(ctx context.Context, opts *ApplyOptions) error {
 		return err
 	}
 	if len(failed) > 0 {
-		return cmdutil.WithCode(cmdutil.ExitError, failedError(failed))
+		return cloudutil.FailedErr(failed)
 	}
 	return nil
 }
@@ -207,9 +206,6 @@ func waitAll(ctx context.Context, opts *ApplyOptions, results []apply.OrgApply) 
 	if err != nil {
 		return nil, err
 	}
-	if opts.IO.ShowProgress() {
-		fmt.Fprintln(opts.IO.ErrOut, "Waiting for the objects to be ready...")
-	}
 	var failed []string
 	for _, r := range results {
 		var names []string
@@ -221,30 +217,14 @@ func waitAll(ctx context.Context, opts *ApplyOptions, results []apply.OrgApply) 
 				items = append(items, it)
 			}
 		}
-		if len(names) == 0 {
-			continue
-		}
-		objs, err := c.WaitAll(ctx, r.Organization, names)
+		objs, lines, err := cloudutil.Wait(ctx, opts.IO, c, r.Organization, names)
 		if err != nil {
 			return nil, err
 		}
 		for i, o := range objs {
-			o := o
 			items[i].Object = &o
-			if st := o.Status(); st != nil && st.State == resources.StateFailed {
-				msg := st.Message
-				if msg == "" {
-					msg = "no reason given"
-				}
-				failed = append(failed, fmt.Sprintf("%s failed: %s", items[i].Ref(), msg))
-			}
 		}
+		failed = append(failed, lines...)
 	}
 	return failed, nil
 }
-
-// failedError lists the objects that ended failed, one line each.
-type failedError []string
-
-func (e failedError) Error() string   { return strings.Join(e, "; ") }
-func (e failedError) Lines() []string { return e }

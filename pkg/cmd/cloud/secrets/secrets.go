@@ -192,11 +192,13 @@ func (s *Scope) written(ctx context.Context, c *client.Client, org string, obj r
 		}
 	}
 	if wait {
-		if obj, err = waitFor(ctx, s, c, org, obj); err != nil {
-			if _, ok := errors.AsType[*failedError](err); !ok || !output {
-				return obj, true, err
-			}
-			failed = err
+		objs, lines, err := cloudutil.Wait(ctx, s.IO, c, org, []string{obj.Meta().Name})
+		if err != nil {
+			return obj, true, err
+		}
+		obj, failed = objs[0], cloudutil.FailedErr(lines)
+		if failed != nil && !output {
+			return obj, true, failed
 		}
 	}
 	if output {
@@ -206,35 +208,6 @@ func (s *Scope) written(ctx context.Context, c *client.Client, org string, obj r
 		return obj, true, failed
 	}
 	return obj, false, nil
-}
-
-// failedError is an object that ended in state failed (exit 1).
-type failedError struct {
-	ref string // secretset/NAME
-	msg string // the platform's reason
-}
-
-func (e *failedError) Error() string { return e.ref + " failed: " + e.msg }
-
-// waitFor waits until the object is ready or failed; failed is exit 1 with
-// the platform's message.
-func waitFor(ctx context.Context, s *Scope, c *client.Client, org string, o resources.Object) (resources.Object, error) {
-	m := o.Meta()
-	if s.IO.ShowProgress() {
-		fmt.Fprintf(s.IO.ErrOut, "Waiting for %s to be ready...\n", objRef(o))
-	}
-	got, err := c.Wait(ctx, org, m.Name)
-	if err != nil {
-		return o, err
-	}
-	if st := got.Status(); st != nil && st.State == resources.StateFailed {
-		msg := st.Message
-		if msg == "" {
-			msg = "no reason given"
-		}
-		return got, cmdutil.WithCode(cmdutil.ExitError, &failedError{ref: objRef(got), msg: msg})
-	}
-	return got, nil
 }
 
 // readInput reads r to its end (at most limit bytes, more is a usage error

@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/botkit-dev/botkit/pkg/dotenv"
-	"github.com/botkit-dev/botkit/pkg/printers"
 	"github.com/botkit-dev/botkit/pkg/prompter"
 	"github.com/botkit-dev/botkit/pkg/resources"
 )
@@ -28,7 +27,7 @@ func TestExitCodes(t *testing.T) {
 		{context.Canceled, ExitInterrupted},
 		{SilentError{Code: 4}, 4},
 		{Problems([]string{"a", "b"}), ExitUsage},
-		{&printers.UnknownFormatError{Format: "jsn", Valid: printers.Formats()}, ExitUsage},
+		{CheckEnum("output", "jsn", []string{"json"}), ExitUsage},
 		{fmt.Errorf("--file: %w", &dotenv.ParseError{File: ".env", Line: 3, Msg: "expected KEY=value"}), ExitUsage},
 	}
 	for _, c := range cases {

@@ -2,6 +2,7 @@ package cmdutil
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -82,13 +83,25 @@ type enumValue struct {
 }
 
 func (e *enumValue) Set(v string) error {
-	for _, ok := range e.values {
-		if v == ok {
-			*e.target = v
-			return nil
-		}
+	if !slices.Contains(e.values, v) {
+		return errUnknownValue(v, e.values)
 	}
-	return fmt.Errorf("unknown value %q (valid: %s)", v, strings.Join(e.values, ", "))
+	*e.target = v
+	return nil
+}
+
+func errUnknownValue(v string, values []string) error {
+	return fmt.Errorf("unknown value %q (valid: %s)", v, strings.Join(values, ", "))
+}
+
+// CheckEnum checks an enumerated flag's value for a caller that did not
+// parse it (a command's run function called without cobra): the same
+// message as EnumFlag's, as a flag error (exit 2).
+func CheckEnum(name, v string, values []string) error {
+	if slices.Contains(values, v) {
+		return nil
+	}
+	return &FlagError{Err: fmt.Errorf("--%s: %w", name, errUnknownValue(v, values))}
 }
 
 func (e *enumValue) String() string {

@@ -14,14 +14,12 @@
 package printers
 
 import (
-	"fmt"
-	"strings"
 	"time"
 
-	"github.com/spf13/pflag"
-
+	"github.com/botkit-dev/botkit/pkg/cmdutil"
 	"github.com/botkit-dev/botkit/pkg/iostreams"
 	"github.com/botkit-dev/botkit/pkg/resources"
+	"github.com/spf13/cobra"
 )
 
 // Output formats.
@@ -54,19 +52,6 @@ type Printer interface {
 	PrintObject(ios *iostreams.IOStreams, obj resources.Object) error
 }
 
-// UnknownFormatError is returned for an -o value that is not a format.
-type UnknownFormatError struct {
-	Format string
-	Valid  []string
-}
-
-func (e *UnknownFormatError) Error() string {
-	return fmt.Sprintf("--output: unknown format %q (valid: %s)", e.Format, strings.Join(e.Valid, ", "))
-}
-
-// ErrorCode makes it invalid input (exit 2; see cmdutil.Coded).
-func (e *UnknownFormatError) ErrorCode() string { return resources.CodeInvalid }
-
 // New returns the printer for format ("" means table). now gives the current
 // time the AGE column is measured against; nil means time.Now.
 func New(format string, now func() time.Time) (Printer, error) {
@@ -85,32 +70,93 @@ func New(format string, now func() time.Time) (Printer, error) {
 	case FormatName:
 		return namePrinter{}, nil
 	}
-	return nil, &UnknownFormatError{Format: format, Valid: Formats()}
+	return nil, cmdutil.CheckEnum("output", format, Formats())
 }
 
-// Flags is the -o/--output flag, bound once per command.
+// Flags is -o/--output, kubectl's PrintFlags: every command that prints
+// objects or rows binds it (botkit-platform's too), so that the formats a
+// command allows, its default, the check and the help read the same
+// everywhere. The zero value allows every format and defaults to table.
 type Flags struct {
-	// Output is the format name; NewFlags sets it to "table".
+	// Output is the format chosen ("" : the default).
 	Output string
 	// Now is the clock AGE is measured against (nil: time.Now). Tests set it.
 	Now func() time.Time
+
+	formats []string // the formats allowed (nil: Formats())
+	lines   bool     // no -o prints the command's own lines (Operation)
 }
 
-// NewFlags returns Flags defaulting to the table format.
+// NewFlags returns Flags defaulting to the table format, every format
+// allowed.
 func NewFlags() *Flags { return &Flags{Output: FormatTable} }
 
-// AddFlags registers -o/--output on fs.
-func (f *Flags) AddFlags(fs *pflag.FlagSet) {
-	fs.StringVarP(&f.Output, "output", "o", f.Output,
-		"Output format: one of "+strings.Join(Formats(), "|"))
+// WithFormats limits -o to formats (the first is the default unless
+// WithLines).
+func (f *Flags) WithFormats(formats ...string) *Flags {
+	f.formats = formats
+	if !f.lines && len(formats) > 0 {
+		f.Output = formats[0]
+	}
+	return f
 }
 
-// ToPrinter returns the printer for the chosen format, or an
-// *UnknownFormatError.
-func (f *Flags) ToPrinter() (Printer, error) { return New(f.Output, f.Now) }
+// WithLines makes the default, no -o, the command's own lines (one
+// Operation per object, as apply prints them); -o then prints objects.
+func (f *Flags) WithLines() *Flags {
+	f.lines, f.Output = true, ""
+	return f
+}
+
+func (f *Flags) allowed() []string {
+	if f.formats == nil {
+		return Formats()
+	}
+	return f.formats
+}
+
+// AddFlags registers -o/--output on cmd: checked when parsed, the formats
+// in its help and its completions.
+func (f *Flags) AddFlags(cmd *cobra.Command) {
+	usage := "Output format"
+	if f.lines {
+		usage = "Print the objects in this format instead of a line each"
+	}
+	cmdutil.EnumFlag(cmd, &f.Output, "output", "o", f.Output, f.allowed(), usage)
+}
+
+// Lines reports whether no -o was given to a command WithLines: it prints
+// its own lines.
+func (f *Flags) Lines() bool { return f.lines && f.Output == "" }
+
+// Validate checks Output (for a run function called without cobra, which
+// did not parse the flag): a flag error naming the allowed formats.
+func (f *Flags) Validate() error {
+	if f.Output == "" {
+		return nil // the default
+	}
+	return cmdutil.CheckEnum("output", f.Output, f.allowed())
+}
+
+// ToPrinter returns the printer of the chosen format.
+func (f *Flags) ToPrinter() (Printer, error) {
+	if err := f.Validate(); err != nil {
+		return nil, err
+	}
+	return New(f.Output, f.Now)
+}
 
 // IsTable reports whether the chosen format is table or wide (the formats
 // meant for people rather than programs).
 func (f *Flags) IsTable() bool {
-	return f.Output == FormatTable || f.Output == FormatWide || f.Output == ""
+	return f.Output == FormatTable || f.Output == FormatWide || (f.Output == "" && !f.lines)
+}
+
+// PrintRows prints rows that are not platform objects (organizations,
+// regions, tokens) in the chosen format; see PrintRows.
+func (f *Flags) PrintRows(ios *iostreams.IOStreams, header []string, rows [][]string, v any) error {
+	if err := f.Validate(); err != nil {
+		return err
+	}
+	return PrintRows(ios, f.Output, header, rows, v)
 }

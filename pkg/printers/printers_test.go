@@ -1,8 +1,8 @@
 package printers
 
 import (
-	"errors"
 	"flag"
+	"io"
 	"maps"
 	"os"
 	"path/filepath"
@@ -11,12 +11,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/spf13/pflag"
 	"sigs.k8s.io/yaml"
 
 	"github.com/botkit-dev/botkit/internal/apitest"
+	"github.com/botkit-dev/botkit/pkg/cmdutil"
 	"github.com/botkit-dev/botkit/pkg/iostreams"
 	"github.com/botkit-dev/botkit/pkg/resources"
+	"github.com/spf13/cobra"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden from the current output")
@@ -213,9 +214,9 @@ func TestEmptyObjectIsAnError(t *testing.T) {
 func TestFlags(t *testing.T) {
 	for args, want := range map[string]string{"": FormatTable, "-o json": FormatJSON, "--output=yaml": FormatYAML, "-owide": FormatWide, "-o name": FormatName} {
 		f := NewFlags()
-		fs := pflag.NewFlagSet("x", pflag.ContinueOnError)
-		f.AddFlags(fs)
-		if err := fs.Parse(strings.Fields(args)); err != nil {
+		cmd := &cobra.Command{Use: "x"}
+		f.AddFlags(cmd)
+		if err := cmd.Flags().Parse(strings.Fields(args)); err != nil {
 			t.Fatal(err)
 		}
 		if f.Output != want {
@@ -228,9 +229,9 @@ func TestFlags(t *testing.T) {
 			t.Errorf("%q: IsTable %v", args, f.IsTable())
 		}
 	}
-	fs := pflag.NewFlagSet("x", pflag.ContinueOnError)
-	NewFlags().AddFlags(fs)
-	if usage := fs.Lookup("output").Usage; !strings.Contains(usage, "table|wide|json|yaml|name") {
+	cmd := &cobra.Command{Use: "x"}
+	NewFlags().AddFlags(cmd)
+	if usage := cmd.Flags().Lookup("output").Usage; !strings.Contains(usage, "table|wide|json|yaml|name") {
 		t.Errorf("usage %q does not list the formats", usage)
 	}
 }
@@ -238,12 +239,41 @@ func TestFlags(t *testing.T) {
 func TestUnknownFormat(t *testing.T) {
 	f := &Flags{Output: "jsn"}
 	_, err := f.ToPrinter()
-	var uf *UnknownFormatError
-	if !errors.As(err, &uf) || uf.Format != "jsn" {
-		t.Fatalf("error %v, want *UnknownFormatError", err)
+	if cmdutil.ExitCode(err) != cmdutil.ExitUsage {
+		t.Fatalf("error %v: exit %d, want a usage error", err, cmdutil.ExitCode(err))
 	}
-	if want := `--output: unknown format "jsn" (valid: table, wide, json, yaml, name)`; err.Error() != want {
+	if want := `--output: unknown value "jsn" (valid: table, wide, json, yaml, name)`; err.Error() != want {
 		t.Errorf("message %q, want %q", err, want)
+	}
+	// A command that allows fewer formats names those.
+	f = NewFlags().WithLines().WithFormats(FormatJSON, FormatName)
+	f.Output = FormatTable
+	if err := f.Validate(); err == nil || !strings.Contains(err.Error(), "(valid: json, name)") {
+		t.Errorf("-o table where json and name are allowed: %v", err)
+	}
+	// Parsed by cobra, the same check refuses it before the command runs.
+	cmd := &cobra.Command{Use: "x", RunE: func(*cobra.Command, []string) error { t.Error("ran"); return nil }}
+	NewFlags().WithLines().WithFormats(FormatJSON, FormatName).AddFlags(cmd)
+	cmd.SetArgs([]string{"-o", "table"})
+	cmd.SetOut(io.Discard)
+	cmd.SetErr(io.Discard)
+	if err := cmd.Execute(); err == nil || !strings.Contains(err.Error(), "(valid: json, name)") {
+		t.Errorf("parsed -o table: %v", err)
+	}
+}
+
+func TestOperation(t *testing.T) {
+	var b strings.Builder
+	err := PrintOperations(&b,
+		Operation{Ref: "secretset/app", Action: "configured"},
+		Operation{Ref: "secretset/new", Action: "created", Detail: "added A, B", DryRun: true},
+		Operation{Ref: "secretset/x\x1b[31m", Action: "deleted"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "secretset/app configured\nsecretset/new created: added A, B (dry run)\n"
+	if got := b.String(); !strings.HasPrefix(got, want) || strings.Contains(got, "\x1b") {
+		t.Errorf("lines %q, want %q and a printable third line", got, want)
 	}
 }
 

@@ -3,6 +3,7 @@ package printers
 import (
 	"fmt"
 
+	"github.com/botkit-dev/botkit/pkg/cmdutil"
 	"github.com/botkit-dev/botkit/pkg/iostreams"
 )
 
@@ -34,5 +35,5 @@ func PrintRows(ios *iostreams.IOStreams, format string, header []string, rows []
 	case FormatYAML:
 		return writeYAML(ios.Out, v)
 	}
-	return &UnknownFormatError{Format: format, Valid: Formats()}
+	return cmdutil.CheckEnum("output", format, Formats())
 }

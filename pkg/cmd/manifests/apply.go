@@ -2,8 +2,6 @@ package manifests
 
 import (
 	"context"
-	"slices"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -24,7 +22,7 @@ type ApplyOptions struct {
 	ApplySet       string
 	AllowEmpty     bool // --allow-empty: --prune with no object in the manifests
 	Wait           bool
-	Output         string // "" (one line per object), json, yaml, name
+	Print          *printers.Flags // -o: json, yaml or name; none: a line per object
 }
 
 // ActionValidated is what --dry-run=client reports per object: the
@@ -34,7 +32,7 @@ const ActionValidated = "validated"
 
 // NewCmdApply returns `botkit apply`.
 func NewCmdApply(f *cloudutil.Factory, runF func(context.Context, *ApplyOptions) error) *cobra.Command {
-	opts := &ApplyOptions{Scope: newScope(f), DryRun: DryRunNone}
+	opts := &ApplyOptions{Scope: newScope(f), DryRun: DryRunNone, Print: newApplyPrintFlags()}
 	cmd := &cobra.Command{
 		Use:   "apply -f PATH...",
 		Short: "Make secret sets and image pull secrets equal their manifests",
@@ -84,27 +82,24 @@ names only).`,
 	addDryRunFlag(cmd, &opts.DryRun, "check locally, send nothing", "the platform says what would change")
 	addPruneFlags(cmd, &opts.Prune, &opts.Selector, &opts.ApplySet, &opts.AllowEmpty)
 	cmd.Flags().BoolVar(&opts.Wait, "wait", false, "Wait until every applied object is ready or failed (any failed exits 1)")
-	cmdutil.EnumFlag(cmd, &opts.Output, "output", "o", "", applyOutputs, "Print the resulting objects instead of one line each")
+	opts.Print.AddFlags(cmd)
 	return cmd
 }
 
-// applyOutputs are apply's -o formats (none: a line per object).
-var applyOutputs = []string{printers.FormatJSON, printers.FormatYAML, printers.FormatName}
-
-// checkOutput checks -o for callers of runApply without cobra (the flag
-// checks it when parsed).
-func checkOutput(v string) error {
-	if v == "" || slices.Contains(applyOutputs, v) {
-		return nil
-	}
-	return cmdutil.FlagErrorf("--output: %q is not one of %s", v, strings.Join(applyOutputs, ", "))
+// newApplyPrintFlags is apply's -o: a line per object by default, or the
+// objects as json, yaml or names.
+func newApplyPrintFlags() *printers.Flags {
+	return printers.NewFlags().WithLines().WithFormats(printers.FormatJSON, printers.FormatYAML, printers.FormatName)
 }
 
 func runApply(ctx context.Context, opts *ApplyOptions) error {
 	if err := checkDryRun(opts.DryRun); err != nil {
 		return err
 	}
-	if err := checkOutput(opts.Output); err != nil {
+	if opts.Print == nil {
+		opts.Print = newApplyPrintFlags()
+	}
+	if err := opts.Print.Validate(); err != nil {
 		return err
 	}
 	if err := checkPrune(opts.Prune, opts.Selector, opts.ApplySet, opts.AllowEmpty); err != nil {
@@ -128,14 +123,14 @@ func runApply(ctx context.Context, opts *ApplyOptions) error {
 	if err != nil {
 		return err
 	}
-	results, err := apply.Apply(ctx, c, groups, apply.ApplyOptions{
+	results, err := sendApply(ctx, c, groups, applyRequest{
 		ApplySet: opts.ApplySet, Prune: opts.Prune, Selector: opts.Selector, DryRun: opts.DryRun == DryRunServer,
 	})
 	if err != nil {
 		// The organizations before the failing one were applied: say so
 		// (in lines; -o output is all the objects or nothing).
-		if opts.Output == "" {
-			if werr := apply.WriteApplyLines(opts.IO.Out, results); werr != nil {
+		if opts.Print.Lines() {
+			if werr := writeApplyLines(opts.IO.Out, results); werr != nil {
 				return werr
 			}
 		}
@@ -147,8 +142,8 @@ func runApply(ctx context.Context, opts *ApplyOptions) error {
 			return err
 		}
 	}
-	if opts.Output == "" {
-		err = apply.WriteApplyLines(opts.IO.Out, results)
+	if opts.Print.Lines() {
+		err = writeApplyLines(opts.IO.Out, results)
 	} else {
 		err = printObjects(opts, results)
 	}
@@ -163,7 +158,7 @@ func runApply(ctx context.Context, opts *ApplyOptions) error {
 
 // printLocal reports --dry-run=client: every object checked, nothing sent.
 func printLocal(opts *ApplyOptions, groups []apply.Group) error {
-	if opts.Output != "" {
+	if !opts.Print.Lines() {
 		var objs []resources.Object
 		for _, g := range groups {
 			objs = append(objs, g.Objects()...)
@@ -175,7 +170,7 @@ func printLocal(opts *ApplyOptions, groups []apply.Group) error {
 
 // printObjects prints the objects as they are after the apply (as they would
 // be, for a dry run); pruned objects are gone and not printed.
-func printObjects(opts *ApplyOptions, results []apply.OrgApply) error {
+func printObjects(opts *ApplyOptions, results []OrgApply) error {
 	var objs []resources.Object
 	for _, r := range results {
 		for _, it := range r.Result.Items {
@@ -190,7 +185,7 @@ func printObjects(opts *ApplyOptions, results []apply.OrgApply) error {
 // printList prints objs as a List (json, yaml) or names: never a value (the
 // printers show key names only).
 func printList(opts *ApplyOptions, objs []resources.Object) error {
-	p, err := printers.New(opts.Output, nil)
+	p, err := opts.Print.ToPrinter()
 	if err != nil {
 		return err
 	}
@@ -201,7 +196,7 @@ func printList(opts *ApplyOptions, objs []resources.Object) error {
 // request per organization and round, and returns the failed ones
 // ("secretset/NAME failed: why"). The results' objects are updated to their
 // final state.
-func waitAll(ctx context.Context, opts *ApplyOptions, results []apply.OrgApply) ([]string, error) {
+func waitAll(ctx context.Context, opts *ApplyOptions, results []OrgApply) ([]string, error) {
 	c, err := opts.connect(ctx)
 	if err != nil {
 		return nil, err

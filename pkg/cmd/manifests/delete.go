@@ -5,7 +5,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/botkit-dev/botkit/pkg/apply"
 	"github.com/botkit-dev/botkit/pkg/cmd/cloudutil"
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
 	"github.com/botkit-dev/botkit/pkg/resources"
@@ -65,8 +64,8 @@ func runDelete(ctx context.Context, opts *DeleteOptions) error {
 	if err != nil {
 		return err
 	}
-	results, err := apply.Delete(ctx, c, groups, apply.DeleteOptions{IgnoreNotFound: opts.IgnoreNotFound, DryRun: opts.DryRun == DryRunServer})
-	if werr := apply.WriteDeleteLines(opts.IO.Out, results); werr != nil {
+	results, err := sendDelete(ctx, c, groups, deleteRequest{IgnoreNotFound: opts.IgnoreNotFound, DryRun: opts.DryRun == DryRunServer})
+	if werr := writeDeleteLines(opts.IO.Out, results); werr != nil {
 		return werr
 	}
 	if err != nil {

@@ -6,7 +6,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/botkit-dev/botkit/pkg/apply"
 	"github.com/botkit-dev/botkit/pkg/cmd/cloudutil"
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
 )
@@ -89,12 +88,12 @@ func runDiff(ctx context.Context, opts *DiffOptions) error {
 	if err != nil {
 		return err
 	}
-	results, err := apply.Plan(ctx, c, groups, apply.ApplyOptions{ApplySet: opts.ApplySet, Prune: opts.Prune, Selector: opts.Selector})
+	results, err := sendPlan(ctx, c, groups, applyRequest{ApplySet: opts.ApplySet, Prune: opts.Prune, Selector: opts.Selector})
 	if err != nil {
 		// Show nothing partial: the diff is of every organization or none.
 		return perObject(err, groups[len(results)].Organization, "no difference could be computed")
 	}
-	changed, err := apply.WriteDiff(opts.IO.Out, results)
+	changed, err := writeDiff(opts.IO.Out, results)
 	if err != nil {
 		return err
 	}

@@ -29,11 +29,12 @@ import (
 	"github.com/botkit-dev/botkit/pkg/cmd/cloudutil"
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
 	"github.com/botkit-dev/botkit/pkg/iostreams"
+	"github.com/botkit-dev/botkit/pkg/printers"
 	"github.com/botkit-dev/botkit/pkg/resources"
 )
 
 // The client is the platform API of pkg/apply.
-var _ apply.API = (*client.Client)(nil)
+var _ API = (*client.Client)(nil)
 
 // Dry-run modes of --dry-run.
 const (
@@ -206,31 +207,27 @@ func addAllowPlaintextFlag(cmd *cobra.Command, allow *bool) {
 // addDryRunFlag registers --dry-run (none, client, server; alone: server);
 // client and server say what each mode does for the command.
 func addDryRunFlag(cmd *cobra.Command, dryRun *string, client, server string) {
-	cmd.Flags().StringVar(dryRun, "dry-run", DryRunNone, "none, client ("+client+") or server ("+server+"); --dry-run alone is server")
+	cmdutil.EnumFlag(cmd, dryRun, "dry-run", "", DryRunNone, dryRunModes, "client: "+client+"; server: "+server+"; --dry-run alone is server")
 	cmd.Flags().Lookup("dry-run").NoOptDefVal = DryRunServer
 }
 
 // writeDryRunLines prints "KIND/NAME ACTION (dry run)" for every object of
 // the manifests: what --dry-run=client reports, no request sent.
 func writeDryRunLines(w io.Writer, groups []apply.Group, action string) error {
-	var b strings.Builder
+	var ops []printers.Operation
 	for _, g := range groups {
 		for _, d := range g.Documents {
-			fmt.Fprintf(&b, "%s %s (dry run)\n", d.Ref(), action)
+			ops = append(ops, printers.Operation{Ref: d.Ref(), Action: action, DryRun: true})
 		}
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	return printers.PrintOperations(w, ops...)
 }
 
-// checkDryRun validates a --dry-run value.
-func checkDryRun(v string) error {
-	switch v {
-	case DryRunNone, DryRunClient, DryRunServer:
-		return nil
-	}
-	return cmdutil.FlagErrorf("--dry-run: %q is not one of none, client, server", v)
-}
+// dryRunModes are --dry-run's values.
+var dryRunModes = []string{DryRunNone, DryRunClient, DryRunServer}
+
+// checkDryRun checks --dry-run for a run function called without cobra.
+func checkDryRun(v string) error { return cmdutil.CheckEnum("dry-run", v, dryRunModes) }
 
 // pruneGroups returns the groups an apply or diff with --prune sends. With
 // no object in the manifests, prune still runs, in the organization of

@@ -19,6 +19,7 @@ import (
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
 	"github.com/botkit-dev/botkit/pkg/iostreams"
 	"github.com/botkit-dev/botkit/pkg/platform"
+	"github.com/botkit-dev/botkit/pkg/printers"
 	"github.com/botkit-dev/botkit/pkg/resources"
 )
 
@@ -164,7 +165,7 @@ func TestNothingSent(t *testing.T) {
 	s := e.scope(m)
 	s.APIClient = func(context.Context) (*client.Client, error) { t.Fatal("the platform was asked"); return nil, nil }
 	s.ResolveOrg = func(context.Context, string) (string, error) { t.Fatal("the organization was asked"); return "", nil }
-	if err := runApply(context.Background(), &ApplyOptions{Scope: s, DryRun: DryRunClient, Output: "json"}); err != nil {
+	if err := runApply(context.Background(), &ApplyOptions{Scope: s, DryRun: DryRunClient, Print: jsonOutput()}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(e.out.String(), `"kind": "List"`) || !strings.Contains(e.out.String(), `"K"`) {
@@ -251,4 +252,11 @@ func TestWaitFailed(t *testing.T) {
 	if cmdutil.ExitCode(err) != cmdutil.ExitError || len(lines) != 1 || !strings.HasPrefix(lines[0], "imagepullsecret/reg failed: ") {
 		t.Fatalf("exit %d, lines %q; want 1 and one failed line", cmdutil.ExitCode(err), lines)
 	}
+}
+
+// jsonOutput is apply's -o json.
+func jsonOutput() *printers.Flags {
+	p := newApplyPrintFlags()
+	p.Output = printers.FormatJSON
+	return p
 }

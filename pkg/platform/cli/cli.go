@@ -5,16 +5,12 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
@@ -87,7 +83,6 @@ func (f storeFlags) require() error {
 // and completion; Run* check them again for callers without cobra).
 var (
 	logFormats = []string{"text", "json"}
-	outputs    = []string{"table", "json"}
 )
 
 // ServeOptions are the options of `serve`.
@@ -206,7 +201,7 @@ type OrgsOptions struct {
 	storeFlags
 	Name          string
 	DefaultRegion string
-	Output        string
+	Print         *printers.Flags // -o of list
 	IO            *iostreams.IOStreams
 }
 
@@ -224,7 +219,7 @@ func newOrgsCmd(st *iostreams.IOStreams) *cobra.Command {
 	}
 	addStoreFlags(create, &co.storeFlags)
 	create.Flags().StringVar(&co.DefaultRegion, "default-region", "us-west", "region of objects created without one")
-	lo := &OrgsOptions{IO: st}
+	lo := &OrgsOptions{IO: st, Print: printers.NewFlags()}
 	list := &cobra.Command{
 		Use:   "list (--data-dir DIR | --store URL)",
 		Short: "List organizations",
@@ -232,7 +227,7 @@ func newOrgsCmd(st *iostreams.IOStreams) *cobra.Command {
 		RunE:  func(c *cobra.Command, _ []string) error { return RunOrgsList(c.Context(), lo) },
 	}
 	addStoreFlags(list, &lo.storeFlags)
-	cmdutil.EnumFlag(list, &lo.Output, "output", "o", "table", outputs, "Output format")
+	lo.Print.AddFlags(list)
 	c.AddCommand(create, list)
 	return c
 }
@@ -260,14 +255,13 @@ func RunOrgsCreate(ctx context.Context, o *OrgsOptions) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(o.IO.Out, "organization %s created (default region %s)\n", org.Name, org.DefaultRegion)
-	return nil
+	return printers.PrintOperations(o.IO.Out, printers.Operation{Ref: "organization/" + org.Name, Action: "created", Detail: "default region " + org.DefaultRegion})
 }
 
 // RunOrgsList lists organizations.
 func RunOrgsList(ctx context.Context, o *OrgsOptions) error {
-	if !slices.Contains(outputs, o.Output) {
-		return cmdutil.FlagErrorf("--output %q: want one of %s", o.Output, strings.Join(outputs, ", "))
+	if err := o.Print.Validate(); err != nil {
+		return err
 	}
 	a, err := openAdmin(ctx, o.storeFlags)
 	if err != nil {
@@ -278,35 +272,21 @@ func RunOrgsList(ctx context.Context, o *OrgsOptions) error {
 	if err != nil {
 		return err
 	}
-	if o.Output == "json" {
-		return writeJSON(o.IO.Out, map[string]any{"items": orgs})
-	}
-	if len(orgs) == 0 {
-		fmt.Fprintln(o.IO.ErrOut, printers.NoResourcesMessage) // as every botkit listing says it
-		return nil
-	}
-	tw := tabwriter.NewWriter(o.IO.Out, 0, 4, 3, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tDEFAULT REGION\tCREATED")
+	rows := make([][]string, 0, len(orgs))
 	for _, org := range orgs {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", org.Name, org.DefaultRegion, org.CreatedAt.Format(time.RFC3339))
+		rows = append(rows, []string{org.Name, org.DefaultRegion, org.CreatedAt.Format(time.RFC3339)})
 	}
-	return tw.Flush()
-}
-
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
+	return o.Print.PrintRows(o.IO, []string{"NAME", "DEFAULT REGION", "CREATED"}, rows, map[string]any{"items": orgs})
 }
 
 // TokensOptions are the options of `tokens create|revoke|list`.
 type TokensOptions struct {
 	storeFlags
-	Org    string
-	User   string
-	ID     string
-	Output string
-	IO     *iostreams.IOStreams
+	Org   string
+	User  string
+	ID    string
+	Print *printers.Flags // -o of list
+	IO    *iostreams.IOStreams
 }
 
 func newTokensCmd(st *iostreams.IOStreams) *cobra.Command {
@@ -332,7 +312,7 @@ func newTokensCmd(st *iostreams.IOStreams) *cobra.Command {
 		},
 	}
 	addStoreFlags(revoke, &ro.storeFlags)
-	lo := &TokensOptions{IO: st}
+	lo := &TokensOptions{IO: st, Print: printers.NewFlags()}
 	list := &cobra.Command{
 		Use:   "list --org NAME (--data-dir DIR | --store URL)",
 		Short: "List the tokens of an organization (IDs only)",
@@ -341,7 +321,7 @@ func newTokensCmd(st *iostreams.IOStreams) *cobra.Command {
 	}
 	addStoreFlags(list, &lo.storeFlags)
 	list.Flags().StringVar(&lo.Org, "org", "", "organization (required)")
-	cmdutil.EnumFlag(list, &lo.Output, "output", "o", "table", outputs, "Output format")
+	lo.Print.AddFlags(list)
 	c.AddCommand(create, revoke, list)
 	return c
 }
@@ -384,8 +364,8 @@ func RunTokensList(ctx context.Context, o *TokensOptions) error {
 	if o.Org == "" {
 		return cmdutil.FlagErrorf("%s", "--org is required")
 	}
-	if !slices.Contains(outputs, o.Output) {
-		return cmdutil.FlagErrorf("--output %q: want one of %s", o.Output, strings.Join(outputs, ", "))
+	if err := o.Print.Validate(); err != nil {
+		return err
 	}
 	a, err := openAdmin(ctx, o.storeFlags)
 	if err != nil {
@@ -396,19 +376,15 @@ func RunTokensList(ctx context.Context, o *TokensOptions) error {
 	if err != nil {
 		return err
 	}
-	if o.Output == "json" {
-		return writeJSON(o.IO.Out, map[string]any{"items": toks})
-	}
-	tw := tabwriter.NewWriter(o.IO.Out, 0, 4, 3, ' ', 0)
-	fmt.Fprintln(tw, "ID\tUSER\tCREATED\tREVOKED")
+	rows := make([][]string, 0, len(toks))
 	for _, t := range toks {
 		rev := "-"
 		if t.RevokedAt != nil {
 			rev = t.RevokedAt.Format(time.RFC3339)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", t.ID, t.User, t.CreatedAt.Format(time.RFC3339), rev)
+		rows = append(rows, []string{t.ID, t.User, t.CreatedAt.Format(time.RFC3339), rev})
 	}
-	return tw.Flush()
+	return o.Print.PrintRows(o.IO, []string{"ID", "USER", "CREATED", "REVOKED"}, rows, map[string]any{"items": toks})
 }
 
 // MigrateOptions are the options of `migrate`.

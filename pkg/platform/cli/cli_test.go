@@ -15,8 +15,8 @@ import (
 func TestEnumFlags(t *testing.T) {
 	for _, args := range [][]string{
 		{"serve", "--data-dir", t.TempDir(), "--log-format", "xml"},
-		{"orgs", "list", "--data-dir", t.TempDir(), "-o", "yaml"},
-		{"tokens", "list", "--org", "acme", "--data-dir", t.TempDir(), "-o", "wide"},
+		{"orgs", "list", "--data-dir", t.TempDir(), "-o", "xml"},
+		{"tokens", "list", "--org", "acme", "--data-dir", t.TempDir(), "-o", "csv"},
 	} {
 		ios, _, _, errOut := iostreams.Test()
 		if code := Run(context.Background(), args, ios); code != cmdutil.ExitUsage || !strings.Contains(errOut.String(), "valid: ") {
@@ -35,11 +35,36 @@ func TestEnumFlags(t *testing.T) {
 
 // An empty listing says what every botkit listing says, on stderr.
 func TestEmptyListing(t *testing.T) {
-	ios, out, _, errOut := iostreams.Test()
+	ios, _, out, errOut := iostreams.Test()
 	if code := Run(context.Background(), []string{"orgs", "list", "--data-dir", t.TempDir()}, ios); code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	if out.Len() != 0 || strings.TrimSpace(errOut.String()) != printers.NoResourcesMessage {
 		t.Errorf("stdout %q, stderr %q", out, errOut)
+	}
+}
+
+// botkit-platform's listings print as botkit's do (printers.Flags): every
+// format, the same shapes; orgs create prints an Operation line.
+func TestListFormats(t *testing.T) {
+	dir := t.TempDir()
+	run := func(args ...string) string {
+		t.Helper()
+		ios, _, out, errOut := iostreams.Test()
+		if code := Run(context.Background(), append(args, "--data-dir", dir), ios); code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errOut)
+		}
+		return out.String()
+	}
+	if got := run("orgs", "create", "acme"); got != "organization/acme created: default region us-west\n" {
+		t.Errorf("orgs create printed %q", got)
+	}
+	for format, want := range map[string]string{
+		"table": "NAME   DEFAULT REGION   CREATED", "wide": "NAME   DEFAULT REGION   CREATED",
+		"json": `"defaultRegion": "us-west"`, "yaml": "  defaultRegion: us-west", "name": "acme\n",
+	} {
+		if got := run("orgs", "list", "-o", format); !strings.Contains(got, want) || !strings.Contains(got, "acme") {
+			t.Errorf("orgs list -o %s: %q, want it to hold %q", format, got, want)
+		}
 	}
 }

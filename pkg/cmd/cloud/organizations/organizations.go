@@ -34,7 +34,7 @@ type ListOptions struct {
 	IO        *iostreams.IOStreams
 	Config    func() (*config.Config, error)
 	APIClient func(context.Context) (*client.Client, error)
-	Output    string
+	Print     *printers.Flags // -o
 }
 
 // Organization is one row of the list (json/yaml item).
@@ -51,8 +51,7 @@ type OrganizationList struct {
 
 // NewCmdList returns `botkit cloud organizations list`.
 func NewCmdList(f *cloudutil.Factory, runF func(context.Context, *ListOptions) error) *cobra.Command {
-	opts := &ListOptions{IO: f.IOStreams}
-	pf := printers.NewFlags()
+	opts := &ListOptions{IO: f.IOStreams, Print: printers.NewFlags()}
 	cmd := &cobra.Command{
 		Use:     "list",
 		Aliases: []string{"ls"},
@@ -62,19 +61,19 @@ current one (config file or BOTKIT_ORG) is marked with *.
 On the embedded local platform the only organization is "local".`,
 		Args: cmdutil.ExactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Config, opts.APIClient, opts.Output = f.Config, f.APIClient, pf.Output
+			opts.Config, opts.APIClient = f.Config, f.APIClient
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
 			return runList(cmd.Context(), opts)
 		},
 	}
-	pf.AddFlags(cmd.Flags())
+	opts.Print.AddFlags(cmd)
 	return cmd
 }
 
 func runList(ctx context.Context, opts *ListOptions) error {
-	if _, err := printers.New(opts.Output, nil); err != nil {
+	if err := opts.Print.Validate(); err != nil {
 		return err
 	}
 	cfg, _, me, err := whoAmI(ctx, opts.Config, opts.APIClient)
@@ -93,7 +92,7 @@ func runList(ctx context.Context, opts *ListOptions) error {
 		}
 		rows = append(rows, []string{o.Name, o.DefaultRegion, mark})
 	}
-	return printers.PrintRows(opts.IO, opts.Output, []string{"NAME", "DEFAULT REGION", "CURRENT"}, rows, list)
+	return opts.Print.PrintRows(opts.IO, []string{"NAME", "DEFAULT REGION", "CURRENT"}, rows, list)
 }
 
 // whoAmI loads the config and asks the platform for the token's user and

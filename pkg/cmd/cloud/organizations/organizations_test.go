@@ -16,6 +16,7 @@ import (
 	"github.com/botkit-dev/botkit/pkg/config"
 	"github.com/botkit-dev/botkit/pkg/iostreams"
 	"github.com/botkit-dev/botkit/pkg/platform"
+	"github.com/botkit-dev/botkit/pkg/printers"
 	"github.com/botkit-dev/botkit/pkg/resources"
 )
 
@@ -49,7 +50,7 @@ func (e *env) config() (*config.Config, error) {
 func TestListMarksTheCurrentOrganization(t *testing.T) {
 	e := setup(t)
 	ios, _, out, errOut := iostreams.Test()
-	if err := runList(context.Background(), &ListOptions{IO: ios, Config: e.config, APIClient: e.client, Output: "table"}); err != nil {
+	if err := runList(context.Background(), &ListOptions{IO: ios, Config: e.config, APIClient: e.client, Print: &printers.Flags{Output: "table"}}); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
@@ -58,7 +59,7 @@ func TestListMarksTheCurrentOrganization(t *testing.T) {
 	}
 
 	ios, _, out, _ = iostreams.Test()
-	if err := runList(context.Background(), &ListOptions{IO: ios, Config: e.config, APIClient: e.client, Output: "json"}); err != nil {
+	if err := runList(context.Background(), &ListOptions{IO: ios, Config: e.config, APIClient: e.client, Print: &printers.Flags{Output: "json"}}); err != nil {
 		t.Fatal(err)
 	}
 	var got OrganizationList
@@ -73,7 +74,7 @@ func TestListMarksTheCurrentOrganization(t *testing.T) {
 func TestListRefusesAnUnknownFormatBeforeAnyRequest(t *testing.T) {
 	ios, _, out, _ := iostreams.Test()
 	called := false
-	err := runList(context.Background(), &ListOptions{IO: ios, Output: "xml",
+	err := runList(context.Background(), &ListOptions{IO: ios, Print: &printers.Flags{Output: "xml"},
 		Config:    func() (*config.Config, error) { called = true; return nil, nil },
 		APIClient: func(context.Context) (*client.Client, error) { called = true; return nil, nil }})
 	if cmdutil.ExitCode(err) != cmdutil.ExitUsage || called || out.Len() != 0 {
@@ -136,7 +137,7 @@ func TestServerNamesReachTheTerminalSafe(t *testing.T) {
 	e := &env{cfgDir: t.TempDir(), client: func(context.Context) (*client.Client, error) { return c, nil }}
 	e.getenv = map[string]string{"HOME": t.TempDir(), config.EnvConfigDir: e.cfgDir}
 	ios, _, out, errOut := iostreams.Test()
-	if err := runList(context.Background(), &ListOptions{IO: ios, Config: e.config, APIClient: e.client, Output: "table"}); err != nil {
+	if err := runList(context.Background(), &ListOptions{IO: ios, Config: e.config, APIClient: e.client, Print: &printers.Flags{Output: "table"}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := runSelect(context.Background(), &SelectOptions{IO: ios, Config: e.config, APIClient: e.client, Name: hostile}); err != nil {

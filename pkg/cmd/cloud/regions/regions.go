@@ -29,13 +29,12 @@ func NewCmdRegions(f *cloudutil.Factory) *cobra.Command {
 type ListOptions struct {
 	IO        *iostreams.IOStreams
 	APIClient func(context.Context) (*client.Client, error)
-	Output    string
+	Print     *printers.Flags // -o
 }
 
 // NewCmdList returns `botkit cloud regions list`.
 func NewCmdList(f *cloudutil.Factory, runF func(context.Context, *ListOptions) error) *cobra.Command {
-	opts := &ListOptions{IO: f.IOStreams}
-	pf := printers.NewFlags()
+	opts := &ListOptions{IO: f.IOStreams, Print: printers.NewFlags()}
 	cmd := &cobra.Command{
 		Use:     "list",
 		Aliases: []string{"ls"},
@@ -44,19 +43,19 @@ func NewCmdList(f *cloudutil.Factory, runF func(context.Context, *ListOptions) e
 organization's own default region is shown by botkit cloud organizations list).`,
 		Args: cmdutil.ExactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.APIClient, opts.Output = f.APIClient, pf.Output
+			opts.APIClient = f.APIClient
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
 			return runList(cmd.Context(), opts)
 		},
 	}
-	pf.AddFlags(cmd.Flags())
+	opts.Print.AddFlags(cmd)
 	return cmd
 }
 
 func runList(ctx context.Context, opts *ListOptions) error {
-	if _, err := printers.New(opts.Output, nil); err != nil {
+	if err := opts.Print.Validate(); err != nil {
 		return err
 	}
 	c, err := opts.APIClient(ctx)
@@ -79,5 +78,5 @@ func runList(ctx context.Context, opts *ListOptions) error {
 		}
 		rows = append(rows, []string{r.Name, def})
 	}
-	return printers.PrintRows(opts.IO, opts.Output, []string{"NAME", "DEFAULT"}, rows, list)
+	return opts.Print.PrintRows(opts.IO, []string{"NAME", "DEFAULT"}, rows, list)
 }

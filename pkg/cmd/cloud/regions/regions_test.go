@@ -11,6 +11,7 @@ import (
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
 	"github.com/botkit-dev/botkit/pkg/iostreams"
 	"github.com/botkit-dev/botkit/pkg/platform"
+	"github.com/botkit-dev/botkit/pkg/printers"
 	"github.com/botkit-dev/botkit/pkg/resources"
 )
 
@@ -28,7 +29,7 @@ func apiClient(t *testing.T) func(context.Context) (*client.Client, error) {
 func TestListShowsEveryRegionAndTheDefault(t *testing.T) {
 	api := apiClient(t)
 	ios, _, out, errOut := iostreams.Test()
-	if err := runList(context.Background(), &ListOptions{IO: ios, APIClient: api, Output: "table"}); err != nil {
+	if err := runList(context.Background(), &ListOptions{IO: ios, APIClient: api, Print: &printers.Flags{Output: "table"}}); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
@@ -40,7 +41,7 @@ func TestListShowsEveryRegionAndTheDefault(t *testing.T) {
 	}
 
 	ios, _, out, _ = iostreams.Test()
-	if err := runList(context.Background(), &ListOptions{IO: ios, APIClient: api, Output: "json"}); err != nil {
+	if err := runList(context.Background(), &ListOptions{IO: ios, APIClient: api, Print: &printers.Flags{Output: "json"}}); err != nil {
 		t.Fatal(err)
 	}
 	var got resources.RegionList
@@ -58,7 +59,7 @@ func TestListShowsEveryRegionAndTheDefault(t *testing.T) {
 
 func TestListUnknownFormatIsExit2(t *testing.T) {
 	ios, _, _, _ := iostreams.Test()
-	err := runList(context.Background(), &ListOptions{IO: ios, Output: "xml",
+	err := runList(context.Background(), &ListOptions{IO: ios, Print: &printers.Flags{Output: "xml"},
 		APIClient: func(context.Context) (*client.Client, error) { t.Fatal("no request for a bad flag"); return nil, nil }})
 	if cmdutil.ExitCode(err) != cmdutil.ExitUsage {
 		t.Fatalf("err %v", err)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/botkit-dev/botkit/pkg/cmd/cloudutil"
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
+	"github.com/botkit-dev/botkit/pkg/printers"
 	"github.com/botkit-dev/botkit/pkg/resources"
 )
 
@@ -76,7 +77,7 @@ func runUnset(ctx context.Context, opts *UnsetOptions) error {
 	if _, err := c.DeleteKey(ctx, org, opts.Name, opts.Key); err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(opts.IO.Out, "%s configured: removed %s\n", setRef, opts.Key)
+	err = printers.PrintOperations(opts.IO.Out, printers.Operation{Ref: setRef, Action: resources.ActionConfigured, Detail: "removed " + opts.Key})
 	return err
 }
 
@@ -140,6 +141,6 @@ func runDelete(ctx context.Context, opts *DeleteOptions) error {
 	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(opts.IO.Out, "%s deleted\n", objRef(obj))
+	err = printers.PrintOperations(opts.IO.Out, printers.Operation{Ref: objRef(obj), Action: resources.ActionDeleted})
 	return err
 }

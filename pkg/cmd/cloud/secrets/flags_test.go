@@ -76,10 +76,10 @@ func TestOrganizationAliasAndOutput(t *testing.T) {
 	if err := parse(t, NewCmdSet(f, run), "demo", "A=1", "--org", "acme", "-o", "json", "-s", "-r", "eu-central", "--wait", "-f", "x.env"); err != nil {
 		t.Fatal(err)
 	}
-	if got.Organization != "acme" || got.Print.Output != "json" || !got.OutputSet || !got.Skip || got.Region != "eu-central" || !got.Wait || got.File != "x.env" {
+	if got.Organization != "acme" || got.Print.Output != "json" || got.Print.Lines() || !got.Skip || got.Region != "eu-central" || !got.Wait || got.File != "x.env" {
 		t.Errorf("options %+v", got)
 	}
-	if err := parse(t, NewCmdSet(f, run), "demo", "--organization=team"); err != nil || got.Organization != "team" || got.OutputSet {
+	if err := parse(t, NewCmdSet(f, run), "demo", "--organization=team"); err != nil || got.Organization != "team" || !got.Print.Lines() {
 		t.Errorf("--organization: %v %+v", err, got)
 	}
 }

@@ -40,7 +40,6 @@ type ImagePullSecretOptions struct {
 	Region       string
 	Wait         bool
 	Print        *printers.Flags
-	OutputSet    bool
 }
 
 // maxDockerConfigBytes bounds the Docker config file read.
@@ -83,7 +82,6 @@ the verdict and exits 1 when the registry refused them.`,
 			if len(args) == 3 {
 				opts.Credentials, opts.HasCreds = args[2], true
 			}
-			opts.OutputSet = cmd.Flags().Changed("output")
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
@@ -96,7 +94,7 @@ the verdict and exits 1 when the registry refused them.`,
 	cmd.Flags().StringVarP(&opts.Region, "region", "r", "", "Region of a new image pull secret (default: the organization's default region)")
 	cmd.Flags().BoolVar(&opts.Wait, "wait", false, "Wait until the registry check is done (failed exits 1)")
 	addOrganizationFlag(cmd, &opts.Scope)
-	opts.Print.AddFlags(cmd.Flags())
+	opts.Print.AddFlags(cmd)
 	registerFlagCompletions(cmd, &opts.Scope)
 	return cmd
 }
@@ -153,19 +151,19 @@ func runImagePullSecret(ctx context.Context, opts *ImagePullSecretOptions) error
 	if err != nil {
 		return err
 	}
-	obj, done, err := opts.written(ctx, c, org, obj, opts.Wait, p, opts.OutputSet)
+	obj, done, err := opts.written(ctx, c, org, obj, opts.Wait, p, !opts.Print.Lines())
 	if done || err != nil {
 		return err
 	}
-	verb := "configured"
+	verb := resources.ActionConfigured
 	if created {
-		verb = "created"
+		verb = resources.ActionCreated
 	}
 	user := ""
 	if obj.ImagePullSecret != nil {
 		user = obj.ImagePullSecret.Spec.Username
 	}
-	_, err = fmt.Fprintf(opts.IO.Out, "%s %s: host %s, username %s\n", objRef(obj), verb, host, user)
+	err = printers.PrintOperations(opts.IO.Out, printers.Operation{Ref: objRef(obj), Action: verb, Detail: "host " + host + ", username " + user})
 	return err
 }
 

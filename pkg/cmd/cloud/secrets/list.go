@@ -54,7 +54,7 @@ An empty list prints "No resources found" on stderr and exits 0.`,
 	cmdutil.BoolPair(cmd.Flags(), &opts.Sets, "sets", "s", true, "Secret sets only; --sets=false adds image pull secrets")
 	cmd.Flags().StringVarP(&opts.Region, "region", "r", "", "Only objects in this region (default: all regions)")
 	addOrganizationFlag(cmd, &opts.Scope)
-	opts.Print.AddFlags(cmd.Flags())
+	opts.Print.AddFlags(cmd)
 	registerFlagCompletions(cmd, &opts.Scope)
 	return cmd
 }

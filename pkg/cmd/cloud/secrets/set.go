@@ -25,14 +25,13 @@ import (
 // SetOptions are the inputs of `botkit cloud secrets set`.
 type SetOptions struct {
 	Scope
-	Name      string
-	Pairs     []string // KEY=value arguments, in order
-	File      string   // --file ("-" = stdin)
-	Skip      bool     // --skip: overwrite without confirmation
-	Region    string   // --region ("" = the organization's default at creation)
-	Wait      bool
-	Print     *printers.Flags
-	OutputSet bool // -o given: print the object instead of the summary line
+	Name   string
+	Pairs  []string // KEY=value arguments, in order
+	File   string   // --file ("-" = stdin)
+	Skip   bool     // --skip: overwrite without confirmation
+	Region string   // --region ("" = the organization's default at creation)
+	Wait   bool
+	Print  *printers.Flags
 }
 
 // NewCmdSet returns `botkit cloud secrets set`.
@@ -62,7 +61,6 @@ The summary names the keys added and updated, never a value:
 		ValidArgsFunction: completeNames(&opts.Scope, func() string { return resources.KindSecretSet }, 0),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Name, opts.Pairs = args[0], args[1:]
-			opts.OutputSet = cmd.Flags().Changed("output")
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
@@ -74,13 +72,13 @@ The summary names the keys added and updated, never a value:
 	cmd.Flags().StringVarP(&opts.Region, "region", "r", "", "Region of a new set (default: the organization's default region); an existing set's region cannot change")
 	cmd.Flags().BoolVar(&opts.Wait, "wait", false, "Wait until the set is ready or failed (failed exits 1)")
 	addOrganizationFlag(cmd, &opts.Scope)
-	opts.Print.AddFlags(cmd.Flags())
+	opts.Print.AddFlags(cmd)
 	registerFlagCompletions(cmd, &opts.Scope)
 	return cmd
 }
 
 func newPrintFlags(f *cmdutil.Factory) *printers.Flags {
-	p := printers.NewFlags()
+	p := printers.NewFlags().WithLines()
 	p.Now = f.Now
 	return p
 }
@@ -178,19 +176,20 @@ func runSet(ctx context.Context, opts *SetOptions) error {
 		}
 		backoff(ctx, attempt)
 	}
-	obj, done, err := opts.written(ctx, c, org, obj, opts.Wait, p, opts.OutputSet)
+	obj, done, err := opts.written(ctx, c, org, obj, opts.Wait, p, !opts.Print.Lines())
 	if done || err != nil {
 		return err
 	}
-	_, err = fmt.Fprintln(opts.IO.Out, setSummary(obj, created, keys, before))
+	err = printers.PrintOperations(opts.IO.Out, setSummary(obj, created, keys, before))
 	return err
 }
 
-// setSummary is the kubectl-like line set prints: names only.
-func setSummary(obj resources.Object, created bool, keys, before []string) string {
-	verb := "configured"
+// setSummary is the line set prints: the keys added and updated (names
+// only).
+func setSummary(obj resources.Object, created bool, keys, before []string) printers.Operation {
+	verb := resources.ActionConfigured
 	if created {
-		verb = "created"
+		verb = resources.ActionCreated
 	}
 	updated := intersect(keys, before)
 	added := minus(keys, updated)
@@ -201,7 +200,7 @@ func setSummary(obj resources.Object, created bool, keys, before []string) strin
 	if len(updated) > 0 {
 		parts = append(parts, "updated "+strings.Join(updated, ", "))
 	}
-	return objRef(obj) + " " + verb + ": " + strings.Join(parts, "; ")
+	return printers.Operation{Ref: objRef(obj), Action: verb, Detail: strings.Join(parts, "; ")}
 }
 
 // setData collects the keys to write: --file first, then the arguments,

@@ -1,15 +1,17 @@
-package apply
+package manifests
 
 import (
 	"bytes"
 	"context"
 	"errors"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/botkit-dev/botkit/internal/platformtest"
+	"github.com/botkit-dev/botkit/pkg/apply"
 	"github.com/botkit-dev/botkit/pkg/client"
 	"github.com/botkit-dev/botkit/pkg/platform"
 	"github.com/botkit-dev/botkit/pkg/resources"
@@ -34,10 +36,11 @@ func TestPlanApplyDiffDelete(t *testing.T) {
 	ctx := context.Background()
 	api := startPlatform(t)
 	dir := t.TempDir()
-	vars := env(map[string]string{"KEY1": canary, "KEY2": canary + "2", "CREDS": "u:" + canary})
-	load := func() []Group {
+	vals := map[string]string{"KEY1": canary, "KEY2": canary + "2", "CREDS": "u:" + canary}
+	vars := func(k string) (string, bool) { v, ok := vals[k]; return v, ok }
+	load := func() []apply.Group {
 		t.Helper()
-		res, err := Load(context.Background(), Options{Paths: []string{dir}, Organization: "local", Resolve: ResolveOptions{LookupEnv: vars}})
+		res, err := apply.Load(context.Background(), apply.Options{Paths: []string{dir}, Organization: "local", Resolve: apply.ResolveOptions{LookupEnv: vars}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -60,13 +63,13 @@ spec:
 `)
 	write(t, dir, "reg.yaml", "apiVersion: botkit.dev/v1\nkind: ImagePullSecret\nmetadata: {name: reg}\nspec: {host: ghcr.io, credentials: {fromEnv: CREDS}}\n")
 	var out, all bytes.Buffer // all: everything written, for the canary check
-	opts := ApplyOptions{Prune: true, Selector: "team=voice"}
+	opts := applyRequest{Prune: true, Selector: "team=voice"}
 
-	plan, err := Plan(ctx, api, load(), opts)
+	plan, err := sendPlan(ctx, api, load(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	changed, err := WriteDiff(io.MultiWriter(&out, &all), plan)
+	changed, err := writeDiff(io.MultiWriter(&out, &all), plan)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,11 +77,11 @@ spec:
 		t.Errorf("first diff:\n%s", out.String())
 	}
 	out.Reset()
-	res, err := Apply(ctx, api, load(), opts)
+	res, err := sendApply(ctx, api, load(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteApplyLines(io.MultiWriter(&out, &all), res); err != nil {
+	if err := writeApplyLines(io.MultiWriter(&out, &all), res); err != nil {
 		t.Fatal(err)
 	}
 	if out.String() != "secretset/app created\nsecretset/old created\nimagepullsecret/reg created\n" {
@@ -87,10 +90,10 @@ spec:
 
 	// No differences now.
 	out.Reset()
-	if plan, err = Plan(ctx, api, load(), opts); err != nil {
+	if plan, err = sendPlan(ctx, api, load(), opts); err != nil {
 		t.Fatal(err)
 	}
-	if changed, err := WriteDiff(io.MultiWriter(&out, &all), plan); err != nil || changed || out.Len() != 0 {
+	if changed, err := writeDiff(io.MultiWriter(&out, &all), plan); err != nil || changed || out.Len() != 0 {
 		t.Errorf("diff after apply: %v %q", changed, out.String())
 	}
 
@@ -103,25 +106,25 @@ spec:
     A: {fromEnv: KEY2}
 `)
 	out.Reset()
-	if plan, err = Plan(ctx, api, load(), opts); err != nil {
+	if plan, err = sendPlan(ctx, api, load(), opts); err != nil {
 		t.Fatal(err)
 	}
-	if changed, err := WriteDiff(io.MultiWriter(&out, &all), plan); err != nil || !changed || out.String() != "~ secretset/app\n    ~ A\n    - B\n- secretset/old (prune)\n    - X\n" {
+	if changed, err := writeDiff(io.MultiWriter(&out, &all), plan); err != nil || !changed || out.String() != "~ secretset/app\n    ~ A\n    - B\n- secretset/old (prune)\n    - X\n" {
 		t.Errorf("diff:\n%s", out.String())
 	}
 	out.Reset()
-	if err := WriteApplyLines(io.MultiWriter(&out, &all), plan); err != nil {
+	if err := writeApplyLines(io.MultiWriter(&out, &all), plan); err != nil {
 		t.Fatal(err)
 	}
 	if out.String() != "secretset/app configured (dry run)\nimagepullsecret/reg unchanged (dry run)\nsecretset/old pruned (dry run)\n" {
 		t.Errorf("dry-run lines:\n%s", out.String())
 	}
 	out.Reset()
-	res, err = Apply(ctx, api, load(), opts)
+	res, err = sendApply(ctx, api, load(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteApplyLines(io.MultiWriter(&out, &all), res); err != nil {
+	if err := writeApplyLines(io.MultiWriter(&out, &all), res); err != nil {
 		t.Fatal(err)
 	}
 	if out.String() != "secretset/app configured\nimagepullsecret/reg unchanged\nsecretset/old pruned\n" {
@@ -129,34 +132,41 @@ spec:
 	}
 
 	// delete -f: the objects the manifests name, all or none.
-	groups, err := Load(context.Background(), Options{Paths: []string{filepath.Join(dir, "app.yaml"), filepath.Join(dir, "reg.yaml")}, Organization: "local", SkipValues: true})
+	groups, err := apply.Load(context.Background(), apply.Options{Paths: []string{filepath.Join(dir, "app.yaml"), filepath.Join(dir, "reg.yaml")}, Organization: "local", SkipValues: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	out.Reset()
-	del, err := Delete(ctx, api, groups.Groups, DeleteOptions{})
+	del, err := sendDelete(ctx, api, groups.Groups, deleteRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteDeleteLines(io.MultiWriter(&out, &all), del); err != nil {
+	if err := writeDeleteLines(io.MultiWriter(&out, &all), del); err != nil {
 		t.Fatal(err)
 	}
 	if out.String() != "secretset/app deleted\nimagepullsecret/reg deleted\n" {
 		t.Errorf("delete:\n%s", out.String())
 	}
 	var ae *resources.Error
-	if _, err := Delete(ctx, api, groups.Groups, DeleteOptions{}); !errors.As(err, &ae) || ae.Code != resources.CodeNotFound {
+	if _, err := sendDelete(ctx, api, groups.Groups, deleteRequest{}); !errors.As(err, &ae) || ae.Code != resources.CodeNotFound {
 		t.Errorf("delete of missing objects: %v", err)
 	}
 	out.Reset()
-	del, err = Delete(ctx, api, groups.Groups, DeleteOptions{IgnoreNotFound: true})
+	del, err = sendDelete(ctx, api, groups.Groups, deleteRequest{IgnoreNotFound: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteDeleteLines(io.MultiWriter(&out, &all), del); err != nil || out.Len() != 0 {
+	if err := writeDeleteLines(io.MultiWriter(&out, &all), del); err != nil || out.Len() != 0 {
 		t.Errorf("ignore not found: %q", out.String())
 	}
 	if all.Len() == 0 || strings.Contains(all.String(), canary) {
 		t.Errorf("output holds a value (or is empty): %q", all.String())
+	}
+}
+
+func write(t *testing.T, dir, name, content string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o600); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -1,4 +1,4 @@
-package apply
+package manifests
 
 import (
 	"bytes"
@@ -16,13 +16,13 @@ func TestLinesCarryNoEscapes(t *testing.T) {
 		Keys: []resources.KeyChange{{Key: "K\x1b[2J", Change: resources.ChangeAdded}}}
 	res := []OrgApply{{Organization: "acme", Result: resources.ApplyResult{Items: []resources.ApplyResultItem{item}}}}
 	var b bytes.Buffer
-	if err := WriteApplyLines(&b, res); err != nil {
+	if err := writeApplyLines(&b, res); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := WriteDiff(&b, []OrgApply{{Organization: "acme", Result: resources.ApplyResult{Items: []resources.ApplyResultItem{{Kind: resources.KindSecretSet, Name: hostile, Action: resources.ActionConfigured, Keys: item.Keys}}}}}); err != nil {
+	if _, err := writeDiff(&b, []OrgApply{{Organization: "acme", Result: resources.ApplyResult{Items: []resources.ApplyResultItem{{Kind: resources.KindSecretSet, Name: hostile, Action: resources.ActionConfigured, Keys: item.Keys}}}}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteDeleteLines(&b, []OrgDelete{{Organization: "acme", Result: resources.DeleteResult{Items: []resources.DeleteResultItem{{Kind: resources.KindSecretSet, Name: hostile, Action: "deleted"}}}}}); err != nil {
+	if err := writeDeleteLines(&b, []OrgDelete{{Organization: "acme", Result: resources.DeleteResult{Items: []resources.DeleteResultItem{{Kind: resources.KindSecretSet, Name: hostile, Action: "deleted"}}}}}); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()

@@ -1,0 +1,37 @@
+package printers
+
+import (
+	"io"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/botkit-dev/botkit/pkg/iostreams"
+	"github.com/botkit-dev/botkit/pkg/resources"
+)
+
+type yamlPrinter struct{}
+
+func writeYAML(w io.Writer, v any) error {
+	b, err := yaml.Marshal(v)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(b)
+	return err
+}
+
+func (yamlPrinter) PrintList(ios *iostreams.IOStreams, objs []resources.Object) error {
+	l, err := list(objs)
+	if err != nil {
+		return err
+	}
+	return writeYAML(ios.Out, l)
+}
+
+func (yamlPrinter) PrintObject(ios *iostreams.IOStreams, obj resources.Object) error {
+	o, err := redact(obj)
+	if err != nil {
+		return err
+	}
+	return writeYAML(ios.Out, o)
+}

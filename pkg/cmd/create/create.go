@@ -3,6 +3,7 @@
 package create
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -48,7 +49,6 @@ func NewCmdCreate(f *cmdutil.Factory, runF func(context.Context, *Options) error
 	opts := &Options{IO: f.IOStreams, Getenv: f.Getenv, Prompter: f.Prompter}
 	strVals := map[string]*string{}
 	boolVals := map[string]*bool{}
-	noVals := map[string]*bool{}
 	var listVals []string
 
 	cmd := &cobra.Command{
@@ -95,19 +95,11 @@ Valid services and transports: botkit create --list-options`,
 						f.SetList(&opts.Flags, splitList(listVals))
 					}
 				case scaffold.KindBool:
-					yes, no := cmd.Flags().Changed(f.Flag), cmd.Flags().Changed("no-"+f.Flag)
-					switch {
-					case yes && no:
-						return cmdutil.FlagErrorf("--%s and --no-%s cannot be used together", f.Flag, f.Flag)
-					case yes:
+					// cmdutil.BoolPair refused --x with --no-x when parsed.
+					if cmd.Flags().Changed(f.Flag) || cmd.Flags().Changed("no-"+f.Flag) {
 						f.SetBool(&opts.Flags, *boolVals[f.Flag])
-					case no:
-						f.SetBool(&opts.Flags, !*noVals[f.Flag])
 					}
 				}
-			}
-			if opts.Format != "json" && opts.Format != "yaml" {
-				return cmdutil.FlagErrorf("--format: invalid value %q; valid: json, yaml", opts.Format)
 			}
 			if cmd.Flags().Changed("format") && !opts.DryRun {
 				return cmdutil.FlagErrorf("--format only applies with --dry-run")
@@ -136,14 +128,13 @@ Valid services and transports: botkit create --list-options`,
 		case scaffold.KindList:
 			fl.StringArrayVarP(&listVals, f.Flag, f.Short, nil, f.Usage)
 		case scaffold.KindBool:
-			boolVals[f.Flag] = fl.Bool(f.Flag, false, f.Usage)
-			noVals[f.Flag] = fl.Bool("no-"+f.Flag, false, "turn off --"+f.Flag)
-			fl.Lookup("no-" + f.Flag).NoOptDefVal = "true"
+			boolVals[f.Flag] = new(bool)
+			cmdutil.BoolPair(fl, boolVals[f.Flag], f.Flag, f.Short, false, f.Usage)
 		}
 	}
 	fl.StringVarP(&opts.ConfigFile, "config", "c", "", "JSON or YAML config file, or ProjectConfig manifest (- for stdin); makes the command non-interactive")
 	fl.BoolVar(&opts.DryRun, "dry-run", false, "print the resolved config and write nothing")
-	fl.StringVar(&opts.Format, "format", "json", "output format of --dry-run: json or yaml (a ProjectConfig manifest)")
+	cmdutil.EnumFlag(cmd, &opts.Format, "format", "", "json", dryRunFormats, "output format of --dry-run (yaml: a ProjectConfig manifest)")
 	fl.BoolVar(&opts.ListOptions, "list-options", false, "print every valid option value as JSON and exit")
 	fl.BoolVar(&opts.Accessible, "accessible", false, "wizard with plain line prompts (also ACCESSIBLE=1)")
 
@@ -236,6 +227,9 @@ func Run(ctx context.Context, opts *Options) error {
 		return cmdutil.Problems(probs)
 	}
 	if opts.DryRun {
+		if err := cmdutil.CheckEnum("format", cmp.Or(opts.Format, "json"), dryRunFormats); err != nil {
+			return err
+		}
 		return printConfig(opts.IO.Out, cfg, opts.Format)
 	}
 	return generate(ctx, opts.IO, cfg, projectDir(opts, cfg.ProjectName))
@@ -327,6 +321,9 @@ func cleanPathError(err error) error {
 	}
 	return err
 }
+
+// dryRunFormats are --format's values.
+var dryRunFormats = []string{"json", "yaml"}
 
 func printConfig(w io.Writer, cfg scaffold.Config, format string) error {
 	var out []byte

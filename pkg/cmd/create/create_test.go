@@ -25,6 +25,7 @@ func parse(t *testing.T, env map[string]string, args ...string) (*Options, error
 	f := &cmdutil.Factory{IOStreams: ios, Getenv: func(k string) string { return env[k] }, WorkingDir: func() (string, error) { return "/work", nil }}
 	var got *Options
 	cmd := NewCmdCreate(f, func(_ context.Context, o *Options) error { got = o; return nil })
+	cmdutil.TypeUsageErrors(cmd) // as the command root does: flag errors are exit 2
 	cmd.SetArgs(args)
 	cmd.SetOut(ios.Out)
 	cmd.SetErr(ios.ErrOut)
@@ -60,7 +61,7 @@ func TestFlagErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"--eval", "--no-eval"}, "--eval and --no-eval cannot be used together"},
-		{[]string{"--dry-run", "--format", "xml"}, `--format: invalid value "xml"`},
+		{[]string{"--dry-run", "--format", "xml"}, `unknown value "xml" (valid: json, yaml)`},
 		{[]string{"--format", "yaml"}, "--format only applies with --dry-run"},
 	} {
 		_, err := parse(t, nil, c.args...)

@@ -10,7 +10,6 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
@@ -147,14 +146,12 @@ func RunServe(ctx context.Context, o *ServeOptions) error {
 		}
 		o.CommitDelay = 0 // the default is PostgreSQL's
 	}
-	var h slog.Handler
-	switch o.LogFormat {
-	case "text":
-		h = slog.NewTextHandler(o.IO.ErrOut, nil)
-	case "json":
+	if err := cmdutil.CheckEnum("log-format", o.LogFormat, logFormats); err != nil {
+		return err
+	}
+	var h slog.Handler = slog.NewTextHandler(o.IO.ErrOut, nil)
+	if o.LogFormat == "json" {
 		h = slog.NewJSONHandler(o.IO.ErrOut, nil)
-	default:
-		return cmdutil.FlagErrorf("--log-format %q: want one of %s", o.LogFormat, strings.Join(logFormats, ", "))
 	}
 	logger := slog.New(h)
 	loc := o.location()

@@ -22,20 +22,22 @@ func (p Problem) String() string {
 	return fmt.Sprintf("%s: %s", p.File, p.Message)
 }
 
-// Error lists every problem found in the manifests. Nothing may be sent
-// to the platform when loading returns it (invalid input: exit 2).
-type Error struct {
+// ManifestError lists every problem found in the manifests, each at its
+// file:line: a local error, never the platform's (whose errors are
+// *resources.Error). Nothing may be sent to the platform when loading
+// returns it (invalid input: exit 2).
+type ManifestError struct {
 	Problems []Problem
 }
 
-func (e *Error) Error() string { return strings.Join(e.Lines(), "; ") }
+func (e *ManifestError) Error() string { return strings.Join(e.Lines(), "; ") }
 
 // ErrorCode makes it invalid input (exit 2; see cmdutil.Coded).
-func (e *Error) ErrorCode() string { return resources.CodeInvalid }
+func (e *ManifestError) ErrorCode() string { return resources.CodeInvalid }
 
 // Lines returns one line per problem, for the command to print each as
 // "error: ...".
-func (e *Error) Lines() []string {
+func (e *ManifestError) Lines() []string {
 	lines := make([]string, len(e.Problems))
 	for i, p := range e.Problems {
 		lines[i] = p.String()

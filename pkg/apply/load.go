@@ -81,7 +81,7 @@ type Result struct {
 
 // Load reads every manifest named by opts, decodes and validates every
 // document and resolves every value source before anything is sent. It
-// returns *Error listing every problem found (in every file), or the objects
+// returns *ManifestError listing every problem found (in every file), or the objects
 // grouped by organization. Objects without metadata.region keep it empty:
 // the platform puts a new object in the organization's default region and
 // leaves an existing one where it is.
@@ -142,7 +142,7 @@ func Load(ctx context.Context, opts Options) (Result, error) {
 	groups, ps := group(docs, opts.Organization)
 	problems = append(problems, ps...)
 	if len(problems) > 0 {
-		return Result{Notes: res.Notes}, &Error{Problems: problems}
+		return Result{Notes: res.Notes}, &ManifestError{Problems: problems}
 	}
 	res.Groups = groups
 	return res, nil
@@ -287,7 +287,7 @@ func expand(paths []string, recursive, emptyDirs bool) ([]manifestFile, []Proble
 // into org, once the command knows which organization is the current one:
 // the manifests can then be checked before anything asks the platform.
 // Documents keep their manifest order. Two documents naming the same object
-// of org are an *Error.
+// of org are a *ManifestError.
 func Regroup(groups []Group, org string) ([]Group, error) {
 	var docs []*Document
 	for _, g := range groups {
@@ -296,7 +296,7 @@ func Regroup(groups []Group, org string) ([]Group, error) {
 	slices.SortStableFunc(docs, func(a, b *Document) int { return a.seq - b.seq })
 	out, problems := group(docs, org)
 	if len(problems) > 0 {
-		return nil, &Error{Problems: problems}
+		return nil, &ManifestError{Problems: problems}
 	}
 	return out, nil
 }

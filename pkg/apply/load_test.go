@@ -37,9 +37,9 @@ func env(vars map[string]string) func(string) (string, bool) {
 // any other outcome).
 func problems(t *testing.T, err error) []string {
 	t.Helper()
-	var le *Error
+	var le *ManifestError
 	if !errors.As(err, &le) {
-		t.Fatalf("want *apply.Error, got %v", err)
+		t.Fatalf("want *apply.ManifestError, got %v", err)
 	}
 	return le.Lines()
 }
@@ -341,7 +341,7 @@ spec: {data: {}}
 		t.Fatalf("different organizations: %v", err)
 	}
 	_, err = Regroup(res.Groups, "acme")
-	var le *Error
+	var le *ManifestError
 	if !errors.As(err, &le) || len(le.Problems) != 1 || le.Problems[0].Line != 8 || !strings.Contains(le.Problems[0].Message, "m.yaml:3") {
 		t.Fatalf("duplicate: %v", err)
 	}

@@ -14,7 +14,7 @@ import (
 
 // ApplyOptions are the inputs of `botkit apply`.
 type ApplyOptions struct {
-	Scope
+	ManifestOptions
 	AllowPlaintext bool
 	DryRun         string // none, client, server
 	Prune          bool
@@ -32,7 +32,7 @@ const ActionValidated = "validated"
 
 // NewCmdApply returns `botkit apply`.
 func NewCmdApply(f *cloudutil.Factory, runF func(context.Context, *ApplyOptions) error) *cobra.Command {
-	opts := &ApplyOptions{Scope: newScope(f), DryRun: DryRunNone, Print: newApplyPrintFlags()}
+	opts := &ApplyOptions{ManifestOptions: newManifestOptions(f), DryRun: DryRunNone, Print: newApplyPrintFlags()}
 	cmd := &cobra.Command{
 		Use:   "apply -f PATH...",
 		Short: "Make secret sets and image pull secrets equal their manifests",
@@ -77,7 +77,7 @@ names only).`,
 			return runApply(cmd.Context(), opts)
 		},
 	}
-	addScopeFlags(cmd, &opts.Scope, "apply")
+	addManifestFlags(cmd, &opts.ManifestOptions, "apply")
 	addAllowPlaintextFlag(cmd, &opts.AllowPlaintext)
 	addDryRunFlag(cmd, &opts.DryRun, "check locally, send nothing", "the platform says what would change")
 	addPruneFlags(cmd, &opts.Prune, &opts.Selector, &opts.ApplySet, &opts.AllowEmpty)

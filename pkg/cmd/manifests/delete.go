@@ -12,14 +12,14 @@ import (
 
 // DeleteOptions are the inputs of `botkit delete -f`.
 type DeleteOptions struct {
-	Scope
+	ManifestOptions
 	IgnoreNotFound bool
 	DryRun         string // none, client, server
 }
 
 // NewCmdDelete returns `botkit delete`.
 func NewCmdDelete(f *cloudutil.Factory, runF func(context.Context, *DeleteOptions) error) *cobra.Command {
-	opts := &DeleteOptions{Scope: newScope(f), DryRun: DryRunNone}
+	opts := &DeleteOptions{ManifestOptions: newManifestOptions(f), DryRun: DryRunNone}
 	cmd := &cobra.Command{
 		Use:   "delete -f PATH...",
 		Short: "Delete the objects the manifests name",
@@ -43,7 +43,7 @@ a request.`,
 			return runDelete(cmd.Context(), opts)
 		},
 	}
-	addScopeFlags(cmd, &opts.Scope, "delete the objects of")
+	addManifestFlags(cmd, &opts.ManifestOptions, "delete the objects of")
 	cmd.Flags().BoolVar(&opts.IgnoreNotFound, "ignore-not-found", false, "Treat a missing object as deleted (otherwise exit 3, nothing deleted)")
 	addDryRunFlag(cmd, &opts.DryRun, "list the manifests' objects, send nothing", "the platform checks, deletes nothing")
 	return cmd

@@ -12,7 +12,7 @@ import (
 
 // DiffOptions are the inputs of `botkit diff`.
 type DiffOptions struct {
-	Scope
+	ManifestOptions
 	AllowPlaintext bool
 	Prune          bool
 	Selector       string
@@ -22,7 +22,7 @@ type DiffOptions struct {
 
 // NewCmdDiff returns `botkit diff`.
 func NewCmdDiff(f *cloudutil.Factory, runF func(context.Context, *DiffOptions) error) *cobra.Command {
-	opts := &DiffOptions{Scope: newScope(f)}
+	opts := &DiffOptions{ManifestOptions: newManifestOptions(f)}
 	cmd := &cobra.Command{
 		Use:   "diff -f PATH...",
 		Short: "Show what apply would change, key by key, never a value",
@@ -50,7 +50,7 @@ here, so that 1 always means differences).`,
 			return diffExit(err)
 		},
 	}
-	addScopeFlags(cmd, &opts.Scope, "compare")
+	addManifestFlags(cmd, &opts.ManifestOptions, "compare")
 	addAllowPlaintextFlag(cmd, &opts.AllowPlaintext)
 	addPruneFlags(cmd, &opts.Prune, &opts.Selector, &opts.ApplySet, &opts.AllowEmpty)
 	return cmd

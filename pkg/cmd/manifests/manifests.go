@@ -43,9 +43,9 @@ const (
 	DryRunServer = "server" // the platform's dry run: what would change
 )
 
-// Scope is what the manifest commands share: the streams, how to reach the
+// ManifestOptions is what the manifest commands share: the streams, how to reach the
 // platform, and the manifests to read.
-type Scope struct {
+type ManifestOptions struct {
 	IO *iostreams.IOStreams
 	// APIClient returns the client of the configured platform.
 	APIClient func(ctx context.Context) (*client.Client, error)
@@ -63,8 +63,8 @@ type Scope struct {
 	Organization string   // --organization: for documents that name none
 }
 
-func newScope(f *cloudutil.Factory) Scope {
-	return Scope{
+func newManifestOptions(f *cloudutil.Factory) ManifestOptions {
+	return ManifestOptions{
 		IO:         f.IOStreams,
 		APIClient:  f.APIClient,
 		ResolveOrg: f.Organization,
@@ -73,8 +73,8 @@ func newScope(f *cloudutil.Factory) Scope {
 	}
 }
 
-// addScopeFlags registers -f, -R and --organization.
-func addScopeFlags(cmd *cobra.Command, s *Scope, verb string) {
+// addManifestFlags registers -f, -R and --organization.
+func addManifestFlags(cmd *cobra.Command, s *ManifestOptions, verb string) {
 	cmd.Flags().StringArrayVarP(&s.Files, "filename", "f", nil,
 		fmt.Sprintf("Manifest file, directory or - (stdin) to %s; repeatable", verb))
 	cmd.Flags().BoolVarP(&s.Recursive, "recursive", "R", false, "Read the directories given with -f recursively")
@@ -89,10 +89,10 @@ type loadOptions struct {
 	prune          bool // --prune: a directory may hold no manifest
 }
 
-// load reads, checks and resolves every manifest (an *apply.Error listing
+// load reads, checks and resolves every manifest (an *apply.ManifestError listing
 // every problem: exit 2), then puts the documents that name no organization
 // into the current one. Nothing has been sent when it fails.
-func (s *Scope) load(ctx context.Context, o loadOptions) ([]apply.Group, error) {
+func (s *ManifestOptions) load(ctx context.Context, o loadOptions) ([]apply.Group, error) {
 	workDir := ""
 	if s.WorkingDir != nil {
 		wd, err := s.WorkingDir()
@@ -150,7 +150,7 @@ func hasGroup(groups []apply.Group, org string) bool {
 }
 
 // connect returns the platform's client.
-func (s *Scope) connect(ctx context.Context) (*client.Client, error) {
+func (s *ManifestOptions) connect(ctx context.Context) (*client.Client, error) {
 	if s.APIClient == nil {
 		return nil, errors.New("no platform configured")
 	}
@@ -236,7 +236,7 @@ func checkDryRun(v string) error { return cmdutil.CheckEnum("dry-run", v, dryRun
 // would then choose every object to delete, so --allow-empty must say that
 // this is the intent (kubectl refuses to apply no objects). local
 // (--dry-run=client) sends nothing and resolves no organization.
-func (s *Scope) pruneGroups(ctx context.Context, groups []apply.Group, prune bool, selector, applySet string, allowEmpty, local bool) ([]apply.Group, error) {
+func (s *ManifestOptions) pruneGroups(ctx context.Context, groups []apply.Group, prune bool, selector, applySet string, allowEmpty, local bool) ([]apply.Group, error) {
 	if !prune || len(groups) > 0 {
 		return groups, nil
 	}

@@ -65,8 +65,8 @@ type roundTripFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
-func (e *env) scope(files ...string) Scope {
-	return Scope{
+func (e *env) scope(files ...string) ManifestOptions {
+	return ManifestOptions{
 		IO:        e.ios,
 		APIClient: func(context.Context) (*client.Client, error) { return e.c, nil },
 		ResolveOrg: func(_ context.Context, flag string) (string, error) {
@@ -117,7 +117,7 @@ func set(name, extra string) string {
 func TestApplyPerOrganization(t *testing.T) {
 	e := newEnv(t)
 	m := e.write("m.yaml", set("a", "")+set("b", ", organization: acme")+set("c", ", organization: beta"))
-	opts := &ApplyOptions{Scope: e.scope(m), DryRun: DryRunNone}
+	opts := &ApplyOptions{ManifestOptions: e.scope(m), DryRun: DryRunNone}
 	err := runApply(context.Background(), opts)
 	e.noCanary(err)
 	// acme is applied (one request), beta is refused: the token is acme's.
@@ -143,7 +143,7 @@ func TestApplyRefusedObjectsLines(t *testing.T) {
 		}
 	}
 	m := e.write("m.yaml", set("ok", "")+set("x", ", region: eu-central")+set("y", ", region: ap-south"))
-	err := runApply(ctx, &ApplyOptions{Scope: e.scope(m), DryRun: DryRunNone})
+	err := runApply(ctx, &ApplyOptions{ManifestOptions: e.scope(m), DryRun: DryRunNone})
 	e.noCanary(err)
 	lines := cmdutil.ErrorLines(err)
 	if len(lines) != 3 || !strings.HasPrefix(lines[0], "secretset/x ") || !strings.HasPrefix(lines[1], "secretset/y ") || lines[2] != "nothing was applied in organization acme" {
@@ -165,7 +165,7 @@ func TestNothingSent(t *testing.T) {
 	s := e.scope(m)
 	s.APIClient = func(context.Context) (*client.Client, error) { t.Fatal("the platform was asked"); return nil, nil }
 	s.ResolveOrg = func(context.Context, string) (string, error) { t.Fatal("the organization was asked"); return "", nil }
-	if err := runApply(context.Background(), &ApplyOptions{Scope: s, DryRun: DryRunClient, Print: jsonOutput()}); err != nil {
+	if err := runApply(context.Background(), &ApplyOptions{ManifestOptions: s, DryRun: DryRunClient, Print: jsonOutput()}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(e.out.String(), `"kind": "List"`) || !strings.Contains(e.out.String(), `"K"`) {
@@ -176,9 +176,13 @@ func TestNothingSent(t *testing.T) {
 	bad := e.write("bad.yaml", set("a", "")+"apiVersion: botkit.dev/v1\nkind: SecretSet\nmetadata: {name: b, colour: red}\n")
 	s.Files = []string{bad}
 	for name, run := range map[string]func() error{
-		"apply":  func() error { return runApply(context.Background(), &ApplyOptions{Scope: s, DryRun: DryRunNone}) },
-		"diff":   func() error { return diffExit(runDiff(context.Background(), &DiffOptions{Scope: s})) },
-		"delete": func() error { return runDelete(context.Background(), &DeleteOptions{Scope: s, DryRun: DryRunNone}) },
+		"apply": func() error {
+			return runApply(context.Background(), &ApplyOptions{ManifestOptions: s, DryRun: DryRunNone})
+		},
+		"diff": func() error { return diffExit(runDiff(context.Background(), &DiffOptions{ManifestOptions: s})) },
+		"delete": func() error {
+			return runDelete(context.Background(), &DeleteOptions{ManifestOptions: s, DryRun: DryRunNone})
+		},
 	} {
 		err := run()
 		if cmdutil.ExitCode(err) != cmdutil.ExitUsage || !strings.Contains(strings.Join(cmdutil.ErrorLines(err), "\n"), "bad.yaml:9: unknown field \"colour\"") {
@@ -195,7 +199,7 @@ func TestNothingSent(t *testing.T) {
 func TestDiffExit(t *testing.T) {
 	e := newEnv(t)
 	m := e.write("m.yaml", set("a", ""))
-	err := diffExit(runDiff(context.Background(), &DiffOptions{Scope: e.scope(m)}))
+	err := diffExit(runDiff(context.Background(), &DiffOptions{ManifestOptions: e.scope(m)}))
 	if !errors.Is(err, ErrDifferences) || cmdutil.ExitCode(err) != 1 || cmdutil.ErrorLines(err) != nil {
 		t.Fatalf("differences: %v", err)
 	}
@@ -208,7 +212,7 @@ func TestDiffExit(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.APIClient = func(context.Context) (*client.Client, error) { return dead, nil }
-	err = diffExit(runDiff(context.Background(), &DiffOptions{Scope: s}))
+	err = diffExit(runDiff(context.Background(), &DiffOptions{ManifestOptions: s}))
 	var ne *client.NetworkError
 	if !errors.As(err, &ne) || cmdutil.ExitCode(err) != cmdutil.ExitUsage {
 		t.Fatalf("unreachable: %v exit %d, want 2", err, cmdutil.ExitCode(err))
@@ -223,7 +227,7 @@ func TestStdinInterrupted(t *testing.T) {
 	e.ios.In = pr
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(50*time.Millisecond, cancel)
-	err := runApply(ctx, &ApplyOptions{Scope: e.scope("-"), DryRun: DryRunNone})
+	err := runApply(ctx, &ApplyOptions{ManifestOptions: e.scope("-"), DryRun: DryRunNone})
 	if cmdutil.ExitCode(err) != cmdutil.ExitInterrupted {
 		t.Fatalf("%v, want exit 130", err)
 	}
@@ -243,7 +247,7 @@ func TestWaitFailed(t *testing.T) {
 	m := e.write("m.yaml", set("good", "")+"apiVersion: botkit.dev/v1\nkind: ImagePullSecret\nmetadata: {name: reg}\nspec:\n  host: "+reg.URL+"\n  credentials: {fromEnv: CREDS}\n")
 	s := e.scope(m)
 	s.LookupEnv = func(k string) (string, bool) { return "robot:" + canary, true }
-	err := runApply(context.Background(), &ApplyOptions{Scope: s, DryRun: DryRunNone, Wait: true})
+	err := runApply(context.Background(), &ApplyOptions{ManifestOptions: s, DryRun: DryRunNone, Wait: true})
 	e.noCanary(err)
 	if !strings.Contains(e.out.String(), "imagepullsecret/reg created") {
 		t.Errorf("stdout %q", e.out)

@@ -515,7 +515,7 @@ func (a *api) handleApply(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	var req wire.ApplyRequest
+	var req wire.RawApplyRequest
 	if err := decodeBody(w, r, &req, resources.MaxApplyRequestBytes); err != nil {
 		a.fail(w, r, err)
 		return

@@ -81,7 +81,7 @@ func (st *applyStep) action() string {
 }
 
 // parseApply validates everything of an apply request that needs no store.
-func (s *Service) parseApply(p Principal, w wire.ApplyRequest) ([]applyInput, resources.Selector, error) {
+func (s *Service) parseApply(p Principal, w wire.RawApplyRequest) ([]applyInput, resources.Selector, error) {
 	if len(w.Objects) > resources.MaxApplyObjects {
 		return nil, nil, errTooLarge("an apply holds at most %d objects; this one holds %d", resources.MaxApplyObjects, len(w.Objects))
 	}
@@ -177,7 +177,7 @@ func (s *Service) applyStep(ctx context.Context, tx store.Tx, p Principal, in ap
 }
 
 // apply implements POST /v1/organizations/{org}/apply.
-func (s *Service) apply(ctx context.Context, p Principal, w wire.ApplyRequest) (resources.ApplyResult, error) {
+func (s *Service) apply(ctx context.Context, p Principal, w wire.RawApplyRequest) (resources.ApplyResult, error) {
 	res := resources.ApplyResult{TypeMeta: resources.TypeMeta{APIVersion: resources.APIVersion, Kind: resources.KindApplyResult}, DryRun: w.DryRun, ApplySet: w.ApplySet}
 	inputs, sel, err := s.parseApply(p, w)
 	if err != nil {

@@ -292,7 +292,7 @@ func (s *Service) DeleteKey(ctx context.Context, p Principal, name, key string) 
 }
 
 // Apply applies the objects of req in one transaction (POST .../apply).
-func (s *Service) Apply(ctx context.Context, p Principal, req wire.ApplyRequest) (resources.ApplyResult, error) {
+func (s *Service) Apply(ctx context.Context, p Principal, req wire.RawApplyRequest) (resources.ApplyResult, error) {
 	if req.Objects == nil {
 		return resources.ApplyResult{}, errInvalid("objects is required (a list; [] with prune applies no object and prunes)")
 	}

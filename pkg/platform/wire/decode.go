@@ -312,11 +312,11 @@ func field(doc map[string]any, path string) any {
 	return cur
 }
 
-// ApplyRequest is the body of POST .../apply as the server decodes it: the
+// RawApplyRequest is the body of POST .../apply as the server decodes it: the
 // fields of resources.ApplyRequest (TestApplyRequestMatchesResources keeps them
 // in step), with the objects left raw so that each is decoded strictly and
 // its errors carry its index.
-type ApplyRequest struct {
+type RawApplyRequest struct {
 	Objects  []json.RawMessage `json:"objects"`
 	ApplySet string            `json:"applySet"`
 	Prune    bool              `json:"prune"`

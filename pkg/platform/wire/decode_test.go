@@ -104,9 +104,9 @@ func TestApplyRequestMatchesResources(t *testing.T) {
 		return out
 	}
 	want := fields(resources.ApplyRequest{Objects: []resources.Object{}, ApplySet: "x", Prune: true, Selector: "a", DryRun: true})
-	got := fields(ApplyRequest{Objects: []json.RawMessage{}, ApplySet: "x", Prune: true, Selector: "a", DryRun: true})
+	got := fields(RawApplyRequest{Objects: []json.RawMessage{}, ApplySet: "x", Prune: true, Selector: "a", DryRun: true})
 	if !slices.Equal(got, want) {
-		t.Errorf("ApplyRequest fields %v, resources.ApplyRequest fields %v", got, want)
+		t.Errorf("RawApplyRequest fields %v, resources.ApplyRequest fields %v", got, want)
 	}
 }
 

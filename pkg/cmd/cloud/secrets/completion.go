@@ -42,7 +42,7 @@ func withPrefix(prefix string, candidates []string) []cobra.Completion {
 // completeFrom offers what list returns (asked of the platform with s's
 // client and organization, under completionTimeout) that starts with
 // toComplete; any failure offers nothing.
-func completeFrom(cmd *cobra.Command, s *Scope, toComplete string, list func(context.Context, *client.Client, string) ([]string, error)) ([]cobra.Completion, cobra.ShellCompDirective) {
+func completeFrom(cmd *cobra.Command, s *PlatformOptions, toComplete string, list func(context.Context, *client.Client, string) ([]string, error)) ([]cobra.Completion, cobra.ShellCompDirective) {
 	ctx, cancel := completionContext(cmd)
 	defer cancel()
 	c, org, err := s.connect(ctx)
@@ -58,7 +58,7 @@ func completeFrom(cmd *cobra.Command, s *Scope, toComplete string, list func(con
 
 // completeNames completes the object name at argument position pos with
 // the names of objects of kind ("" = every kind).
-func completeNames(s *Scope, kind func() string, pos int) cobra.CompletionFunc {
+func completeNames(s *PlatformOptions, kind func() string, pos int) cobra.CompletionFunc {
 	return func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		if len(args) != pos {
 			return nil, noFiles
@@ -75,7 +75,7 @@ func completeNames(s *Scope, kind func() string, pos int) cobra.CompletionFunc {
 }
 
 // completeUnset completes `unset NAME KEY`: set names, then that set's keys.
-func completeUnset(s *Scope) cobra.CompletionFunc {
+func completeUnset(s *PlatformOptions) cobra.CompletionFunc {
 	names := completeNames(s, func() string { return resources.KindSecretSet }, 0)
 	return func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		switch len(args) {
@@ -97,7 +97,7 @@ func completeUnset(s *Scope) cobra.CompletionFunc {
 
 // registerFlagCompletions completes --region (the platform's regions, a
 // fixed list) and --organization (the organizations of the token).
-func registerFlagCompletions(cmd *cobra.Command, s *Scope) {
+func registerFlagCompletions(cmd *cobra.Command, s *PlatformOptions) {
 	if cmd.Flags().Lookup("region") != nil {
 		_ = cmd.RegisterFlagCompletionFunc("region", func(_ *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 			return withPrefix(toComplete, resources.Regions()), noFiles

@@ -15,7 +15,7 @@ import (
 
 // UnsetOptions are the inputs of `botkit cloud secrets unset`.
 type UnsetOptions struct {
-	Scope
+	PlatformOptions
 	Name string
 	Key  string
 	Skip bool
@@ -23,7 +23,7 @@ type UnsetOptions struct {
 
 // NewCmdUnset returns `botkit cloud secrets unset`.
 func NewCmdUnset(f *cloudutil.Factory, runF func(context.Context, *UnsetOptions) error) *cobra.Command {
-	opts := &UnsetOptions{Scope: newScope(f)}
+	opts := &UnsetOptions{PlatformOptions: newPlatformOptions(f)}
 	cmd := &cobra.Command{
 		Use:   "unset NAME KEY",
 		Short: "Remove one key from a secret set",
@@ -32,7 +32,7 @@ Without a terminal, --skip is required. A missing set or key exits 3.`,
 		Example: `  botkit cloud secrets unset support-bot LOG_LEVEL
   botkit cloud secrets unset support-bot LOG_LEVEL --skip`,
 		Args:              cmdutil.ExactArgs(2, "NAME KEY"),
-		ValidArgsFunction: completeUnset(&opts.Scope),
+		ValidArgsFunction: completeUnset(&opts.PlatformOptions),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Name, opts.Key = args[0], args[1]
 			if runF != nil {
@@ -42,8 +42,8 @@ Without a terminal, --skip is required. A missing set or key exits 3.`,
 		},
 	}
 	cmd.Flags().BoolVarP(&opts.Skip, "skip", "s", false, "Remove without confirmation")
-	addOrganizationFlag(cmd, &opts.Scope)
-	registerFlagCompletions(cmd, &opts.Scope)
+	addOrganizationFlag(cmd, &opts.PlatformOptions)
+	registerFlagCompletions(cmd, &opts.PlatformOptions)
 	return cmd
 }
 
@@ -83,14 +83,14 @@ func runUnset(ctx context.Context, opts *UnsetOptions) error {
 
 // DeleteOptions are the inputs of `botkit cloud secrets delete`.
 type DeleteOptions struct {
-	Scope
+	PlatformOptions
 	Name string
 	Skip bool
 }
 
 // NewCmdDelete returns `botkit cloud secrets delete`.
 func NewCmdDelete(f *cloudutil.Factory, runF func(context.Context, *DeleteOptions) error) *cobra.Command {
-	opts := &DeleteOptions{Scope: newScope(f)}
+	opts := &DeleteOptions{PlatformOptions: newPlatformOptions(f)}
 	cmd := &cobra.Command{
 		Use:   "delete NAME",
 		Short: "Delete a secret set or an image pull secret",
@@ -99,7 +99,7 @@ without). Without a terminal, --skip is required. A missing object exits 3.`,
 		Example: `  botkit cloud secrets delete support-bot
   botkit cloud secrets delete ghcr-creds --skip`,
 		Args:              cmdutil.ExactArgs(1, "NAME"),
-		ValidArgsFunction: completeNames(&opts.Scope, func() string { return "" }, 0),
+		ValidArgsFunction: completeNames(&opts.PlatformOptions, func() string { return "" }, 0),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Name = args[0]
 			if runF != nil {
@@ -109,8 +109,8 @@ without). Without a terminal, --skip is required. A missing object exits 3.`,
 		},
 	}
 	cmd.Flags().BoolVarP(&opts.Skip, "skip", "s", false, "Delete without confirmation")
-	addOrganizationFlag(cmd, &opts.Scope)
-	registerFlagCompletions(cmd, &opts.Scope)
+	addOrganizationFlag(cmd, &opts.PlatformOptions)
+	registerFlagCompletions(cmd, &opts.PlatformOptions)
 	return cmd
 }
 

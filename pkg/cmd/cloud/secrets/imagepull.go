@@ -27,7 +27,7 @@ import (
 
 // ImagePullSecretOptions are the inputs of `botkit cloud secrets image-pull-secret`.
 type ImagePullSecretOptions struct {
-	Scope
+	PlatformOptions
 	Name        string
 	Host        string
 	Credentials string // the CREDENTIALS argument ("" = not given)
@@ -51,7 +51,7 @@ const dockerConfigDefault = "~/.docker/config.json"
 
 // NewCmdImagePullSecret returns `botkit cloud secrets image-pull-secret`.
 func NewCmdImagePullSecret(f *cloudutil.Factory, runF func(context.Context, *ImagePullSecretOptions) error) *cobra.Command {
-	opts := &ImagePullSecretOptions{Scope: newScope(f), Print: newPrintFlags(f.Factory), HomeDir: os.UserHomeDir}
+	opts := &ImagePullSecretOptions{PlatformOptions: newPlatformOptions(f), Print: newPrintFlags(f.Factory), HomeDir: os.UserHomeDir}
 	cmd := &cobra.Command{
 		Use:     "image-pull-secret NAME HOST [CREDENTIALS]",
 		Aliases: []string{"ips"},
@@ -76,7 +76,7 @@ the verdict and exits 1 when the registry refused them.`,
   botkit cloud secrets image-pull-secret hub index.docker.io --from-docker-config
   botkit cloud secrets image-pull-secret ghcr-creds ghcr.io "$(base64 <creds.txt)" --no-encode`,
 		Args:              cmdutil.RangeArgs(2, 3, "NAME HOST [CREDENTIALS]"),
-		ValidArgsFunction: completeNames(&opts.Scope, func() string { return resources.KindImagePullSecret }, 0),
+		ValidArgsFunction: completeNames(&opts.PlatformOptions, func() string { return resources.KindImagePullSecret }, 0),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Name, opts.Host = args[0], args[1]
 			if len(args) == 3 {
@@ -93,9 +93,9 @@ the verdict and exits 1 when the registry refused them.`,
 	cmd.Flags().Lookup("from-docker-config").NoOptDefVal = dockerConfigDefault
 	cmd.Flags().StringVarP(&opts.Region, "region", "r", "", "Region of a new image pull secret (default: the organization's default region)")
 	cmd.Flags().BoolVar(&opts.Wait, "wait", false, "Wait until the registry check is done (failed exits 1)")
-	addOrganizationFlag(cmd, &opts.Scope)
+	addOrganizationFlag(cmd, &opts.PlatformOptions)
 	opts.Print.AddFlags(cmd)
-	registerFlagCompletions(cmd, &opts.Scope)
+	registerFlagCompletions(cmd, &opts.PlatformOptions)
 	return cmd
 }
 

@@ -14,7 +14,7 @@ import (
 
 // ListOptions are the inputs of `botkit cloud secrets list`.
 type ListOptions struct {
-	Scope
+	PlatformOptions
 	Name   string // optional: show this object
 	Sets   bool   // --sets: secret sets only (default true)
 	Region string // --region filter ("" = all regions)
@@ -23,7 +23,7 @@ type ListOptions struct {
 
 // NewCmdList returns `botkit cloud secrets list`.
 func NewCmdList(f *cloudutil.Factory, runF func(context.Context, *ListOptions) error) *cobra.Command {
-	opts := &ListOptions{Scope: newScope(f), Print: printers.NewFlags()}
+	opts := &ListOptions{PlatformOptions: newPlatformOptions(f), Print: printers.NewFlags()}
 	cmd := &cobra.Command{
 		Use:     "list [NAME]",
 		Aliases: []string{"ls"},
@@ -40,7 +40,7 @@ An empty list prints "No resources found" on stderr and exits 0.`,
   botkit cloud secrets list support-bot
   botkit cloud secrets list -r eu-central -o json`,
 		Args:              cmdutil.RangeArgs(0, 1, "at most one NAME"),
-		ValidArgsFunction: completeNames(&opts.Scope, func() string { return kindFilter(opts.Sets) }, 0),
+		ValidArgsFunction: completeNames(&opts.PlatformOptions, func() string { return kindFilter(opts.Sets) }, 0),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
 				opts.Name = args[0]
@@ -53,9 +53,9 @@ An empty list prints "No resources found" on stderr and exits 0.`,
 	}
 	cmdutil.BoolPair(cmd.Flags(), &opts.Sets, "sets", "s", true, "Secret sets only; --sets=false adds image pull secrets")
 	cmd.Flags().StringVarP(&opts.Region, "region", "r", "", "Only objects in this region (default: all regions)")
-	addOrganizationFlag(cmd, &opts.Scope)
+	addOrganizationFlag(cmd, &opts.PlatformOptions)
 	opts.Print.AddFlags(cmd)
-	registerFlagCompletions(cmd, &opts.Scope)
+	registerFlagCompletions(cmd, &opts.PlatformOptions)
 	return cmd
 }
 

@@ -52,9 +52,9 @@ output format (table, wide, json, yaml, name).`,
 	return cmd
 }
 
-// Scope is what every subcommand needs to reach the platform: the streams,
+// PlatformOptions is what every subcommand needs to reach the platform: the streams,
 // the client, the organization flag and the prompter.
-type Scope struct {
+type PlatformOptions struct {
 	IO *iostreams.IOStreams
 	// APIClient returns the client of the configured platform.
 	APIClient func(ctx context.Context) (*client.Client, error)
@@ -72,8 +72,8 @@ type Scope struct {
 	Now func() time.Time
 }
 
-func newScope(f *cloudutil.Factory) Scope {
-	return Scope{
+func newPlatformOptions(f *cloudutil.Factory) PlatformOptions {
+	return PlatformOptions{
 		IO:        f.IOStreams,
 		APIClient: f.APIClient,
 		ResolveOrg: func(ctx context.Context, flag string) (string, error) {
@@ -88,12 +88,12 @@ func newScope(f *cloudutil.Factory) Scope {
 }
 
 // addOrganizationFlag registers --organization and its alias --org.
-func addOrganizationFlag(cmd *cobra.Command, s *Scope) {
+func addOrganizationFlag(cmd *cobra.Command, s *PlatformOptions) {
 	cloudutil.AddOrganizationFlag(cmd, &s.Organization)
 }
 
 // connect returns the client and the organization to act in.
-func (s *Scope) connect(ctx context.Context) (*client.Client, string, error) {
+func (s *PlatformOptions) connect(ctx context.Context) (*client.Client, string, error) {
 	if s.APIClient == nil || s.ResolveOrg == nil {
 		return nil, "", errors.New("no platform configured")
 	}
@@ -111,7 +111,7 @@ func (s *Scope) connect(ctx context.Context) (*client.Client, string, error) {
 // newRegion is the region a new object goes to: flag, else the configured
 // default region, else "" (the organization's default, chosen by the
 // platform).
-func (s *Scope) newRegion(flag string) (string, error) {
+func (s *PlatformOptions) newRegion(flag string) (string, error) {
 	if s.DefaultRegion == nil || flag != "" {
 		return flag, nil
 	}
@@ -121,7 +121,7 @@ func (s *Scope) newRegion(flag string) (string, error) {
 // confirm asks question (yes/no, default no). Without a terminal it asks
 // nothing and fails with exit 2: problem (what needed confirming, names
 // only) and the flag that answers it, --skip. A "no" is exit 1.
-func (s *Scope) confirm(ctx context.Context, question, problem string) error {
+func (s *PlatformOptions) confirm(ctx context.Context, question, problem string) error {
 	if !s.IO.CanPrompt() {
 		return cmdutil.UsageErrorf("%s: pass --skip to go ahead without confirmation (no terminal to ask on)", problem)
 	}
@@ -178,7 +178,7 @@ func validateNameRegion(name, region string) error {
 // written finishes the write of one object: with wait (--wait) it waits for
 // the platform's verdict; with output (-o given) it prints the object with
 // p, and done is true. Otherwise the caller prints its summary line.
-func (s *Scope) written(ctx context.Context, c *client.Client, org string, obj resources.Object, wait bool, p printers.Printer, output bool) (_ resources.Object, done bool, err error) {
+func (s *PlatformOptions) written(ctx context.Context, c *client.Client, org string, obj resources.Object, wait bool, p printers.Printer, output bool) (_ resources.Object, done bool, err error) {
 	var failed error // the object ended failed: printed with -o, then exit 1
 	if output && !wait && c.Embedded() {
 		// The embedded platform provisions before the command exits:

@@ -72,8 +72,8 @@ func (e *env) terminal() {
 	e.ios.SetStderrTTY(true)
 }
 
-func (e *env) scope(p prompter.Prompter) Scope {
-	return Scope{
+func (e *env) scope(p prompter.Prompter) PlatformOptions {
+	return PlatformOptions{
 		IO:        e.ios,
 		APIClient: func(context.Context) (*client.Client, error) { return e.cmd, nil },
 		ResolveOrg: func(_ context.Context, flag string) (string, error) {
@@ -130,8 +130,8 @@ func (e *env) noCanary(err error, p *prompter.Fake) {
 	}
 }
 
-func setOpts(s Scope, name string, pairs ...string) *SetOptions {
-	o := &SetOptions{Scope: s, Name: name, Pairs: pairs}
+func setOpts(s PlatformOptions, name string, pairs ...string) *SetOptions {
+	o := &SetOptions{PlatformOptions: s, Name: name, Pairs: pairs}
 	o.Print = newPrintFlags(cmdutil.NewFactory(s.IO))
 	return o
 }
@@ -346,10 +346,10 @@ func TestUnsetAndDeleteConfirm(t *testing.T) {
 		prompter.Answer{Match: "Delete secretset/demo (1 key, region us-west)?", Value: false},
 	)
 	s := e.scope(p)
-	if err := runUnset(context.Background(), &UnsetOptions{Scope: s, Name: "demo", Key: "A"}); err != nil {
+	if err := runUnset(context.Background(), &UnsetOptions{PlatformOptions: s, Name: "demo", Key: "A"}); err != nil {
 		t.Fatal(err)
 	}
-	err := runDelete(context.Background(), &DeleteOptions{Scope: s, Name: "demo"})
+	err := runDelete(context.Background(), &DeleteOptions{PlatformOptions: s, Name: "demo"})
 	if cmdutil.ExitCode(err) != cmdutil.ExitError {
 		t.Fatalf("declined delete: %v", err)
 	}
@@ -369,7 +369,7 @@ func TestImagePullSecretPrompted(t *testing.T) {
 		prompter.Answer{Match: "Username for https://registry.example.com", Value: "robot"},
 		prompter.Answer{Match: "Password or token", Value: canary},
 	)
-	o := &ImagePullSecretOptions{Scope: e.scope(p), Name: "reg", Host: "registry.example.com", Encode: true, Print: newPrintFlags(cmdutil.NewFactory(e.ios))}
+	o := &ImagePullSecretOptions{PlatformOptions: e.scope(p), Name: "reg", Host: "registry.example.com", Encode: true, Print: newPrintFlags(cmdutil.NewFactory(e.ios))}
 	err := runImagePullSecret(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
@@ -383,7 +383,7 @@ func TestImagePullSecretPrompted(t *testing.T) {
 func TestImagePullSecretStdin(t *testing.T) {
 	e := newEnv(t)
 	e.in.WriteString("robot:" + canary + "\r\nignored second line\n")
-	o := &ImagePullSecretOptions{Scope: e.scope(nil), Name: "reg", Host: "https://ghcr.io", Encode: true, Print: newPrintFlags(cmdutil.NewFactory(e.ios))}
+	o := &ImagePullSecretOptions{PlatformOptions: e.scope(nil), Name: "reg", Host: "https://ghcr.io", Encode: true, Print: newPrintFlags(cmdutil.NewFactory(e.ios))}
 	if err := runImagePullSecret(context.Background(), o); err != nil {
 		t.Fatal(err)
 	}

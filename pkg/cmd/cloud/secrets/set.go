@@ -24,7 +24,7 @@ import (
 
 // SetOptions are the inputs of `botkit cloud secrets set`.
 type SetOptions struct {
-	Scope
+	PlatformOptions
 	Name   string
 	Pairs  []string // KEY=value arguments, in order
 	File   string   // --file ("-" = stdin)
@@ -36,7 +36,7 @@ type SetOptions struct {
 
 // NewCmdSet returns `botkit cloud secrets set`.
 func NewCmdSet(f *cloudutil.Factory, runF func(context.Context, *SetOptions) error) *cobra.Command {
-	opts := &SetOptions{Scope: newScope(f), Print: newPrintFlags(f.Factory)}
+	opts := &SetOptions{PlatformOptions: newPlatformOptions(f), Print: newPrintFlags(f.Factory)}
 	cmd := &cobra.Command{
 		Use:   "set NAME [KEY=value...]",
 		Short: "Create a secret set or add and update its keys",
@@ -58,7 +58,7 @@ The summary names the keys added and updated, never a value:
   botkit cloud secrets set support-bot --file server/.env --skip
   cat .env | botkit cloud secrets set support-bot -f - -r eu-central --wait`,
 		Args:              cmdutil.RangeArgs(1, -1, "NAME [KEY=value...]"),
-		ValidArgsFunction: completeNames(&opts.Scope, func() string { return resources.KindSecretSet }, 0),
+		ValidArgsFunction: completeNames(&opts.PlatformOptions, func() string { return resources.KindSecretSet }, 0),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Name, opts.Pairs = args[0], args[1:]
 			if runF != nil {
@@ -71,9 +71,9 @@ The summary names the keys added and updated, never a value:
 	cmd.Flags().BoolVarP(&opts.Skip, "skip", "s", false, "Overwrite existing keys without confirmation")
 	cmd.Flags().StringVarP(&opts.Region, "region", "r", "", "Region of a new set (default: the organization's default region); an existing set's region cannot change")
 	cmd.Flags().BoolVar(&opts.Wait, "wait", false, "Wait until the set is ready or failed (failed exits 1)")
-	addOrganizationFlag(cmd, &opts.Scope)
+	addOrganizationFlag(cmd, &opts.PlatformOptions)
 	opts.Print.AddFlags(cmd)
-	registerFlagCompletions(cmd, &opts.Scope)
+	registerFlagCompletions(cmd, &opts.PlatformOptions)
 	return cmd
 }
 

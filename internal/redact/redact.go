@@ -7,6 +7,7 @@ package redact
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Mask replaces what is taken out.
@@ -17,7 +18,10 @@ const maxLen = 200
 
 // dsnSecret matches a key=value pair of a DSN whose value is a secret:
 // password=..., sslpassword='...', token=... (quoted or not).
-var dsnSecret = regexp.MustCompile(`(?i)\b(password|passwd|pwd|sslpassword|sslkey|token|secret|api_key|apikey)\s*=\s*('(?:[^'\\]|\\.)*'?|"(?:[^"\\]|\\.)*"?|\S*)`)
+// Compiled at first use: the CLI links it and must start fast.
+var dsnSecret = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\b(password|passwd|pwd|sslpassword|sslkey|token|secret|api_key|apikey)\s*=\s*('(?:[^'\\]|\\.)*'?|"(?:[^"\\]|\\.)*"?|\S*)`)
+})
 
 // Location returns raw with every credential replaced by Mask: the user
 // information of a URL (user and password: a token often goes there), its
@@ -38,7 +42,7 @@ func Location(raw string) string {
 		}
 		s = scheme + rest
 	}
-	s = dsnSecret.ReplaceAllString(s, "${1}="+Mask)
+	s = dsnSecret().ReplaceAllString(s, "${1}="+Mask)
 	if len(s) > maxLen {
 		s = s[:maxLen] + "..."
 	}

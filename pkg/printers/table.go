@@ -9,10 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/renderer"
-	"github.com/olekukonko/tablewriter/tw"
+	"unicode/utf8"
 
 	"github.com/botkit-dev/botkit/pkg/iostreams"
 	"github.com/botkit-dev/botkit/pkg/resources"
@@ -128,40 +125,45 @@ func cleanRows(rows [][]string) [][]string {
 }
 
 // writeTable renders rows kubectl-style: no borders or lines, columns left
-// aligned and three spaces apart, no trailing spaces. A nil header prints no
-// header row.
+// aligned and three spaces apart (a column as wide as its widest cell, in
+// runes, as kubectl's tabwriter counts), no trailing spaces. A nil header
+// prints no header row.
 func writeTable(w io.Writer, header []string, rows [][]string) error {
-	var buf bytes.Buffer
-	t := tablewriter.NewTable(&buf,
-		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{
-			Borders:  tw.BorderNone,
-			Symbols:  tw.NewSymbols(tw.StyleNone),
-			Settings: tw.Settings{Lines: tw.LinesNone, Separators: tw.SeparatorsNone},
-		})),
-		tablewriter.WithHeaderAutoFormat(tw.Off),
-		tablewriter.WithHeaderAlignment(tw.AlignLeft),
-		tablewriter.WithRowAlignment(tw.AlignLeft),
-		tablewriter.WithPadding(tw.Padding{Right: "   ", Overwrite: true}),
-		tablewriter.WithTrimSpace(tw.Off),
-		tablewriter.WithHeaderAutoWrap(tw.WrapNone),
-		tablewriter.WithRowAutoWrap(tw.WrapNone),
-	)
+	all := rows
 	if header != nil {
-		t.Header(header)
+		all = append([][]string{header}, rows...)
 	}
-	if err := t.Bulk(rows); err != nil {
-		return err
+	var widths []int
+	for _, r := range all {
+		for i, c := range r {
+			if i == len(widths) {
+				widths = append(widths, 0)
+			}
+			widths[i] = max(widths[i], utf8.RuneCountInString(c))
+		}
 	}
-	if err := t.Render(); err != nil {
-		return err
+	var b []byte
+	for _, r := range all {
+		for i, c := range r {
+			b = append(b, c...)
+			if i < len(r)-1 {
+				for range widths[i] - utf8.RuneCountInString(c) + len(columnGap) {
+					b = append(b, ' ')
+				}
+			}
+		}
+		// No trailing spaces (a last column of short cells).
+		for len(b) > 0 && b[len(b)-1] == ' ' {
+			b = b[:len(b)-1]
+		}
+		b = append(b, '\n')
 	}
-	var out bytes.Buffer
-	for line := range strings.Lines(buf.String()) {
-		out.WriteString(strings.TrimRight(line, " \n") + "\n")
-	}
-	_, err := w.Write(out.Bytes())
+	_, err := w.Write(b)
 	return err
 }
+
+// columnGap separates the columns of a table.
+const columnGap = "   "
 
 // state is the STATUS cell: the status's state, or <unknown>.
 func state(o resources.Object) string {

@@ -179,3 +179,33 @@ type AuditEntry struct {
 type AuditList struct {
 	Items []AuditEntry `json:"items"`
 }
+
+// KindVersionList is the kind of an object's history
+// (GET .../secrets/{name}/versions).
+const KindVersionList = "VersionList"
+
+// ObjectVersion is one version of an object's contents: the write that
+// made it and, read one at a time, the key names it holds. Never a value.
+type ObjectVersion struct {
+	Version int64     `json:"version"`
+	Time    time.Time `json:"time"`
+	Actor   string    `json:"actor"`
+	Source  string    `json:"source"` // set, unset, image-pull-secret, replace, apply, rollback, migration
+	Added   []string  `json:"added"`
+	Changed []string  `json:"changed"`
+	Removed []string  `json:"removed"`
+	// Keys, Labels, Host and Username are the version's contents (GET of
+	// one version only).
+	Keys     []string          `json:"keys,omitempty"`
+	Labels   map[string]string `json:"labels,omitempty"`
+	Host     string            `json:"host,omitempty"`
+	Username string            `json:"username,omitempty"`
+}
+
+// ObjectVersionList is an object's history, newest first.
+type ObjectVersionList struct {
+	APIVersion string          `json:"apiVersion"`
+	Kind       string          `json:"kind"`
+	Items      []ObjectVersion `json:"items"`
+	Metadata   ListMeta        `json:"metadata"`
+}

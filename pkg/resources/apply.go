@@ -154,7 +154,7 @@ const KindProjectConfig = "ProjectConfig"
 // is a precondition.
 func OutputOnlyFields() []string {
 	return []string{
-		"metadata.creationTimestamp", "metadata.updateTimestamp", "metadata.managedBy", "metadata.applySet",
+		"metadata.generation", "metadata.creationTimestamp", "metadata.updateTimestamp", "metadata.managedBy", "metadata.applySet",
 		"spec.keys", "spec.username", "status",
 	}
 }

@@ -36,13 +36,17 @@ type TypeMeta struct {
 // Organization and Region are optional on input (the current organization and
 // its default region apply); ResourceVersion and the timestamps are output only.
 type ObjectMeta struct {
-	Name              string            `json:"name"`
-	Organization      string            `json:"organization,omitempty"`
-	Region            string            `json:"region,omitempty"`
-	Labels            map[string]string `json:"labels,omitempty"`
-	ResourceVersion   string            `json:"resourceVersion,omitempty"`
-	CreationTimestamp *time.Time        `json:"creationTimestamp,omitempty"`
-	UpdateTimestamp   *time.Time        `json:"updateTimestamp,omitempty"`
+	Name            string            `json:"name"`
+	Organization    string            `json:"organization,omitempty"`
+	Region          string            `json:"region,omitempty"`
+	Labels          map[string]string `json:"labels,omitempty"`
+	ResourceVersion string            `json:"resourceVersion,omitempty"`
+	// Generation is the version of the object's contents (output only):
+	// every write of its keys, values, labels or registry credentials makes
+	// the next one, kept in its history (botkit cloud secrets history).
+	Generation        int64      `json:"generation,omitempty"`
+	CreationTimestamp *time.Time `json:"creationTimestamp,omitempty"`
+	UpdateTimestamp   *time.Time `json:"updateTimestamp,omitempty"`
 	// ManagedBy is "apply" when the last write came from apply (output
 	// only; absent after an imperative write such as `cloud secrets set`).
 	ManagedBy string `json:"managedBy,omitempty"`

@@ -47,6 +47,9 @@ func Routes() []Route {
 		{"PUT", "/v1/organizations/{org}/secrets/{name}"},
 		{"DELETE", "/v1/organizations/{org}/secrets/{name}"},
 		{"DELETE", "/v1/organizations/{org}/secrets/{name}/keys/{key}"},
+		{"GET", "/v1/organizations/{org}/secrets/{name}/versions"},
+		{"GET", "/v1/organizations/{org}/secrets/{name}/versions/{version}"},
+		{"POST", "/v1/organizations/{org}/secrets/{name}/versions/{version}/rollback"},
 		{"GET", "/v1/organizations/{org}/audit"},
 		{"POST", "/v1/organizations/{org}/apply"},
 		{"POST", "/v1/organizations/{org}/delete"},
@@ -125,19 +128,22 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 func (a *api) routes() http.Handler {
 	mux := http.NewServeMux()
 	handlers := map[Route]http.HandlerFunc{
-		{"GET", "/healthz"}:                                             a.handleHealthz,
-		{"GET", "/metrics"}:                                             a.handleMetrics,
-		{"GET", "/v1/me"}:                                               a.handleMe,
-		{"GET", "/v1/regions"}:                                          a.handleRegions,
-		{"GET", "/v1/organizations/{org}/secrets"}:                      a.handleList,
-		{"GET", "/v1/organizations/{org}/secrets/{name}"}:               a.handleGet,
-		{"PATCH", "/v1/organizations/{org}/secrets/{name}"}:             a.handlePatch,
-		{"PUT", "/v1/organizations/{org}/secrets/{name}"}:               a.handlePut,
-		{"DELETE", "/v1/organizations/{org}/secrets/{name}"}:            a.handleDelete,
-		{"DELETE", "/v1/organizations/{org}/secrets/{name}/keys/{key}"}: a.handleDeleteKey,
-		{"GET", "/v1/organizations/{org}/audit"}:                        a.handleAudit,
-		{"POST", "/v1/organizations/{org}/apply"}:                       a.handleApply,
-		{"POST", "/v1/organizations/{org}/delete"}:                      a.handleDeleteMany,
+		{"GET", "/healthz"}:                                                            a.handleHealthz,
+		{"GET", "/metrics"}:                                                            a.handleMetrics,
+		{"GET", "/v1/me"}:                                                              a.handleMe,
+		{"GET", "/v1/regions"}:                                                         a.handleRegions,
+		{"GET", "/v1/organizations/{org}/secrets"}:                                     a.handleList,
+		{"GET", "/v1/organizations/{org}/secrets/{name}"}:                              a.handleGet,
+		{"PATCH", "/v1/organizations/{org}/secrets/{name}"}:                            a.handlePatch,
+		{"PUT", "/v1/organizations/{org}/secrets/{name}"}:                              a.handlePut,
+		{"DELETE", "/v1/organizations/{org}/secrets/{name}"}:                           a.handleDelete,
+		{"DELETE", "/v1/organizations/{org}/secrets/{name}/keys/{key}"}:                a.handleDeleteKey,
+		{"GET", "/v1/organizations/{org}/secrets/{name}/versions"}:                     a.handleVersions,
+		{"GET", "/v1/organizations/{org}/secrets/{name}/versions/{version}"}:           a.handleVersion,
+		{"POST", "/v1/organizations/{org}/secrets/{name}/versions/{version}/rollback"}: a.handleRollback,
+		{"GET", "/v1/organizations/{org}/audit"}:                                       a.handleAudit,
+		{"POST", "/v1/organizations/{org}/apply"}:                                      a.handleApply,
+		{"POST", "/v1/organizations/{org}/delete"}:                                     a.handleDeleteMany,
 	}
 	paths := map[string][]string{}
 	for _, rt := range Routes() {
@@ -544,4 +550,45 @@ func (a *api) handleDeleteMany(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, res)
+}
+
+func (a *api) handleVersions(w http.ResponseWriter, r *http.Request) {
+	p, ok := a.orgPrincipal(w, r)
+	if !ok {
+		return
+	}
+	q := r.URL.Query()
+	list, err := a.svc.Versions(r.Context(), p, r.PathValue("name"), q.Get("limit"), q.Get("continue"))
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, list)
+}
+
+func (a *api) handleVersion(w http.ResponseWriter, r *http.Request) {
+	p, ok := a.orgPrincipal(w, r)
+	if !ok {
+		return
+	}
+	v, err := a.svc.Version(r.Context(), p, r.PathValue("name"), r.PathValue("version"))
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, v)
+}
+
+func (a *api) handleRollback(w http.ResponseWriter, r *http.Request) {
+	p, ok := a.orgPrincipal(w, r)
+	if !ok {
+		return
+	}
+	o, err := a.svc.Rollback(r.Context(), p, r.PathValue("name"), r.PathValue("version"), r.Header.Get("If-Match"))
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	setETag(w, o)
+	writeObject(w, http.StatusOK, p.Org().Name, o)
 }

@@ -222,3 +222,20 @@ func (a *Admin) ListTokens(ctx context.Context, org string) ([]TokenInfo, error)
 	}
 	return out, nil
 }
+
+// SetHistoryLimit sets how many versions the objects of organization org
+// keep (MinHistoryLimit to MaxHistoryLimit). Older versions go at each
+// object's next write.
+func (a *Admin) SetHistoryLimit(ctx context.Context, org string, limit int) error {
+	if limit < MinHistoryLimit || limit > MaxHistoryLimit {
+		return errInvalid("history limit %d: want a number from %d to %d", limit, MinHistoryLimit, MaxHistoryLimit)
+	}
+	o, err := a.store.Org(ctx, org)
+	if errors.Is(err, store.ErrNotFound) {
+		return errNotFound("organization %q: not found", org)
+	}
+	if err != nil {
+		return err
+	}
+	return a.store.Update(ctx, func(ctx context.Context, tx store.Tx) error { return tx.SetHistoryLimit(ctx, o.ID, limit) })
+}

@@ -275,7 +275,7 @@ func (s *Service) applyWrite(ctx context.Context, tx store.Tx, p Principal, st *
 		if err != nil {
 			return err
 		}
-		if err := storeWrite(ctx, tx, &st.next, removed, put, now); err != nil {
+		if err := storeWrite(ctx, tx, &st.next, removed, put, now, history{p: p, source: SourceApply, before: st.cur.Keys, hostChanged: st.exists && st.next.Host != st.cur.Host}); err != nil {
 			return err
 		}
 		return tx.Audit(ctx, store.AuditRecord{At: now, Org: p.org.Name, Actor: p.actor(), Action: "apply", Kind: st.in.d.kind, Name: st.in.name, Region: st.region, Keys: touched})

@@ -345,7 +345,14 @@ func (s *Service) applyPatch(p Principal, name string, pt resources.Patch, ips i
 // writeMerge writes the change (a new version, pending) and its audit
 // record; ch.obj gets the written version.
 func writeMerge(ctx context.Context, tx store.Tx, p Principal, t mergeTarget, ch *mergeChange) error {
-	if err := storeWrite(ctx, tx, &ch.obj, ch.removed, ch.put, t.now); err != nil {
+	source := SourceSet
+	switch {
+	case t.kind == resources.KindImagePullSecret:
+		source = SourceImagePullSecret
+	case t.exists && len(ch.put) == 0 && len(ch.removed) > 0:
+		source = SourceUnset
+	}
+	if err := storeWrite(ctx, tx, &ch.obj, ch.removed, ch.put, t.now, history{p: p, source: source, before: t.cur.Keys, hostChanged: t.exists && ch.obj.Host != t.cur.Host}); err != nil {
 		return err
 	}
 	action := "merge"
@@ -611,7 +618,7 @@ func (s *Service) replace(ctx context.Context, p Principal, name string, in reso
 		if err != nil {
 			return err
 		}
-		if err := storeWrite(ctx, tx, &obj, removed, put, now); err != nil {
+		if err := storeWrite(ctx, tx, &obj, removed, put, now, history{p: p, source: SourceReplace, before: cur.Keys, hostChanged: exists && obj.Host != cur.Host}); err != nil {
 			return err
 		}
 		if err := tx.Audit(ctx, store.AuditRecord{At: now, Org: p.org.Name, Actor: p.actor(), Action: "replace", Kind: d.kind, Name: name, Region: region, Keys: touched}); err != nil {
@@ -732,6 +739,9 @@ func (s *Service) deleteKey(ctx context.Context, p Principal, name, key string) 
 		if err := tx.DeleteValues(ctx, obj.ID, []string{key}); err != nil {
 			return err
 		}
+		if err := putVersion(ctx, tx, obj, history{p: p, source: SourceUnset, before: cur.Keys}, nil, []string{key}, obj.UpdatedAt); err != nil {
+			return err
+		}
 		result = obj
 		return tx.Audit(ctx, store.AuditRecord{Org: p.org.Name, Actor: p.actor(), Action: "delete-key", Kind: cur.Kind, Name: name, Region: cur.Region, Keys: []string{key}})
 	})
@@ -743,7 +753,7 @@ func (s *Service) deleteKey(ctx context.Context, p Principal, name, key string) 
 
 // storeWrite gives obj a new version and generation, marks it pending for
 // the provisioner, and writes it with its removed and new values.
-func storeWrite(ctx context.Context, tx store.Tx, obj *store.Object, removed []string, put []store.Value, now time.Time) error {
+func storeWrite(ctx context.Context, tx store.Tx, obj *store.Object, removed []string, put []store.Value, now time.Time, h history) error {
 	var err error
 	if obj.Version, err = tx.NextVersion(ctx); err != nil {
 		return err
@@ -756,7 +766,10 @@ func storeWrite(ctx context.Context, tx store.Tx, obj *store.Object, removed []s
 	if err := tx.DeleteValues(ctx, obj.ID, removed); err != nil {
 		return err
 	}
-	return tx.PutValues(ctx, obj.ID, put)
+	if err := tx.PutValues(ctx, obj.ID, put); err != nil {
+		return err
+	}
+	return putVersion(ctx, tx, *obj, h, put, removed, now)
 }
 
 // loadObject reads an object for a write; a missing one is the API's 404.

@@ -176,6 +176,38 @@ type Tx interface {
 	// importing objects that carry their versions).
 	AdvanceVersion(ctx context.Context, v int64) error
 	Audit(ctx context.Context, r AuditRecord) error
+
+	// PutVersion stores one version of an object's contents (its header,
+	// and its values as they are now encrypted). A version that exists is
+	// an error (the store's unique constraint on object and version).
+	PutVersion(ctx context.Context, v Version) error
+	// PurgeVersions removes the versions of the object older than the
+	// newest history limit of its organization, latest being the newest.
+	PurgeVersions(ctx context.Context, orgID, objectID, latest int64) error
+	// Version returns one version of the object with its values, as this
+	// transaction sees it (ErrNotFound: purged or never written).
+	Version(ctx context.Context, objectID, version int64) (Version, error)
+	// SetHistoryLimit sets how many versions the organization's objects
+	// keep (older ones go at each object's next write).
+	SetHistoryLimit(ctx context.Context, orgID int64, limit int) error
+}
+
+// Version is one version of an object's contents: what a write left. Its
+// number is the object's generation after that write.
+type Version struct {
+	ObjectID int64
+	Version  int64
+	At       time.Time
+	Actor    string
+	Source   string // the operation that wrote it: set, unset, apply, rollback, ...
+	// The key names the write added, changed and removed (never values).
+	Added, Changed, Removed []string
+	Labels                  map[string]string
+	Keys                    map[string]int // key name → value size
+	Host, Username          string         // an ImagePullSecret's
+	// Values are the version's encrypted values: filled by Tx.Version
+	// only (Store.Versions and Store.Version read headers).
+	Values []Value
 }
 
 // Store is the platform's persistence.
@@ -215,6 +247,13 @@ type Store interface {
 	// has the generation it was computed for; it returns how many applied.
 	SetStatus(ctx context.Context, updates []StatusUpdate) (int, error)
 	Audit(ctx context.Context, org string, limit int) ([]AuditRecord, error)
+	// Versions returns up to limit versions of the object older than
+	// before (0: the newest), newest first, without values.
+	Versions(ctx context.Context, objectID, before int64, limit int) ([]Version, error)
+	// Version returns one version of the object without its values.
+	Version(ctx context.Context, objectID, version int64) (Version, error)
+	// HistoryLimit returns how many versions the organization's objects keep.
+	HistoryLimit(ctx context.Context, orgID int64) (int, error)
 	// TokensEpoch returns a number that changes whenever a token is revoked:
 	// a process caching token lookups drops its cache when it changes.
 	TokensEpoch(ctx context.Context) (int64, error)

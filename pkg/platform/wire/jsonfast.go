@@ -53,7 +53,12 @@ func AppendItem(b []byte, org string, it *store.ListItem) []byte {
 	}
 	b = append(b, `,"resourceVersion":"`...)
 	b = strconv.AppendInt(b, o.Version, 10)
-	b = append(b, `","creationTimestamp":"`...)
+	b = append(b, '"')
+	if o.Generation > 0 {
+		b = append(b, `,"generation":`...)
+		b = strconv.AppendInt(b, o.Generation, 10)
+	}
+	b = append(b, `,"creationTimestamp":"`...)
 	b = appendTime(b, o.CreatedAt)
 	b = append(b, `","updateTimestamp":"`...)
 	b = appendTime(b, o.UpdatedAt)
@@ -355,7 +360,7 @@ func Object(org string, o store.Object) resources.Object {
 	created, updated := o.CreatedAt, o.UpdatedAt
 	meta := resources.ObjectMeta{
 		Name: o.Name, Organization: org, Region: o.Region, Labels: o.Labels,
-		ResourceVersion: strconv.FormatInt(o.Version, 10), CreationTimestamp: &created, UpdateTimestamp: &updated,
+		ResourceVersion: strconv.FormatInt(o.Version, 10), Generation: o.Generation, CreationTimestamp: &created, UpdateTimestamp: &updated,
 		ApplySet: o.ApplySet,
 	}
 	if o.Managed {

@@ -122,7 +122,7 @@ func (s *Store) Values(ctx context.Context, objectID int64) ([]store.Value, erro
 	return out, err
 }
 
-const listCols = `name, kind, region, labels, keys, host, username, version, state, message, created_at, updated_at, managed, apply_set`
+const listCols = rowcodec.ListCols
 
 func (s *Store) List(ctx context.Context, q store.ListQuery, fn func(*store.ListItem) (bool, error)) error {
 	query := `SELECT ` + listCols + ` FROM objects WHERE org_id = $1 AND name > $2`

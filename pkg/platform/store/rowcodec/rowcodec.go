@@ -203,15 +203,17 @@ func AuditColumns(r store.AuditRecord) (at int64, keys string, err error) {
 	return r.At.UnixNano(), string(kb), nil
 }
 
-// ScanListItem reads one listing row — name, kind, region, labels, keys,
-// host, username, version, state, message, created_at, updated_at, managed,
-// apply_set — into it, reusing its slices (see store.ListItem).
+// ListCols are the columns a listing selects, in ScanListItem's order.
+const ListCols = `name, kind, region, labels, keys, host, username, version, generation, state, message, created_at, updated_at, managed, apply_set`
+
+// ScanListItem reads one listing row (ListCols) into it, reusing its
+// slices (see store.ListItem).
 func ScanListItem(sc Scanner, it *store.ListItem) error {
 	var labels, keys string
 	var created, updated int64
 	it.Object = store.Object{}
 	err := sc.Scan(&it.Name, &it.Kind, &it.Region, &labels, &keys, &it.Host, &it.Username,
-		&it.Version, &it.State, &it.Message, &created, &updated, &it.Managed, &it.ApplySet)
+		&it.Version, &it.Generation, &it.State, &it.Message, &created, &updated, &it.Managed, &it.ApplySet)
 	if err != nil {
 		return err
 	}
@@ -223,4 +225,79 @@ func ScanListItem(sc Scanner, it *store.ListItem) error {
 		return fmt.Errorf("object %s: keys: %w", it.Name, err)
 	}
 	return nil
+}
+
+// VersionCols are a version's header columns, in ScanVersion's order.
+const VersionCols = `object_id, version, created_at, actor, source, added, changed, removed, labels, keys, host, username`
+
+// VersionRow is a version's header as stored: its key name lists as JSON
+// arrays, labels and keys as objects store them.
+type VersionRow struct {
+	At                      int64
+	Added, Changed, Removed string
+	Labels, Keys            string
+}
+
+// VersionColumns encodes a version's header columns.
+func VersionColumns(v store.Version) (VersionRow, error) {
+	var r VersionRow
+	var err error
+	list := func(names []string) (string, error) {
+		names = slices.Clone(names)
+		if names == nil {
+			names = []string{}
+		}
+		slices.Sort(names)
+		b, err := json.Marshal(names)
+		return string(b), err
+	}
+	if r.Added, err = list(v.Added); err != nil {
+		return r, err
+	}
+	if r.Changed, err = list(v.Changed); err != nil {
+		return r, err
+	}
+	if r.Removed, err = list(v.Removed); err != nil {
+		return r, err
+	}
+	if r.Labels, err = EncodeLabels(v.Labels); err != nil {
+		return r, err
+	}
+	r.Keys = EncodeKeys(v.Keys)
+	if v.At.IsZero() {
+		v.At = time.Now().UTC()
+	}
+	r.At = v.At.UnixNano()
+	return r, nil
+}
+
+// ScanVersion reads one version header row (VersionCols).
+func ScanVersion(sc Scanner) (store.Version, error) {
+	var v store.Version
+	var at int64
+	var added, changed, removed, labels, keys string
+	if err := sc.Scan(&v.ObjectID, &v.Version, &at, &v.Actor, &v.Source, &added, &changed, &removed, &labels, &keys, &v.Host, &v.Username); err != nil {
+		return v, err
+	}
+	v.At = FromNanos(at)
+	for _, f := range []struct {
+		dst *[]string
+		src string
+	}{{&v.Added, added}, {&v.Changed, changed}, {&v.Removed, removed}} {
+		if err := json.Unmarshal([]byte(f.src), f.dst); err != nil {
+			return v, fmt.Errorf("object %d version %d: key names: %w", v.ObjectID, v.Version, err)
+		}
+	}
+	var err error
+	if labels != "" && labels != "{}" {
+		if v.Labels, err = DecodeLabels(labels); err != nil {
+			return v, fmt.Errorf("object %d version %d: labels: %w", v.ObjectID, v.Version, err)
+		}
+	}
+	if keys != "" {
+		if v.Keys, err = DecodeKeys(keys); err != nil {
+			return v, fmt.Errorf("object %d version %d: keys: %w", v.ObjectID, v.Version, err)
+		}
+	}
+	return v, nil
 }

@@ -67,7 +67,7 @@ func (s *Store) Values(ctx context.Context, objectID int64) ([]store.Value, erro
 }
 
 // listCols are the columns a listing shows.
-const listCols = `name, kind, region, labels, keys, host, username, version, state, message, created_at, updated_at, managed, apply_set`
+const listCols = rowcodec.ListCols
 
 func (s *Store) List(ctx context.Context, q store.ListQuery, fn func(*store.ListItem) (bool, error)) error {
 	query := `SELECT ` + listCols + ` FROM objects WHERE org_id = ? AND name > ?`

@@ -20,6 +20,7 @@ import (
 	"net/http"
 	"net/url"
 	"runtime"
+	"strconv"
 	"strings"
 	"time"
 
@@ -344,6 +345,45 @@ func (c *Client) DeleteKey(ctx context.Context, org, name, key string) (resource
 	return o, err
 }
 
+// Versions returns the history of the object name, newest first, every
+// kept version (all pages).
+func (c *Client) Versions(ctx context.Context, org, name string) ([]resources.ObjectVersion, error) {
+	var out []resources.ObjectVersion
+	q := url.Values{}
+	for {
+		var page resources.ObjectVersionList
+		if _, err := c.do(ctx, http.MethodGet, orgPath(org, "secrets", name, "versions"), q, nil, nil, &page); err != nil {
+			return out, err
+		}
+		out = append(out, page.Items...)
+		if page.Metadata.Continue == "" {
+			return out, nil
+		}
+		q.Set("continue", page.Metadata.Continue)
+	}
+}
+
+// Version returns one version of the object name: its key names, never
+// a value.
+func (c *Client) Version(ctx context.Context, org, name string, version int64) (resources.ObjectVersion, error) {
+	var v resources.ObjectVersion
+	_, err := c.do(ctx, http.MethodGet, orgPath(org, "secrets", name, "versions", strconv.FormatInt(version, 10)), nil, nil, nil, &v)
+	return v, err
+}
+
+// Rollback writes the contents of version as the object's next version,
+// when the object is still at resourceVersion ifMatch ("" = any). A POST
+// is never retried.
+func (c *Client) Rollback(ctx context.Context, org, name string, version int64, ifMatch string) (resources.Object, error) {
+	h := http.Header{}
+	if ifMatch != "" {
+		h.Set("If-Match", `"`+ifMatch+`"`)
+	}
+	var o resources.Object
+	_, err := c.do(ctx, http.MethodPost, orgPath(org, "secrets", name, "versions", strconv.FormatInt(version, 10), "rollback"), nil, h, nil, &o)
+	return o, err
+}
+
 // Apply sends every object of one organization in one request (POST
 // /v1/organizations/{org}/apply), which the platform applies in one
 // transaction: all of them, or none. With req.DryRun it returns what apply
@@ -454,7 +494,7 @@ func orgPath(org string, parts ...string) string {
 	b.WriteString(url.PathEscape(org))
 	for _, p := range parts {
 		b.WriteByte('/')
-		if p == "secrets" || p == "keys" {
+		if p == "secrets" || p == "keys" || p == "versions" || p == "rollback" {
 			b.WriteString(p)
 			continue
 		}

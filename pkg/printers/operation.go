@@ -2,6 +2,7 @@ package printers
 
 import (
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/botkit-dev/botkit/pkg/iostreams"
@@ -10,14 +11,18 @@ import (
 // Operation is the line a command prints for an object it acted on, as
 // kubectl's name printer with an operation does: "secretset/app
 // configured", with a detail after a colon ("configured: added A; updated
-// B") and " (dry run)" when nothing was written. Every command's object
+// B"), the version it wrote (" (version 7)") and " (dry run)" when nothing
+// was written. Every command's object
 // lines are Operations: apply, diff's dry runs, delete, set, unset,
 // image-pull-secret, botkit-platform orgs create.
 type Operation struct {
 	Ref    string // kind/name
 	Action string // created, configured, unchanged, pruned, deleted, ...
 	Detail string // optional
-	DryRun bool
+	// Version is the version of the object's contents the operation wrote
+	// (metadata.generation; 0: none to report).
+	Version int64
+	DryRun  bool
 }
 
 // String is the line, printable (no terminal escapes from the platform).
@@ -25,6 +30,9 @@ func (o Operation) String() string {
 	s := iostreams.Printable(o.Ref) + " " + iostreams.Printable(o.Action)
 	if o.Detail != "" {
 		s += ": " + iostreams.Printable(o.Detail)
+	}
+	if o.Version > 0 {
+		s += " (version " + strconv.FormatInt(o.Version, 10) + ")"
 	}
 	if o.DryRun {
 		s += " (dry run)"

@@ -15,7 +15,11 @@ func writeApplyLines(w io.Writer, results []OrgApply) error {
 	var ops []printers.Operation
 	for _, r := range results {
 		for _, it := range r.Result.Items {
-			ops = append(ops, printers.Operation{Ref: it.Ref(), Action: it.Action, DryRun: r.Result.DryRun})
+			op := printers.Operation{Ref: it.Ref(), Action: it.Action, DryRun: r.Result.DryRun}
+			if it.Object != nil && !r.Result.DryRun && (it.Action == resources.ActionCreated || it.Action == resources.ActionConfigured) {
+				op.Version = it.Object.Meta().Generation
+			}
+			ops = append(ops, op)
 		}
 	}
 	return printers.PrintOperations(w, ops...)

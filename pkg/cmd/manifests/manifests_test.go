@@ -121,7 +121,7 @@ func TestApplyPerOrganization(t *testing.T) {
 	err := runApply(context.Background(), opts)
 	e.noCanary(err)
 	// acme is applied (one request), beta is refused: the token is acme's.
-	if got := e.out.String(); got != "secretset/a created\nsecretset/b created\n" {
+	if got := e.out.String(); got != "secretset/a created (version 1)\nsecretset/b created (version 1)\n" {
 		t.Errorf("stdout %q", got)
 	}
 	if code := cmdutil.ExitCode(err); code != cmdutil.ExitNotFound {

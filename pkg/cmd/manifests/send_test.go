@@ -84,7 +84,7 @@ spec:
 	if err := writeApplyLines(io.MultiWriter(&out, &all), res); err != nil {
 		t.Fatal(err)
 	}
-	if out.String() != "secretset/app created\nsecretset/old created\nimagepullsecret/reg created\n" {
+	if out.String() != "secretset/app created (version 1)\nsecretset/old created (version 1)\nimagepullsecret/reg created (version 1)\n" {
 		t.Errorf("apply:\n%s", out.String())
 	}
 
@@ -127,7 +127,7 @@ spec:
 	if err := writeApplyLines(io.MultiWriter(&out, &all), res); err != nil {
 		t.Fatal(err)
 	}
-	if out.String() != "secretset/app configured\nimagepullsecret/reg unchanged\nsecretset/old pruned\n" {
+	if out.String() != "secretset/app configured (version 2)\nimagepullsecret/reg unchanged\nsecretset/old pruned\n" {
 		t.Errorf("apply with prune:\n%s", out.String())
 	}
 

@@ -198,6 +198,7 @@ type OrgsOptions struct {
 	storeFlags
 	Name          string
 	DefaultRegion string
+	HistoryLimit  int             // orgs set --history-limit (0: not given)
 	Print         *printers.Flags // -o of list
 	IO            *iostreams.IOStreams
 }
@@ -225,8 +226,40 @@ func newOrgsCmd(st *iostreams.IOStreams) *cobra.Command {
 	}
 	addStoreFlags(list, &lo.storeFlags)
 	lo.Print.AddFlags(list)
-	c.AddCommand(create, list)
+	so := &OrgsOptions{IO: st}
+	set := &cobra.Command{
+		Use:   "set NAME --history-limit N (--data-dir DIR | --store URL)",
+		Short: "Change an organization's settings",
+		Long: `Change an organization's settings. --history-limit is how many versions each of
+its secret sets and image pull secrets keeps (1 to 100, default 10); older
+versions go at each object's next write.`,
+		Args: cmdutil.ExactArgs(1, "the organization name"),
+		RunE: func(c *cobra.Command, args []string) error {
+			so.Name = args[0]
+			if !c.Flags().Changed("history-limit") {
+				return cmdutil.FlagErrorf("nothing to set: give --history-limit")
+			}
+			return RunOrgsSet(c.Context(), so)
+		},
+	}
+	addStoreFlags(set, &so.storeFlags)
+	set.Flags().IntVar(&so.HistoryLimit, "history-limit", 0, "versions each object keeps (1 to 100)")
+	c.AddCommand(create, list, set)
 	return c
+}
+
+// RunOrgsSet changes an organization's settings.
+func RunOrgsSet(ctx context.Context, o *OrgsOptions) error {
+	a, err := openAdmin(ctx, o.storeFlags)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	if err := a.SetHistoryLimit(ctx, o.Name, o.HistoryLimit); err != nil {
+		return err
+	}
+	return printers.PrintOperations(o.IO.Out, printers.Operation{Ref: "organization/" + o.Name, Action: "configured",
+		Detail: fmt.Sprintf("history limit %d", o.HistoryLimit)})
 }
 
 func openAdmin(ctx context.Context, f storeFlags) (*service.Admin, error) {

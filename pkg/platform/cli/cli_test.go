@@ -59,6 +59,15 @@ func TestListFormats(t *testing.T) {
 	if got := run("orgs", "create", "acme"); got != "organization/acme created: default region us-west\n" {
 		t.Errorf("orgs create printed %q", got)
 	}
+	if got := run("orgs", "set", "acme", "--history-limit", "25"); got != "organization/acme configured: history limit 25\n" {
+		t.Errorf("orgs set printed %q", got)
+	}
+	for _, bad := range []string{"0", "101"} {
+		ios, _, _, errOut := iostreams.Test()
+		if code := Run(context.Background(), []string{"orgs", "set", "acme", "--history-limit", bad, "--data-dir", dir}, ios); code != cmdutil.ExitUsage || !strings.Contains(errOut.String(), "from 1 to 100") {
+			t.Errorf("--history-limit %s: exit %d, %q", bad, code, errOut)
+		}
+	}
 	for format, want := range map[string]string{
 		"table": "NAME   DEFAULT REGION   CREATED", "wide": "NAME   DEFAULT REGION   CREATED",
 		"json": `"defaultRegion": "us-west"`, "yaml": "  defaultRegion: us-west", "name": "acme\n",

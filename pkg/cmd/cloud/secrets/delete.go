@@ -74,10 +74,11 @@ func runUnset(ctx context.Context, opts *UnsetOptions) error {
 			return err
 		}
 	}
-	if _, err := c.DeleteKey(ctx, org, opts.Name, opts.Key); err != nil {
+	obj, err := c.DeleteKey(ctx, org, opts.Name, opts.Key)
+	if err != nil {
 		return err
 	}
-	err = printers.PrintOperations(opts.IO.Out, printers.Operation{Ref: setRef, Action: resources.ActionConfigured, Detail: "removed " + opts.Key})
+	err = printers.PrintOperations(opts.IO.Out, printers.Operation{Ref: setRef, Action: resources.ActionConfigured, Detail: "removed " + opts.Key, Version: obj.Meta().Generation})
 	return err
 }
 
@@ -127,11 +128,17 @@ func runDelete(ctx context.Context, opts *DeleteOptions) error {
 		if err != nil {
 			return err
 		}
+		versions, err := c.Versions(ctx, org, opts.Name)
+		if err != nil {
+			return err
+		}
+		// A delete cannot be undone: the history goes with the object.
+		history := resources.Plural(len(versions), "version") + " of history"
 		what := objRef(cur)
 		if cur.SecretSet != nil {
-			what = fmt.Sprintf("%s (%s, region %s)", what, resources.Plural(len(cur.SecretSet.Spec.Keys), "key"), cur.Meta().Region)
+			what = fmt.Sprintf("%s (%s, region %s, %s)", what, resources.Plural(len(cur.SecretSet.Spec.Keys), "key"), cur.Meta().Region, history)
 		} else {
-			what = fmt.Sprintf("%s (region %s)", what, cur.Meta().Region)
+			what = fmt.Sprintf("%s (region %s, %s)", what, cur.Meta().Region, history)
 		}
 		if err := opts.confirm(ctx, "Delete "+what+"?", "deleting "+what+" needs confirmation"); err != nil {
 			return err

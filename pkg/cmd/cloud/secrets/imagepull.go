@@ -163,7 +163,7 @@ func runImagePullSecret(ctx context.Context, opts *ImagePullSecretOptions) error
 	if obj.ImagePullSecret != nil {
 		user = obj.ImagePullSecret.Spec.Username
 	}
-	err = printers.PrintOperations(opts.IO.Out, printers.Operation{Ref: objRef(obj), Action: verb, Detail: "host " + host + ", username " + user})
+	err = printers.PrintOperations(opts.IO.Out, printers.Operation{Ref: objRef(obj), Action: verb, Detail: "host " + host + ", username " + user, Version: obj.Meta().Generation})
 	return err
 }
 

@@ -48,6 +48,8 @@ output format (table, wide, json, yaml, name).`,
 		NewCmdUnset(f, nil),
 		NewCmdDelete(f, nil),
 		NewCmdImagePullSecret(f, nil),
+		NewCmdHistory(f, nil),
+		NewCmdRollback(f, nil),
 	)
 	return cmd
 }
@@ -93,6 +95,14 @@ func addOrganizationFlag(cmd *cobra.Command, s *PlatformOptions) {
 }
 
 // connect returns the client and the organization to act in.
+// now is the clock of AGE columns.
+func (s *PlatformOptions) now() time.Time {
+	if s.Now != nil {
+		return s.Now()
+	}
+	return time.Now()
+}
+
 func (s *PlatformOptions) connect(ctx context.Context) (*client.Client, string, error) {
 	if s.APIClient == nil || s.ResolveOrg == nil {
 		return nil, "", errors.New("no platform configured")

@@ -142,7 +142,7 @@ func TestSetCreatesAndReportsKeyNames(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := e.out.String(); got != "secretset/demo created: added A, B\n" {
+	if got := e.out.String(); got != "secretset/demo created: added A, B (version 1)\n" {
 		t.Errorf("stdout %q", got)
 	}
 	e.noCanary(err, nil)
@@ -161,7 +161,7 @@ func TestSetConfirmsOverwritesByName(t *testing.T) {
 	if len(asked) != 1 || asked[0].Title != "Overwrite A in secretset/demo?" || asked[0].Default != false {
 		t.Errorf("asked %+v", asked)
 	}
-	if got := e.out.String(); got != "secretset/demo configured: added C; updated A\n" {
+	if got := e.out.String(); got != "secretset/demo configured: added C; updated A (version 2)\n" {
 		t.Errorf("stdout %q", got)
 	}
 	e.noCanary(err, p)
@@ -236,7 +236,7 @@ func TestSetRaceAsksAgain(t *testing.T) {
 	if !slices.Equal(titles, []string{"Overwrite A in secretset/demo?", "Overwrite A, B in secretset/demo?"}) {
 		t.Errorf("asked %q", titles)
 	}
-	if got := e.out.String(); got != "secretset/demo configured: updated A, B\n" {
+	if got := e.out.String(); got != "secretset/demo configured: updated A, B (version 3)\n" {
 		t.Errorf("stdout %q", got)
 	}
 	e.noCanary(err, fake)
@@ -271,7 +271,7 @@ func TestSetRaceSkipReportsPrecisely(t *testing.T) {
 	if err := runSet(context.Background(), o); err != nil {
 		t.Fatal(err)
 	}
-	if got := e.out.String(); got != "secretset/demo configured: added C; updated D\n" {
+	if got := e.out.String(); got != "secretset/demo configured: added C; updated D (version 2)\n" {
 		t.Errorf("stdout %q", got)
 	}
 	if got := e.keys("demo"); !slices.Equal(got, []string{"C", "D", "E"}) {
@@ -288,7 +288,7 @@ func TestSetRaceUnrelatedKey(t *testing.T) {
 	if err := runSet(context.Background(), setOpts(e.scope(nil), "demo", "C=1")); err != nil {
 		t.Fatal(err)
 	}
-	if got := e.out.String(); got != "secretset/demo configured: added C\n" {
+	if got := e.out.String(); got != "secretset/demo configured: added C (version 3)\n" {
 		t.Errorf("stdout %q", got)
 	}
 }
@@ -343,7 +343,7 @@ func TestUnsetAndDeleteConfirm(t *testing.T) {
 	e.terminal()
 	p := prompter.NewFake(t,
 		prompter.Answer{Match: "Remove key A from secretset/demo?", Value: true},
-		prompter.Answer{Match: "Delete secretset/demo (1 key, region us-west)?", Value: false},
+		prompter.Answer{Match: "Delete secretset/demo (1 key, region us-west, 2 versions of history)?", Value: false},
 	)
 	s := e.scope(p)
 	if err := runUnset(context.Background(), &UnsetOptions{PlatformOptions: s, Name: "demo", Key: "A"}); err != nil {
@@ -356,7 +356,7 @@ func TestUnsetAndDeleteConfirm(t *testing.T) {
 	if got := e.keys("demo"); !slices.Equal(got, []string{"B"}) {
 		t.Errorf("keys %v", got)
 	}
-	if got := e.out.String(); got != "secretset/demo configured: removed A\n" {
+	if got := e.out.String(); got != "secretset/demo configured: removed A (version 2)\n" {
 		t.Errorf("stdout %q", got)
 	}
 	e.noCanary(err, p)
@@ -374,7 +374,7 @@ func TestImagePullSecretPrompted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := e.out.String(); got != "imagepullsecret/reg created: host https://registry.example.com, username robot\n" {
+	if got := e.out.String(); got != "imagepullsecret/reg created: host https://registry.example.com, username robot (version 1)\n" {
 		t.Errorf("stdout %q", got)
 	}
 	e.noCanary(err, p)
@@ -466,4 +466,39 @@ func TestDockerConfigHostForms(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), bad+":2: not valid JSON") || strings.Contains(err.Error(), canary[:10]) {
 		t.Errorf("bad JSON: %v", err)
 	}
+}
+
+// rollback asks on a terminal, naming the keys it brings back (+),
+// restores (~) and removes (-), never a value; a declined rollback writes
+// nothing.
+func TestRollbackConfirmsKeyChanges(t *testing.T) {
+	e := newEnv(t)
+	e.seed("demo", "A", canary, "B", "2") // version 1
+	e.terminal()
+	s := e.scope(nil)
+	if err := runUnset(context.Background(), &UnsetOptions{PlatformOptions: s, Name: "demo", Key: "B", Skip: true}); err != nil {
+		t.Fatal(err)
+	}
+	if err := runSet(context.Background(), setOpts(s, "demo", "C=3")); err != nil { // version 3
+		t.Fatal(err)
+	}
+	p := prompter.NewFake(t, prompter.Answer{Match: "Roll back secretset/demo to version 1? Keys: ~A +B -C", Value: false})
+	err := runRollback(context.Background(), &RollbackOptions{PlatformOptions: e.scope(p), Name: "demo", To: 1})
+	if cmdutil.ExitCode(err) != cmdutil.ExitError {
+		t.Fatalf("declined rollback: %v", err)
+	}
+	if got := e.keys("demo"); !slices.Equal(got, []string{"A", "C"}) {
+		t.Errorf("keys after a declined rollback %v", got)
+	}
+	e.out.Reset()
+	if err := runRollback(context.Background(), &RollbackOptions{PlatformOptions: s, Name: "demo", To: 1, Skip: true}); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.keys("demo"); !slices.Equal(got, []string{"A", "B"}) {
+		t.Errorf("keys after rolling back to version 1: %v", got)
+	}
+	if got := e.out.String(); got != "secretset/demo rolled back: version 4 has the contents of version 1\n" {
+		t.Errorf("stdout %q", got)
+	}
+	e.noCanary(err, p)
 }

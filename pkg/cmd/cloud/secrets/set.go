@@ -200,7 +200,7 @@ func setSummary(obj resources.Object, created bool, keys, before []string) print
 	if len(updated) > 0 {
 		parts = append(parts, "updated "+strings.Join(updated, ", "))
 	}
-	return printers.Operation{Ref: objRef(obj), Action: verb, Detail: strings.Join(parts, "; ")}
+	return printers.Operation{Ref: objRef(obj), Action: verb, Detail: strings.Join(parts, "; "), Version: obj.Meta().Generation}
 }
 
 // setData collects the keys to write: --file first, then the arguments,

@@ -16,6 +16,7 @@ import (
 	"github.com/botkit-dev/botkit/internal/apitest"
 	"github.com/botkit-dev/botkit/internal/platformtest"
 	"github.com/botkit-dev/botkit/pkg/platform"
+	"github.com/botkit-dev/botkit/pkg/platform/stores"
 	"github.com/botkit-dev/botkit/pkg/resources"
 )
 
@@ -281,5 +282,100 @@ func (c *httpClient) get(t *testing.T, path string, out any) {
 	t.Helper()
 	if err := json.Unmarshal(c.do(t, "GET", path, ""), out); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// Three replicas on one PostgreSQL database number one set's versions
+// without gap or duplicate while writes reach all of them; two rollbacks
+// that saw the same version race, and exactly one of them wins.
+func TestHistoryAcrossReplicas(t *testing.T) {
+	ctx := context.Background()
+	url := pg.Database(t)
+	keyFile := filepath.Join(t.TempDir(), "master.key")
+	writeKey(t, keyFile, "7c")
+	var clients []*httpClient
+	var first *platform.Server
+	for i := range 3 {
+		st, err := stores.Open(ctx, stores.Location{URL: url}, stores.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		base, srv := platformtest.Start(t, platform.Options{Store: st, MasterKeyFile: keyFile, DisableProvisioner: true})
+		if i == 0 {
+			first = srv
+			platformtest.CreateOrg(t, srv, "acme", "")
+			if err := srv.Admin().SetHistoryLimit(ctx, "acme", 100); err != nil {
+				t.Fatal(err)
+			}
+		}
+		clients = append(clients, newHTTP(t, base, nil))
+	}
+	tok := platformtest.CreateToken(t, first, "acme", "ci")
+	for _, c := range clients {
+		c.auth = map[string]string{"Authorization": "Bearer " + tok}
+	}
+	clients[0].patch(t, "bot", `{"set":{"K0":"v"}}`)
+	var wg sync.WaitGroup
+	for i := 1; i <= 60; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			clients[i%3].patch(t, "bot", fmt.Sprintf(`{"set":{"K%d":"v"}}`, i))
+		}()
+	}
+	wg.Wait()
+	var list resources.ObjectVersionList
+	clients[1].get(t, "/v1/organizations/acme/secrets/bot/versions", &list)
+	for i, v := range list.Items {
+		if want := int64(61 - i); v.Version != want {
+			t.Fatalf("versions across replicas: item %d is %d, want %d (%d kept)", i, v.Version, want, len(list.Items))
+		}
+	}
+	if len(list.Items) != 61 {
+		t.Fatalf("%d versions kept, want 61", len(list.Items))
+	}
+	var obj resources.Object
+	clients[2].get(t, "/v1/organizations/acme/secrets/bot", &obj)
+	rv := obj.Meta().ResourceVersion
+	statuses := make(chan int, 3)
+	for _, c := range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			req, err := http.NewRequest("POST", c.base+"/v1/organizations/acme/secrets/bot/versions/1/rollback", nil)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			req.Header.Set("Authorization", "Bearer "+tok)
+			req.Header.Set("If-Match", `"`+rv+`"`)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			resp.Body.Close()
+			statuses <- resp.StatusCode
+		}()
+	}
+	wg.Wait()
+	close(statuses)
+	var won, lost int
+	for s := range statuses {
+		switch s {
+		case 200:
+			won++
+		case 409:
+			lost++
+		default:
+			t.Errorf("rollback answered %d", s)
+		}
+	}
+	if won != 1 || lost != 2 {
+		t.Errorf("three racing rollbacks: %d won, %d refused; want 1 and 2", won, lost)
+	}
+	clients[0].get(t, "/v1/organizations/acme/secrets/bot", &obj)
+	if obj.Meta().Generation != 62 || !slices.Equal(obj.SecretSet.Spec.Keys, []string{"K0"}) {
+		t.Errorf("after the rollback: version %d keys %v, want 62 and K0", obj.Meta().Generation, obj.SecretSet.Spec.Keys)
 	}
 }

@@ -79,7 +79,9 @@ func TestHistoryMigrationStartsAtVersionOne(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !slices.EqualFunc(got, []store.Value{{Key: "A", Size: 1, Ciphertext: []byte("ct-a")}, {Key: "B", Size: 2, Ciphertext: []byte("ct-b")}},
-		func(a, b store.Value) bool { return a.Key == b.Key && a.Size == b.Size && string(a.Ciphertext) == string(b.Ciphertext) }) {
+		func(a, b store.Value) bool {
+			return a.Key == b.Key && a.Size == b.Size && string(a.Ciphertext) == string(b.Ciphertext)
+		}) {
 		t.Errorf("version 1 values %+v", got)
 	}
 	o, err := s.Object(ctx, 1, "bot")

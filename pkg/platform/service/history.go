@@ -41,18 +41,15 @@ type history struct {
 }
 
 // putVersion records obj's contents after a write as its version
-// obj.Generation (all its values, encrypted as stored) and purges the
+// obj.Generation (the store copies all its values, encrypted as stored,
+// without them leaving the database) and purges the
 // versions past the organization's history limit, in the write's
 // transaction.
 func putVersion(ctx context.Context, tx store.Tx, obj store.Object, h history, put []store.Value, removed []string, now time.Time) error {
-	vals, err := tx.Values(ctx, obj.ID)
-	if err != nil {
-		return err
-	}
 	v := store.Version{ObjectID: obj.ID, Version: obj.Generation, At: now, Actor: h.p.actor(), Source: h.source,
-		Labels: obj.Labels, Host: obj.Host, Username: obj.Username, Values: vals, Keys: map[string]int{}}
-	for _, val := range vals {
-		v.Keys[val.Key] = val.Size
+		Labels: obj.Labels, Host: obj.Host, Username: obj.Username, Keys: obj.Keys}
+	if obj.Kind == resources.KindImagePullSecret {
+		v.Keys = map[string]int{store.CredentialsKey: 0}
 	}
 	for _, val := range put {
 		if _, had := h.before[val.Key]; had {

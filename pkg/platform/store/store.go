@@ -177,9 +177,11 @@ type Tx interface {
 	AdvanceVersion(ctx context.Context, v int64) error
 	Audit(ctx context.Context, r AuditRecord) error
 
-	// PutVersion stores one version of an object's contents (its header,
-	// and its values as they are now encrypted). A version that exists is
-	// an error (the store's unique constraint on object and version).
+	// PutVersion stores one version of an object's contents: its header,
+	// and a copy of the object's values as they are now in this
+	// transaction (encrypted, copied inside the database). A version that
+	// exists is an error (the store's unique constraint on object and
+	// version).
 	PutVersion(ctx context.Context, v Version) error
 	// PurgeVersions removes the versions of the object older than the
 	// newest history limit of its organization, latest being the newest.
@@ -206,7 +208,8 @@ type Version struct {
 	Keys                    map[string]int // key name → value size
 	Host, Username          string         // an ImagePullSecret's
 	// Values are the version's encrypted values: filled by Tx.Version
-	// only (Store.Versions and Store.Version read headers).
+	// only (Store.Versions and Store.Version read headers; PutVersion
+	// copies the object's current values instead).
 	Values []Value
 }
 

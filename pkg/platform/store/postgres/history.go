@@ -13,12 +13,12 @@ import (
 // Secret-set history: the versions of an object's contents.
 
 const (
-	qInsertVersion      = `INSERT INTO object_versions (` + rowcodec.VersionCols + `) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`
-	qInsertVersionValue = `INSERT INTO object_version_values (object_id, version, key, size, ciphertext) VALUES ($1, $2, $3, $4, $5)`
-	qPurgeVersions      = `DELETE FROM object_versions WHERE object_id = $1 AND version <= $2 - (SELECT history_limit FROM orgs WHERE id = $3)`
-	qVersion            = `SELECT ` + rowcodec.VersionCols + ` FROM object_versions WHERE object_id = $1 AND version = $2`
-	qVersionValues      = `SELECT key, size, ciphertext FROM object_version_values WHERE object_id = $1 AND version = $2 ORDER BY key`
-	qSetHistoryLimit    = `UPDATE orgs SET history_limit = $1 WHERE id = $2`
+	qInsertVersion     = `INSERT INTO object_versions (` + rowcodec.VersionCols + `) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`
+	qCopyVersionValues = `INSERT INTO object_version_values (object_id, version, key, size, ciphertext) SELECT object_id, $2, key, size, ciphertext FROM secret_values WHERE object_id = $1`
+	qPurgeVersions     = `DELETE FROM object_versions WHERE object_id = $1 AND version <= $2 - (SELECT history_limit FROM orgs WHERE id = $3)`
+	qVersion           = `SELECT ` + rowcodec.VersionCols + ` FROM object_versions WHERE object_id = $1 AND version = $2`
+	qVersionValues     = `SELECT key, size, ciphertext FROM object_version_values WHERE object_id = $1 AND version = $2 ORDER BY key`
+	qSetHistoryLimit   = `UPDATE orgs SET history_limit = $1 WHERE id = $2`
 )
 
 func (t *pgTx) PutVersion(ctx context.Context, v store.Version) error {
@@ -27,9 +27,7 @@ func (t *pgTx) PutVersion(ctx context.Context, v store.Version) error {
 		return err
 	}
 	t.enqueue(qInsertVersion, v.ObjectID, v.Version, r.At, v.Actor, v.Source, r.Added, r.Changed, r.Removed, r.Labels, r.Keys, v.Host, v.Username)
-	for _, val := range v.Values {
-		t.enqueue(qInsertVersionValue, v.ObjectID, v.Version, val.Key, val.Size, val.Ciphertext)
-	}
+	t.enqueue(qCopyVersionValues, v.ObjectID, v.Version)
 	return nil
 }
 

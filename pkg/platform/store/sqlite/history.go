@@ -12,12 +12,12 @@ import (
 // Secret-set history: the versions of an object's contents.
 
 const (
-	qInsertVersion      = `INSERT INTO object_versions (` + rowcodec.VersionCols + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
-	qInsertVersionValue = `INSERT INTO object_version_values (object_id, version, key, size, ciphertext) VALUES (?, ?, ?, ?, ?)`
-	qPurgeVersions      = `DELETE FROM object_versions WHERE object_id = ? AND version <= ? - (SELECT history_limit FROM orgs WHERE id = ?)`
-	qVersion            = `SELECT ` + rowcodec.VersionCols + ` FROM object_versions WHERE object_id = ? AND version = ?`
-	qVersionValues      = `SELECT key, size, ciphertext FROM object_version_values WHERE object_id = ? AND version = ? ORDER BY key`
-	qSetHistoryLimit    = `UPDATE orgs SET history_limit = ? WHERE id = ?`
+	qInsertVersion     = `INSERT INTO object_versions (` + rowcodec.VersionCols + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	qCopyVersionValues = `INSERT INTO object_version_values (object_id, version, key, size, ciphertext) SELECT object_id, ?, key, size, ciphertext FROM secret_values WHERE object_id = ?`
+	qPurgeVersions     = `DELETE FROM object_versions WHERE object_id = ? AND version <= ? - (SELECT history_limit FROM orgs WHERE id = ?)`
+	qVersion           = `SELECT ` + rowcodec.VersionCols + ` FROM object_versions WHERE object_id = ? AND version = ?`
+	qVersionValues     = `SELECT key, size, ciphertext FROM object_version_values WHERE object_id = ? AND version = ? ORDER BY key`
+	qSetHistoryLimit   = `UPDATE orgs SET history_limit = ? WHERE id = ?`
 )
 
 func (t *sqlTx) PutVersion(ctx context.Context, v store.Version) error {
@@ -32,12 +32,8 @@ func (t *sqlTx) PutVersion(ctx context.Context, v store.Version) error {
 		}
 		return err
 	}
-	for _, val := range v.Values {
-		if _, err := t.exec(ctx, qInsertVersionValue, v.ObjectID, v.Version, val.Key, val.Size, val.Ciphertext); err != nil {
-			return err
-		}
-	}
-	return nil
+	_, err = t.exec(ctx, qCopyVersionValues, v.Version, v.ObjectID)
+	return err
 }
 
 func (t *sqlTx) PurgeVersions(ctx context.Context, orgID, objectID, latest int64) error {

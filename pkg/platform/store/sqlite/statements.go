@@ -94,7 +94,7 @@ var qAuditRows = func() []string {
 }()
 
 var writerQueries = append([]string{qOrgByName, qObjectByName, qValues, qInsertOrg, qInsertToken, qRevokeToken, qUpdateObject, qUpdateSpec, qDeleteValue, qDeleteValues, qDeleteObject, qLoadVersion, qStoreVersion, qSetStatus, qMarkReady, qDataVersion, qInsertObject, qAppliedObjects, qUpsertValue, qSavepoint, qRollbackTo, qRelease,
-	qInsertVersion, qInsertVersionValue, qPurgeVersions, qVersion, qVersionValues, qSetHistoryLimit}, qAuditRows...)
+	qInsertVersion, qCopyVersionValues, qPurgeVersions, qVersion, qVersionValues, qSetHistoryLimit}, qAuditRows...)
 
 // stmtCache prepares each distinct query once per database handle.
 type stmtCache struct {

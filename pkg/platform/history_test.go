@@ -215,6 +215,10 @@ func TestHistoryUnderConcurrentMerges(t *testing.T) {
 		if !slices.Equal(got, []int64{102, 101, 100}) {
 			t.Errorf("versions with limit 3: %v", got)
 		}
+		// A purged version cannot be rolled back to (404, exit 3 in the CLI).
+		if r := c.status(t, "POST", "/v1/organizations/acme/secrets/bot/versions/50/rollback"); r != 404 {
+			t.Errorf("rollback to a purged version: %d, want 404", r)
+		}
 	})
 }
 
@@ -271,6 +275,24 @@ func (c *httpClient) do(t *testing.T, method, path, body string) []byte {
 		t.Errorf("%s %s: %d %s %v", method, path, resp.StatusCode, b, err)
 	}
 	return b
+}
+
+// status sends a request expected to fail and returns its status.
+func (c *httpClient) status(t *testing.T, method, path string) int {
+	t.Helper()
+	req, err := http.NewRequest(method, c.base+path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range c.auth {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
 }
 
 func (c *httpClient) patch(t *testing.T, name, body string) {

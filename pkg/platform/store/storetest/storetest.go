@@ -44,6 +44,7 @@ func Run(t *testing.T, newDB func(t *testing.T) Opener) {
 		{"Settings", testSettings},
 		{"AppliedObjects", testAppliedObjects},
 		{"GroupedUpdates", testGroupedUpdates},
+		{"History", testHistory},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, newDB(t)) })
@@ -1056,5 +1057,133 @@ func testGroupedUpdates(t *testing.T, open Opener) {
 	}
 	if recs, err := s1.Audit(ctx, "o", 1000); err != nil || len(recs) != merged {
 		t.Errorf("%d audit records (%v), want %d", len(recs), err, merged)
+	}
+}
+
+// mergeVersion is merge that also records the object's version and purges
+// past the organization's limit, in the same transaction, as the platform
+// does.
+func mergeVersion(s store.Store, orgID int64, name string, set map[string]int) error {
+	ctx := store.WithObjects(context.Background(), store.ObjectKey{OrgID: orgID, Name: name})
+	return s.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+		o, err := tx.Object(ctx, orgID, name)
+		if errors.Is(err, store.ErrNotFound) {
+			o = store.Object{OrgID: orgID, Name: name, Kind: "SecretSet", Region: "us-west", CreatedAt: time.Now().UTC()}
+		} else if err != nil {
+			return err
+		}
+		keys := maps.Clone(o.Keys)
+		if keys == nil {
+			keys = map[string]int{}
+		}
+		var vals []store.Value
+		for k, n := range set {
+			keys[k] = n
+			vals = append(vals, store.Value{Key: k, Size: n, Ciphertext: []byte("ct-" + k)})
+		}
+		o.Keys = keys
+		if o.Version, err = tx.NextVersion(ctx); err != nil {
+			return err
+		}
+		o.Generation++
+		o.State, o.UpdatedAt = "pending", time.Now().UTC()
+		if o.ID, err = tx.PutObject(ctx, o); err != nil {
+			return err
+		}
+		if err := tx.PutValues(ctx, o.ID, vals); err != nil {
+			return err
+		}
+		if err := tx.PutVersion(ctx, store.Version{ObjectID: o.ID, Version: o.Generation, Actor: "a", Source: "set",
+			Added: slices.Sorted(maps.Keys(set)), Keys: o.Keys}); err != nil {
+			return err
+		}
+		return tx.PurgeVersions(ctx, orgID, o.ID, o.Generation)
+	})
+}
+
+// History: versions numbered without gap or duplicate under concurrent
+// writes from two store handles (two processes, or replicas), each holding
+// a copy of the values of its moment; the organization's limit purges the
+// oldest; a delete takes the history along.
+func testHistory(t *testing.T, open Opener) {
+	ctx := context.Background()
+	s1, s2 := open(t), open(t)
+	o := newOrg(t, s1, "o")
+	update(t, s1, func(ctx context.Context, tx store.Tx) error { return tx.SetHistoryLimit(ctx, o.ID, 100) })
+	if n, err := s2.HistoryLimit(ctx, o.ID); err != nil || n != 100 {
+		t.Fatalf("history limit %d (%v), want 100", n, err)
+	}
+	if err := mergeVersion(s1, o.ID, "bot", map[string]int{"K000": 1}); err != nil {
+		t.Fatal(err)
+	}
+	const n = 100
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = mergeVersion([]store.Store{s1, s2}[i%2], o.ID, "bot", map[string]int{fmt.Sprintf("K%03d", i+1): 1})
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("merge %d: %v", i, err)
+		}
+	}
+	obj, err := s2.Object(ctx, o.ID, "bot")
+	if err != nil || obj.Generation != n+1 {
+		t.Fatalf("generation %d (%v), want %d", obj.Generation, err, n+1)
+	}
+	vs, err := s1.Versions(ctx, obj.ID, 0, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(vs) != 100 || vs[0].Version != n+1 || vs[99].Version != 2 {
+		t.Fatalf("%d versions kept (newest %v), want 101 down to 2", len(vs), vs[0].Version)
+	}
+	for i, v := range vs {
+		if v.Version != int64(n+1-i) || len(v.Keys) != int(v.Version) || len(v.Added) != 1 {
+			t.Fatalf("version %d (item %d): %d keys, added %v", v.Version, i, len(v.Keys), v.Added)
+		}
+	}
+	// Each version holds the values of its moment.
+	var v50 store.Version
+	update(t, s2, func(ctx context.Context, tx store.Tx) error {
+		var err error
+		v50, err = tx.Version(ctx, obj.ID, 50)
+		return err
+	})
+	if len(v50.Values) != 50 || string(v50.Values[0].Ciphertext) != "ct-K000" {
+		t.Errorf("version 50: %d values", len(v50.Values))
+	}
+	// A version written twice is refused.
+	err = s1.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+		return tx.PutVersion(ctx, store.Version{ObjectID: obj.ID, Version: 50, Actor: "a", Source: "set"})
+	})
+	if err == nil {
+		t.Error("a second version 50 was stored")
+	}
+	// A lower limit purges at the next write.
+	update(t, s1, func(ctx context.Context, tx store.Tx) error { return tx.SetHistoryLimit(ctx, o.ID, 3) })
+	if err := mergeVersion(s2, o.ID, "bot", map[string]int{"K000": 2}); err != nil {
+		t.Fatal(err)
+	}
+	if vs, err = s1.Versions(ctx, obj.ID, 0, 1000); err != nil || len(vs) != 3 || vs[2].Version != n {
+		t.Fatalf("after purge: %d versions (%v)", len(vs), err)
+	}
+	if _, err := s1.Version(ctx, obj.ID, 50); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("purged version 50: %v, want ErrNotFound", err)
+	}
+	if paged, err := s1.Versions(ctx, obj.ID, vs[0].Version, 1); err != nil || len(paged) != 1 || paged[0].Version != vs[1].Version {
+		t.Errorf("page before %d: %+v (%v)", vs[0].Version, paged, err)
+	}
+	update(t, s1, func(ctx context.Context, tx store.Tx) error { return tx.DeleteObject(ctx, obj.ID) })
+	if vs, err := s2.Versions(ctx, obj.ID, 0, 10); err != nil || len(vs) != 0 {
+		t.Errorf("history of a deleted object: %d versions (%v)", len(vs), err)
+	}
+	if err := s1.Update(ctx, func(ctx context.Context, tx store.Tx) error { return tx.SetHistoryLimit(ctx, 1<<40, 5) }); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("history limit of a missing organization: %v", err)
 	}
 }

@@ -50,10 +50,17 @@ func (e *MasterKeyError) Error() string {
 func OpenMasterKey(ctx context.Context, st store.Store, keyFile string, create bool) (*Sealer, error) {
 	key, err := LoadMasterKey(keyFile, false)
 	if errors.Is(err, fs.ErrNotExist) && create {
-		if err := requireNoEncryptedData(ctx, st, keyFile); err != nil {
-			return nil, err
+		if nerr := requireNoEncryptedData(ctx, st, keyFile); nerr != nil {
+			// Another process (a parallel CLI command on a fresh data
+			// directory) may have created the key and written values
+			// between the read above and this check: the key is missing
+			// only if it is missing now.
+			if key, err = LoadMasterKey(keyFile, false); errors.Is(err, fs.ErrNotExist) {
+				return nil, nerr
+			}
+		} else {
+			key, err = CreateMasterKey(keyFile)
 		}
-		key, err = CreateMasterKey(keyFile)
 	}
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, &MasterKeyError{File: keyFile, Missing: true}

@@ -76,6 +76,37 @@ func merge(s store.Store, orgID int64, name string, set map[string]int, fail err
 	return mergeAlso(s, orgID, name, "", set, fail)
 }
 
+// mergeTx writes set into object name of org (creating it) in tx, with a
+// new version and generation, and returns the object.
+func mergeTx(ctx context.Context, tx store.Tx, orgID int64, name string, set map[string]int) (store.Object, error) {
+	o, err := tx.Object(ctx, orgID, name)
+	if errors.Is(err, store.ErrNotFound) {
+		now := time.Now().UTC()
+		o = store.Object{OrgID: orgID, Name: name, Kind: "SecretSet", Region: "us-west", CreatedAt: now}
+	} else if err != nil {
+		return o, err
+	}
+	keys := maps.Clone(o.Keys)
+	if keys == nil {
+		keys = map[string]int{}
+	}
+	var vals []store.Value
+	for k, n := range set {
+		keys[k] = n
+		vals = append(vals, store.Value{Key: k, Size: n, Ciphertext: []byte("ct-" + k)})
+	}
+	o.Keys = keys
+	if o.Version, err = tx.NextVersion(ctx); err != nil {
+		return o, err
+	}
+	o.Generation++
+	o.State, o.Message, o.UpdatedAt = "pending", "", time.Now().UTC()
+	if o.ID, err = tx.PutObject(ctx, o); err != nil {
+		return o, err
+	}
+	return o, tx.PutValues(ctx, o.ID, vals)
+}
+
 // mergeAlso is merge; a non-empty also is an undeclared object it reads
 // (locks) first.
 func mergeAlso(s store.Store, orgID int64, name, also string, set map[string]int, fail error) error {
@@ -86,32 +117,7 @@ func mergeAlso(s store.Store, orgID int64, name, also string, set map[string]int
 				return err
 			}
 		}
-		o, err := tx.Object(ctx, orgID, name)
-		if errors.Is(err, store.ErrNotFound) {
-			now := time.Now().UTC()
-			o = store.Object{OrgID: orgID, Name: name, Kind: "SecretSet", Region: "us-west", CreatedAt: now}
-		} else if err != nil {
-			return err
-		}
-		keys := maps.Clone(o.Keys)
-		if keys == nil {
-			keys = map[string]int{}
-		}
-		var vals []store.Value
-		for k, n := range set {
-			keys[k] = n
-			vals = append(vals, store.Value{Key: k, Size: n, Ciphertext: []byte("ct-" + k)})
-		}
-		o.Keys = keys
-		if o.Version, err = tx.NextVersion(ctx); err != nil {
-			return err
-		}
-		o.Generation++
-		o.State, o.Message, o.UpdatedAt = "pending", "", time.Now().UTC()
-		if o.ID, err = tx.PutObject(ctx, o); err != nil {
-			return err
-		}
-		if err := tx.PutValues(ctx, o.ID, vals); err != nil {
+		if _, err := mergeTx(ctx, tx, orgID, name, set); err != nil {
 			return err
 		}
 		if err := tx.Audit(ctx, store.AuditRecord{Org: "o", Actor: "a", Action: "merge", Name: name, Keys: slices.Collect(maps.Keys(set))}); err != nil {
@@ -1066,31 +1072,8 @@ func testGroupedUpdates(t *testing.T, open Opener) {
 func mergeVersion(s store.Store, orgID int64, name string, set map[string]int) error {
 	ctx := store.WithObjects(context.Background(), store.ObjectKey{OrgID: orgID, Name: name})
 	return s.Update(ctx, func(ctx context.Context, tx store.Tx) error {
-		o, err := tx.Object(ctx, orgID, name)
-		if errors.Is(err, store.ErrNotFound) {
-			o = store.Object{OrgID: orgID, Name: name, Kind: "SecretSet", Region: "us-west", CreatedAt: time.Now().UTC()}
-		} else if err != nil {
-			return err
-		}
-		keys := maps.Clone(o.Keys)
-		if keys == nil {
-			keys = map[string]int{}
-		}
-		var vals []store.Value
-		for k, n := range set {
-			keys[k] = n
-			vals = append(vals, store.Value{Key: k, Size: n, Ciphertext: []byte("ct-" + k)})
-		}
-		o.Keys = keys
-		if o.Version, err = tx.NextVersion(ctx); err != nil {
-			return err
-		}
-		o.Generation++
-		o.State, o.UpdatedAt = "pending", time.Now().UTC()
-		if o.ID, err = tx.PutObject(ctx, o); err != nil {
-			return err
-		}
-		if err := tx.PutValues(ctx, o.ID, vals); err != nil {
+		o, err := mergeTx(ctx, tx, orgID, name, set)
+		if err != nil {
 			return err
 		}
 		if err := tx.PutVersion(ctx, store.Version{ObjectID: o.ID, Version: o.Generation, Actor: "a", Source: "set",

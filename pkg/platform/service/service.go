@@ -44,9 +44,9 @@ type Service struct {
 	wakeFn    func(string)
 }
 
-// New returns the service over opts.Store, and for a shared store the poll
-// of its tokens epoch, to run (in a goroutine) until ctx ends. It the background work
-// it started (the tokens epoch poll of a shared store); run it when done.
+// New returns the service over opts.Store and, for a shared store (no
+// DataDir), the poll of its tokens epoch, for the caller to run in a
+// goroutine until its context ends (nil otherwise).
 func New(ctx context.Context, opts Options) (s *Service, poll func(ctx context.Context)) {
 	s = &Service{store: opts.Store, sealer: opts.Sealer, noAuthOrg: opts.NoAuthOrg, wakeFn: opts.Wake}
 	epochPath := ""

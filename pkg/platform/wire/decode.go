@@ -25,18 +25,7 @@ func BodyTooLarge(limit int) *resources.Error {
 // Decode decodes a request body of at most limit bytes strictly into v:
 // valid UTF-8, no duplicate key, no null, no unknown field, no trailing
 // data. Its errors are *resources.Error and never quote the body.
-func Decode(data []byte, v any, limit int) error { return decodeJSONLimit(data, v, limit) }
-
-// DecodeObject decodes one SecretSet or ImagePullSecret of a request
-// strictly (see decodeObject).
-func DecodeObject(raw []byte) (resources.Object, error) { return decodeObject(raw) }
-
-// decodeJSON is the body decoder (fuzzed by FuzzDecode).
-func decodeJSON(data []byte, v any) error {
-	return decodeJSONLimit(data, v, resources.MaxRequestBytes)
-}
-
-func decodeJSONLimit(data []byte, v any, limit int) error {
+func Decode(data []byte, v any, limit int) error {
 	if len(data) > limit {
 		return BodyTooLarge(limit)
 	}
@@ -115,7 +104,7 @@ func checkNoNull(data []byte) error {
 			if where == "" {
 				return errInvalid("request body: null is not a request; send an object")
 			}
-			return errInvalid("request body: %s is null; omit the field instead", safeField(where))
+			return errInvalid("request body: %s is null; omit the field instead", QuoteField(where))
 		}
 		// A value ended: back to expecting a key in an object.
 		if len(expectKey) > 0 && !expectKey[len(expectKey)-1] && len(path) > 0 && path[len(path)-1] != "[]" {
@@ -194,9 +183,9 @@ func checkDuplicateKeys(data []byte) error {
 				if _, dup := top.keys[t]; dup {
 					where := path()
 					if where == "" {
-						return errInvalid("request body: duplicate key %s", safeField(t))
+						return errInvalid("request body: duplicate key %s", QuoteField(t))
 					}
-					return errInvalid("request body: duplicate key %s in %s", safeField(t), safeField(where))
+					return errInvalid("request body: duplicate key %s in %s", QuoteField(t), QuoteField(where))
 				}
 				top.keys[t] = struct{}{}
 				top.key, top.wantKey = t, false
@@ -215,7 +204,7 @@ func describeDecodeError(err error) string {
 		return fmt.Sprintf("invalid JSON at byte offset %d", se.Offset)
 	case errors.As(err, &te):
 		if te.Field != "" {
-			return fmt.Sprintf("field %s: expected %s", safeField(te.Field), te.Type.String())
+			return fmt.Sprintf("field %s: expected %s", QuoteField(te.Field), te.Type.String())
 		}
 		return fmt.Sprintf("expected %s", te.Type.String())
 	case errors.Is(err, io.EOF):
@@ -229,27 +218,23 @@ func describeDecodeError(err error) string {
 	}
 	msg := err.Error()
 	if f, ok := strings.CutPrefix(msg, "json: unknown field "); ok {
-		return "unknown field " + safeField(strings.Trim(f, `"`))
+		return "unknown field " + QuoteField(strings.Trim(f, `"`))
 	}
 	return "could not be decoded (check the field types against api/openapi.yaml)"
 }
 
-// QuoteField quotes a field path (object keys and key names, never values),
-// keeping it printable and short.
-func QuoteField(f string) string { return safeField(f) }
-
-// safeField keeps a field path printable and short. Field paths are object
+// QuoteField keeps a field path printable and short. Field paths are object
 // keys and key names, never values.
-func safeField(f string) string {
+func QuoteField(f string) string {
 	if len(f) > 200 {
 		f = f[:200] + "..."
 	}
 	return strconv.Quote(f)
 }
 
-// decodeObject decodes one SecretSet or ImagePullSecret strictly: an unknown
+// DecodeObject decodes one SecretSet or ImagePullSecret strictly: an unknown
 // field or a wrong type is an error (never quoting a value).
-func decodeObject(raw []byte) (resources.Object, error) {
+func DecodeObject(raw []byte) (resources.Object, error) {
 	if t := bytes.TrimLeft(raw, " \t\r\n"); len(t) == 0 || t[0] != '{' {
 		return resources.Object{}, errInvalid("want an object with apiVersion, kind, metadata and spec")
 	}

@@ -129,3 +129,6 @@ func TestCheckDuplicateKeys(t *testing.T) {
 		}
 	}
 }
+
+// decodeJSON is Decode with the limit of a request body (fuzzed).
+func decodeJSON(data []byte, v any) error { return Decode(data, v, resources.MaxRequestBytes) }

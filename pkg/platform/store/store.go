@@ -192,6 +192,29 @@ type Tx interface {
 	// SetHistoryLimit sets how many versions the organization's objects
 	// keep (older ones go at each object's next write).
 	SetHistoryLimit(ctx context.Context, orgID int64, limit int) error
+
+	// SealingKeys returns the organization's sealing key pairs, retired
+	// ones included, oldest first.
+	SealingKeys(ctx context.Context, orgID int64) ([]SealingKey, error)
+	// PutSealingKey adds a key pair (ErrExists: the organization has one
+	// with that Seq or that ID already).
+	PutSealingKey(ctx context.Context, k SealingKey) error
+	// RetireSealingKey marks the key pair retired at `at` (ErrNotFound:
+	// the organization has no key with that ID).
+	RetireSealingKey(ctx context.Context, orgID int64, id string, at time.Time) error
+}
+
+// SealingKey is one of an organization's sealing key pairs: sealed values
+// (values in git that only the platform can read) are encrypted to its
+// public part. The newest key that is not retired is the current one.
+type SealingKey struct {
+	OrgID     int64
+	Seq       int64  // 1, 2, ...: the order in which the organization got its keys
+	ID        string // derived from Recipient (pkg/sealed.KeyID)
+	Recipient string // the public part: an age X25519 recipient
+	Identity  []byte // the private part, encrypted under the master key
+	CreatedAt time.Time
+	RetiredAt *time.Time
 }
 
 // Version is one version of an object's contents: what a write left. Its
@@ -257,6 +280,9 @@ type Store interface {
 	Version(ctx context.Context, objectID, version int64) (Version, error)
 	// HistoryLimit returns how many versions the organization's objects keep.
 	HistoryLimit(ctx context.Context, orgID int64) (int, error)
+	// SealingKeys returns the organization's sealing key pairs, retired
+	// ones included, oldest first.
+	SealingKeys(ctx context.Context, orgID int64) ([]SealingKey, error)
 	// TokensEpoch returns a number that changes whenever a token is revoked:
 	// a process caching token lookups drops its cache when it changes.
 	TokensEpoch(ctx context.Context) (int64, error)

@@ -45,6 +45,7 @@ func Run(t *testing.T, newDB func(t *testing.T) Opener) {
 		{"AppliedObjects", testAppliedObjects},
 		{"GroupedUpdates", testGroupedUpdates},
 		{"History", testHistory},
+		{"SealingKeys", testSealingKeys},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, newDB(t)) })
@@ -1168,5 +1169,61 @@ func testHistory(t *testing.T, open Opener) {
 	}
 	if err := s1.Update(ctx, func(ctx context.Context, tx store.Tx) error { return tx.SetHistoryLimit(ctx, 1<<40, 5) }); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("history limit of a missing organization: %v", err)
+	}
+}
+
+// Sealing keys are kept per organization in Seq order, read back by a
+// second store, refused when Seq or ID is taken, retired once (the first
+// time stays), and isolated between organizations.
+func testSealingKeys(t *testing.T, open Opener) {
+	ctx := context.Background()
+	s1, s2 := open(t), open(t)
+	a, b := newOrg(t, s1, "acme"), newOrg(t, s1, "other")
+	if ks, err := s2.SealingKeys(ctx, a.ID); err != nil || len(ks) != 0 {
+		t.Fatalf("keys of a new organization: %v, %v", ks, err)
+	}
+	at := time.Unix(1700000000, 123).UTC()
+	update(t, s1, func(ctx context.Context, tx store.Tx) error {
+		for i, id := range []string{"k1", "k2"} {
+			if err := tx.PutSealingKey(ctx, store.SealingKey{OrgID: a.ID, Seq: int64(i + 1), ID: id, Recipient: "age1" + id, Identity: []byte{0, byte(i), 0xff}, CreatedAt: at}); err != nil {
+				return err
+			}
+		}
+		return tx.PutSealingKey(ctx, store.SealingKey{OrgID: b.ID, Seq: 1, ID: "k1", Recipient: "age1b", Identity: []byte("b")})
+	})
+	for name, k := range map[string]store.SealingKey{
+		"same seq": {OrgID: a.ID, Seq: 2, ID: "k3", Recipient: "r", Identity: []byte("x")},
+		"same id":  {OrgID: a.ID, Seq: 3, ID: "k2", Recipient: "r", Identity: []byte("x")},
+	} {
+		err := s2.Update(ctx, func(ctx context.Context, tx store.Tx) error { return tx.PutSealingKey(ctx, k) })
+		if !errors.Is(err, store.ErrExists) {
+			t.Errorf("PutSealingKey with the %s: %v, want ErrExists", name, err)
+		}
+	}
+	ks, err := s2.SealingKeys(ctx, a.ID)
+	if err != nil || len(ks) != 2 {
+		t.Fatalf("SealingKeys: %v, %v", ks, err)
+	}
+	if k := ks[1]; k.Seq != 2 || k.ID != "k2" || k.Recipient != "age1k2" || string(k.Identity) != "\x00\x01\xff" || !k.CreatedAt.Equal(at) || k.RetiredAt != nil {
+		t.Errorf("second key = %+v", k)
+	}
+	retired := at.Add(time.Hour)
+	update(t, s2, func(ctx context.Context, tx store.Tx) error { return tx.RetireSealingKey(ctx, a.ID, "k1", retired) })
+	update(t, s1, func(ctx context.Context, tx store.Tx) error {
+		if err := tx.RetireSealingKey(ctx, a.ID, "k1", retired.Add(time.Hour)); err != nil {
+			return err
+		}
+		ks, err := tx.SealingKeys(ctx, a.ID)
+		if err != nil || len(ks) != 2 || ks[0].RetiredAt == nil || !ks[0].RetiredAt.Equal(retired) {
+			t.Errorf("keys in the transaction after retiring k1 twice: %+v, %v", ks, err)
+		}
+		return nil
+	})
+	err = s1.Update(ctx, func(ctx context.Context, tx store.Tx) error { return tx.RetireSealingKey(ctx, a.ID, "nope", retired) })
+	if !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("retiring an unknown key: %v, want ErrNotFound", err)
+	}
+	if ks, err := s1.SealingKeys(ctx, b.ID); err != nil || len(ks) != 1 || ks[0].Recipient != "age1b" || ks[0].RetiredAt != nil {
+		t.Errorf("the other organization's keys: %+v, %v", ks, err)
 	}
 }

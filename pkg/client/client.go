@@ -404,6 +404,23 @@ func (c *Client) DeleteObjects(ctx context.Context, org string, req resources.De
 	return res, err
 }
 
+// SealingKey returns the organization's public sealing key (GET
+// /v1/organizations/{org}/sealing-key): what botkit seal encrypts to.
+func (c *Client) SealingKey(ctx context.Context, org string) (resources.SealingKey, error) {
+	var k resources.SealingKey
+	_, err := c.do(ctx, http.MethodGet, orgPath(org, "sealing-key"), nil, nil, nil, &k)
+	return k, err
+}
+
+// Reseal has the platform encrypt sealed values of the organization again,
+// to its current key (POST /v1/organizations/{org}/reseal). The values
+// never leave the platform decrypted.
+func (c *Client) Reseal(ctx context.Context, org string, values []string) (resources.ResealResult, error) {
+	var res resources.ResealResult
+	err := c.post(ctx, orgPath(org, "reseal"), resources.ResealRequest{Values: values}, &res)
+	return res, err
+}
+
 func (c *Client) post(ctx context.Context, path string, in, out any) error {
 	body, err := json.Marshal(in)
 	if err != nil {

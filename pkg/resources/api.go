@@ -75,6 +75,10 @@ type Error struct {
 	// Details lists every object that failed, for the operations on many
 	// objects (apply, delete); Message then speaks of the first of them.
 	Details []ObjectError
+	// Field is the field of the object the error is about (a dot path
+	// such as "spec.data.KEY"), when it is about one: apply's details
+	// carry it so the CLI can point at the manifest's line.
+	Field string
 }
 
 // Errorf is an *Error with code and a formatted message.
@@ -111,6 +115,9 @@ type ObjectError struct {
 	Name    string `json:"name,omitempty"`
 	Code    string `json:"code"`
 	Message string `json:"message"`
+	// Field is the object's field the problem is in ("spec.data.KEY"),
+	// when it is in one.
+	Field string `json:"field,omitempty"`
 }
 
 // ErrorResponse is {"error":{"code":...,"message":...}}.

@@ -62,8 +62,10 @@ type Status struct {
 }
 
 // ValueSource is where a secret value comes from. In JSON and YAML it is
-// either a plain string (a literal) or an object with exactly one of fromEnv
-// or fromFile. Request bodies sent to the platform carry literals only.
+// either a plain string (a literal) or an object with exactly one of
+// fromEnv, fromFile or sealed. Request bodies sent to the platform carry
+// literals and sealed values (which only the platform can decrypt,
+// pkg/sealed); the client resolves fromEnv and fromFile.
 //
 // The literal is never printed: String and GoString redact it, and
 // MarshalJSON emits it only because request bodies need it.
@@ -71,6 +73,7 @@ type ValueSource struct {
 	Literal  *string `json:"-"`
 	FromEnv  string  `json:"fromEnv,omitempty"`
 	FromFile string  `json:"fromFile,omitempty"`
+	Sealed   string  `json:"sealed,omitempty"`
 }
 
 // Literal returns a ValueSource holding the literal v.
@@ -88,6 +91,8 @@ func (s ValueSource) String() string {
 		return "fromEnv:" + s.FromEnv
 	case s.FromFile != "":
 		return "fromFile:" + s.FromFile
+	case s.Sealed != "":
+		return "<sealed>"
 	}
 	return "<empty>"
 }
@@ -103,14 +108,15 @@ func (s ValueSource) MarshalJSON() ([]byte, error) {
 	type plain struct {
 		FromEnv  string `json:"fromEnv,omitempty"`
 		FromFile string `json:"fromFile,omitempty"`
+		Sealed   string `json:"sealed,omitempty"`
 	}
-	return json.Marshal(plain{FromEnv: s.FromEnv, FromFile: s.FromFile})
+	return json.Marshal(plain{FromEnv: s.FromEnv, FromFile: s.FromFile, Sealed: s.Sealed})
 }
 
 // ErrValueSource is returned (wrapped) for a malformed value source.
-var ErrValueSource = errors.New("a value must be a string or an object with exactly one of fromEnv, fromFile")
+var ErrValueSource = errors.New("a value must be a string or an object with exactly one of fromEnv, fromFile, sealed")
 
-// UnmarshalJSON accepts a string or {fromEnv} / {fromFile}. Error messages
+// UnmarshalJSON accepts a string or {fromEnv} / {fromFile} / {sealed}. Error messages
 // never include the value.
 func (s *ValueSource) UnmarshalJSON(b []byte) error {
 	b = bytes.TrimSpace(b)
@@ -143,8 +149,10 @@ func (s *ValueSource) UnmarshalJSON(b []byte) error {
 			out.FromEnv = str
 		case "fromFile":
 			out.FromFile = str
+		case "sealed":
+			out.Sealed = str
 		default:
-			return fmt.Errorf("unknown value source %q (want fromEnv or fromFile)", k)
+			return fmt.Errorf("unknown value source %q (want fromEnv, fromFile or sealed)", k)
 		}
 	}
 	*s = out

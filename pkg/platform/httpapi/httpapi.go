@@ -53,6 +53,8 @@ func Routes() []Route {
 		{"GET", "/v1/organizations/{org}/audit"},
 		{"POST", "/v1/organizations/{org}/apply"},
 		{"POST", "/v1/organizations/{org}/delete"},
+		{"GET", "/v1/organizations/{org}/sealing-key"},
+		{"POST", "/v1/organizations/{org}/reseal"},
 	}
 }
 
@@ -144,6 +146,8 @@ func (a *api) routes() http.Handler {
 		{"GET", "/v1/organizations/{org}/audit"}:                                       a.handleAudit,
 		{"POST", "/v1/organizations/{org}/apply"}:                                      a.handleApply,
 		{"POST", "/v1/organizations/{org}/delete"}:                                     a.handleDeleteMany,
+		{"GET", "/v1/organizations/{org}/sealing-key"}:                                 a.handleSealingKey,
+		{"POST", "/v1/organizations/{org}/reseal"}:                                     a.handleReseal,
 	}
 	paths := map[string][]string{}
 	for _, rt := range Routes() {
@@ -591,4 +595,35 @@ func (a *api) handleRollback(w http.ResponseWriter, r *http.Request) {
 	}
 	setETag(w, o)
 	writeObject(w, http.StatusOK, p.Org().Name, o)
+}
+
+func (a *api) handleSealingKey(w http.ResponseWriter, r *http.Request) {
+	p, ok := a.orgPrincipal(w, r)
+	if !ok {
+		return
+	}
+	k, err := a.svc.SealingKey(r.Context(), p)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, k)
+}
+
+func (a *api) handleReseal(w http.ResponseWriter, r *http.Request) {
+	p, ok := a.orgPrincipal(w, r)
+	if !ok {
+		return
+	}
+	var req resources.ResealRequest
+	if err := decodeBody(w, r, &req, resources.MaxApplyRequestBytes); err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	res, err := a.svc.Reseal(r.Context(), p, req)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, res)
 }

@@ -16,16 +16,12 @@ import (
 
 // objectErrors collects the problems of the objects of one request.
 type objectErrors struct {
-	list  []resources.ObjectError
-	first *resources.Error
+	list []resources.ObjectError
 }
 
 func (e *objectErrors) add(index int, kind, name string, err error) {
 	re, _ := AsError(err) // an unexpected error is "internal error" (the request's own log has it)
-	if e.first == nil {
-		e.first = re
-	}
-	e.list = append(e.list, resources.ObjectError{Index: index, Kind: kind, Name: name, Code: re.Code, Message: re.Message})
+	e.list = append(e.list, resources.ObjectError{Index: index, Kind: kind, Name: name, Code: re.Code, Message: re.Message, Field: re.Field})
 }
 
 // err returns nil or one error: the status and code of the first problem, a
@@ -35,6 +31,7 @@ func (e *objectErrors) err(verb string) error {
 	if len(e.list) == 0 {
 		return nil
 	}
+	slices.SortStableFunc(e.list, func(a, b resources.ObjectError) int { return a.Index - b.Index })
 	d := e.list[0]
 	where := fmt.Sprintf("objects[%d]", d.Index)
 	if d.Name != "" {
@@ -44,10 +41,10 @@ func (e *objectErrors) err(verb string) error {
 	if n := len(e.list) - 1; n > 0 {
 		msg += fmt.Sprintf(" (and %d more; see details)", n)
 	}
-	if e.first.Code == resources.CodeInternal || e.first.Code == resources.CodeUnavailable {
+	if d.Code == resources.CodeInternal || d.Code == resources.CodeUnavailable {
 		msg = "internal error"
 	}
-	return &resources.Error{Code: e.first.Code, Message: msg + "; " + verb, Details: e.list}
+	return &resources.Error{Code: d.Code, Message: msg + "; " + verb, Details: e.list}
 }
 
 // applyInput is one validated object of an apply request.
@@ -81,7 +78,7 @@ func (st *applyStep) action() string {
 }
 
 // parseApply validates everything of an apply request that needs no store.
-func (s *Service) parseApply(p Principal, w wire.RawApplyRequest) ([]applyInput, resources.Selector, error) {
+func (s *Service) parseApply(ctx context.Context, p Principal, w wire.RawApplyRequest) ([]applyInput, resources.Selector, error) {
 	if len(w.Objects) > resources.MaxApplyObjects {
 		return nil, nil, errTooLarge("an apply holds at most %d objects; this one holds %d", resources.MaxApplyObjects, len(w.Objects))
 	}
@@ -101,6 +98,7 @@ func (s *Service) parseApply(p Principal, w wire.RawApplyRequest) ([]applyInput,
 	var errs objectErrors
 	inputs := make([]applyInput, 0, len(w.Objects))
 	seen := make(map[string]int, len(w.Objects))
+	objs := make([]*resources.Object, len(w.Objects))
 	for i, raw := range w.Objects {
 		obj, err := wire.DecodeObject(raw)
 		if err != nil {
@@ -118,9 +116,27 @@ func (s *Service) parseApply(p Principal, w wire.RawApplyRequest) ([]applyInput,
 			continue
 		}
 		seen[meta.Name] = i
-		d, err := s.parseReplace(p, meta.Name, obj)
+		objs[i] = &obj
+	}
+	// Sealed values are decrypted before the transaction opens (in
+	// parallel, and without holding the store's writer): one that does
+	// not open fails the whole apply.
+	unsealErrs, err := s.unseal(ctx, p.org, objs)
+	if err != nil {
+		return nil, nil, err
+	}
+	for i, obj := range objs {
+		if obj == nil {
+			continue
+		}
+		meta := obj.Meta()
+		if unsealErrs[i] != nil {
+			errs.add(i, obj.Kind(), meta.Name, unsealErrs[i])
+			continue
+		}
+		d, err := s.parseReplace(p, meta.Name, *obj)
 		if err != nil {
-			errs.add(i, kind, meta.Name, err)
+			errs.add(i, obj.Kind(), meta.Name, err)
 			continue
 		}
 		inputs = append(inputs, applyInput{index: i, name: meta.Name, d: d, rv: meta.ResourceVersion})
@@ -179,7 +195,7 @@ func (s *Service) applyStep(ctx context.Context, tx store.Tx, p Principal, in ap
 // apply implements POST /v1/organizations/{org}/apply.
 func (s *Service) apply(ctx context.Context, p Principal, w wire.RawApplyRequest) (resources.ApplyResult, error) {
 	res := resources.ApplyResult{TypeMeta: resources.TypeMeta{APIVersion: resources.APIVersion, Kind: resources.KindApplyResult}, DryRun: w.DryRun, ApplySet: w.ApplySet}
-	inputs, sel, err := s.parseApply(p, w)
+	inputs, sel, err := s.parseApply(ctx, p, w)
 	if err != nil {
 		return res, err
 	}

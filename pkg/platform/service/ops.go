@@ -412,7 +412,7 @@ func (s *Service) parseReplace(p Principal, name string, in resources.Object) (d
 				if err := resources.ValidateKey(k); err != nil {
 					return d, errInvalid("spec.data: %v", err)
 				}
-				return d, errInvalid("spec.data.%s: fromEnv and fromFile must be resolved by the client; send the value", k)
+				return d, errInvalid("spec.data.%s: fromEnv and fromFile must be resolved by the client; send the value (or a sealed value)", k)
 			}
 			d.data[k] = *src.Literal
 		}
@@ -430,6 +430,9 @@ func (s *Service) parseReplace(p Principal, name string, in resources.Object) (d
 		sp := in.ImagePullSecret.Spec
 		if sp.Host == "" || sp.Credentials == nil {
 			return d, errInvalid("spec.host and spec.credentials are required")
+		}
+		if sp.Credentials.Sealed != "" {
+			return d, errInvalid("spec.credentials: sealed values are for secret set data; give the credentials with fromEnv or fromFile")
 		}
 		if !sp.Credentials.IsLiteral() {
 			return d, errInvalid("spec.credentials: fromEnv and fromFile must be resolved by the client; send the value")
@@ -565,6 +568,18 @@ func (s *Service) replace(ctx context.Context, p Principal, name string, in reso
 	var pl resources.Plan
 	if err := validateObjectName(name); err != nil {
 		return zero, pl, false, err
+	}
+	if in.SecretSet != nil && (in.SecretSet.Metadata.Name == "" || in.SecretSet.Metadata.Name == name) {
+		meta := in.SecretSet.Metadata
+		meta.Name = name
+		named := resources.Object{SecretSet: &resources.SecretSet{Metadata: meta, Spec: in.SecretSet.Spec}}
+		errs, err := s.unseal(ctx, p.org, []*resources.Object{&named})
+		if err != nil {
+			return zero, pl, false, err
+		}
+		if errs[0] != nil {
+			return zero, pl, false, errs[0]
+		}
 	}
 	d, err := s.parseReplace(p, name, in)
 	if err != nil {

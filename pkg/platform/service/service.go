@@ -7,6 +7,7 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/botkit-dev/botkit/pkg/platform/encryption"
 	"github.com/botkit-dev/botkit/pkg/platform/store"
@@ -42,6 +43,9 @@ type Service struct {
 	admin     *Admin
 	noAuthOrg string
 	wakeFn    func(string)
+	// identities caches decrypted sealing keys: "orgID/keyID" →
+	// *sealed.Identity.
+	identities sync.Map
 }
 
 // New returns the service over opts.Store and, for a shared store (no

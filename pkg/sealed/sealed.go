@@ -130,6 +130,10 @@ func ParseIdentity(s string) (*Identity, error) {
 	return &Identity{ID: KeyID(id.Recipient().String()), id: id}, nil
 }
 
+// Secret returns the private key's text form ("AGE-SECRET-KEY-1…"), for
+// backups only. (Not String: %v never prints it.)
+func (i *Identity) Secret() string { return i.id.String() }
+
 // Recipient returns the public part of the identity.
 func (i *Identity) Recipient() string { return i.id.Recipient().String() }
 

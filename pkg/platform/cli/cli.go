@@ -245,6 +245,7 @@ versions go at each object's next write.`,
 	addStoreFlags(set, &so.storeFlags)
 	set.Flags().IntVar(&so.HistoryLimit, "history-limit", 0, "versions each object keeps (1 to 100)")
 	c.AddCommand(create, list, set)
+	c.AddCommand(newSealingKeyCmds(st)...)
 	return c
 }
 
@@ -470,7 +471,7 @@ func RunMigrate(ctx context.Context, o *MigrateOptions) error {
 	if err != nil {
 		return fmt.Errorf("--to %s: %w", postgres.Redact(o.To), err)
 	}
-	fmt.Fprintf(o.IO.Out, "migrated %d organizations, %d tokens, %d objects (%d values), %d audit records\n", st.Orgs, st.Tokens, st.Objects, st.Values, st.Audit)
+	fmt.Fprintf(o.IO.Out, "migrated %d organizations, %d tokens, %d sealing keys, %d objects (%d values), %d audit records\n", st.Orgs, st.Tokens, st.SealingKeys, st.Objects, st.Values, st.Audit)
 	fmt.Fprintf(o.IO.ErrOut, "Start the replicas with --store and --master-key-file %s (unless the old server used another key file).\n", filepath.Join(o.From, platform.MasterKeyFile))
 	return nil
 }

@@ -14,13 +14,13 @@ import (
 
 // MigrateStats counts what Migrate copied.
 type MigrateStats struct {
-	Orgs, Tokens, Objects, Values, Audit int
+	Orgs, Tokens, Objects, Values, Audit, SealingKeys int
 }
 
 // Migrate copies the platform of src (a SQLite data directory's store) into
 // dst (an empty PostgreSQL database), in one transaction: organizations,
-// tokens (hashes, revocations), objects with their versions, generations and
-// states, values and the audit log. Values are copied as they are stored,
+// tokens (hashes, revocations), sealing keys, objects with their versions,
+// generations and states, values and the audit log. Values are copied as they are stored,
 // encrypted: they are sealed with organization, region, name and key as
 // associated data, none of which changes, so the replicas decrypt them with
 // the master key of the source (pass it to them with --master-key-file).
@@ -43,6 +43,7 @@ func Migrate(ctx context.Context, src, dst store.Store) (MigrateStats, error) {
 	}
 	type orgCopy struct {
 		org     store.Org
+		keys    []store.SealingKey
 		tokens  []store.Token
 		objects []objectCopy
 		audit   []store.AuditRecord
@@ -52,6 +53,9 @@ func Migrate(ctx context.Context, src, dst store.Store) (MigrateStats, error) {
 	for _, o := range orgs {
 		oc := orgCopy{org: o}
 		if oc.tokens, err = src.Tokens(ctx, o.ID); err != nil {
+			return st, err
+		}
+		if oc.keys, err = src.SealingKeys(ctx, o.ID); err != nil {
 			return st, err
 		}
 		var names []string
@@ -98,6 +102,16 @@ func Migrate(ctx context.Context, src, dst store.Store) (MigrateStats, error) {
 				return fmt.Errorf("organization %s: %w", oc.org.Name, err)
 			}
 			st.Orgs++
+			// Sealing keys are copied as stored: their private parts are
+			// encrypted with the organization name and key id as associated
+			// data, and the master key goes along.
+			for _, k := range oc.keys {
+				k.OrgID = org.ID
+				if err := tx.PutSealingKey(ctx, k); err != nil {
+					return fmt.Errorf("sealing key %s of organization %s: %w", k.ID, org.Name, err)
+				}
+				st.SealingKeys++
+			}
 			for _, t := range oc.tokens {
 				t.OrgID = org.ID
 				if err := tx.CreateToken(ctx, t); err != nil {

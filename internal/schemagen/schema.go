@@ -95,16 +95,27 @@ func constraints(path string) map[string]any {
 	return nil
 }
 
-func valueSourceSchema() map[string]any {
+// valueSourceSchema is the schema of a value source; sealed values are for
+// secret set data only (sealed is false for spec.credentials).
+func valueSourceSchema(sealed bool) map[string]any {
 	one := func(name string) map[string]any {
 		return map[string]any{"type": "object", "additionalProperties": false, "required": []string{name},
 			"properties": map[string]any{name: map[string]any{"type": "string", "minLength": 1}}}
 	}
+	if !sealed {
+		return map[string]any{
+			"description": "A literal string (refused unless --allow-plaintext), {fromEnv: VAR} or {fromFile: PATH} (relative to the manifest).",
+			"oneOf": []any{
+				map[string]any{"type": "string", "maxLength": resources.MaxValueBytes},
+				one("fromEnv"), one("fromFile"),
+			},
+		}
+	}
 	return map[string]any{
-		"description": "A literal string (refused unless --allow-plaintext), {fromEnv: VAR} or {fromFile: PATH} (relative to the manifest).",
+		"description": "A literal string (refused unless --allow-plaintext), {fromEnv: VAR}, {fromFile: PATH} (relative to the manifest) or {sealed: VALUE} (as botkit seal prints it).",
 		"oneOf": []any{
 			map[string]any{"type": "string", "maxLength": resources.MaxValueBytes},
-			one("fromEnv"), one("fromFile"),
+			one("fromEnv"), one("fromFile"), one("sealed"),
 		},
 	}
 }
@@ -137,7 +148,7 @@ func typeSchema(t reflect.Type, path string, skip map[string]bool) map[string]an
 	var s map[string]any
 	switch {
 	case t == valueSourceType || t == valueSourcePtr:
-		s = valueSourceSchema()
+		s = valueSourceSchema(path != "spec.credentials")
 	case t.Kind() == reflect.Pointer:
 		return typeSchema(t.Elem(), path, skip)
 	case t.Kind() == reflect.String:

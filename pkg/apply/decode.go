@@ -12,6 +12,7 @@ import (
 
 	"github.com/botkit-dev/botkit/internal/yamlnode"
 	"github.com/botkit-dev/botkit/pkg/resources"
+	"github.com/botkit-dev/botkit/pkg/sealed"
 	yaml "go.yaml.in/yaml/v3"
 )
 
@@ -509,16 +510,17 @@ func (f *fieldDecoder) structure(n *yaml.Node, v reflect.Value, path string) {
 	}
 }
 
-// valueSource decodes a literal string, {fromEnv: VAR} or {fromFile: PATH}.
+// valueSource decodes a literal string, {fromEnv: VAR}, {fromFile: PATH} or
+// {sealed: VALUE} (checked for form here; only the platform can open it).
 func (f *fieldDecoder) valueSource(n *yaml.Node, v reflect.Value, path string) {
-	const want = "want a string, {fromEnv: VAR} or {fromFile: PATH}"
+	const want = "want a string, {fromEnv: VAR}, {fromFile: PATH} or {sealed: VALUE}"
 	switch {
 	case n.Kind == yaml.ScalarNode && n.Tag == "!!str":
 		v.Set(reflect.ValueOf(resources.Literal(n.Value)))
 	case n.Kind == yaml.MappingNode:
 		f.duplicates(n, path)
 		if len(n.Content) != 2 {
-			f.add(n, path, "%s (exactly one of fromEnv, fromFile)", want)
+			f.add(n, path, "%s (exactly one of fromEnv, fromFile, sealed)", want)
 			return
 		}
 		k, val := n.Content[0], n.Content[1]
@@ -531,6 +533,12 @@ func (f *fieldDecoder) valueSource(n *yaml.Node, v reflect.Value, path string) {
 			v.Set(reflect.ValueOf(resources.ValueSource{FromEnv: val.Value}))
 		case "fromFile":
 			v.Set(reflect.ValueOf(resources.ValueSource{FromFile: val.Value}))
+		case "sealed":
+			if _, err := sealed.Parse(val.Value); err != nil {
+				f.add(val, join(path, k.Value), "%v", err)
+				return
+			}
+			v.Set(reflect.ValueOf(resources.ValueSource{Sealed: val.Value}))
 		default:
 			f.add(k, path, "unknown value source %q (%s)", printable(k.Value), want)
 		}

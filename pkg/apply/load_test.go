@@ -168,7 +168,7 @@ spec:
 	ps := problems(t, err)
 	wants := []string{
 		bad + `:5: unknown field "nmae" in metadata (valid: name, organization, region, labels, resourceVersion)`,
-		bad + ":8: spec.data.A: want a string, {fromEnv: VAR} or {fromFile: PATH}, got a number (quote the value to make it a string)",
+		bad + ":8: spec.data.A: want a string, {fromEnv: VAR}, {fromFile: PATH} or {sealed: VALUE}, got a number (quote the value to make it a string)",
 		bad + `:13: apiVersion: unknown apiVersion "botkit.dev/v2" (want botkit.dev/v1)`,
 		bad + `:18: kind: unknown kind "Secret" (want SecretSet, ImagePullSecret, ProjectConfig, List)`,
 		bad + `:25: duplicate key "metadata.name" (first at line 24)`,
@@ -176,7 +176,7 @@ spec:
 		bad + ":31: spec.credentials is required",
 		bad + ":35: metadata.name: name \"Bad_Name\": only letters, digits and hyphens are allowed",
 		bad + ":35: metadata.labels.team: want a string, got a number",
-		bad + ":38: spec.data.K: want a string, {fromEnv: VAR} or {fromFile: PATH} (exactly one of fromEnv, fromFile)",
+		bad + ":38: spec.data.K: want a string, {fromEnv: VAR}, {fromFile: PATH} or {sealed: VALUE} (exactly one of fromEnv, fromFile, sealed)",
 		dup2 + ":6: secretset/dup is also defined at " + dup + ":1",
 		syntax + ":2: did not find expected ',' or '}'", // yaml.v3's line
 		filepath.Join(dir, "missing.yaml") + ": no such file or directory",

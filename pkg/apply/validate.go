@@ -89,7 +89,7 @@ func resolve(ctx context.Context, doc *Document, opts ResolveOptions) []Problem 
 		switch {
 		case src.IsLiteral():
 			if !opts.AllowPlaintext {
-				ps = append(ps, doc.problem(path, "a literal value in a manifest (manifests live in git); use {fromEnv: VAR} or {fromFile: PATH}, or pass --allow-plaintext"))
+				ps = append(ps, doc.problem(path, "a literal value in a manifest (manifests live in git); use {sealed: VALUE} (botkit seal), {fromEnv: VAR} or {fromFile: PATH}, or pass --allow-plaintext"))
 				return "", false
 			}
 			return *src.Literal, true
@@ -121,6 +121,9 @@ func resolve(ctx context.Context, doc *Document, opts ResolveOptions) []Problem 
 		total := 0
 		for _, k := range slices.Sorted(maps.Keys(spec.Data)) {
 			path := "spec.data." + k
+			if spec.Data[k].Sealed != "" {
+				continue // sent as it is: the platform opens it (and checks its size)
+			}
 			v, ok := one(path, spec.Data[k])
 			if !ok {
 				continue
@@ -144,6 +147,10 @@ func resolve(ctx context.Context, doc *Document, opts ResolveOptions) []Problem 
 		}
 	case doc.Object.ImagePullSecret != nil:
 		spec := &doc.Object.ImagePullSecret.Spec
+		if spec.Credentials.Sealed != "" {
+			ps = append(ps, doc.problem("spec.credentials", "sealed values are for secret set data; give the credentials with {fromEnv: VAR} or {fromFile: PATH}"))
+			break
+		}
 		v, ok := one("spec.credentials", *spec.Credentials)
 		if !ok {
 			break

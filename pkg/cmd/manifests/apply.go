@@ -134,7 +134,7 @@ func runApply(ctx context.Context, opts *ApplyOptions) error {
 				return werr
 			}
 		}
-		return perObject(err, groups[len(results)].Organization, "nothing was applied")
+		return perObject(err, groups[len(results)], "nothing was applied")
 	}
 	var failed []string
 	if opts.Wait {

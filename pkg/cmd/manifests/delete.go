@@ -69,7 +69,7 @@ func runDelete(ctx context.Context, opts *DeleteOptions) error {
 		return werr
 	}
 	if err != nil {
-		return perObject(err, groups[len(results)].Organization, "nothing was deleted")
+		return perObject(err, groups[len(results)], "nothing was deleted")
 	}
 	return nil
 }

@@ -91,7 +91,7 @@ func runDiff(ctx context.Context, opts *DiffOptions) error {
 	results, err := sendPlan(ctx, c, groups, applyRequest{ApplySet: opts.ApplySet, Prune: opts.Prune, Selector: opts.Selector})
 	if err != nil {
 		// Show nothing partial: the diff is of every organization or none.
-		return perObject(err, groups[len(results)].Organization, "no difference could be computed")
+		return perObject(err, groups[len(results)], "no difference could be computed")
 	}
 	changed, err := writeDiff(opts.IO.Out, results)
 	if err != nil {

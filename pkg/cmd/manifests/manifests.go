@@ -163,6 +163,7 @@ type objectsError struct {
 	org     string
 	nothing string // "nothing was applied"
 	err     *resources.Error
+	docs    []*apply.Document // the request's objects, in order
 }
 
 func (e *objectsError) Error() string {
@@ -179,22 +180,29 @@ func (e *objectsError) Lines() []string {
 		if d.Name != "" {
 			where = resources.Ref(d.Kind, d.Name)
 		}
+		// A problem in a field points at the manifest's line (the
+		// platform's details say which field: a sealed value that does
+		// not open, say).
+		at := ""
+		if d.Field != "" && d.Index >= 0 && d.Index < len(e.docs) {
+			doc := e.docs[d.Index]
+			at = fmt.Sprintf("%s:%d: ", doc.File, doc.LineOf(d.Field))
+		}
 		if strings.HasPrefix(d.Message, where+" ") || strings.HasPrefix(d.Message, where+":") {
-			lines = append(lines, d.Message) // it names the object already
+			lines = append(lines, at+d.Message) // it names the object already
 		} else {
-			lines = append(lines, where+": "+d.Message)
+			lines = append(lines, at+where+": "+d.Message)
 		}
 	}
 	return append(lines, fmt.Sprintf("%s in organization %s", e.nothing, e.org))
 }
 
 // perObject turns an API error with per-object details, from the request of
-// organization org, into an objectsError; other errors are returned as they
-// are.
-func perObject(err error, org, nothing string) error {
+// group g, into an objectsError; other errors are returned as they are.
+func perObject(err error, g apply.Group, nothing string) error {
 	var ae *resources.Error
 	if errors.As(err, &ae) && len(ae.Details) > 0 {
-		return &objectsError{org: org, nothing: nothing, err: ae}
+		return &objectsError{org: g.Organization, nothing: nothing, err: ae, docs: g.Documents}
 	}
 	return err
 }

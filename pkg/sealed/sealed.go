@@ -92,7 +92,7 @@ type ScopeError struct {
 }
 
 func (e *ScopeError) Error() string {
-	return fmt.Sprintf("sealed for %s, not for this place (organization %s, set %s, key %s); seal the value for it with botkit seal", e.Binding, e.Org, e.Set, e.Key)
+	return fmt.Sprintf("bound to %s, not to organization %s, set %s, key %s; seal the value for it with botkit seal", e.Binding, e.Org, e.Set, e.Key)
 }
 
 // ErrMalformed is a string that is not a sealed value.

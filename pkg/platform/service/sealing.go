@@ -174,7 +174,7 @@ func (r *keyring) identity(id string) (*sealed.Identity, *store.SealingKey, erro
 // it never holds the value.
 func (r *keyring) open(ctx context.Context, field, name, key, s string) (string, error) {
 	fail := func(format string, args ...any) (string, error) {
-		e := errInvalid("%s: sealed value "+format, append([]any{field}, args...)...)
+		e := errInvalid("%s: "+format, append([]any{field}, args...)...)
 		e.Field = field
 		return "", e
 	}
@@ -198,10 +198,10 @@ func (r *keyring) open(ctx context.Context, field, name, key, s string) (string,
 	}
 	b, val, err := sealed.Open(v, ident)
 	if err != nil {
-		return fail("does not decrypt with key %s, the key it names (tampered or damaged; keys tried: %s)", v.KeyID, v.KeyID)
+		return fail("sealed value does not decrypt with key %s, the key it names (tampered or damaged; keys tried: %s)", v.KeyID, v.KeyID)
 	}
 	if err := b.Allows(r.org.Name, name, key); err != nil {
-		return fail("%v", err)
+		return fail("sealed value %v", err)
 	}
 	return val, nil
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what botkit's test suite needs and is missing on this machine:
 # Debian packages (Python checkers, shellcheck, docker-registry, Chromium, gnome-keyring
-# with D-Bus, PostgreSQL 15, sqlite3), staticcheck, the Go modules. Node 20
+# with D-Bus, PostgreSQL 15, sqlite3, age for the sealing key backups), staticcheck, the Go modules. Node 20
 # and npm are expected on the machine (the npm packages of the generated
 # clients are installed by the tests themselves). Safe to run again: it only
 # installs what is not there.
@@ -15,7 +15,7 @@ need=(
   "chromium:chromium"
   "gnome-keyring-daemon:gnome-keyring" "dbus-run-session:dbus" "dbus-launch:dbus-x11"
   "/usr/lib/postgresql/15/bin/initdb:postgresql"
-  "sqlite3:sqlite3" "git:git" "shellcheck:shellcheck"
+  "sqlite3:sqlite3" "git:git" "shellcheck:shellcheck" "age-keygen:age"
 )
 missing=()
 for pair in "${need[@]}"; do

@@ -113,9 +113,18 @@ func params(t *testing.T, dir string, remote bool) testscript.Params {
 				"CANARY":                   canary,
 				"ORG":                      "local",
 				"PLATFORM_DATA":            filepath.Join(env.WorkDir, "platform"),
+				// The data directory of the platform the scenario talks
+				// to, for botkit-platform's admin commands.
+				"KEYS_DIR": filepath.Join(home, ".local", "share", "botkit"),
 			} {
 				env.Setenv(k, v)
 			}
+			// botkit-platform on the PATH, for its admin commands.
+			bin, err := platformBuild()
+			if err != nil {
+				return err
+			}
+			env.Setenv("PATH", filepath.Dir(bin)+string(os.PathListSeparator)+env.Getenv("PATH"))
 			if err := os.MkdirAll(home, 0o755); err != nil {
 				return err
 			}
@@ -128,6 +137,7 @@ func params(t *testing.T, dir string, remote bool) testscript.Params {
 				env.Setenv("BOTKIT_API_URL", p.url)
 				env.Setenv("BOTKIT_TOKEN", p.token)
 				env.Setenv("ORG", "acme")
+				env.Setenv("KEYS_DIR", filepath.Join(env.WorkDir, "platform"))
 			}
 			return nil
 		},
@@ -432,14 +442,19 @@ func lookPath(ts *testscript.TestScript, name string) string {
 // the variant, such as a bad token.
 func cmdOtherPlatform(t *testing.T) func(ts *testscript.TestScript, neg bool, args []string) {
 	return func(ts *testscript.TestScript, neg bool, args []string) {
-		if neg || len(args) != 2 || args[0] != "start" {
-			ts.Fatalf("usage: platform start ORG")
+		if neg || len(args) < 2 || len(args) > 3 || args[0] != "start" {
+			ts.Fatalf("usage: platform start ORG [DATA_DIR]")
 		}
-		p, err := startPlatform(t, ts.Getenv("WORK"), ts.MkAbs("other-platform"), args[1])
+		dir := "other-platform"
+		if len(args) == 3 {
+			dir = args[2]
+		}
+		p, err := startPlatform(t, ts.Getenv("WORK"), ts.MkAbs(dir), args[1])
 		ts.Check(err)
 		ts.Defer(p.stop)
 		ts.Setenv("OTHER_API_URL", p.url)
 		ts.Setenv("OTHER_TOKEN", p.token)
+		ts.Setenv("OTHER_DATA", ts.MkAbs(dir))
 	}
 }
 

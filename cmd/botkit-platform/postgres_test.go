@@ -29,6 +29,7 @@ import (
 	"github.com/botkit-dev/botkit/internal/pgtest"
 	"github.com/botkit-dev/botkit/internal/redact"
 	"github.com/botkit-dev/botkit/internal/testenv"
+	"github.com/botkit-dev/botkit/pkg/sealed"
 )
 
 // pgPlatform is a PostgreSQL database and the master key file its replicas
@@ -571,6 +572,22 @@ func TestMigrate(t *testing.T) {
 	applied := map[string]any{"applySet": "prod", "objects": []any{secretSet("applied", nil, map[string]string{"A": "1"}, "")}}
 	expectStatus(t, old.call(tokA, "POST", "/v1/organizations/acme/apply", applied), 200, "apply")
 	old.waitState(tokA, "acme", "applied")
+	// acme's sealing key (made at this first request) goes along: a value
+	// sealed before the migration opens after it.
+	keyBefore := old.call(tokA, "GET", "/v1/organizations/acme/sealing-key", nil)
+	expectStatus(t, keyBefore, 200, "sealing key")
+	var sk struct{ Recipient string }
+	if err := json.Unmarshal(keyBefore.body, &sk); err != nil {
+		t.Fatal(err)
+	}
+	rcp, err := sealed.ParseRecipient(sk.Recipient)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sealedValue, err := sealed.Seal(rcp, sealed.Binding{Scope: sealed.ScopeStrict, Organization: "acme", Set: "set-0", Key: "API_KEY"}, values["set-0"]["API_KEY"])
+	if err != nil {
+		t.Fatal(err)
+	}
 	snapshot := func(s *server) map[string][]byte {
 		out := map[string][]byte{}
 		for _, q := range []struct{ tok, org string }{{tokA, "acme"}, {tokB, "beta"}} {
@@ -585,7 +602,7 @@ func TestMigrate(t *testing.T) {
 
 	url := pg.Database(t)
 	out := admin(t, "migrate", "--from", dir, "--to", url)
-	if !strings.Contains(out, "migrated 2 organizations, 3 tokens, 7 objects (11 values), 8 audit records") {
+	if !strings.Contains(out, "migrated 2 organizations, 3 tokens, 1 sealing keys, 7 objects (11 values), 8 audit records") {
 		t.Errorf("migrate: %s", out)
 	}
 	if _, e, code := runCmd("migrate", "--from", dir, "--to", url); code != 5 || !strings.Contains(e, "empty database") {
@@ -645,6 +662,14 @@ func TestMigrate(t *testing.T) {
 		if !strings.Contains(string(r.body), `"action":"unchanged"`) {
 			t.Errorf("%s after the migration: %s", name, r.body)
 		}
+	}
+	if r := s.call(tokA, "GET", "/v1/organizations/acme/sealing-key", nil); !bytes.Equal(r.body, keyBefore.body) {
+		t.Errorf("sealing key after the migration:\n%s\nbefore:\n%s", r.body, keyBefore.body)
+	}
+	sealedSet := map[string]any{"apiVersion": "botkit.dev/v1", "kind": "SecretSet", "metadata": map[string]any{"name": "set-0", "labels": map[string]string{"team": "voice"}},
+		"spec": map[string]any{"data": map[string]any{"API_KEY": map[string]string{"sealed": sealedValue}, "LEVEL": "debug"}}}
+	if r := s.call(tokA, "PUT", objPath("acme", "set-0")+"?dryRun=true", sealedSet); r.status != 200 || !strings.Contains(string(r.body), `"action":"unchanged"`) {
+		t.Errorf("a value sealed before the migration, after it: %d %s", r.status, r.body)
 	}
 	// The applied object is still its apply set's: pruning the set would
 	// delete it.

@@ -14,9 +14,16 @@
 # Usage: bench/apply.sh [N]        (default 1000; or env N)
 # Env:   S=100                     sampled loop calls per platform
 #
+#   sealed     on the embedded platform: the first apply of the same N sets
+#              (median of 3)
+#              with sealed values (botkit seal) against the same first apply
+#              with fromEnv values, each into a platform that exists already
+#              (its database and sealing key made by `botkit seal --fetch-cert`)
+#
 # Prints the times and the ratios against the goals: first apply at least
 # 20x faster than the loop; the unchanged apply at least 50x faster than the
-# loop and faster than the first apply. Not a test: it reports, it does not
+# loop and faster than the first apply; the sealed apply at most 2x the
+# fromEnv one. Not a test: it reports, it does not
 # fail on a missed goal. Exits non-zero when a command fails or an apply
 # reports something other than created/unchanged.
 set -euo pipefail
@@ -63,18 +70,19 @@ awk -v n="$N" 'BEGIN {
 
 now() { echo "${EPOCHREALTIME/[.,]/}"; } # microseconds, bash's own clock
 
-# timed_apply OUT: runs botkit apply, checks its lines, prints microseconds.
+# timed_apply OUT [FILE]: runs botkit apply (of sets.yaml or FILE), prints
+# microseconds.
 timed_apply() {
-	local out=$1 start end
+	local out=$1 file=${2:-$TMP/sets.yaml} start end
 	start=$(now)
-	"$TMP/botkit" apply -f "$TMP/sets.yaml" </dev/null >"$out"
+	"$TMP/botkit" apply -f "$file" </dev/null >"$out"
 	end=$(now)
 	echo $((end - start))
 }
 
 check_lines() {
 	local file=$1 want=$2 got
-	got=$(grep -c " $want\$" "$file" || true)
+	got=$(grep -cE " $want( \(version [0-9]+\))?\$" "$file" || true)
 	if [ "$got" -ne "$N" ]; then
 		echo "bench/apply.sh: $got of $N lines say '$want' in $file:" >&2
 		head -3 "$file" >&2
@@ -129,6 +137,26 @@ echo "embedded: $S set calls..." >&2
 export XDG_DATA_HOME=$TMP/embedded-loop
 "$TMP/botkit" cloud secrets set warm-up K=v </dev/null >/dev/null # the database exists, as for the re-apply
 e_loop=$(loop_sample)
+
+# --- sealed values against fromEnv, embedded, same warm start ---
+# Three runs of each (medians), alternating, each into a platform of its own
+# that exists already: its database and sealing key made by --fetch-cert.
+echo "embedded: applying $N sets with sealed values, and with fromEnv (3 runs each)..." >&2
+(cd "$repo" && go build -o "$TMP/seal-manifests" ./bench/seal-manifests)
+se=() fe=()
+for r in 1 2 3; do
+	export XDG_DATA_HOME=$TMP/embedded-sealed-$r
+	"$TMP/botkit" seal --fetch-cert >"$TMP/org-$r.pub"
+	"$TMP/seal-manifests" -cert "$TMP/org-$r.pub" -n "$N" >"$TMP/sets-sealed-$r.yaml"
+	se+=("$(timed_apply "$TMP/se.out" "$TMP/sets-sealed-$r.yaml")")
+	check_lines "$TMP/se.out" created
+	export XDG_DATA_HOME=$TMP/embedded-fromenv-$r
+	"$TMP/botkit" seal --fetch-cert >/dev/null
+	fe+=("$(timed_apply "$TMP/fe.out")")
+	check_lines "$TMP/fe.out" created
+done
+sealed_first=$(median3 "${se[@]}")
+fromenv_first=$(median3 "${fe[@]}")
 unset XDG_DATA_HOME
 
 # --- the real botkit-platform server on 127.0.0.1 ---
@@ -169,3 +197,6 @@ s_loop=$(loop_sample)
 echo "N=$N sets (3 keys each); loop sampled: $S calls timed, scaled by N/S"
 report embedded "$e_first" "$e_unchanged" "$e_loop"
 report server "$s_first" "$s_unchanged" "$s_loop"
+sr=$(ratio "$sealed_first" "$fromenv_first")
+printf '%-9s first apply with sealed values %6s ms | with fromEnv values %6s ms | sealed/fromEnv %sx (goal <= 2x: %s)\n' \
+	sealed "$(ms "$sealed_first")" "$(ms "$fromenv_first")" "$sr" "$(awk -v r="$sr" 'BEGIN {print (r <= 2) ? "ok" : "MISSED"}')"

@@ -151,3 +151,23 @@ func TestCert(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkOpen is the platform's cost per sealed value of an apply.
+func BenchmarkOpen(b *testing.B) {
+	is, rs, _ := GenerateKey()
+	id, _ := ParseIdentity(is)
+	r, _ := ParseRecipient(rs)
+	s, err := Seal(r, Binding{Scope: ScopeStrict, Organization: "acme", Set: "bench-00001", Key: "K1"}, "value-one")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		v, err := Parse(s)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, _, err := Open(v, id); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

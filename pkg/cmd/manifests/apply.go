@@ -47,9 +47,11 @@ none (a region conflict, a limit or a stale version of any object leaves
 every object as it was). Objects of several organizations are one request
 per organization.
 
-Values come from the environment ({fromEnv: VAR}) or from files
-({fromFile: PATH}, relative to the manifest). Literal values are refused
-unless --allow-plaintext: manifests live in git.
+Values come from the environment ({fromEnv: VAR}), from files ({fromFile:
+PATH}, relative to the manifest) or are sealed ({sealed: VALUE}, from botkit
+seal): encrypted to the organization's key, sent as they are and decrypted by
+the platform only, so the manifest can hold them in git. Literal values are
+refused unless --allow-plaintext: manifests live in git.
 
 --prune -l key=value deletes, in the same transaction, objects that apply
 wrote, that match the selector, that the manifests no longer name and that

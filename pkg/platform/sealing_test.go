@@ -138,17 +138,18 @@ func TestSealedValues(t *testing.T) {
 
 		// One bad value fails the whole apply: nothing is written, and the
 		// detail names the object and the field.
-		tampered := []byte(oldA)
-		tampered[len(tampered)-20] ^= 1
-		if tampered[len(tampered)-20] == '.' || tampered[len(tampered)-20] == '"' {
-			tampered[len(tampered)-20] = 'x'
+		tampered := []byte(oldA) // one base64url character of the payload changed
+		if i := len(tampered) - 20; tampered[i] == 'A' {
+			tampered[i] = 'B'
+		} else {
+			tampered[i] = 'A'
 		}
 		for name, tc := range map[string]struct {
 			value, field, msg string
 		}{
 			"another key":  {seal(rcp, "bot", "B", "x"), "spec.data.A", "sealed value bound to organization acme, set bot, key B, not to organization acme, set new, key A"},
 			"another set":  {seal(rcp, "bot", "A", "x"), "spec.data.A", "set bot, key A, not to organization acme, set new"},
-			"tampered":     {strings.Replace(string(tampered), "bot", "bot", 1), "spec.data.A", "does not decrypt with key " + keys[0].KeyID},
+			"tampered":     {string(tampered), "spec.data.A", "does not decrypt with key " + keys[0].KeyID},
 			"unknown key":  {"v1.0123456789abcdef." + strings.SplitN(oldA, ".", 3)[2], "spec.data.A", "sealed to key 0123456789abcdef, which organization acme does not hold (its keys: " + keys[0].KeyID + ")"},
 			"not a sealed": {"v1.nothex.AAAA", "spec.data.A", "not a sealed value"},
 		} {
@@ -182,12 +183,17 @@ func TestSealedValues(t *testing.T) {
 			t.Fatalf("after rotation: %+v", cur)
 		}
 		do(0, "POST", "/v1/organizations/acme/apply", applyBody(object("bot", map[string]string{"A": oldA, "B": "b"})), 200)
-		body, _ := json.Marshal(resources.ResealRequest{Values: []string{oldA, "v1.nothex.x"}})
+		body, err := json.Marshal(resources.ResealRequest{Values: []string{oldA, "v1.nothex.x"}})
+		if err != nil {
+			t.Fatal(err)
+		}
 		r = do(0, "POST", "/v1/organizations/acme/reseal", string(body), 400)
 		if !strings.Contains(string(r.Body), `"index":1`) || !strings.Contains(string(r.Body), "nothing was resealed") {
 			t.Errorf("reseal with a bad value: %s", r.Body)
 		}
-		body, _ = json.Marshal(resources.ResealRequest{Values: []string{oldA}})
+		if body, err = json.Marshal(resources.ResealRequest{Values: []string{oldA}}); err != nil {
+			t.Fatal(err)
+		}
 		var rr resources.ResealResult
 		if err := json.Unmarshal(do(1, "POST", "/v1/organizations/acme/reseal", string(body), 200).Body, &rr); err != nil {
 			t.Fatal(err)

@@ -11,12 +11,7 @@ import (
 // opens is only what was sealed (a mutation never opens to another value).
 // The seeds are in testdata/fuzz/FuzzOpen.
 func FuzzOpen(f *testing.F) {
-	is, rs, err := GenerateKey()
-	if err != nil {
-		f.Fatal(err)
-	}
-	id, _ := ParseIdentity(is)
-	r, _ := ParseRecipient(rs)
+	id, r := newKey(f)
 	good, err := Seal(r, Binding{Scope: ScopeStrict, Organization: "acme", Set: "bot", Key: "K"}, "the-value")
 	if err != nil {
 		f.Fatal(err)

@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-func newKey(t *testing.T) (*Identity, *Recipient) {
+func newKey(t testing.TB) (*Identity, *Recipient) {
 	t.Helper()
 	is, rs, err := GenerateKey()
 	if err != nil {
@@ -96,12 +96,18 @@ func TestReseal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, _ := Parse(s)
+	v, err := Parse(s)
+	if err != nil {
+		t.Fatal(err)
+	}
 	s2, gotB, err := Reseal(v, id1, r2)
 	if err != nil || gotB != b || !strings.HasPrefix(s2, "v1."+r2.ID+".") {
 		t.Fatalf("Reseal = %q, %+v, %v", s2, gotB, err)
 	}
-	v2, _ := Parse(s2)
+	v2, err := Parse(s2)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if _, got, err := Open(v2, id2); err != nil || got != canary {
 		t.Fatalf("the resealed value: %v", err)
 	}
@@ -154,9 +160,7 @@ func TestCert(t *testing.T) {
 
 // BenchmarkOpen is the platform's cost per sealed value of an apply.
 func BenchmarkOpen(b *testing.B) {
-	is, rs, _ := GenerateKey()
-	id, _ := ParseIdentity(is)
-	r, _ := ParseRecipient(rs)
+	id, r := newKey(b)
 	s, err := Seal(r, Binding{Scope: ScopeStrict, Organization: "acme", Set: "bench-00001", Key: "K1"}, "value-one")
 	if err != nil {
 		b.Fatal(err)

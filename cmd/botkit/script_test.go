@@ -78,6 +78,7 @@ func params(t *testing.T, dir string, remote bool) testscript.Params {
 			"interrupt": cmdInterrupt,
 			"mkfifo":    cmdMkfifo,
 			"registry":  cmdRegistry,
+			"pushimage": cmdPushImage,
 			"platform":  cmdOtherPlatform(t),
 			"readme":    cmdReadme,
 			"race":      cmdRace,
@@ -410,6 +411,22 @@ func cmdRegistry(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(err)
 	ts.Defer(r.Stop)
 	ts.Setenv("REGISTRY", r.URL)
+	ts.Setenv("REGISTRY_HOST", strings.TrimPrefix(r.URL, "http://"))
+	ts.Setenv("REGISTRY_USER", args[0])
+	ts.Setenv("REGISTRY_PASS", args[1])
+}
+
+// cmdPushImage pushes a small image to the registry `registry` started,
+// through its HTTP API with its credentials: pushimage REPO:TAG PLATFORM...
+// (one platform: an image manifest; several: an OCI index). It sets
+// PUSHED_DIGEST.
+func cmdPushImage(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: pushimage REPO:TAG PLATFORM...")
+	}
+	d, err := registrytest.Push(ts.Getenv("REGISTRY"), ts.Getenv("REGISTRY_USER"), ts.Getenv("REGISTRY_PASS"), args[0], args[1:]...)
+	ts.Check(err)
+	ts.Setenv("PUSHED_DIGEST", d)
 }
 
 // registryCondition is the [registry] condition: docker-registry and

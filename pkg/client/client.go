@@ -421,6 +421,14 @@ func (c *Client) Reseal(ctx context.Context, org string, values []string) (resou
 	return res, err
 }
 
+// Preflight has the platform check a deploy's secret set, image pull secret
+// and image (POST /v1/organizations/{org}/preflight); nothing is written.
+func (c *Client) Preflight(ctx context.Context, org string, req resources.PreflightRequest) (resources.PreflightResult, error) {
+	var res resources.PreflightResult
+	err := c.post(ctx, orgPath(org, "preflight"), req, &res)
+	return res, err
+}
+
 func (c *Client) post(ctx context.Context, path string, in, out any) error {
 	body, err := json.Marshal(in)
 	if err != nil {

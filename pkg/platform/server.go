@@ -161,7 +161,7 @@ func Open(ctx context.Context, opts Options) (*Server, error) {
 		AllowPrivateRegistries: opts.AllowPrivateRegistries,
 	})
 	svc, poll := service.New(ctx, service.Options{Store: st, Sealer: sealer, DataDir: opts.DataDir,
-		NoAuthOrg: opts.NoAuthOrg, Wake: s.prov.Wake})
+		NoAuthOrg: opts.NoAuthOrg, Wake: s.prov.Wake, CheckImage: s.checkImage})
 	s.svc = svc
 	if poll != nil {
 		s.wg.Add(1)
@@ -219,4 +219,20 @@ func (s *Server) Close() error {
 		err = s.store.Close()
 	})
 	return err
+}
+
+// checkImage is the service's ImageChecker: the provisioner's registry
+// client, with its address guard.
+func (s *Server) checkImage(ctx context.Context, c service.ImageCheck) service.ImageResult {
+	r := s.prov.CheckImage(ctx, provision.ImageCheck{Base: c.Base, Repository: c.Repository, Reference: c.Reference, Credentials: c.Credentials})
+	return service.ImageResult{Outcome: imageOutcomes[r.Outcome], Digest: r.Digest, Platforms: r.Platforms, Message: r.Message}
+}
+
+// imageOutcomes maps the provisioner's outcomes to the service's (an
+// unmapped one is "", which the service reports with its message).
+var imageOutcomes = map[string]string{
+	provision.ImageFound:        service.ImageFound,
+	provision.ImageUnauthorized: service.ImageUnauthorized,
+	provision.ImageNotFound:     service.ImageNotFound,
+	provision.ImageUnreachable:  service.ImageUnreachable,
 }

@@ -55,6 +55,7 @@ func Routes() []Route {
 		{"POST", "/v1/organizations/{org}/delete"},
 		{"GET", "/v1/organizations/{org}/sealing-key"},
 		{"POST", "/v1/organizations/{org}/reseal"},
+		{"POST", "/v1/organizations/{org}/preflight"},
 	}
 }
 
@@ -148,6 +149,7 @@ func (a *api) routes() http.Handler {
 		{"POST", "/v1/organizations/{org}/delete"}:                                     a.handleDeleteMany,
 		{"GET", "/v1/organizations/{org}/sealing-key"}:                                 a.handleSealingKey,
 		{"POST", "/v1/organizations/{org}/reseal"}:                                     a.handleReseal,
+		{"POST", "/v1/organizations/{org}/preflight"}:                                  a.handlePreflight,
 	}
 	paths := map[string][]string{}
 	for _, rt := range Routes() {
@@ -621,6 +623,24 @@ func (a *api) handleReseal(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	res, err := a.svc.Reseal(r.Context(), p, req)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, res)
+}
+
+func (a *api) handlePreflight(w http.ResponseWriter, r *http.Request) {
+	p, ok := a.orgPrincipal(w, r)
+	if !ok {
+		return
+	}
+	var req resources.PreflightRequest
+	if err := decodeBody(w, r, &req, 1<<20); err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	res, err := a.svc.Preflight(r.Context(), p, req)
 	if err != nil {
 		a.fail(w, r, err)
 		return

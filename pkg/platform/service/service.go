@@ -29,6 +29,9 @@ type Options struct {
 	// Wake is called after a write left objects pending in region (the
 	// provisioner's wake-up); nil: nobody is told.
 	Wake func(region string)
+	// CheckImage asks a registry for an image (preflight); nil: images are
+	// not checked.
+	CheckImage ImageChecker
 }
 
 // Service is the platform's operations: the secret sets and image pull
@@ -37,12 +40,13 @@ type Options struct {
 // are *resources.Error (or store errors, which AsError maps), and the HTTP
 // layer (package httpapi) turns them into statuses.
 type Service struct {
-	store     store.Store
-	sealer    *encryption.Sealer
-	tokens    *tokenCache
-	admin     *Admin
-	noAuthOrg string
-	wakeFn    func(string)
+	store      store.Store
+	sealer     *encryption.Sealer
+	tokens     *tokenCache
+	admin      *Admin
+	noAuthOrg  string
+	wakeFn     func(string)
+	checkImage ImageChecker
 	// identities caches decrypted sealing keys: "orgID/keyID" →
 	// *sealed.Identity.
 	identities sync.Map
@@ -52,7 +56,7 @@ type Service struct {
 // DataDir), the poll of its tokens epoch, for the caller to run in a
 // goroutine until its context ends (nil otherwise).
 func New(ctx context.Context, opts Options) (s *Service, poll func(ctx context.Context)) {
-	s = &Service{store: opts.Store, sealer: opts.Sealer, noAuthOrg: opts.NoAuthOrg, wakeFn: opts.Wake}
+	s = &Service{store: opts.Store, sealer: opts.Sealer, noAuthOrg: opts.NoAuthOrg, wakeFn: opts.Wake, checkImage: opts.CheckImage}
 	epochPath := ""
 	if opts.DataDir != "" {
 		epochPath = epochFile(opts.DataDir)

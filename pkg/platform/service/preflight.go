@@ -1,0 +1,241 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/botkit-dev/botkit/pkg/platform/store"
+	"github.com/botkit-dev/botkit/pkg/resources"
+)
+
+// Preflight (botkit preflight, docs/deploy.md): the checks of a deploy that
+// need the platform. The image check asks the registry through the
+// ImageChecker the service was given (the provisioner's HTTP client); the
+// service itself speaks no HTTP.
+
+// ImageCheck is what the service asks an ImageChecker.
+type ImageCheck struct {
+	Base        string // the registry API's base URL
+	Repository  string
+	Reference   string // tag or digest
+	Credentials string // base64 "user:pass"; "" asks anonymously
+}
+
+// Outcomes of an ImageChecker.
+const (
+	ImageFound        = "found"
+	ImageUnauthorized = "unauthorized"
+	ImageNotFound     = "not-found"
+	ImageUnreachable  = "unreachable"
+)
+
+// ImageResult is an ImageChecker's answer. Outcome is one of the Image*
+// outcomes, or anything else for an answer the check cannot use (Message
+// says which).
+type ImageResult struct {
+	Outcome   string
+	Digest    string
+	Platforms []string
+	Message   string
+}
+
+// ImageChecker asks a registry for an image's manifest.
+type ImageChecker func(ctx context.Context, c ImageCheck) ImageResult
+
+// DeployPlatform is the platform Pipecat Cloud runs agents on, which the
+// generated Dockerfile builds for.
+const DeployPlatform = "linux/arm64"
+
+// Stable ids of the platform's checks.
+const (
+	checkRegion          = "region"
+	checkSecretSet       = "secret-set"
+	checkSecretSetKeys   = "secret-set-keys"
+	checkImagePullSecret = "image-pull-secret"
+	checkImage           = "image"
+	checkImagePlatform   = "image-platform"
+)
+
+// Preflight implements POST /v1/organizations/{org}/preflight.
+func (s *Service) Preflight(ctx context.Context, p Principal, req resources.PreflightRequest) (resources.PreflightResult, error) {
+	res := resources.PreflightResult{TypeMeta: resources.TypeMeta{APIVersion: resources.APIVersion, Kind: resources.KindPreflightResult}}
+	for _, k := range append(slices.Clone(req.RequiredKeys), req.OptionalKeys...) {
+		if err := resources.ValidateKey(k); err != nil {
+			return res, errInvalid("keys: %v", err)
+		}
+	}
+	if len(req.RequiredKeys)+len(req.OptionalKeys) > resources.MaxKeys {
+		return res, errTooLarge("at most %d keys", resources.MaxKeys)
+	}
+	add := func(id, result, format string, args ...any) {
+		res.Checks = append(res.Checks, resources.PreflightCheck{ID: id, Result: result, Detail: fmt.Sprintf(format, args...)})
+	}
+	res.Region = req.Region
+	if res.Region == "" {
+		res.Region = p.org.DefaultRegion
+		add(checkRegion, resources.CheckOK, "%s, the organization's default region (the deploy file names none)", res.Region)
+	} else if err := resources.ValidateRegion(res.Region); err != nil {
+		add(checkRegion, resources.CheckFail, "%v", err)
+	} else {
+		add(checkRegion, resources.CheckOK, "%s", res.Region)
+	}
+
+	// The secret set and its keys.
+	if req.SecretSet == "" {
+		if len(req.RequiredKeys) > 0 {
+			add(checkSecretSet, resources.CheckFail, "the deploy file names no secret_set, and the project needs %s; create one with botkit cloud secrets set NAME --file .env and name it in secret_set", strings.Join(req.RequiredKeys, ", "))
+		} else {
+			add(checkSecretSet, resources.CheckOK, "none named, and the project needs no keys")
+		}
+	} else if o, ok, err := s.preflightObject(ctx, p, req.SecretSet, resources.KindSecretSet, res.Region, "secret_set", add, checkSecretSet); err != nil {
+		return res, err
+	} else if ok {
+		var missing, optional []string
+		for _, k := range req.RequiredKeys {
+			if _, has := o.Keys[k]; !has {
+				missing = append(missing, k)
+			}
+		}
+		for _, k := range req.OptionalKeys {
+			if _, has := o.Keys[k]; !has {
+				optional = append(optional, k)
+			}
+		}
+		switch {
+		case len(missing) > 0:
+			add(checkSecretSetKeys, resources.CheckFail, "%s lacks %s (from .env.example); add them with botkit cloud secrets set %s KEY=...", req.SecretSet, strings.Join(missing, ", "), req.SecretSet)
+		case len(optional) > 0:
+			add(checkSecretSetKeys, resources.CheckOK, "all %d required keys present; optional keys not set: %s", len(req.RequiredKeys), strings.Join(optional, ", "))
+		default:
+			add(checkSecretSetKeys, resources.CheckOK, "all %d required keys present", len(req.RequiredKeys))
+		}
+	}
+
+	// The image pull secret, then the image.
+	var ref resources.ImageRef
+	refOK := false
+	if req.Image != "" {
+		var err error
+		if ref, err = resources.ParseImageRef(req.Image); err != nil {
+			add(checkImage, resources.CheckFail, "%v", err)
+		} else if ref.Reference() == "" {
+			add(checkImage, resources.CheckFail, "image %s has no tag or digest", req.Image)
+		} else {
+			refOK = true
+		}
+	}
+	base, creds := "", ""
+	credsOK := true
+	if req.ImagePullSecret != "" {
+		o, ok, err := s.preflightObject(ctx, p, req.ImagePullSecret, resources.KindImagePullSecret, res.Region, "image_credentials", add, checkImagePullSecret)
+		if err != nil {
+			return res, err
+		}
+		credsOK = ok
+		if ok && refOK {
+			if resources.RegistryName(o.Host) != resources.RegistryName(ref.Registry) {
+				add(checkImagePullSecret, resources.CheckFail, "%s holds credentials for %s, but the image is on %s", req.ImagePullSecret, resources.RegistryName(o.Host), resources.RegistryName(ref.Registry))
+				credsOK = false
+			} else {
+				vals, err := s.decryptAll(ctx, s.store, p.org.Name, o)
+				if err != nil {
+					return res, err
+				}
+				creds = string(vals[store.CredentialsKey]) // base64 "user:pass", as stored
+				base = o.Host
+				if resources.RegistryName(o.Host) == resources.DockerHub {
+					base = resources.RegistryURL(resources.DockerHub)
+				}
+			}
+		}
+	}
+	switch {
+	case req.Image == "":
+		add(checkImage, resources.CheckOK, "no image named (built by Pipecat Cloud from build_id): nothing to pull")
+	case !refOK:
+	case !credsOK:
+		add(checkImage, resources.CheckFail, "not checked: fix image_credentials first")
+	default:
+		if base == "" {
+			base = resources.RegistryURL(ref.Registry)
+		}
+		s.preflightImage(ctx, req, ref, base, creds, add)
+	}
+	return res, nil
+}
+
+// preflightObject checks that name is an object of kind in region, ready;
+// ok is true when it exists with that kind (whatever its state), so the
+// checks that read it can run.
+func (s *Service) preflightObject(ctx context.Context, p Principal, name, kind, region, key string, add func(id, result, format string, args ...any), id string) (store.Object, bool, error) {
+	o, err := s.store.Object(ctx, p.org.ID, name)
+	if errors.Is(err, store.ErrNotFound) {
+		how := "botkit cloud secrets set " + name + " --file server/.env"
+		if kind == resources.KindImagePullSecret {
+			how = "botkit cloud secrets image-pull-secret " + name + " HOST"
+		}
+		add(id, resources.CheckFail, "%s %q (%s) does not exist in organization %s; create it: %s", strings.ToLower(kindWords(kind)), name, key, p.org.Name, how)
+		return o, false, nil
+	}
+	if err != nil {
+		return o, false, err
+	}
+	if o.Kind != kind {
+		add(id, resources.CheckFail, "%s is %s, not %s (%s)", name, kindWords(o.Kind), kindWords(kind), key)
+		return o, false, nil
+	}
+	switch {
+	case o.Region != region:
+		add(id, resources.CheckFail, "%s is in region %s; the agent deploys to %s, and a deployment reads only objects of its region", name, o.Region, region)
+	case o.State == resources.StateFailed:
+		add(id, resources.CheckFail, "%s failed: %s", name, o.Message)
+	case o.State == resources.StatePending:
+		add(id, resources.CheckWarning, "%s is still pending (botkit preflight --wait waits for it)", name)
+	default:
+		add(id, resources.CheckOK, "%s, region %s, %s", name, o.Region, o.State)
+	}
+	return o, true, nil
+}
+
+func kindWords(kind string) string {
+	if kind == resources.KindImagePullSecret {
+		return "an image pull secret"
+	}
+	return "a secret set"
+}
+
+func (s *Service) preflightImage(ctx context.Context, req resources.PreflightRequest, ref resources.ImageRef, base, creds string, add func(id, result, format string, args ...any)) {
+	if s.checkImage == nil {
+		add(checkImage, resources.CheckWarning, "not checked: this platform does not reach registries")
+		return
+	}
+	r := s.checkImage(ctx, ImageCheck{Base: base, Repository: ref.Repository, Reference: ref.Reference(), Credentials: creds})
+	host := resources.RegistryName(ref.Registry)
+	switch r.Outcome {
+	case ImageFound:
+		add(checkImage, resources.CheckOK, "%s is on %s: digest %s", req.Image, host, r.Digest)
+		switch {
+		case len(r.Platforms) == 0:
+			add(checkImagePlatform, resources.CheckWarning, "the registry does not say which platforms the image is for; Pipecat Cloud runs %s", DeployPlatform)
+		case slices.Contains(r.Platforms, DeployPlatform) || slices.ContainsFunc(r.Platforms, func(pl string) bool { return strings.HasPrefix(pl, DeployPlatform+"/") }):
+			add(checkImagePlatform, resources.CheckOK, "built for %s", strings.Join(r.Platforms, ", "))
+		default:
+			add(checkImagePlatform, resources.CheckWarning, "built for %s only; Pipecat Cloud runs %s: build with docker buildx build --platform %s", strings.Join(r.Platforms, ", "), DeployPlatform, DeployPlatform)
+		}
+	case ImageUnauthorized:
+		if creds == "" {
+			add(checkImage, resources.CheckFail, "%s wants credentials to pull %s (%s): create an image pull secret for it and name it in image_credentials", host, ref.Repository, r.Message)
+		} else {
+			add(checkImage, resources.CheckFail, "%s refused the credentials of image pull secret %s (%s)", host, req.ImagePullSecret, r.Message)
+		}
+	case ImageNotFound:
+		add(checkImage, resources.CheckFail, "%s has no %s:%s (%s): push the image first", host, ref.Repository, ref.Reference(), r.Message)
+	case ImageUnreachable:
+		add(checkImage, resources.CheckFail, "%s", r.Message)
+	default:
+		add(checkImage, resources.CheckFail, "%s: %s", host, r.Message)
+	}
+}

@@ -282,3 +282,37 @@ func FuzzLabelKeyPattern(f *testing.F) {
 		}
 	})
 }
+
+func TestParseImageRef(t *testing.T) {
+	for in, want := range map[string]ImageRef{
+		"python:3.12":                        {Registry: DockerHub, Repository: "library/python", Tag: "3.12"},
+		"acme/voice:0.1":                     {Registry: DockerHub, Repository: "acme/voice", Tag: "0.1"},
+		"docker.io/acme/voice":               {Registry: DockerHub, Repository: "acme/voice"},
+		"ghcr.io/acme/bots/voice:v1":         {Registry: "ghcr.io", Repository: "acme/bots/voice", Tag: "v1"},
+		"127.0.0.1:5000/bots/voice:0.1":      {Registry: "127.0.0.1:5000", Repository: "bots/voice", Tag: "0.1"},
+		"localhost/voice@sha256:" + sha64(): {Registry: "localhost", Repository: "voice", Digest: "sha256:" + sha64()},
+	} {
+		got, err := ParseImageRef(in)
+		if err != nil || got != want {
+			t.Errorf("ParseImageRef(%q) = %+v, %v; want %+v", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "Acme/Voice:1", "acme/voice:bad tag", "acme/voice@sha256:12", "acme//voice:1"} {
+		if _, err := ParseImageRef(bad); err == nil {
+			t.Errorf("ParseImageRef(%q) accepted", bad)
+		}
+	}
+	for _, h := range []string{"docker.io", "https://index.docker.io", "registry-1.docker.io/"} {
+		if RegistryName(h) != DockerHub || RegistryURL(h) != "https://registry-1.docker.io" {
+			t.Errorf("%s: %s %s", h, RegistryName(h), RegistryURL(h))
+		}
+	}
+	if RegistryURL("127.0.0.1:5000") != "http://127.0.0.1:5000" || RegistryURL("localhost:5000") != "http://localhost:5000" || RegistryURL("ghcr.io") != "https://ghcr.io" {
+		t.Error("RegistryURL: loopback registries speak HTTP, others HTTPS")
+	}
+	if RegistryName("HTTP://127.0.0.1:5000") != "127.0.0.1:5000" {
+		t.Error("RegistryName of a URL")
+	}
+}
+
+func sha64() string { return strings.Repeat("ab", 32) }

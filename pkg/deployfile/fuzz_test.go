@@ -1,0 +1,30 @@
+package deployfile
+
+import (
+	"errors"
+	"testing"
+)
+
+// FuzzParse: any input either parses (and Check runs) or is an *Error with
+// at least one problem; nothing panics. Seeds in testdata/fuzz/FuzzParse.
+func FuzzParse(f *testing.F) {
+	f.Add([]byte("agent_name = \"a\"\nimage = \"acme/a:1\"\n[scaling]\nmin_agents = 0\n"))
+	f.Add([]byte("[build.exclude]\npatterns = [\"*\"]\n"))
+	f.Add([]byte("enable_krisp = true\n[krisp_viva]\naudio_filter = \"pro\"\n"))
+	f.Add([]byte("a = [\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		df, err := Parse("f.toml", data)
+		if err != nil {
+			var e *Error
+			if !errors.As(err, &e) || len(e.Problems) == 0 {
+				t.Fatalf("Parse: %v", err)
+			}
+			return
+		}
+		for _, fd := range df.Check() {
+			if fd.Check == "" || fd.Message == "" {
+				t.Fatalf("a finding without check or message: %+v", fd)
+			}
+		}
+	})
+}

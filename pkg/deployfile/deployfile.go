@@ -275,14 +275,14 @@ func (f *File) Check() []Finding {
 	case f.Image != "":
 		ref, err := resources.ParseImageRef(f.Image)
 		switch {
+		case strings.Contains(strings.ToLower(f.Image), "your_docker_user"):
+			add("image-reference", Fail, "image", "%q is the placeholder create wrote: put your registry's repository", f.Image)
 		case err != nil:
 			add("image-reference", Fail, "image", "%v", err)
 		case ref.Tag == "" && ref.Digest == "":
 			add("image-reference", Fail, "image", "%q has no tag or digest (Pipecat Cloud requires one, e.g. %s:0.1)", f.Image, f.Image)
 		case ref.Tag == "latest":
 			add("image-reference", Warning, "image", "the tag latest moves: a redeploy may run another image than the one checked; use a version tag or a digest")
-		case strings.Contains(ref.Repository, "your_docker_user"):
-			add("image-reference", Fail, "image", "%q is the placeholder create wrote: put your registry's repository", f.Image)
 		}
 	}
 	if f.Region != "" {

@@ -285,11 +285,11 @@ func FuzzLabelKeyPattern(f *testing.F) {
 
 func TestParseImageRef(t *testing.T) {
 	for in, want := range map[string]ImageRef{
-		"python:3.12":                        {Registry: DockerHub, Repository: "library/python", Tag: "3.12"},
-		"acme/voice:0.1":                     {Registry: DockerHub, Repository: "acme/voice", Tag: "0.1"},
-		"docker.io/acme/voice":               {Registry: DockerHub, Repository: "acme/voice"},
-		"ghcr.io/acme/bots/voice:v1":         {Registry: "ghcr.io", Repository: "acme/bots/voice", Tag: "v1"},
-		"127.0.0.1:5000/bots/voice:0.1":      {Registry: "127.0.0.1:5000", Repository: "bots/voice", Tag: "0.1"},
+		"python:3.12":                       {Registry: DockerHub, Repository: "library/python", Tag: "3.12"},
+		"acme/voice:0.1":                    {Registry: DockerHub, Repository: "acme/voice", Tag: "0.1"},
+		"docker.io/acme/voice":              {Registry: DockerHub, Repository: "acme/voice"},
+		"ghcr.io/acme/bots/voice:v1":        {Registry: "ghcr.io", Repository: "acme/bots/voice", Tag: "v1"},
+		"127.0.0.1:5000/bots/voice:0.1":     {Registry: "127.0.0.1:5000", Repository: "bots/voice", Tag: "0.1"},
 		"localhost/voice@sha256:" + sha64(): {Registry: "localhost", Repository: "voice", Digest: "sha256:" + sha64()},
 	} {
 		got, err := ParseImageRef(in)

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/botkit-dev/botkit/pkg/deployfile"
+
 	"github.com/botkit-dev/botkit/internal/testenv"
 )
 
@@ -295,10 +297,19 @@ func TestGeneratedFilesFollowOptions(t *testing.T) {
 		}
 	}
 	deploy := byPath["server/cloud-deploy.toml"]
-	for _, want := range []string{`agent_name = "cloud-bot"`, `secret_set = "cloud-bot-secrets"`, `region = "us-west"`, "[scaling]", "enable_krisp = true"} {
+	for _, want := range []string{`agent_name = "cloud-bot"`, `secret_set = "cloud-bot-secrets"`, `region = "us-west"`, "[scaling]", "[krisp_viva]\naudio_filter = \"pro\""} {
 		if !strings.Contains(deploy, want) {
 			t.Errorf("cloud-deploy.toml lacks %q:\n%s", want, deploy)
 		}
+	}
+	// The file is what the Pipecat Cloud CLI reads (botkit preflight's
+	// reader, strict): only the image needs the user's repository.
+	df, err := deployfile.Parse("server/cloud-deploy.toml", []byte(deploy))
+	if err != nil {
+		t.Fatalf("the generated deploy file: %v", err)
+	}
+	if fs := df.Check(); len(fs) != 1 || fs[0].Key != "image" || !strings.Contains(fs[0].Message, "placeholder") {
+		t.Errorf("checks of the generated deploy file: %+v", fs)
 	}
 	bot := byPath["server/bot.py"]
 	for _, want := range []string{`"eval": lambda: WebsocketServerParams(`, "audio_in_filter=krisp_filter()"} {

@@ -37,6 +37,14 @@ func NextSteps(c Config, dir string) string {
 		b.WriteString("  npm install\n")
 		b.WriteString("  npm run dev\n")
 	}
+	if c.DeployToCloud {
+		b.WriteString("\nBefore deploying (README.md, Deploy):\n")
+		if dir != "" && dir != "." {
+			fmt.Fprintf(&b, "  botkit preflight %s\n", shellQuote(dir))
+		} else {
+			b.WriteString("  botkit preflight\n")
+		}
+	}
 	return b.String()
 }
 

@@ -25,6 +25,7 @@ type Config struct {
 	EnableDenoise       bool     `json:"enable_denoise"`
 	EnableObservability bool     `json:"enable_observability"`
 	Eval                bool     `json:"eval"`
+	AgentsGuide         bool     `json:"agents_guide"`
 }
 
 // File is one file of a generated project, relative to the project root

@@ -10,7 +10,7 @@ const (
 	KindList                    // a list of ids (transports)
 )
 
-// Field is one of the 20 config fields (docs/create.md): its key in config
+// Field is one of the 21 config fields (docs/create.md): its key in config
 // files and --dry-run output, its command-line flag and help, its default,
 // and how to reach it in a Config and a Partial. Fields() is the one table
 // that decoding, --dry-run output, defaults, flag registration and the
@@ -94,6 +94,8 @@ var fieldTable = []Field{
 		func(c *Config) *bool { return &c.EnableObservability }, func(p *Partial) **bool { return &p.EnableObservability }),
 	boolField("eval", "eval", "eval transport and starter scenarios in server/evals/", false,
 		func(c *Config) *bool { return &c.Eval }, func(p *Partial) **bool { return &p.Eval }),
+	boolField("agents_guide", "agents-guide", "AGENTS.md (and CLAUDE.md) for AI coding agents, written from the project (default true)", true,
+		func(c *Config) *bool { return &c.AgentsGuide }, func(p *Partial) **bool { return &p.AgentsGuide }),
 }
 
 func strField(key, flag, short, usage string, c func(*Config) *string, p func(*Partial) **string) Field {

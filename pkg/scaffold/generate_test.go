@@ -17,111 +17,21 @@ import (
 	"github.com/botkit-dev/botkit/internal/testenv"
 )
 
-func sp(s string) *string { return &s }
-func bp(b bool) *bool     { return &b }
-
 // cascade returns a valid web cascade partial to vary.
 func cascade(name string) Partial {
-	return Partial{
-		ProjectName: sp(name),
-		Transports:  []string{"smallwebrtc"},
-		STTService:  sp("deepgram_stt"),
-		LLMService:  sp("openai_llm"),
-		TTSService:  sp("cartesia_tts"),
-	}
+	p := cascadePartial()
+	p.ProjectName = sp(name)
+	return p
 }
 
-// matrix returns one config per catalogue id, transport, mode and feature,
-// each valid.
+// matrix is Matrix, failing t on an invalid config.
 func matrix(t *testing.T) map[string]Config {
 	t.Helper()
-	out := map[string]Config{}
-	add := func(name string, p Partial) {
-		p.ProjectName = sp(name)
-		c := Resolve(p)
-		if probs := Validate(c); len(probs) > 0 {
-			t.Fatalf("matrix config %s is invalid: %v", name, probs)
-		}
-		out[name] = c
+	m, err := Matrix()
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, s := range ServicesIn(CategorySTT) {
-		p := cascade("")
-		p.STTService = sp(s.ID)
-		add("stt-"+s.ID, p)
-	}
-	for _, s := range ServicesIn(CategoryLLM) {
-		p := cascade("")
-		p.LLMService = sp(s.ID)
-		add("llm-"+s.ID, p)
-	}
-	for _, s := range ServicesIn(CategoryTTS) {
-		p := cascade("")
-		p.TTSService = sp(s.ID)
-		add("tts-"+s.ID, p)
-	}
-	for _, s := range ServicesIn(CategoryRealtime) {
-		add("realtime-"+s.ID, Partial{Transports: []string{"daily"}, RealtimeService: sp(s.ID)})
-	}
-	for _, s := range ServicesIn(CategoryVideo) {
-		p := cascade("")
-		p.VideoService = sp(s.ID)
-		add("video-"+s.ID, p)
-	}
-	for _, tr := range Transports() {
-		p := cascade("")
-		p.Transports = []string{tr.ID}
-		switch {
-		case tr.NeedsMode == "pstn":
-			for _, m := range []string{"dial-in", "dial-out"} {
-				q := p
-				q.PSTNMode = sp(m)
-				add("transport-"+tr.ID+"-"+m, q)
-			}
-		case tr.NeedsMode == "sip":
-			for _, m := range []string{"dial-in", "dial-out"} {
-				q := p
-				q.SIPBridgeMode = sp(m)
-				add("transport-"+tr.ID+"-"+m, q)
-			}
-		default:
-			add("transport-"+tr.ID, p)
-		}
-	}
-	all := cascade("")
-	all.Transports = []string{"smallwebrtc", "daily"}
-	all.VideoService = sp("tavus_video")
-	all.ClientFramework = sp("react")
-	for _, b := range []**bool{&all.Recording, &all.Transcription, &all.VideoInput, &all.VideoOutput, &all.EnableDenoise, &all.EnableObservability, &all.Eval} {
-		*b = bp(true)
-	}
-	add("all-features-web", all)
-	tel := Partial{
-		Transports:          []string{"twilio", "telnyx", "plivo", "exotel"},
-		RealtimeService:     sp("openai_realtime"),
-		Recording:           bp(true),
-		Transcription:       bp(true),
-		EnableDenoise:       bp(true),
-		EnableObservability: bp(true),
-		Eval:                bp(true),
-	}
-	add("all-features-telephony-realtime", tel)
-	rt := Partial{Transports: []string{"smallwebrtc"}, RealtimeService: sp("gemini_live_realtime"), VideoInput: bp(true), Recording: bp(true), DeployToCloud: bp(false)}
-	if _, ok := LookupService("gemini_live_realtime"); ok {
-		add("realtime-video-input-local", rt)
-	}
-	sip := cascade("")
-	sip.Transports = []string{"twilio_daily_sip_dialin"}
-	sip.Recording, sip.Eval = bp(true), bp(true)
-	add("sip-variant-dialin-features", sip)
-	// Phone bots with web transports for testing in a browser.
-	mixed := cascade("")
-	mixed.Transports = []string{"twilio", "exotel", "smallwebrtc", "daily"}
-	mixed.EnableDenoise, mixed.Recording = bp(true), bp(true)
-	add("telephony-with-web-transports", mixed)
-	mixedDaily := cascade("")
-	mixedDaily.Transports, mixedDaily.PSTNMode = []string{"daily_pstn", "telnyx", "smallwebrtc"}, sp("dial-out")
-	add("telephony-daily-with-webrtc", mixedDaily)
-	return out
+	return m
 }
 
 // TestGeneratedProjectsPassPipecatChecks generates a project for every

@@ -24,4 +24,5 @@ type Partial struct {
 	EnableDenoise       *bool
 	EnableObservability *bool
 	Eval                *bool
+	AgentsGuide         *bool
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/botkit-dev/botkit/internal/ctxio"
+	"github.com/botkit-dev/botkit/pkg/agentsguide"
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
 	"github.com/botkit-dev/botkit/pkg/iostreams"
 	"github.com/botkit-dev/botkit/pkg/prompter"
@@ -265,6 +266,9 @@ func generate(ctx context.Context, io *iostreams.IOStreams, cfg scaffold.Config,
 	files, err := g.Generate(cfg)
 	if err != nil {
 		return err
+	}
+	if cfg.AgentsGuide {
+		files = append(files, agentsguide.ForProject(cfg.ProjectName, files, cmdutil.BuildVersion())...)
 	}
 	if err := scaffold.Write(dir, files); err != nil {
 		var conflict *scaffold.ConflictError

@@ -11,6 +11,7 @@ import (
 	"github.com/botkit-dev/botkit/pkg/cmd/cloud"
 	"github.com/botkit-dev/botkit/pkg/cmd/cloudutil"
 	"github.com/botkit-dev/botkit/pkg/cmd/create"
+	"github.com/botkit-dev/botkit/pkg/cmd/initcmd"
 	"github.com/botkit-dev/botkit/pkg/cmd/manifests"
 	"github.com/botkit-dev/botkit/pkg/cmd/preflight"
 	"github.com/botkit-dev/botkit/pkg/cmd/seal"
@@ -32,7 +33,7 @@ manages the secret sets and image pull secrets they run with.`,
 		SilenceUsage:  true,
 		Version:       cmdutil.BuildVersion(),
 	}
-	cmd.AddCommand(create.NewCmdCreate(f.Factory, nil), cloud.NewCmdCloud(f), auth.NewCmdAuth(f))
+	cmd.AddCommand(create.NewCmdCreate(f.Factory, nil), initcmd.NewCmdInit(f.Factory, nil), cloud.NewCmdCloud(f), auth.NewCmdAuth(f))
 	cmd.AddCommand(manifests.NewCmdApply(f, nil), manifests.NewCmdDiff(f, nil), manifests.NewCmdDelete(f, nil), seal.NewCmdSeal(f, nil), preflight.NewCmdPreflight(f, nil))
 	cmd.AddCommand(
 		cmdutil.NewHelpTopic("exit-codes", "What botkit's exit codes mean", cmdutil.ExitCodesHelp("botkit")),

@@ -46,10 +46,7 @@ func tokenImageRegistry(t *testing.T, user, pass string) *httptest.Server {
 		switch r.URL.Path {
 		case "/v2/bots/voice/manifests/list":
 			w.Header().Set("Docker-Content-Digest", "sha256:"+strings.Repeat("a", 64))
-			_, _ = w.Write([]byte(`{"schemaVersion":2,"mediaType":"application/vnd.docker.distribution.manifest.list.v2+json","manifests":[
-				{"digest":"sha256:1","platform":{"os":"linux","architecture":"arm64","variant":"v8"}},
-				{"digest":"sha256:2","platform":{"os":"linux","architecture":"amd64"}},
-				{"digest":"sha256:3","platform":{"os":"unknown","architecture":"unknown"}}]}`)) // error ignored: as above
+			_, _ = w.Write([]byte(manifestList)) // error ignored: as above
 		case "/v2/bots/voice/manifests/amd":
 			_, _ = w.Write([]byte(`{"schemaVersion":2,"mediaType":"application/vnd.docker.distribution.manifest.v2+json","config":{"digest":"sha256:cfg"}}`)) // error ignored: as above
 		case "/v2/bots/voice/blobs/sha256:cfg":
@@ -65,6 +62,11 @@ func tokenImageRegistry(t *testing.T, user, pass string) *httptest.Server {
 	t.Cleanup(srv.Close)
 	return srv
 }
+
+const manifestList = `{"schemaVersion":2,"mediaType":"application/vnd.docker.distribution.manifest.list.v2+json","manifests":[
+	{"digest":"sha256:1","platform":{"os":"linux","architecture":"arm64","variant":"v8"}},
+	{"digest":"sha256:2","platform":{"os":"linux","architecture":"amd64"}},
+	{"digest":"sha256:3","platform":{"os":"unknown","architecture":"unknown"}}]}`
 
 func TestCheckImage(t *testing.T) {
 	srv := tokenImageRegistry(t, "bot", "pw")

@@ -24,8 +24,12 @@ type Factory struct {
 	// Prompter returns the prompter for this invocation (accessible line
 	// mode when asked for, huh otherwise).
 	Prompter func(accessible bool) prompter.Prompter
-	// Config returns the CLI configuration, environment overrides applied.
+	// Config returns the CLI configuration, environment overrides applied,
+	// for the context ContextName names ("" = BOTKIT_CONTEXT, else the
+	// current one).
 	Config func() (*config.Config, error)
+	// ContextName is --context of the command (cloudutil.AddContextFlag).
+	ContextName string
 	// Close releases what the seams opened (the embedded platform lets its
 	// provisioner finish and closes its database). Nil: nothing to release.
 	// The command root calls it once the command returned.

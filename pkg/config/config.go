@@ -8,12 +8,17 @@
 package config
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
+	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -36,34 +41,158 @@ const (
 // FileName is the config file's name inside its directory.
 const FileName = "config.yaml"
 
-// File is the content of the config file.
+// File is the content of the config file: contexts, as kubectl's. A
+// context is a name, a platform (an API URL; none is the embedded local
+// platform), an organization and a default region; the current one is used
+// unless --context or BOTKIT_CONTEXT names another. Tokens are in the OS
+// keyring per platform host; Tokens holds them only after
+// `auth login --insecure-storage`.
 type File struct {
+	CurrentContext string
+	Contexts       []Context
+	Tokens         map[string]string // platform host → token
+}
+
+// Context is one context of the file.
+type Context struct {
+	Name string
 	// APIURL is the platform's base URL; empty means the embedded local
 	// platform.
 	APIURL string
-	// Organization is the current organization.
+	// Organization is the context's organization ("" = the only one the
+	// token has; "local" on the embedded platform).
 	Organization string
 	// Region is the default region for new objects ("" = the
 	// organization's default).
 	Region string
-	// Token is kept here only after `auth login --insecure-storage`.
-	Token string
+	// Protected: destructive commands need the context's name typed, or
+	// --skip with --context given explicitly.
+	Protected bool
 }
 
-// fields are the keys of the file, in the order they are written, with the
-// field each one fills. The one list of what the file may hold.
-var fields = []struct {
-	key string
-	get func(*File) *string
-}{
-	{"apiUrl", func(f *File) *string { return &f.APIURL }},
-	{"organization", func(f *File) *string { return &f.Organization }},
-	{"region", func(f *File) *string { return &f.Region }},
-	{"token", func(f *File) *string { return &f.Token }},
+// Embedded reports whether the context is the embedded local platform.
+func (c Context) Embedded() bool { return c.APIURL == "" }
+
+// DefaultContext is the name of the context of a file without contexts
+// (the embedded local platform), and of a file of the old, single-platform
+// form.
+const DefaultContext = "default"
+
+// Find returns the context named name, or nil.
+func (f *File) Find(name string) *Context {
+	for i := range f.Contexts {
+		if f.Contexts[i].Name == name {
+			return &f.Contexts[i]
+		}
+	}
+	return nil
 }
 
-// Config is the CLI's configuration after environment overrides.
+// Upsert replaces the context of c's name, or adds c.
+func (f *File) Upsert(c Context) {
+	if old := f.Find(c.Name); old != nil {
+		*old = c
+		return
+	}
+	f.Contexts = append(f.Contexts, c)
+}
+
+// Remove removes the context named name and reports whether it was there;
+// removing the current one leaves no current context.
+func (f *File) Remove(name string) bool {
+	for i := range f.Contexts {
+		if f.Contexts[i].Name == name {
+			f.Contexts = append(f.Contexts[:i], f.Contexts[i+1:]...)
+			if f.CurrentContext == name {
+				f.CurrentContext = ""
+			}
+			return true
+		}
+	}
+	return false
+}
+
+// Names returns the contexts' names in file order.
+func (f *File) Names() []string {
+	out := make([]string, len(f.Contexts))
+	for i, c := range f.Contexts {
+		out[i] = c.Name
+	}
+	return out
+}
+
+// ValidateContextName checks a context name: 1 to 253 letters, digits, '.',
+// '_', '-' or ':' (a host:port names the context of a login), starting with
+// a letter or digit.
+func ValidateContextName(name string) error {
+	if !contextNameRE.MatchString(name) {
+		return fmt.Errorf("context name %q: use 1 to 253 letters, digits, '.', '_', '-' or ':', starting with a letter or digit", printable(name))
+	}
+	return nil
+}
+
+var contextNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:-]{0,252}$`)
+
+func printable(s string) string {
+	if len(s) > 60 {
+		s = s[:60] + "..."
+	}
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return '?'
+		}
+		return r
+	}, s)
+}
+
+// ContextError is a context name that names no context: invalid input
+// (exit 2), naming the contexts there are.
+type ContextError struct {
+	Name   string
+	Source string // "--context", BOTKIT_CONTEXT or the file's currentContext
+	Known  []string
+}
+
+func (e *ContextError) Error() string {
+	known := "none; create one with `botkit config set-context NAME`"
+	if len(e.Known) > 0 {
+		known = strings.Join(e.Known, ", ")
+	}
+	return fmt.Sprintf("%s: context %q does not exist (contexts: %s)", e.Source, printable(e.Name), known)
+}
+
+// ErrorCode makes a ContextError invalid input (see cmdutil.Coded).
+func (e *ContextError) ErrorCode() string { return resources.CodeInvalid }
+
+// HostOf returns the host[:port] of an API URL ("" for none).
+func HostOf(apiURL string) string {
+	if apiURL == "" {
+		return ""
+	}
+	u, err := url.Parse(apiURL)
+	if err != nil {
+		return ""
+	}
+	return u.Host
+}
+
+// Config is the CLI's configuration after environment overrides: the
+// selected context's platform, organization and region, with BOTKIT_API_URL
+// and BOTKIT_ORG on top.
 type Config struct {
+	// Context is the selected context's name; ContextSource says what
+	// selected it ("--context", BOTKIT_CONTEXT, "currentContext", or ""
+	// for the default context of a file without contexts).
+	Context       string
+	ContextSource string
+	// Protected is the selected context's protection.
+	Protected bool
+	// FileToken is the file's token for the platform's host (after
+	// `auth login --insecure-storage`).
+	FileToken string
+	// APIURLFromEnv: BOTKIT_API_URL overrides the context's platform.
+	APIURLFromEnv bool
+
 	// APIURL is the platform's base URL; empty means the embedded local
 	// platform.
 	APIURL string
@@ -152,9 +281,15 @@ func homeDir(getenv func(string) string) (string, error) {
 	return "", errors.New("HOME is not set: set HOME, XDG_CONFIG_HOME or BOTKIT_CONFIG_DIR")
 }
 
-// Load reads the config file (a missing file is an empty config) and applies
-// the environment. A malformed file is a *FileError naming file:line.
-func Load(getenv func(string) string) (*Config, error) {
+// EnvContext selects a context, as --context does (the flag wins).
+const EnvContext = "BOTKIT_CONTEXT"
+
+// Load reads the config file (a missing file is an empty config), selects
+// the context (contextFlag, else BOTKIT_CONTEXT, else the file's current
+// context, else the default one) and applies the environment. A malformed
+// file is a *FileError naming file:line; an unknown context a
+// *ContextError.
+func Load(getenv func(string) string, contextFlag string) (*Config, error) {
 	dir, err := Dir(getenv)
 	if err != nil {
 		return nil, err
@@ -168,10 +303,34 @@ func Load(getenv func(string) string) (*Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Config{APIURL: f.APIURL, Organization: f.Organization, Region: f.Region, Path: path, DataDir: data, File: f}
-	if v := getenv(EnvAPIURL); v != "" {
-		c.APIURL = v
+	c := &Config{Path: path, DataDir: data, File: f}
+	name, source := contextFlag, "--context"
+	if name == "" {
+		name, source = getenv(EnvContext), EnvContext
 	}
+	if name == "" && f.CurrentContext != "" {
+		name, source = f.CurrentContext, "currentContext"
+	}
+	if name == "" {
+		name, source = DefaultContext, ""
+	}
+	ctx := f.Find(name)
+	switch {
+	case ctx != nil:
+	case name == DefaultContext && source == "":
+		ctx = &Context{Name: DefaultContext} // the embedded local platform
+	default:
+		if source == "currentContext" {
+			source = path + ": currentContext"
+		}
+		return nil, &ContextError{Name: name, Source: source, Known: f.Names()}
+	}
+	c.Context, c.ContextSource, c.Protected = ctx.Name, source, ctx.Protected
+	c.APIURL, c.Organization, c.Region = ctx.APIURL, ctx.Organization, ctx.Region
+	if v := getenv(EnvAPIURL); v != "" {
+		c.APIURL, c.APIURLFromEnv = v, true
+	}
+	c.FileToken = f.Tokens[HostOf(c.APIURL)]
 	if v := getenv(EnvOrg); v != "" {
 		c.Organization, c.EnvOrg = v, v
 	}
@@ -198,8 +357,10 @@ func (e *FileError) Error() string {
 // ErrorCode makes a FileError invalid input (see cmdutil.Coded).
 func (e *FileError) ErrorCode() string { return resources.CodeInvalid }
 
-// ReadFile reads a config file strictly: a mapping of the known keys to
-// strings, each at most once. A missing file is an empty File.
+// ReadFile reads a config file strictly: the contexts form (apiVersion
+// botkit.dev/v1, kind Config), or the old single-platform form (apiUrl,
+// organization, region, token), read as one context named "default". A
+// missing file is an empty File.
 func ReadFile(path string) (File, error) {
 	var f File
 	b, err := os.ReadFile(path)
@@ -210,7 +371,7 @@ func ReadFile(path string) (File, error) {
 		return f, fmt.Errorf("reading the config file: %w", err)
 	}
 	f, err = parse(path, b)
-	if err != nil || f.Token == "" {
+	if err != nil || len(f.Tokens) == 0 {
 		return f, err
 	}
 	// A token in a file others can read is refused, as ssh refuses such a
@@ -219,6 +380,62 @@ func ReadFile(path string) (File, error) {
 		return File{}, &FileError{Path: path, Msg: fmt.Sprintf("holds an API token but others can read it (mode %04o): run `chmod 600 %s`", fi.Mode().Perm(), path)}
 	}
 	return f, nil
+}
+
+// The keys of the old, single-platform form.
+var legacyKeys = []string{"apiUrl", "organization", "region", "token"}
+
+// The keys of the contexts form and of one context.
+var (
+	fileKeys    = []string{"apiVersion", "kind", "currentContext", "contexts", "tokens"}
+	contextKeys = []string{"name", "apiUrl", "organization", "region", "protected"}
+)
+
+// Kind and apiVersion of the contexts form.
+const (
+	fileAPIVersion = "botkit.dev/v1"
+	fileKind       = "Config"
+)
+
+type decoder struct{ path string }
+
+func (d decoder) errorf(n *yaml.Node, format string, args ...any) error {
+	return &FileError{Path: d.path, Line: n.Line, Msg: fmt.Sprintf(format, args...)}
+}
+
+// mapping walks a mapping node's keys (known: the keys allowed), each once.
+func (d decoder) mapping(n *yaml.Node, known []string, fn func(key string, v *yaml.Node) error) error {
+	if n.Kind != yaml.MappingNode {
+		return d.errorf(n, "expected a mapping of keys (%s)", strings.Join(known, ", "))
+	}
+	seen := map[string]int{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if k.Kind != yaml.ScalarNode {
+			return d.errorf(k, "expected a key (%s)", strings.Join(known, ", "))
+		}
+		if !slices.Contains(known, k.Value) {
+			return d.errorf(k, "unknown key %s (known: %s)", quoteKey(k.Value), strings.Join(known, ", "))
+		}
+		if first, dup := seen[k.Value]; dup {
+			return d.errorf(k, "key %s given twice (first at line %d)", k.Value, first)
+		}
+		seen[k.Value] = k.Line
+		if err := fn(k.Value, v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (d decoder) str(key string, v *yaml.Node) (string, error) {
+	if v.Kind != yaml.ScalarNode || (v.Tag != "!!str" && v.Tag != "!!null") {
+		return "", d.errorf(v, "%s: expected a string", key)
+	}
+	if v.Tag == "!!null" {
+		return "", nil
+	}
+	return v.Value, nil
 }
 
 func parse(path string, b []byte) (File, error) {
@@ -234,44 +451,137 @@ func parse(path string, b []byte) (File, error) {
 	if root.Kind == yaml.ScalarNode && root.Tag == "!!null" {
 		return f, nil
 	}
-	if root.Kind != yaml.MappingNode {
-		return f, &FileError{Path: path, Line: root.Line, Msg: "expected a mapping of keys (" + knownKeys() + ")"}
+	d := decoder{path: path}
+	if root.Kind == yaml.MappingNode && !slices.ContainsFunc(root.Content, func(n *yaml.Node) bool { return n.Value == "apiVersion" }) {
+		return d.legacy(root)
 	}
-	seen := map[string]int{}
-	for i := 0; i+1 < len(root.Content); i += 2 {
-		k, v := root.Content[i], root.Content[i+1]
-		if k.Kind != yaml.ScalarNode {
-			return f, &FileError{Path: path, Line: k.Line, Msg: "expected a key (" + knownKeys() + ")"}
-		}
-		var dst *string
-		for _, fl := range fields {
-			if fl.key == k.Value {
-				dst = fl.get(&f)
+	var current *yaml.Node
+	err := d.mapping(root, fileKeys, func(key string, v *yaml.Node) error {
+		switch key {
+		case "apiVersion", "kind":
+			s, err := d.str(key, v)
+			want := map[string]string{"apiVersion": fileAPIVersion, "kind": fileKind}[key]
+			if err == nil && s != want {
+				err = d.errorf(v, "%s %s: this botkit reads %s (a newer botkit wrote the file?)", key, quoteKey(s), want)
+			}
+			return err
+		case "currentContext":
+			current = v
+			var err error
+			f.CurrentContext, err = d.str(key, v)
+			return err
+		case "contexts":
+			if v.Kind != yaml.SequenceNode {
+				return d.errorf(v, "contexts: expected a list of contexts")
+			}
+			for _, item := range v.Content {
+				c, err := d.context(item)
+				if err != nil {
+					return err
+				}
+				if f.Find(c.Name) != nil {
+					return d.errorf(item, "context %s given twice", quoteKey(c.Name))
+				}
+				f.Contexts = append(f.Contexts, c)
+			}
+		case "tokens":
+			if v.Kind != yaml.MappingNode {
+				return d.errorf(v, "tokens: expected a mapping of platform hosts to tokens")
+			}
+			f.Tokens = map[string]string{}
+			for i := 0; i+1 < len(v.Content); i += 2 {
+				host, tok := v.Content[i], v.Content[i+1]
+				if host.Kind != yaml.ScalarNode {
+					return d.errorf(host, "tokens: expected a platform host")
+				}
+				if _, dup := f.Tokens[host.Value]; dup {
+					return d.errorf(host, "tokens: %s given twice", quoteKey(host.Value))
+				}
+				t, err := d.str("tokens."+host.Value, tok)
+				if err != nil {
+					return err
+				}
+				f.Tokens[host.Value] = t
 			}
 		}
-		if dst == nil {
-			return f, &FileError{Path: path, Line: k.Line, Msg: fmt.Sprintf("unknown key %s (known: %s)", quoteKey(k.Value), knownKeys())}
-		}
-		if first, dup := seen[k.Value]; dup {
-			return f, &FileError{Path: path, Line: k.Line, Msg: fmt.Sprintf("key %s given twice (first at line %d)", k.Value, first)}
-		}
-		seen[k.Value] = k.Line
-		if v.Kind != yaml.ScalarNode || (v.Tag != "!!str" && v.Tag != "!!null") {
-			return f, &FileError{Path: path, Line: v.Line, Msg: fmt.Sprintf("%s: expected a string", k.Value)}
-		}
-		if v.Tag == "!!str" {
-			*dst = v.Value
-		}
+		return nil
+	})
+	if err != nil {
+		return f, err
+	}
+	if len(f.Tokens) == 0 {
+		f.Tokens = nil
+	}
+	if f.CurrentContext != "" && f.Find(f.CurrentContext) == nil {
+		return f, d.errorf(current, "currentContext %s names no context (contexts: %s)", quoteKey(f.CurrentContext), strings.Join(f.Names(), ", "))
 	}
 	return f, nil
 }
 
-func knownKeys() string {
-	keys := make([]string, len(fields))
-	for i, fl := range fields {
-		keys[i] = fl.key
+func (d decoder) context(n *yaml.Node) (Context, error) {
+	var c Context
+	err := d.mapping(n, contextKeys, func(key string, v *yaml.Node) error {
+		if key == "protected" {
+			if v.Kind != yaml.ScalarNode || v.Tag != "!!bool" {
+				return d.errorf(v, "protected: expected true or false")
+			}
+			c.Protected = v.Value == "true"
+			return nil
+		}
+		s, err := d.str(key, v)
+		switch key {
+		case "name":
+			c.Name = s
+		case "apiUrl":
+			c.APIURL = s
+		case "organization":
+			c.Organization = s
+		case "region":
+			c.Region = s
+		}
+		return err
+	})
+	if err == nil {
+		if c.Name == "" {
+			err = d.errorf(n, "a context needs a name")
+		} else if verr := ValidateContextName(c.Name); verr != nil {
+			err = d.errorf(n, "%v", verr)
+		}
 	}
-	return strings.Join(keys, ", ")
+	return c, err
+}
+
+// legacy reads the old single-platform form as the context "default".
+func (d decoder) legacy(root *yaml.Node) (File, error) {
+	var f File
+	var c Context
+	var token string
+	err := d.mapping(root, legacyKeys, func(key string, v *yaml.Node) error {
+		s, err := d.str(key, v)
+		switch key {
+		case "apiUrl":
+			c.APIURL = s
+		case "organization":
+			c.Organization = s
+		case "region":
+			c.Region = s
+		case "token":
+			token = s
+		}
+		return err
+	})
+	if err != nil {
+		return f, err
+	}
+	if c == (Context{}) && token == "" {
+		return f, nil
+	}
+	c.Name = DefaultContext
+	f.Contexts, f.CurrentContext = []Context{c}, DefaultContext
+	if token != "" {
+		f.Tokens = map[string]string{HostOf(c.APIURL): token}
+	}
+	return f, nil
 }
 
 // quoteKey quotes a key the user wrote, shortened: a misplaced line could
@@ -299,30 +609,54 @@ func yamlError(path string, err error) error {
 }
 
 // Save writes f to path atomically (a temporary file renamed over it), mode
-// 0600, creating the directory 0700.
+// 0600, creating the directory 0700, always in the contexts form (a botkit
+// that only reads the old form then stops at "unknown key apiVersion"
+// instead of using half of it).
 func Save(path string, f File) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("creating the config directory: %w", err)
 	}
-	var b strings.Builder
-	b.WriteString("# botkit configuration (botkit auth login, botkit cloud organizations select)\n")
-	keys := make([]string, 0, len(fields))
-	vals := map[string]string{}
-	for _, fl := range fields {
-		if v := *fl.get(&f); v != "" {
-			keys = append(keys, fl.key)
-			vals[fl.key] = v
-		}
+	str := func(v string) *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: v} }
+	pair := func(m *yaml.Node, k string, v *yaml.Node) { m.Content = append(m.Content, str(k), v) }
+	root := &yaml.Node{Kind: yaml.MappingNode}
+	pair(root, "apiVersion", str(fileAPIVersion))
+	pair(root, "kind", str(fileKind))
+	if f.CurrentContext != "" {
+		pair(root, "currentContext", str(f.CurrentContext))
 	}
-	for _, k := range keys {
-		node := yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: vals[k]}
-		out, err := yaml.Marshal(&node)
-		if err != nil {
-			return fmt.Errorf("encoding the config file: %s", k)
+	list := &yaml.Node{Kind: yaml.SequenceNode}
+	for _, c := range f.Contexts {
+		m := &yaml.Node{Kind: yaml.MappingNode}
+		pair(m, "name", str(c.Name))
+		for _, kv := range [][2]string{{"apiUrl", c.APIURL}, {"organization", c.Organization}, {"region", c.Region}} {
+			if kv[1] != "" {
+				pair(m, kv[0], str(kv[1]))
+			}
 		}
-		b.WriteString(k + ": " + string(out))
+		if c.Protected {
+			pair(m, "protected", &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!bool", Value: "true"})
+		}
+		list.Content = append(list.Content, m)
 	}
+	pair(root, "contexts", list)
+	if len(f.Tokens) > 0 {
+		toks := &yaml.Node{Kind: yaml.MappingNode}
+		for _, h := range slices.Sorted(maps.Keys(f.Tokens)) {
+			pair(toks, h, str(f.Tokens[h]))
+		}
+		pair(root, "tokens", toks)
+	}
+	var out bytes.Buffer
+	enc := yaml.NewEncoder(&out)
+	enc.SetIndent(2)
+	if err := enc.Encode(root); err != nil {
+		return errors.New("encoding the config file")
+	}
+	if err := enc.Close(); err != nil {
+		return errors.New("encoding the config file")
+	}
+	body := "# botkit configuration: contexts (botkit config get-contexts)\n" + out.String()
 	tmp, err := os.CreateTemp(dir, ".config-*.yaml")
 	if err != nil {
 		return fmt.Errorf("writing the config file: %w", err)
@@ -338,7 +672,7 @@ func Save(path string, f File) error {
 	if err := tmp.Chmod(0o600); err != nil {
 		return fmt.Errorf("writing the config file: %w", err)
 	}
-	if _, err := tmp.WriteString(b.String()); err != nil {
+	if _, err := tmp.WriteString(body); err != nil {
 		return fmt.Errorf("writing the config file: %w", err)
 	}
 	if err := tmp.Sync(); err != nil {
@@ -352,4 +686,25 @@ func Save(path string, f File) error {
 	}
 	ok = true
 	return nil
+}
+
+// SelectedContext returns the selected context as the file holds it (the
+// default context when the file has none), before environment overrides.
+func (c *Config) SelectedContext() Context {
+	if ctx := c.File.Find(c.Context); ctx != nil {
+		return *ctx
+	}
+	return Context{Name: c.Context}
+}
+
+// LoadFile reads the config file without selecting a context: its path and
+// content (commands that create contexts).
+func LoadFile(getenv func(string) string) (string, File, error) {
+	dir, err := Dir(getenv)
+	if err != nil {
+		return "", File{}, err
+	}
+	path := filepath.Join(dir, FileName)
+	f, err := ReadFile(path)
+	return path, f, err
 }

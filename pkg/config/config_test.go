@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"strings"
 	"testing"
@@ -40,11 +41,16 @@ func TestDirs(t *testing.T) {
 func TestLoadSaveAndEnvOverrides(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "cfg")
 	e := map[string]string{EnvConfigDir: dir, "HOME": t.TempDir()}
-	c, err := Load(env(e))
-	if err != nil || !c.Embedded() || c.Path != filepath.Join(dir, FileName) {
+	c, err := Load(env(e), "")
+	if err != nil || !c.Embedded() || c.Path != filepath.Join(dir, FileName) || c.Context != DefaultContext || c.ContextSource != "" {
 		t.Fatalf("missing file: %+v %v", c, err)
 	}
-	if err := Save(c.Path, File{APIURL: "https://api.example.com", Organization: "acme", Region: "eu-central"}); err != nil {
+	file := File{CurrentContext: "staging", Contexts: []Context{
+		{Name: "staging", APIURL: "https://staging.example.com", Organization: "acme", Region: "eu-central"},
+		{Name: "prod", APIURL: "https://api.example.com", Organization: "acme", Protected: true},
+		{Name: "local"},
+	}}
+	if err := Save(c.Path, file); err != nil {
 		t.Fatal(err)
 	}
 	for path, mode := range map[string]os.FileMode{dir: 0o700, c.Path: 0o600} {
@@ -57,8 +63,8 @@ func TestLoadSaveAndEnvOverrides(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Contains(string(b), "token") {
-		t.Errorf("a file without a token mentions one:\n%s", b)
+	if strings.Contains(string(b), "token") || !strings.Contains(string(b), "apiVersion: botkit.dev/v1\nkind: Config\n") {
+		t.Errorf("the file:\n%s", b)
 	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -67,23 +73,77 @@ func TestLoadSaveAndEnvOverrides(t *testing.T) {
 	if len(entries) != 1 {
 		t.Errorf("temporary files left: %v", entries)
 	}
-	c, err = Load(env(e))
-	if err != nil || c.APIURL != "https://api.example.com" || c.Organization != "acme" || c.Region != "eu-central" || c.Embedded() {
-		t.Fatalf("reload: %+v %v", c, err)
+	// The current context, then BOTKIT_CONTEXT, then --context.
+	c, err = Load(env(e), "")
+	if err != nil || c.Context != "staging" || c.ContextSource != "currentContext" || c.APIURL != "https://staging.example.com" || c.Organization != "acme" || c.Region != "eu-central" || c.Protected {
+		t.Fatalf("current: %+v %v", c, err)
 	}
+	e[EnvContext] = "prod"
+	c, err = Load(env(e), "")
+	if err != nil || c.Context != "prod" || c.ContextSource != EnvContext || !c.Protected || c.Region != "" {
+		t.Fatalf("env: %+v %v", c, err)
+	}
+	c, err = Load(env(e), "local")
+	if err != nil || c.Context != "local" || c.ContextSource != "--context" || !c.Embedded() {
+		t.Fatalf("flag: %+v %v", c, err)
+	}
+	// Unknown: exit 2 naming the ones there are.
+	_, err = Load(env(e), "nope")
+	var ce *ContextError
+	if !errors.As(err, &ce) || ce.ErrorCode() != resources.CodeInvalid || err.Error() != `--context: context "nope" does not exist (contexts: staging, prod, local)` {
+		t.Errorf("unknown context: %v", err)
+	}
+	e[EnvContext] = "gone"
+	if _, err := Load(env(e), ""); err == nil || !strings.HasPrefix(err.Error(), EnvContext+": ") {
+		t.Errorf("unknown BOTKIT_CONTEXT: %v", err)
+	}
+	delete(e, EnvContext)
+	// BOTKIT_API_URL and BOTKIT_ORG on top of the context.
 	e[EnvAPIURL], e[EnvOrg], e[EnvToken] = "http://127.0.0.1:1", "other", " bkp_x\n"
-	c, err = Load(env(e))
-	if err != nil || c.APIURL != "http://127.0.0.1:1" || c.Organization != "other" || c.EnvToken != "bkp_x" {
+	c, err = Load(env(e), "")
+	if err != nil || c.APIURL != "http://127.0.0.1:1" || !c.APIURLFromEnv || c.Organization != "other" || c.EnvToken != "bkp_x" || c.Context != "staging" {
 		t.Fatalf("env: %+v %v", c, err)
 	}
 	// The file is what Save writes back: the environment is not baked in.
-	if c.File.APIURL != "https://api.example.com" || c.File.Organization != "acme" {
+	if !reflect.DeepEqual(c.File, file) || c.SelectedContext() != file.Contexts[0] {
 		t.Fatalf("file: %+v", c.File)
+	}
+}
+
+// A file of the old, single-platform form is the context "default", token
+// included; saving writes the contexts form.
+func TestLegacyFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, FileName)
+	if err := os.WriteFile(path, []byte("apiUrl: https://api.example.com:8443\norganization: acme\nregion: us-east\ntoken: bkp_legacy\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Load(env(map[string]string{EnvConfigDir: dir, "HOME": dir}), "")
+	if err != nil || c.Context != DefaultContext || c.APIURL != "https://api.example.com:8443" || c.Organization != "acme" || c.Region != "us-east" || c.FileToken != "bkp_legacy" {
+		t.Fatalf("legacy: %+v %v", c, err)
+	}
+	want := File{CurrentContext: DefaultContext, Contexts: []Context{{Name: DefaultContext, APIURL: "https://api.example.com:8443", Organization: "acme", Region: "us-east"}},
+		Tokens: map[string]string{"api.example.com:8443": "bkp_legacy"}}
+	if !reflect.DeepEqual(c.File, want) {
+		t.Fatalf("legacy file: %+v", c.File)
+	}
+	if err := Save(path, c.File); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadFile(path)
+	if err != nil || !reflect.DeepEqual(back, want) {
+		t.Fatalf("saved: %+v %v", back, err)
+	}
+	// The contexts form, read by a botkit that knows only the old one,
+	// stops at its first line: this botkit refuses a newer form the same way.
+	if _, err := parse("cfg.yaml", []byte("apiVersion: botkit.dev/v2\nkind: Config\n")); err == nil || !strings.Contains(err.Error(), "cfg.yaml:1: apiVersion \"botkit.dev/v2\": this botkit reads botkit.dev/v1") {
+		t.Errorf("a newer form: %v", err)
 	}
 }
 
 func TestStrictDecoding(t *testing.T) {
 	const canary = "CANARY-config-value"
+	const head = "apiVersion: botkit.dev/v1\nkind: Config\n"
 	cases := []struct {
 		body string
 		line int
@@ -95,6 +155,14 @@ func TestStrictDecoding(t *testing.T) {
 		{"token: 12\n", 1, "token: expected a string"},
 		{"- a\n- b\n", 1, "expected a mapping"},
 		{"apiUrl: [" + canary + "\n", 0, "invalid YAML"},
+		{head + "contexts:\n  - name: a\n    apiUrl: x\n    color: " + canary + "\n", 6, `unknown key "color"`},
+		{head + "contexts:\n  - name: a\n  - name: a\n", 5, `context "a" given twice`},
+		{head + "contexts:\n  - apiUrl: x\n", 4, "a context needs a name"},
+		{head + "contexts:\n  - name: 'bad name'\n", 4, "context name"},
+		{head + "currentContext: b\ncontexts:\n  - name: a\n", 3, `currentContext "b" names no context (contexts: a)`},
+		{head + "contexts:\n  - name: a\n    protected: yes-please\n", 5, "protected: expected true or false"},
+		{head + "tokens:\n  h: [1]\n", 4, "tokens.h: expected a string"},
+		{head + "contexts: {}\n", 3, "contexts: expected a list"},
 	}
 	for _, c := range cases {
 		_, err := parse("cfg.yaml", []byte(c.body))
@@ -113,7 +181,8 @@ func TestStrictDecoding(t *testing.T) {
 			t.Errorf("code %s", fe.ErrorCode())
 		}
 	}
-	for _, ok := range []string{"", "# only a comment\n", "apiUrl: ''\n", "region: ~\n", "apiUrl: \"https://x\"\norganization: acme\nregion: us-west\ntoken: bkp_abc\n"} {
+	for _, ok := range []string{"", "# only a comment\n", "apiUrl: ''\n", "region: ~\n", "apiUrl: \"https://x\"\norganization: acme\nregion: us-west\ntoken: bkp_abc\n",
+		head + "contexts: []\n", head + "currentContext: a\ncontexts:\n  - name: a\n    protected: false\ntokens: {}\n"} {
 		if _, err := parse("cfg.yaml", []byte(ok)); err != nil {
 			t.Errorf("%q: %v", ok, err)
 		}
@@ -123,12 +192,12 @@ func TestStrictDecoding(t *testing.T) {
 func TestSaveRoundTripsAnyString(t *testing.T) {
 	path := filepath.Join(t.TempDir(), FileName)
 	for _, v := range []string{"plain", "with: colon", "#hash", "multi\nline", "'quote\"", "  spaces  ", "yes", "123"} {
-		want := File{APIURL: v, Organization: v, Region: v, Token: v}
+		want := File{CurrentContext: "c1", Contexts: []Context{{Name: "c1", APIURL: v, Organization: v, Region: v, Protected: true}}, Tokens: map[string]string{v: v}}
 		if err := Save(path, want); err != nil {
 			t.Fatal(err)
 		}
 		got, err := ReadFile(path)
-		if err != nil || got != want {
+		if err != nil || !reflect.DeepEqual(got, want) {
 			t.Errorf("%q: %+v %v", v, got, err)
 		}
 	}
@@ -137,7 +206,8 @@ func TestSaveRoundTripsAnyString(t *testing.T) {
 // FuzzParse: any input parses or fails with a FileError, and a saved File
 // reads back equal.
 func FuzzParse(f *testing.F) {
-	for _, s := range []string{"apiUrl: https://x\n", "organization: a\norganization: b\n", "region: [\n", "- a\n", "token: 'x'\n", "a: &x 1\nb: *x\n", "apiUrl: !!binary aGk=\n"} {
+	for _, s := range []string{"apiUrl: https://x\n", "organization: a\norganization: b\n", "region: [\n", "- a\n", "token: 'x'\n", "a: &x 1\nb: *x\n", "apiUrl: !!binary aGk=\n",
+		"apiVersion: botkit.dev/v1\nkind: Config\ncurrentContext: a\ncontexts:\n  - name: a\n    apiUrl: https://x\n    protected: true\ntokens:\n  x: bkp_1\n"} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -154,7 +224,7 @@ func FuzzParse(f *testing.F) {
 			t.Fatal(err)
 		}
 		back, err := ReadFile(path)
-		if err != nil || back != file {
+		if err != nil || !reflect.DeepEqual(back, file) {
 			t.Fatalf("round trip: %+v -> %+v (%v)", file, back, err)
 		}
 	})
@@ -179,7 +249,7 @@ func TestTokenFileMustBePrivate(t *testing.T) {
 		if err := os.Chmod(path, mode); err != nil {
 			t.Fatal(err)
 		}
-		_, err := Load(getenv)
+		_, err := Load(getenv, "")
 		var fe *FileError
 		if !errors.As(err, &fe) || fe.ErrorCode() != resources.CodeInvalid {
 			t.Fatalf("mode %04o: %v", mode, err)
@@ -197,7 +267,7 @@ func TestTokenFileMustBePrivate(t *testing.T) {
 	if err := os.Chmod(path, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if c, err := Load(getenv); err != nil || c.File.Token != canary {
+	if c, err := Load(getenv, ""); err != nil || c.FileToken != canary {
 		t.Fatalf("0600: %v", err)
 	}
 	if err := os.WriteFile(path, []byte("apiUrl: https://x\n"), 0o644); err != nil {
@@ -206,7 +276,7 @@ func TestTokenFileMustBePrivate(t *testing.T) {
 	if err := os.Chmod(path, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Load(getenv); err != nil {
+	if _, err := Load(getenv, ""); err != nil {
 		t.Fatalf("no token, 0644: %v", err)
 	}
 }

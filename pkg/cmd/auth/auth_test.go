@@ -74,7 +74,7 @@ func setup(t *testing.T) *env {
 }
 
 func (e *env) config() (*config.Config, error) {
-	return config.Load(func(k string) string { return e.getenv[k] })
+	return config.Load(func(k string) string { return e.getenv[k] }, "")
 }
 
 func newClient(baseURL, token string) (*client.Client, error) {
@@ -97,7 +97,7 @@ func TestLoginWithTokenStoresInKeyringOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.File.APIURL != e.url || cfg.File.Organization != "acme" || cfg.File.Token != "" {
+	if cfg.APIURL != e.url || cfg.Organization != "acme" || len(cfg.File.Tokens) != 0 || cfg.Context != cfg.File.CurrentContext || cfg.Context != strings.TrimPrefix(e.url, "http://") {
 		t.Fatalf("config: %+v", cfg.File)
 	}
 	b, err := os.ReadFile(filepath.Join(e.cfgDir, config.FileName))
@@ -232,8 +232,8 @@ func TestLoginWithoutKeyring(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.File.Token != e.token || st.Mode().Perm() != 0o600 {
-		t.Fatalf("file token %v mode %v", cfg.File.Token != "", st.Mode())
+	if cfg.FileToken != e.token || st.Mode().Perm() != 0o600 {
+		t.Fatalf("file token %v mode %v", cfg.FileToken != "", st.Mode())
 	}
 	// status says where it comes from; logout removes it.
 	ios, _, out, _ := iostreams.Test()
@@ -247,7 +247,7 @@ func TestLoginWithoutKeyring(t *testing.T) {
 	if err := runLogout(context.Background(), &LogoutOptions{IO: ios, Config: e.config, Credentials: downStore{}}); err != nil {
 		t.Fatal(err)
 	}
-	if cfg, err := e.config(); err != nil || cfg.File.Token != "" || cfg.File.APIURL != e.url {
+	if cfg, err := e.config(); err != nil || cfg.FileToken != "" || len(cfg.File.Tokens) != 0 || cfg.APIURL != e.url {
 		t.Fatalf("after logout: %+v", cfg.File)
 	}
 }
@@ -280,7 +280,7 @@ func TestServerStringsReachTheTerminalSafe(t *testing.T) {
 	t.Cleanup(srv.Close)
 	cfgDir := t.TempDir()
 	getenv := map[string]string{"HOME": t.TempDir(), config.EnvConfigDir: cfgDir}
-	loadConfig := func() (*config.Config, error) { return config.Load(func(k string) string { return getenv[k] }) }
+	loadConfig := func() (*config.Config, error) { return config.Load(func(k string) string { return getenv[k] }, "") }
 	store := memStore{}
 
 	ios, in, out, errOut := iostreams.Test()

@@ -30,6 +30,7 @@ type LoginOptions struct {
 	// Prompter asks for the token on a terminal (nil: never prompts).
 	Prompter func(accessible bool) prompter.Prompter
 
+	Context         string // --context: the context to create or update (default: the host)
 	APIURL          string // --api-url
 	WithToken       bool   // --with-token: the token comes from stdin
 	InsecureStorage bool   // --insecure-storage: the token goes to the config file
@@ -69,6 +70,7 @@ the config file (mode 0600) — readable by anyone who can read your files.`,
 	cmd.Flags().StringVar(&opts.APIURL, "api-url", "", "URL of the platform (default: BOTKIT_API_URL or the configured one)")
 	cmd.Flags().BoolVar(&opts.WithToken, "with-token", false, "Read the token from standard input")
 	cmd.Flags().BoolVar(&opts.InsecureStorage, "insecure-storage", false, "Keep the token in the config file (mode 0600) instead of the OS keyring")
+	cmd.Flags().StringVar(&opts.Context, "context", "", "The context to create or update (default: the platform's host[:port]); it becomes the current one")
 	return cmd
 }
 
@@ -108,29 +110,43 @@ func runLogin(ctx context.Context, opts *LoginOptions) error {
 		return err
 	}
 
-	file := cfg.File
+	path, file := cfg.Path, cfg.File
 	storedIn := "the OS keyring (service " + credentials.Service(u.Host) + ")"
 	if opts.InsecureStorage {
-		file.Token = token
-		storedIn = "the config file " + cfg.Path
+		if file.Tokens == nil {
+			file.Tokens = map[string]string{}
+		}
+		file.Tokens[u.Host] = token
+		storedIn = "the config file " + path
 	} else {
 		if err := opts.Credentials.Set(u.Host, token); err != nil {
 			return err
 		}
-		file.Token = "" // a token from an earlier --insecure-storage login goes away
+		delete(file.Tokens, u.Host) // a token from an earlier --insecure-storage login goes away
 	}
-	file.APIURL = apiURL
-	file.Organization = chooseOrg(file.Organization, me.Organizations)
-	if err := config.Save(cfg.Path, file); err != nil {
+	name := opts.Context
+	if name == "" {
+		name = u.Host
+	}
+	ctx2 := config.Context{Name: name}
+	if old := file.Find(name); old != nil {
+		ctx2 = *old
+	}
+	ctx2.APIURL = apiURL
+	ctx2.Organization = chooseOrg(ctx2.Organization, me.Organizations)
+	file.Upsert(ctx2)
+	file.CurrentContext = name
+	if err := config.Save(path, file); err != nil {
 		return err
 	}
 	if opts.InsecureStorage {
-		fmt.Fprintf(opts.IO.ErrOut, "warning: the token is stored in clear in %s (mode 0600); anyone who can read that file can use it\n", cfg.Path)
+		fmt.Fprintf(opts.IO.ErrOut, "warning: the token is stored in clear in %s (mode 0600); anyone who can read that file can use it\n", path)
 	}
 	fmt.Fprintf(opts.IO.Out, "Logged in to %s as %s; token stored in %s.\n", apiURL, iostreams.Printable(me.User), storedIn)
+	fmt.Fprintf(opts.IO.Out, "Context: %s (current)\n", iostreams.Printable(name))
 	switch {
-	case file.Organization != "":
-		fmt.Fprintf(opts.IO.Out, "Organization: %s\n", iostreams.Printable(file.Organization))
+	case ctx2.Organization != "":
+		fmt.Fprintf(opts.IO.Out, "Organization: %s\n", iostreams.Printable(ctx2.Organization))
 	case len(me.Organizations) > 1:
 		fmt.Fprintf(opts.IO.Out, "The token has several organizations: choose one with `botkit cloud organizations select NAME` or --organization.\n")
 	}

@@ -65,9 +65,9 @@ func runLogout(_ context.Context, opts *LogoutOptions) error {
 	case errors.Is(keyErr, credentials.ErrNotFound):
 		keyErr = nil
 	}
-	if cfg.File.Token != "" {
+	if _, ok := cfg.File.Tokens[u.Host]; ok {
 		file := cfg.File
-		file.Token = ""
+		delete(file.Tokens, u.Host)
 		if err := config.Save(cfg.Path, file); err != nil {
 			return err
 		}

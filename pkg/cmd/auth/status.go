@@ -81,11 +81,11 @@ func runStatus(ctx context.Context, opts *StatusOptions) error {
 		return err
 	}
 	from := ""
-	if cfg.APIURL != cfg.File.APIURL {
+	if cfg.APIURLFromEnv {
 		from = " (from " + config.EnvAPIURL + ")"
 	}
 	fmt.Fprintf(out, "Platform:     %s%s\n", u, from)
-	tok, src, err := credentials.Resolve(opts.Credentials, u.Host, cfg.EnvToken, cfg.File.Token)
+	tok, src, err := credentials.Resolve(opts.Credentials, u.Host, cfg.EnvToken, cfg.FileToken)
 	if err != nil {
 		return err
 	}

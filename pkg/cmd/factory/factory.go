@@ -55,7 +55,7 @@ func (w *wiring) config() (*config.Config, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if !w.loaded {
-		w.cfg, w.cfgErr = config.Load(w.f.Getenv)
+		w.cfg, w.cfgErr = config.Load(w.f.Getenv, w.f.ContextName)
 		w.loaded = true
 	}
 	return w.cfg, w.cfgErr
@@ -114,7 +114,7 @@ func Client(ctx context.Context, cfg *config.Config, store credentials.Store) (*
 	if err != nil {
 		return nil, err
 	}
-	tok, src, err := credentials.Resolve(store, u.Host, cfg.EnvToken, cfg.File.Token)
+	tok, src, err := credentials.Resolve(store, u.Host, cfg.EnvToken, cfg.FileToken)
 	if err != nil {
 		return nil, err
 	}

@@ -75,7 +75,7 @@ func TestOrganizationAndRegionOrder(t *testing.T) {
 	cfgDir := t.TempDir()
 	// A remote platform (BOTKIT_ORG without one is refused: see
 	// TestCheckEmbedded); the organization is chosen without asking it.
-	if err := config.Save(filepath.Join(cfgDir, config.FileName), config.File{APIURL: "https://platform.example", Organization: "from-file", Region: "eu-central"}); err != nil {
+	if err := config.Save(filepath.Join(cfgDir, config.FileName), config.File{CurrentContext: "p", Contexts: []config.Context{{Name: "p", APIURL: "https://platform.example", Organization: "from-file", Region: "eu-central"}}}); err != nil {
 		t.Fatal(err)
 	}
 	env := map[string]string{"HOME": t.TempDir(), config.EnvConfigDir: cfgDir}

@@ -171,12 +171,17 @@ func runSelect(ctx context.Context, opts *SelectOptions) error {
 		return cmdutil.WithCode(cmdutil.ExitNotFound, fmt.Errorf("organization %q not found on %s (yours: %s)", opts.Name, c.Host(), strings.Join(names, ", ")))
 	}
 	file := cfg.File
-	file.Organization = opts.Name
+	ctx2 := cfg.SelectedContext()
+	ctx2.Organization = opts.Name
+	file.Upsert(ctx2)
+	if file.CurrentContext == "" {
+		file.CurrentContext = ctx2.Name
+	}
 	if err := config.Save(cfg.Path, file); err != nil {
 		return err
 	}
-	fmt.Fprintf(opts.IO.Out, "Current organization: %s\n", iostreams.Printable(opts.Name))
-	if cfg.Organization != opts.Name && cfg.Organization != cfg.File.Organization {
+	fmt.Fprintf(opts.IO.Out, "Current organization: %s (context %s)\n", iostreams.Printable(opts.Name), iostreams.Printable(ctx2.Name))
+	if cfg.EnvOrg != "" && cfg.EnvOrg != opts.Name {
 		fmt.Fprintf(opts.IO.ErrOut, "warning: %s=%s is set in this environment and wins over the config file\n", config.EnvOrg, iostreams.Printable(cfg.Organization))
 	}
 	return nil

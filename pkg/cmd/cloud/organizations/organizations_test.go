@@ -44,7 +44,7 @@ func setup(t *testing.T) *env {
 }
 
 func (e *env) config() (*config.Config, error) {
-	return config.Load(func(k string) string { return e.getenv[k] })
+	return config.Load(func(k string) string { return e.getenv[k] }, "")
 }
 
 func TestListMarksTheCurrentOrganization(t *testing.T) {
@@ -100,7 +100,7 @@ func TestSelectWritesTheConfigOrExits3(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.File.Organization != "acme" || !strings.Contains(out.String(), "Current organization: acme") {
+	if cfg.Organization != "acme" || cfg.SelectedContext().Organization != "acme" || !strings.Contains(out.String(), "Current organization: acme") {
 		t.Fatalf("config %+v stdout %q", cfg.File, out)
 	}
 	st, err := os.Stat(filepath.Join(e.cfgDir, config.FileName))

@@ -16,6 +16,7 @@ import (
 
 	"github.com/botkit-dev/botkit/pkg/client"
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
+	"github.com/botkit-dev/botkit/pkg/config"
 	"github.com/botkit-dev/botkit/pkg/credentials"
 )
 
@@ -109,3 +110,21 @@ func (f *Factory) Region(flag string) (string, error) {
 // ErrNotLoggedIn is wrapped by the error of a configured remote platform
 // without a token (exit 4).
 var ErrNotLoggedIn = errors.New("not logged in")
+
+// AddContextFlag adds --context NAME to cmd (and its subcommands when
+// persistent): the context the command acts in, instead of BOTKIT_CONTEXT
+// or the current one (docs/secrets.md, "Several environments").
+func AddContextFlag(cmd *cobra.Command, f *cmdutil.Factory, persistent bool) {
+	fs := cmd.Flags()
+	if persistent {
+		fs = cmd.PersistentFlags()
+	}
+	fs.StringVar(&f.ContextName, "context", "", "Context to act in (default: "+config.EnvContext+", else the current context; see botkit config get-contexts)")
+	_ = cmd.RegisterFlagCompletionFunc("context", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) { // error ignored: the flag was just added
+		_, file, err := config.LoadFile(f.Getenv)
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		return file.Names(), cobra.ShellCompDirectiveNoFileComp
+	})
+}

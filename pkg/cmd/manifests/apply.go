@@ -121,6 +121,9 @@ func runApply(ctx context.Context, opts *ApplyOptions) error {
 	if opts.DryRun == DryRunClient {
 		return printLocal(opts, groups)
 	}
+	if err := opts.announce(ctx, opts.Prune && opts.DryRun == DryRunNone, "prune"); err != nil {
+		return err
+	}
 	c, err := opts.connect(ctx)
 	if err != nil {
 		return err

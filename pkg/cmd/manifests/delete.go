@@ -60,6 +60,9 @@ func runDelete(ctx context.Context, opts *DeleteOptions) error {
 	if opts.DryRun == DryRunClient {
 		return writeDryRunLines(opts.IO.Out, groups, resources.ActionDeleted)
 	}
+	if err := opts.announce(ctx, opts.DryRun == DryRunNone, "delete"); err != nil {
+		return err
+	}
 	c, err := opts.connect(ctx)
 	if err != nil {
 		return err

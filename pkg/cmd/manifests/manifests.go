@@ -30,6 +30,7 @@ import (
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
 	"github.com/botkit-dev/botkit/pkg/iostreams"
 	"github.com/botkit-dev/botkit/pkg/printers"
+	"github.com/botkit-dev/botkit/pkg/prompter"
 	"github.com/botkit-dev/botkit/pkg/resources"
 )
 
@@ -57,6 +58,12 @@ type ManifestOptions struct {
 	// WorkingDir is where fromFile paths of manifests read from stdin start
 	// (nil: the process's working directory).
 	WorkingDir func() (string, error)
+	// Target returns the context the command acts in (nil: an unprotected
+	// one, not announced).
+	Target func() (cloudutil.Target, error)
+	// Prompter asks for a protected context's name; only called when
+	// IO.CanPrompt().
+	Prompter func() prompter.Prompter
 
 	Files        []string // -f/--filename: files, directories, "-" for stdin
 	Recursive    bool     // -R
@@ -70,7 +77,42 @@ func newManifestOptions(f *cloudutil.Factory) ManifestOptions {
 		ResolveOrg: f.Organization,
 		LookupEnv:  os.LookupEnv,
 		WorkingDir: f.WorkingDir,
+		Target:     f.Target,
+		Prompter: func() prompter.Prompter {
+			return f.Prompter(f.Getenv != nil && f.Getenv("ACCESSIBLE") != "")
+		},
 	}
+}
+
+// announce prints, on a terminal, the context the command acts in as its
+// first line (stderr), and in a protected context makes a command that
+// deletes (delete -f, apply --prune) ask for the context's name to be
+// typed, unless --context named it on the command line.
+func (s *ManifestOptions) announce(ctx context.Context, deletes bool, what string) error {
+	if s.Target == nil {
+		return nil
+	}
+	t, err := s.Target()
+	if err != nil {
+		return err
+	}
+	if s.IO.ShowProgress() {
+		fmt.Fprintf(s.IO.ErrOut, "Context %s (%s)\n", iostreams.Printable(t.Context), iostreams.Printable(t.Platform))
+	}
+	if !deletes || !t.Protected || t.Explicit {
+		return nil
+	}
+	if !s.IO.CanPrompt() {
+		return cmdutil.UsageErrorf("context %s is protected: %s needs --context %s on the command line (no terminal to ask on)", iostreams.Printable(t.Context), what, iostreams.Printable(t.Context))
+	}
+	typed, err := s.Prompter().WithContext(ctx).Input(fmt.Sprintf("Context %s is protected: type its name to %s", t.Context, what), "--context "+t.Context, "", nil)
+	if err != nil {
+		return err
+	}
+	if typed != t.Context {
+		return cmdutil.WithCode(cmdutil.ExitError, errors.New("cancelled: that is not the context's name; nothing was changed"))
+	}
+	return nil
 }
 
 // addManifestFlags registers -f, -R and --organization.

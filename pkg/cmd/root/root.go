@@ -10,6 +10,7 @@ import (
 	"github.com/botkit-dev/botkit/pkg/cmd/auth"
 	"github.com/botkit-dev/botkit/pkg/cmd/cloud"
 	"github.com/botkit-dev/botkit/pkg/cmd/cloudutil"
+	"github.com/botkit-dev/botkit/pkg/cmd/configcmd"
 	"github.com/botkit-dev/botkit/pkg/cmd/create"
 	"github.com/botkit-dev/botkit/pkg/cmd/initcmd"
 	"github.com/botkit-dev/botkit/pkg/cmd/manifests"
@@ -33,8 +34,15 @@ manages the secret sets and image pull secrets they run with.`,
 		SilenceUsage:  true,
 		Version:       cmdutil.BuildVersion(),
 	}
-	cmd.AddCommand(create.NewCmdCreate(f.Factory, nil), initcmd.NewCmdInit(f.Factory, nil), cloud.NewCmdCloud(f), auth.NewCmdAuth(f))
-	cmd.AddCommand(manifests.NewCmdApply(f, nil), manifests.NewCmdDiff(f, nil), manifests.NewCmdDelete(f, nil), seal.NewCmdSeal(f, nil), preflight.NewCmdPreflight(f, nil))
+	cmd.AddCommand(create.NewCmdCreate(f.Factory, nil), initcmd.NewCmdInit(f.Factory, nil), configcmd.NewCmdConfig(f.Factory), auth.NewCmdAuth(f))
+	// The commands that act on a platform take --context.
+	cloudCmd := cloud.NewCmdCloud(f)
+	cloudutil.AddContextFlag(cloudCmd, f.Factory, true)
+	cmd.AddCommand(cloudCmd)
+	for _, c := range []*cobra.Command{manifests.NewCmdApply(f, nil), manifests.NewCmdDiff(f, nil), manifests.NewCmdDelete(f, nil), seal.NewCmdSeal(f, nil), preflight.NewCmdPreflight(f, nil)} {
+		cloudutil.AddContextFlag(c, f.Factory, false)
+		cmd.AddCommand(c)
+	}
 	cmd.AddCommand(
 		cmdutil.NewHelpTopic("exit-codes", "What botkit's exit codes mean", cmdutil.ExitCodesHelp("botkit")),
 		cmdutil.NewHelpTopic("environment", "Environment variables botkit reads", cmdutil.EnvironmentHelp()),

@@ -58,6 +58,9 @@ func runUnset(ctx context.Context, opts *UnsetOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := opts.checkSkip(opts.Skip); err != nil {
+		return err
+	}
 	setRef := ref(resources.KindSecretSet, opts.Name)
 	if !opts.Skip {
 		cur, err := c.Get(ctx, org, opts.Name)
@@ -70,7 +73,7 @@ func runUnset(ctx context.Context, opts *UnsetOptions) error {
 		if !slices.Contains(cur.SecretSet.Spec.Keys, opts.Key) {
 			return &resources.Error{Code: resources.CodeNotFound, Message: fmt.Sprintf("key %s not found in %s", opts.Key, setRef)}
 		}
-		if err := opts.confirm(ctx, fmt.Sprintf("Remove key %s from %s?", opts.Key, setRef), "removing key "+opts.Key+" from "+setRef+" needs confirmation"); err != nil {
+		if err := opts.confirm(ctx, org, fmt.Sprintf("Remove key %s from %s?", opts.Key, setRef), "removing key "+opts.Key+" from "+setRef+" needs confirmation"); err != nil {
 			return err
 		}
 	}
@@ -123,6 +126,9 @@ func runDelete(ctx context.Context, opts *DeleteOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := opts.checkSkip(opts.Skip); err != nil {
+		return err
+	}
 	if !opts.Skip {
 		cur, err := c.Get(ctx, org, opts.Name)
 		if err != nil {
@@ -140,7 +146,7 @@ func runDelete(ctx context.Context, opts *DeleteOptions) error {
 		} else {
 			what = fmt.Sprintf("%s (region %s, %s)", what, cur.Meta().Region, history)
 		}
-		if err := opts.confirm(ctx, "Delete "+what+"?", "deleting "+what+" needs confirmation"); err != nil {
+		if err := opts.confirm(ctx, org, "Delete "+what+"?", "deleting "+what+" needs confirmation"); err != nil {
 			return err
 		}
 	}

@@ -172,6 +172,9 @@ func runRollback(ctx context.Context, opts *RollbackOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := opts.checkSkip(opts.Skip); err != nil {
+		return err
+	}
 	cur, err := c.Get(ctx, org, opts.Name)
 	if err != nil {
 		return err
@@ -185,7 +188,7 @@ func runRollback(ctx context.Context, opts *RollbackOptions) error {
 		if plan := rollbackPlan(cur, v); plan != "" {
 			what += " Keys: " + plan
 		}
-		if err := opts.confirm(ctx, what, fmt.Sprintf("rolling back %s needs confirmation", objRef(cur))); err != nil {
+		if err := opts.confirm(ctx, org, what, fmt.Sprintf("rolling back %s needs confirmation", objRef(cur))); err != nil {
 			return err
 		}
 	}

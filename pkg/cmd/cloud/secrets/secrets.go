@@ -72,6 +72,9 @@ type PlatformOptions struct {
 	Prompter func() prompter.Prompter
 	// Now is the clock of AGE columns (nil: time.Now).
 	Now func() time.Time
+	// Target returns the context the command acts in (nil: an unprotected
+	// one), which confirmations name.
+	Target func() (cloudutil.Target, error)
 }
 
 func newPlatformOptions(f *cloudutil.Factory) PlatformOptions {
@@ -85,7 +88,8 @@ func newPlatformOptions(f *cloudutil.Factory) PlatformOptions {
 		Prompter: func() prompter.Prompter {
 			return f.Prompter(f.Getenv != nil && f.Getenv("ACCESSIBLE") != "")
 		},
-		Now: f.Now,
+		Now:    f.Now,
+		Target: f.Target,
 	}
 }
 
@@ -128,21 +132,33 @@ func (s *PlatformOptions) newRegion(flag string) (string, error) {
 	return s.DefaultRegion(flag)
 }
 
-// confirm asks question (yes/no, default no). Without a terminal it asks
-// nothing and fails with exit 2: problem (what needed confirming, names
-// only) and the flag that answers it, --skip. A "no" is exit 1.
-func (s *PlatformOptions) confirm(ctx context.Context, question, problem string) error {
-	if !s.IO.CanPrompt() {
-		return cmdutil.UsageErrorf("%s: pass --skip to go ahead without confirmation (no terminal to ask on)", problem)
+// target is the context the command acts in.
+func (s *PlatformOptions) target() (cloudutil.Target, error) {
+	if s.Target == nil {
+		return cloudutil.DefaultTarget, nil
 	}
-	ok, err := s.Prompter().WithContext(ctx).Confirm(question, "--skip", false)
+	return s.Target()
+}
+
+// checkSkip refuses --skip in a protected context not named by --context.
+func (s *PlatformOptions) checkSkip(skip bool) error {
+	t, err := s.target()
 	if err != nil {
 		return err
 	}
-	if !ok {
-		return cmdutil.WithCode(cmdutil.ExitError, errors.New("cancelled: nothing was changed"))
+	return t.CheckSkip(skip)
+}
+
+// confirm asks question about org (cloudutil.Confirm: yes/no, or the
+// protected context's name typed). Without a terminal it asks nothing and
+// fails with exit 2: problem (what needed confirming, names only) and the
+// flag that answers it, --skip. A "no" is exit 1.
+func (s *PlatformOptions) confirm(ctx context.Context, org, question, problem string) error {
+	t, err := s.target()
+	if err != nil {
+		return err
 	}
-	return nil
+	return cloudutil.Confirm(ctx, s.IO, s.Prompter, t, org, question, problem)
 }
 
 // ref is how objects are named in messages: secretset/NAME.

@@ -103,6 +103,9 @@ func runSet(ctx context.Context, opts *SetOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := opts.checkSkip(opts.Skip); err != nil {
+		return err
+	}
 	keys := slices.Sorted(maps.Keys(data))
 	patch := resources.Patch{Kind: resources.KindSecretSet, Region: opts.Region, Set: data}
 
@@ -134,7 +137,7 @@ func runSet(ctx context.Context, opts *SetOptions) error {
 					ref(resources.KindSecretSet, opts.Name), strings.Join(unconfirmed, ", ")))
 			}
 			setRef := ref(resources.KindSecretSet, opts.Name)
-			if err := opts.confirm(ctx,
+			if err := opts.confirm(ctx, org,
 				fmt.Sprintf("Overwrite %s in %s?", strings.Join(overwrites, ", "), setRef),
 				fmt.Sprintf("%s already has %s", setRef, strings.Join(overwrites, ", "))); err != nil {
 				return err

@@ -74,24 +74,33 @@ func platformBinary(t *testing.T) string {
 
 func cmdPlatform(ts *testscript.TestScript, neg bool, args []string, bin string) {
 	if neg || len(args) == 0 {
-		ts.Fatalf("usage: platform start | platform token ORG")
+		ts.Fatalf("usage: platform start [NAME] | platform token ORG [NAME]")
 	}
-	dataDir := ts.MkAbs("platform-data")
+	// A second platform has a NAME: its data directory and URL variable
+	// are suffixed with it.
+	suffix := func(i int) string {
+		if len(args) > i {
+			return "_" + args[i]
+		}
+		return ""
+	}
 	switch args[0] {
 	case "start":
-		s, err := platformtest.Serve(bin, dataDir, nil)
+		s, err := platformtest.Serve(bin, ts.MkAbs("platform-data"+suffix(1)), nil)
 		ts.Check(err)
 		ts.Defer(s.Stop)
-		ts.Setenv("PLATFORM_URL", s.URL)
+		ts.Setenv("PLATFORM_URL"+suffix(1), s.URL)
+		ts.Setenv("PLATFORM_HOST"+suffix(1), strings.TrimPrefix(s.URL, "http://"))
 	case "token":
-		if len(args) != 2 {
-			ts.Fatalf("usage: platform token ORG")
+		if len(args) != 2 && len(args) != 3 {
+			ts.Fatalf("usage: platform token ORG [NAME]")
 		}
+		dataDir := ts.MkAbs("platform-data" + suffix(2))
 		org := args[1]
 		tok, err := platformtest.CreateOrgToken(bin, dataDir, org)
 		ts.Check(err)
-		ts.Check(os.WriteFile(ts.MkAbs(org+".token"), []byte(tok+"\n"), 0o600))
-		ts.Setenv("TOKEN_"+org, tok)
+		ts.Check(os.WriteFile(ts.MkAbs(org+suffix(2)+".token"), []byte(tok+"\n"), 0o600))
+		ts.Setenv("TOKEN_"+org+suffix(2), tok)
 	default:
 		ts.Fatalf("platform: unknown subcommand %q", args[0])
 	}

@@ -37,9 +37,10 @@ type EnvDoc struct {
 // Environment is the table of environment variables botkit reads: the one
 // place it is written (`botkit help environment` and the docs print it).
 var Environment = []EnvDoc{
-	{config.EnvAPIURL, "URL of the platform the cloud commands talk to; wins over the config file. Unset: the config file's, else the embedded local platform."},
+	{config.EnvContext, "context the cloud commands act in (botkit config get-contexts); --context wins over it, it wins over the current context."},
+	{config.EnvAPIURL, "URL of the platform the cloud commands talk to; wins over the context's. Unset: the context's, else the embedded local platform."},
 	{config.EnvToken, "API token; wins over the keyring and the config file."},
-	{config.EnvOrg, "organization the cloud commands act on; wins over the config file."},
+	{config.EnvOrg, "organization the cloud commands act on; wins over the context's."},
 	{config.EnvConfigDir, "directory of config.yaml (default $XDG_CONFIG_HOME/botkit, else ~/.config/botkit)."},
 	{config.EnvInsecureHTTP, "=1 lets the API token go over plain http:// to a platform that is not on this machine (refused otherwise: use https://)."},
 	{"XDG_CONFIG_HOME", "base of the config directory."},

@@ -16,9 +16,14 @@ func NewCmdAuth(f *cloudutil.Factory) *cobra.Command {
 under $XDG_DATA_HOME/botkit, organization "local"). Log in to use a remote
 platform: its URL goes to the config file, its token to the OS keyring.
 
-Environment: BOTKIT_TOKEN (a token, wins over the keyring), BOTKIT_API_URL,
-BOTKIT_ORG, BOTKIT_CONFIG_DIR.`,
+A login creates or updates a context (named after the platform's host unless
+--context NAME) and makes it current: see botkit config get-contexts.
+
+Environment: BOTKIT_TOKEN (a token, wins over the keyring), BOTKIT_CONTEXT,
+BOTKIT_API_URL, BOTKIT_ORG, BOTKIT_CONFIG_DIR.`,
 	}
-	cmd.AddCommand(NewCmdLogin(f, nil), NewCmdStatus(f, nil), NewCmdLogout(f, nil))
+	logout := NewCmdLogout(f, nil)
+	cloudutil.AddContextFlag(logout, f.Factory, false)
+	cmd.AddCommand(NewCmdLogin(f, nil), NewCmdStatus(f, nil), logout)
 	return cmd
 }

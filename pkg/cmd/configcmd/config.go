@@ -103,7 +103,7 @@ without --api-url is the embedded local platform.`,
 	}
 	set.Flags().StringVar(&sopts.APIURL, "api-url", "", "the platform's URL")
 	set.Flags().BoolVar(&sopts.Embedded, "embedded", false, "the embedded local platform")
-	set.Flags().StringVar(&sopts.Organization, "organization", "", "the organization (alias --org)")
+	set.Flags().StringVar(&sopts.Organization, "organization", "", "the organization")
 	set.Flags().StringVar(&sopts.Region, "region", "", "the default region of new objects")
 	cmdutil.BoolPair(set.Flags(), &sopts.Protected, "protected", "", false, "destructive commands need the context's name typed, or --skip with --context NAME")
 

@@ -128,3 +128,21 @@ func AddContextFlag(cmd *cobra.Command, f *cmdutil.Factory, persistent bool) {
 		return file.Names(), cobra.ShellCompDirectiveNoFileComp
 	})
 }
+
+// Connect returns the platform's client and the organization to act in
+// (orgFlag resolved): what every command that talks to the platform does
+// first, from the seams its Options hold.
+func Connect(ctx context.Context, apiClient func(context.Context) (*client.Client, error), resolveOrg func(context.Context, string) (string, error), orgFlag string) (*client.Client, string, error) {
+	if apiClient == nil || resolveOrg == nil {
+		return nil, "", errors.New("no platform configured")
+	}
+	c, err := apiClient(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	org, err := resolveOrg(ctx, orgFlag)
+	if err != nil {
+		return nil, "", err
+	}
+	return c, org, nil
+}

@@ -13,6 +13,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/botkit-dev/botkit/internal/atomicfile"
+
 	"github.com/spf13/cobra"
 
 	"github.com/botkit-dev/botkit/pkg/agentsguide"
@@ -122,7 +124,7 @@ func writeGuide(opts *Options, guide []byte) error {
 		return nil
 	}
 	if action != "unchanged" {
-		if err := writeFile(path, guide); err != nil {
+		if err := atomicfile.Write(path, guide, 0o644); err != nil {
 			return err
 		}
 	}
@@ -152,30 +154,9 @@ func writeClaude(opts *Options) error {
 	if existing != nil {
 		action = "overwritten (--force)"
 	}
-	if err := writeFile(path, []byte(agentsguide.ClaudeContent)); err != nil {
+	if err := atomicfile.Write(path, []byte(agentsguide.ClaudeContent), 0o644); err != nil {
 		return err
 	}
 	fmt.Fprintf(opts.IO.Out, "%s %s\n", agentsguide.ClaudeFile, action)
 	return nil
-}
-
-// writeFile replaces path through a temporary file in its directory.
-func writeFile(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name()) // after the rename there is nothing to remove
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }

@@ -319,16 +319,5 @@ func waitPending(ctx context.Context, c *client.Client, org string, names ...str
 }
 
 func connect(ctx context.Context, opts *Options) (*client.Client, string, error) {
-	if opts.APIClient == nil || opts.ResolveOrg == nil {
-		return nil, "", errors.New("no platform configured")
-	}
-	c, err := opts.APIClient(ctx)
-	if err != nil {
-		return nil, "", err
-	}
-	org, err := opts.ResolveOrg(ctx, opts.Organization)
-	if err != nil {
-		return nil, "", err
-	}
-	return c, org, nil
+	return cloudutil.Connect(ctx, opts.APIClient, opts.ResolveOrg, opts.Organization)
 }

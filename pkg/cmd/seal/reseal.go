@@ -13,6 +13,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/botkit-dev/botkit/internal/atomicfile"
+
 	"go.yaml.in/yaml/v3"
 
 	"github.com/botkit-dev/botkit/internal/ctxio"
@@ -94,7 +96,7 @@ func reseal(ctx context.Context, opts *Options) error {
 			fmt.Fprintf(opts.IO.Out, "%s unchanged (%d sealed values, all to key %s)\n", mf.path, len(mf.occs), keyID)
 			continue
 		}
-		if err := writeFile(mf.path, data, mf.mode); err != nil {
+		if err := atomicfile.Write(mf.path, data, mf.mode); err != nil {
 			return err
 		}
 		fmt.Fprintf(opts.IO.Out, "%s resealed: %d of %d sealed values now to key %s\n", mf.path, n, len(mf.occs), keyID)
@@ -252,26 +254,4 @@ func runeOffset(line []byte, r int) int {
 		off += size
 	}
 	return off
-}
-
-// writeFile replaces path with data through a temporary file in the same
-// directory, keeping its permissions.
-func writeFile(path string, data []byte, mode fs.FileMode) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".reseal-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name()) // after the rename there is nothing to remove
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(mode); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }

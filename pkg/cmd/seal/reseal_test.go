@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/botkit-dev/botkit/internal/atomicfile"
 )
 
 // rewrite replaces each sealed value where it is, in every form a manifest
@@ -35,13 +37,13 @@ func TestRewriteOnlyValues(t *testing.T) {
 	if string(out) != want {
 		t.Errorf("rewritten:\n%s\nwant:\n%s", out, want)
 	}
-	if err := writeFile(path, out, mf.mode); err != nil {
+	if err := atomicfile.Write(path, out, mf.mode); err != nil {
 		t.Fatal(err)
 	}
 	if st, err := os.Stat(path); err != nil || st.Mode().Perm() != 0o640 {
 		t.Errorf("mode after the rewrite: %v, %v", st.Mode(), err)
 	}
-	if left, err := filepath.Glob(filepath.Join(filepath.Dir(path), ".m.yaml.reseal-*")); err != nil || len(left) != 0 {
+	if left, err := filepath.Glob(filepath.Join(filepath.Dir(path), ".m.yaml.*")); err != nil || len(left) != 0 {
 		t.Errorf("temporary files left: %v, %v", left, err)
 	}
 }

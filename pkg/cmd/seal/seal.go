@@ -6,7 +6,6 @@ package seal
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -313,18 +312,7 @@ func recipient(ctx context.Context, opts *Options) (string, *sealed.Recipient, e
 }
 
 func connect(ctx context.Context, opts *Options) (*client.Client, string, error) {
-	if opts.APIClient == nil || opts.ResolveOrg == nil {
-		return nil, "", errors.New("no platform configured")
-	}
-	c, err := opts.APIClient(ctx)
-	if err != nil {
-		return nil, "", err
-	}
-	org, err := opts.ResolveOrg(ctx, opts.Organization)
-	if err != nil {
-		return nil, "", err
-	}
-	return c, org, nil
+	return cloudutil.Connect(ctx, opts.APIClient, opts.ResolveOrg, opts.Organization)
 }
 
 // fetchCert prints the organization's certificate.

@@ -108,18 +108,7 @@ func (s *PlatformOptions) now() time.Time {
 }
 
 func (s *PlatformOptions) connect(ctx context.Context) (*client.Client, string, error) {
-	if s.APIClient == nil || s.ResolveOrg == nil {
-		return nil, "", errors.New("no platform configured")
-	}
-	c, err := s.APIClient(ctx)
-	if err != nil {
-		return nil, "", err
-	}
-	org, err := s.ResolveOrg(ctx, s.Organization)
-	if err != nil {
-		return nil, "", err
-	}
-	return c, org, nil
+	return cloudutil.Connect(ctx, s.APIClient, s.ResolveOrg, s.Organization)
 }
 
 // newRegion is the region a new object goes to: flag, else the configured

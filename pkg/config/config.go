@@ -382,13 +382,43 @@ func ReadFile(path string) (File, error) {
 	return f, nil
 }
 
-// The keys of the old, single-platform form.
-var legacyKeys = []string{"apiUrl", "organization", "region", "token"}
+// The keys of the old, single-platform form: a context's but its name,
+// and the token.
+var legacyKeys = append(slices.Clone(contextKeys[1:len(contextFields)]), "token")
+
+// contextFields are the string keys of a context, in the order they are
+// written, with the field each fills: the one list the contexts form, the
+// old form and Save go through.
+var contextFields = []struct {
+	key string
+	get func(*Context) *string
+}{
+	{"name", func(c *Context) *string { return &c.Name }},
+	{"apiUrl", func(c *Context) *string { return &c.APIURL }},
+	{"organization", func(c *Context) *string { return &c.Organization }},
+	{"region", func(c *Context) *string { return &c.Region }},
+}
+
+// contextField returns the field of key in c, or nil.
+func contextField(c *Context, key string) *string {
+	for _, f := range contextFields {
+		if f.key == key {
+			return f.get(c)
+		}
+	}
+	return nil
+}
 
 // The keys of the contexts form and of one context.
 var (
 	fileKeys    = []string{"apiVersion", "kind", "currentContext", "contexts", "tokens"}
-	contextKeys = []string{"name", "apiUrl", "organization", "region", "protected"}
+	contextKeys = func() []string {
+		keys := make([]string, 0, len(contextFields)+1)
+		for _, f := range contextFields {
+			keys = append(keys, f.key)
+		}
+		return append(keys, "protected")
+	}()
 )
 
 // Kind and apiVersion of the contexts form.
@@ -529,16 +559,7 @@ func (d decoder) context(n *yaml.Node) (Context, error) {
 			return nil
 		}
 		s, err := d.str(key, v)
-		switch key {
-		case "name":
-			c.Name = s
-		case "apiUrl":
-			c.APIURL = s
-		case "organization":
-			c.Organization = s
-		case "region":
-			c.Region = s
-		}
+		*contextField(&c, key) = s
 		return err
 	})
 	if err == nil {
@@ -558,15 +579,10 @@ func (d decoder) legacy(root *yaml.Node) (File, error) {
 	var token string
 	err := d.mapping(root, legacyKeys, func(key string, v *yaml.Node) error {
 		s, err := d.str(key, v)
-		switch key {
-		case "apiUrl":
-			c.APIURL = s
-		case "organization":
-			c.Organization = s
-		case "region":
-			c.Region = s
-		case "token":
+		if key == "token" {
 			token = s
+		} else {
+			*contextField(&c, key) = s
 		}
 		return err
 	})
@@ -628,10 +644,9 @@ func Save(path string, f File) error {
 	list := &yaml.Node{Kind: yaml.SequenceNode}
 	for _, c := range f.Contexts {
 		m := &yaml.Node{Kind: yaml.MappingNode}
-		pair(m, "name", str(c.Name))
-		for _, kv := range [][2]string{{"apiUrl", c.APIURL}, {"organization", c.Organization}, {"region", c.Region}} {
-			if kv[1] != "" {
-				pair(m, kv[0], str(kv[1]))
+		for _, fl := range contextFields {
+			if v := *fl.get(&c); v != "" || fl.key == "name" {
+				pair(m, fl.key, str(v))
 			}
 		}
 		if c.Protected {

@@ -126,24 +126,12 @@ func (f *File) Names() []string {
 // a letter or digit.
 func ValidateContextName(name string) error {
 	if !contextNameRE.MatchString(name) {
-		return fmt.Errorf("context name %q: use 1 to 253 letters, digits, '.', '_', '-' or ':', starting with a letter or digit", printable(name))
+		return fmt.Errorf("context name %s: use 1 to 253 letters, digits, '.', '_', '-' or ':', starting with a letter or digit", quoteKey(name))
 	}
 	return nil
 }
 
 var contextNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:-]{0,252}$`)
-
-func printable(s string) string {
-	if len(s) > 60 {
-		s = s[:60] + "..."
-	}
-	return strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f {
-			return '?'
-		}
-		return r
-	}, s)
-}
 
 // ContextError is a context name that names no context: invalid input
 // (exit 2), naming the contexts there are.
@@ -158,7 +146,7 @@ func (e *ContextError) Error() string {
 	if len(e.Known) > 0 {
 		known = strings.Join(e.Known, ", ")
 	}
-	return fmt.Sprintf("%s: context %q does not exist (contexts: %s)", e.Source, printable(e.Name), known)
+	return fmt.Sprintf("%s: context %s does not exist (contexts: %s)", e.Source, quoteKey(e.Name), known)
 }
 
 // ErrorCode makes a ContextError invalid input (see cmdutil.Coded).

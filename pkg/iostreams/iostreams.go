@@ -60,6 +60,13 @@ func (s *IOStreams) IsStdoutTTY() bool { return s.stdoutTTY }
 // never when stdout is piped or CI is set).
 func (s *IOStreams) CanPrompt() bool { return s.stdinTTY && s.stderrTTY && s.stdoutTTY && !s.ci }
 
+// CanAskSecret reports whether a secret the command would otherwise read
+// from stdin can be asked hidden instead: stdin and stderr are terminals
+// and CI is not set, whatever stdout is. A terminal on stdin means a person
+// typing; reading it as plain stdin would echo the secret (`botkit seal NAME
+// KEY >> manifest.yaml`). Prompters write to stderr.
+func (s *IOStreams) CanAskSecret() bool { return s.stdinTTY && s.stderrTTY && !s.ci }
+
 // SetCI overrides the CI detection (tests).
 func (s *IOStreams) SetCI(v bool) { s.ci = v }
 

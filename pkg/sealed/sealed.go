@@ -238,16 +238,20 @@ func Open(v Value, id *Identity) (Binding, string, error) {
 	if err != nil {
 		return Binding{}, "", err
 	}
+	p, err := decodePlaintext(pt)
+	return p.Binding, p.Value, err
+}
+
+// decodePlaintext reads a decrypted plaintext strictly: a binding that is
+// valid and the value, nothing else.
+func decodePlaintext(pt []byte) (plaintext, error) {
 	var p plaintext
 	dec := json.NewDecoder(bytes.NewReader(pt))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(&p); err != nil || dec.More() {
-		return Binding{}, "", ErrDecrypt
+	if err := dec.Decode(&p); err != nil || dec.More() || p.Binding.Validate() != nil {
+		return plaintext{}, ErrDecrypt
 	}
-	if err := p.Binding.Validate(); err != nil {
-		return Binding{}, "", ErrDecrypt
-	}
-	return p.Binding, p.Value, nil
+	return p, nil
 }
 
 func open(v Value, id *Identity) ([]byte, error) {
@@ -320,9 +324,9 @@ func Reseal(v Value, id *Identity, r *Recipient) (string, Binding, error) {
 	if err != nil {
 		return "", Binding{}, err
 	}
-	var p plaintext
-	if err := json.Unmarshal(pt, &p); err != nil || p.Binding.Validate() != nil {
-		return "", Binding{}, ErrDecrypt
+	p, err := decodePlaintext(pt)
+	if err != nil {
+		return "", Binding{}, err
 	}
 	s, err := seal(r, pt)
 	return s, p.Binding, err

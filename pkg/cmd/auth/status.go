@@ -96,7 +96,7 @@ func runStatus(ctx context.Context, opts *StatusOptions) error {
 			if it.Current {
 				mark = "*"
 			}
-			rows = append(rows, []string{mark, it.Name, it.Platform, dash(it.Organization), it.TokenSource, it.Status})
+			rows = append(rows, []string{mark, it.Name, it.Platform, it.Organization, it.TokenSource, it.Status})
 		}
 		fmt.Fprintln(opts.IO.Out, "\nContexts:")
 		if perr := printers.PrintRows(opts.IO, printers.FormatTable, []string{"CURRENT", "NAME", "PLATFORM", "ORGANIZATION", "TOKEN", "STATUS"}, rows, nil); perr != nil && err == nil {
@@ -104,13 +104,6 @@ func runStatus(ctx context.Context, opts *StatusOptions) error {
 		}
 	}
 	return err
-}
-
-func dash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }
 
 // ContextStatus is one context as auth status reports it.

@@ -196,7 +196,7 @@ func RunGetContexts(ctx context.Context, opts *Options) error {
 		if c.Protected {
 			protected = "yes"
 		}
-		rows = append(rows, []string{mark, c.Name, platform, dash(c.Organization), dash(c.Region), protected})
+		rows = append(rows, []string{mark, c.Name, platform, c.Organization, c.Region, protected})
 	}
 	if opts.Print.Output == printers.FormatName {
 		for _, it := range out.Items {
@@ -205,13 +205,6 @@ func RunGetContexts(ctx context.Context, opts *Options) error {
 		return nil
 	}
 	return opts.Print.PrintRows(opts.IO, []string{"CURRENT", "NAME", "PLATFORM", "ORGANIZATION", "REGION", "PROTECTED"}, rows, out)
-}
-
-func dash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }
 
 // RunCurrentContext prints the current context's name.

@@ -116,11 +116,7 @@ func where(err error, files []*manifestFile, offset int) error {
 		idx := offset + d.Index
 		for _, mf := range files {
 			if idx < len(mf.occs) {
-				msg := d.Message
-				if _, rest, ok := strings.Cut(msg, ": "); ok && strings.HasPrefix(msg, "values[") {
-					msg = rest
-				}
-				lines = append(lines, fmt.Sprintf("%s:%d: sealed value %s", mf.path, mf.occs[idx].line, msg))
+				lines = append(lines, fmt.Sprintf("%s:%d: sealed value %s", mf.path, mf.occs[idx].line, d.Message))
 				break
 			}
 			idx -= len(mf.occs)

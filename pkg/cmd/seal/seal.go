@@ -32,7 +32,8 @@ type Options struct {
 	APIClient func(ctx context.Context) (*client.Client, error)
 	// ResolveOrg turns --organization into the organization to act in.
 	ResolveOrg func(ctx context.Context, flag string) (string, error)
-	// Prompter returns the prompter; only called when IO.CanPrompt().
+	// Prompter returns the prompter; only called when IO.CanPrompt() (or, for
+	// a secret, IO.CanAskSecret()).
 	Prompter func() prompter.Prompter
 
 	Organization string
@@ -216,11 +217,12 @@ func writeManifest(opts *Options, org string, data map[string]string) error {
 	return err
 }
 
-// readValue reads KEY's value: a hidden prompt on a terminal, else all of
-// stdin with one trailing line ending removed.
+// readValue reads KEY's value: a hidden prompt when stdin is a terminal
+// (also when stdout goes to a file), else all of stdin with one trailing
+// line ending removed.
 func readValue(ctx context.Context, opts *Options) (string, error) {
 	var v string
-	if opts.IO.CanPrompt() && opts.Prompter != nil {
+	if opts.IO.CanAskSecret() && opts.Prompter != nil {
 		var err error
 		if v, err = opts.Prompter().Password("Value of "+opts.Key, "KEY"); err != nil {
 			return "", err

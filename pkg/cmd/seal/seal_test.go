@@ -83,6 +83,20 @@ func TestSealOneValue(t *testing.T) {
 		t.Error("the value shows in the output")
 	}
 
+	// stdout to a file (botkit seal NAME KEY >> manifest.yaml) on a
+	// terminal: still asked hidden, never read echoed from the terminal.
+	ios, _, out, _ = iostreams.Test()
+	ios.SetStdinTTY(true)
+	ios.SetStderrTTY(true)
+	fake = prompter.NewFake(t, prompter.Answer{Match: "KEY", Value: canary})
+	opts = &Options{IO: ios, Prompter: func() prompter.Prompter { return fake }, Name: "bot", Key: "K", Cert: cert, Scope: sealed.ScopeStrict}
+	if err := Run(context.Background(), opts); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, val := open(t, out.String(), id); val != canary || len(fake.Asked()) != 1 || fake.Asked()[0].Kind != "password" {
+		t.Errorf("stdout redirected: %q, asked %+v", val, fake.Asked())
+	}
+
 	ios, in, out, _ := iostreams.Test()
 	in.WriteString(canary + "\n")
 	opts = &Options{IO: ios, Name: "bot", Key: "K", Cert: cert, Scope: sealed.ScopeOrganization}

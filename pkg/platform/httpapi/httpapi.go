@@ -145,11 +145,11 @@ func (a *api) routes() http.Handler {
 		{"GET", "/v1/organizations/{org}/secrets/{name}/versions/{version}"}:           a.handleVersion,
 		{"POST", "/v1/organizations/{org}/secrets/{name}/versions/{version}/rollback"}: a.handleRollback,
 		{"GET", "/v1/organizations/{org}/audit"}:                                       a.handleAudit,
-		{"POST", "/v1/organizations/{org}/apply"}:                                      a.handleApply,
-		{"POST", "/v1/organizations/{org}/delete"}:                                     a.handleDeleteMany,
+		{"POST", "/v1/organizations/{org}/apply"}:                                      postJSON(a, resources.MaxApplyRequestBytes, a.svc.Apply),
+		{"POST", "/v1/organizations/{org}/delete"}:                                     postJSON(a, resources.MaxApplyRequestBytes, a.svc.DeleteMany),
 		{"GET", "/v1/organizations/{org}/sealing-key"}:                                 a.handleSealingKey,
-		{"POST", "/v1/organizations/{org}/reseal"}:                                     a.handleReseal,
-		{"POST", "/v1/organizations/{org}/preflight"}:                                  a.handlePreflight,
+		{"POST", "/v1/organizations/{org}/reseal"}:                                     postJSON(a, resources.MaxApplyRequestBytes, a.svc.Reseal),
+		{"POST", "/v1/organizations/{org}/preflight"}:                                  postJSON(a, 1<<20, a.svc.Preflight),
 	}
 	paths := map[string][]string{}
 	for _, rt := range Routes() {
@@ -522,42 +522,6 @@ func writeWritten(w http.ResponseWriter, org string, o store.Object, created boo
 	writeObject(w, status, org, o)
 }
 
-func (a *api) handleApply(w http.ResponseWriter, r *http.Request) {
-	p, ok := a.orgPrincipal(w, r)
-	if !ok {
-		return
-	}
-	var req wire.RawApplyRequest
-	if err := decodeBody(w, r, &req, resources.MaxApplyRequestBytes); err != nil {
-		a.fail(w, r, err)
-		return
-	}
-	res, err := a.svc.Apply(r.Context(), p, req)
-	if err != nil {
-		a.fail(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, res)
-}
-
-func (a *api) handleDeleteMany(w http.ResponseWriter, r *http.Request) {
-	p, ok := a.orgPrincipal(w, r)
-	if !ok {
-		return
-	}
-	var req resources.DeleteRequest
-	if err := decodeBody(w, r, &req, resources.MaxApplyRequestBytes); err != nil {
-		a.fail(w, r, err)
-		return
-	}
-	res, err := a.svc.DeleteMany(r.Context(), p, req)
-	if err != nil {
-		a.fail(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, res)
-}
-
 func (a *api) handleVersions(w http.ResponseWriter, r *http.Request) {
 	p, ok := a.orgPrincipal(w, r)
 	if !ok {
@@ -612,38 +576,25 @@ func (a *api) handleSealingKey(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, k)
 }
 
-func (a *api) handleReseal(w http.ResponseWriter, r *http.Request) {
-	p, ok := a.orgPrincipal(w, r)
-	if !ok {
-		return
+// postJSON serves an operation of an organization that takes a JSON body
+// of at most limit bytes (strictly decoded) and answers 200 with JSON:
+// apply, delete, reseal, preflight.
+func postJSON[Req, Res any](a *api, limit int, op func(context.Context, service.Principal, Req) (Res, error)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		p, ok := a.orgPrincipal(w, r)
+		if !ok {
+			return
+		}
+		var req Req
+		if err := decodeBody(w, r, &req, limit); err != nil {
+			a.fail(w, r, err)
+			return
+		}
+		res, err := op(r.Context(), p, req)
+		if err != nil {
+			a.fail(w, r, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, res)
 	}
-	var req resources.ResealRequest
-	if err := decodeBody(w, r, &req, resources.MaxApplyRequestBytes); err != nil {
-		a.fail(w, r, err)
-		return
-	}
-	res, err := a.svc.Reseal(r.Context(), p, req)
-	if err != nil {
-		a.fail(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, res)
-}
-
-func (a *api) handlePreflight(w http.ResponseWriter, r *http.Request) {
-	p, ok := a.orgPrincipal(w, r)
-	if !ok {
-		return
-	}
-	var req resources.PreflightRequest
-	if err := decodeBody(w, r, &req, 1<<20); err != nil {
-		a.fail(w, r, err)
-		return
-	}
-	res, err := a.svc.Preflight(r.Context(), p, req)
-	if err != nil {
-		a.fail(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, res)
 }

@@ -17,6 +17,7 @@ import (
 // objectErrors collects the problems of the objects of one request.
 type objectErrors struct {
 	list []resources.ObjectError
+	noun string // what the request's list holds: "objects" (the default), "values"
 }
 
 func (e *objectErrors) add(index int, kind, name string, err error) {
@@ -33,7 +34,11 @@ func (e *objectErrors) err(verb string) error {
 	}
 	slices.SortStableFunc(e.list, func(a, b resources.ObjectError) int { return a.Index - b.Index })
 	d := e.list[0]
-	where := fmt.Sprintf("objects[%d]", d.Index)
+	noun := e.noun
+	if noun == "" {
+		noun = "objects"
+	}
+	where := fmt.Sprintf("%s[%d]", noun, d.Index)
 	if d.Name != "" {
 		where = resources.Ref(d.Kind, d.Name)
 	}

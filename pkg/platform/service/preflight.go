@@ -70,9 +70,8 @@ func (s *Service) Preflight(ctx context.Context, p Principal, req resources.Pref
 	if len(req.RequiredKeys)+len(req.OptionalKeys) > resources.MaxKeys {
 		return res, errTooLarge("at most %d keys", resources.MaxKeys)
 	}
-	add := func(id, result, format string, args ...any) {
-		res.Checks = append(res.Checks, resources.PreflightCheck{ID: id, Result: result, Detail: fmt.Sprintf(format, args...)})
-	}
+	checks := &preflightChecks{}
+	add := checks.add
 	res.Region = req.Region
 	if res.Region == "" {
 		res.Region = p.org.DefaultRegion
@@ -90,7 +89,7 @@ func (s *Service) Preflight(ctx context.Context, p Principal, req resources.Pref
 		} else {
 			add(checkSecretSet, resources.CheckOK, "none named, and the project needs no keys")
 		}
-	} else if o, ok, err := s.preflightObject(ctx, p, req.SecretSet, resources.KindSecretSet, res.Region, "secret_set", add, checkSecretSet); err != nil {
+	} else if o, ok, err := s.preflightObject(ctx, p, req.SecretSet, resources.KindSecretSet, res.Region, "secret_set", checks, checkSecretSet); err != nil {
 		return res, err
 	} else if ok {
 		var missing, optional []string
@@ -130,7 +129,7 @@ func (s *Service) Preflight(ctx context.Context, p Principal, req resources.Pref
 	base, creds := "", ""
 	credsOK := true
 	if req.ImagePullSecret != "" {
-		o, ok, err := s.preflightObject(ctx, p, req.ImagePullSecret, resources.KindImagePullSecret, res.Region, "image_credentials", add, checkImagePullSecret)
+		o, ok, err := s.preflightObject(ctx, p, req.ImagePullSecret, resources.KindImagePullSecret, res.Region, "image_credentials", checks, checkImagePullSecret)
 		if err != nil {
 			return res, err
 		}
@@ -162,15 +161,24 @@ func (s *Service) Preflight(ctx context.Context, p Principal, req resources.Pref
 		if base == "" {
 			base = resources.RegistryURL(ref.Registry)
 		}
-		s.preflightImage(ctx, req, ref, base, creds, add)
+		s.preflightImage(ctx, req, ref, base, creds, checks)
 	}
+	res.Checks = checks.list
 	return res, nil
+}
+
+// preflightChecks collects the checks of one preflight, in order.
+type preflightChecks struct{ list []resources.PreflightCheck }
+
+func (c *preflightChecks) add(id, result, format string, args ...any) {
+	c.list = append(c.list, resources.PreflightCheck{ID: id, Result: result, Detail: fmt.Sprintf(format, args...)})
 }
 
 // preflightObject checks that name is an object of kind in region, ready;
 // ok is true when it exists with that kind (whatever its state), so the
 // checks that read it can run.
-func (s *Service) preflightObject(ctx context.Context, p Principal, name, kind, region, key string, add func(id, result, format string, args ...any), id string) (store.Object, bool, error) {
+func (s *Service) preflightObject(ctx context.Context, p Principal, name, kind, region, key string, checks *preflightChecks, id string) (store.Object, bool, error) {
+	add := checks.add
 	o, err := s.store.Object(ctx, p.org.ID, name)
 	if errors.Is(err, store.ErrNotFound) {
 		how := "botkit cloud secrets set " + name + " --file server/.env"
@@ -207,7 +215,8 @@ func kindWords(kind string) string {
 	return "a secret set"
 }
 
-func (s *Service) preflightImage(ctx context.Context, req resources.PreflightRequest, ref resources.ImageRef, base, creds string, add func(id, result, format string, args ...any)) {
+func (s *Service) preflightImage(ctx context.Context, req resources.PreflightRequest, ref resources.ImageRef, base, creds string, checks *preflightChecks) {
+	add := checks.add
 	if s.checkImage == nil {
 		add(checkImage, resources.CheckWarning, "not checked: this platform does not reach registries")
 		return

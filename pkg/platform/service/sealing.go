@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -221,8 +223,8 @@ func (s *Service) unseal(ctx context.Context, org store.Org, objs []*resources.O
 		if o == nil || o.SecretSet == nil {
 			continue
 		}
-		for k, src := range o.SecretSet.Spec.Data {
-			if src.Sealed != "" {
+		for _, k := range slices.Sorted(maps.Keys(o.SecretSet.Spec.Data)) { // in key order: an object's first problem is its first key's
+			if src := o.SecretSet.Spec.Data[k]; src.Sealed != "" {
 				jobs = append(jobs, job{i, k, src.Sealed})
 			}
 		}
@@ -258,7 +260,7 @@ func (s *Service) unseal(ctx context.Context, org store.Org, objs []*resources.O
 			if _, ok := AsError(jerrs[i]); !ok {
 				return nil, jerrs[i] // the store or the master key, not the value
 			}
-			if errs[j.obj] == nil || jerrs[i].(*resources.Error).Field < errs[j.obj].(*resources.Error).Field {
+			if errs[j.obj] == nil {
 				errs[j.obj] = jerrs[i]
 			}
 			continue
@@ -290,15 +292,12 @@ func (s *Service) Reseal(ctx context.Context, p Principal, req resources.ResealR
 	}
 	res.KeyID = cur.ID
 	res.Values = make([]string, len(req.Values))
-	var errs []resources.ObjectError
-	bad := func(i int, format string, args ...any) {
-		errs = append(errs, resources.ObjectError{Index: i, Code: resources.CodeInvalid, Message: fmt.Sprintf(format, args...)})
-	}
+	errs := objectErrors{noun: "values"}
+	bad := func(i int, format string, args ...any) { errs.add(i, "", "", errInvalid(format, args...)) }
 	for i, in := range req.Values {
-		field := fmt.Sprintf("values[%d]", i)
 		v, err := sealed.Parse(in)
 		if err != nil {
-			bad(i, "%s: %v", field, err)
+			bad(i, "%v", err)
 			continue
 		}
 		if v.KeyID == cur.ID {
@@ -310,29 +309,25 @@ func (s *Service) Reseal(ctx context.Context, p Principal, req resources.ResealR
 		case err != nil:
 			return res, err
 		case k == nil:
-			bad(i, "%s: sealed to key %s, which organization %s does not hold (its keys: %s)", field, v.KeyID, p.org.Name, describeKeys(r.keys))
+			bad(i, "sealed to key %s, which organization %s does not hold (its keys: %s)", v.KeyID, p.org.Name, describeKeys(r.keys))
 			continue
 		case k.RetiredAt != nil:
-			bad(i, "%s: sealed to key %s, retired on %s: a retired key decrypts nothing; seal the value again with botkit seal", field, v.KeyID, k.RetiredAt.Format(time.DateOnly))
+			bad(i, "sealed to key %s, retired on %s: a retired key decrypts nothing; seal the value again with botkit seal", v.KeyID, k.RetiredAt.Format(time.DateOnly))
 			continue
 		}
 		out, b, err := sealed.Reseal(v, ident, rcp)
 		if err != nil {
-			bad(i, "%s: does not decrypt with key %s, the key it names (tampered or damaged)", field, v.KeyID)
+			bad(i, "does not decrypt with key %s, the key it names (tampered or damaged)", v.KeyID)
 			continue
 		}
 		if b.Organization != p.org.Name {
-			bad(i, "%s: sealed for organization %s, not %s", field, b.Organization, p.org.Name)
+			bad(i, "sealed for organization %s, not %s", b.Organization, p.org.Name)
 			continue
 		}
 		res.Values[i] = out
 	}
-	if len(errs) > 0 {
-		msg := errs[0].Message
-		if n := len(errs) - 1; n > 0 {
-			msg += fmt.Sprintf(" (and %d more; see details)", n)
-		}
-		return res, &resources.Error{Code: resources.CodeInvalid, Message: msg + "; nothing was resealed", Details: errs}
+	if err := errs.err("nothing was resealed"); err != nil {
+		return res, err
 	}
 	return res, nil
 }

@@ -189,7 +189,7 @@ func ipsCredentials(ctx context.Context, opts *ImagePullSecretOptions, host stri
 	if opts.HasCreds {
 		return opts.Credentials, !opts.Encode, nil
 	}
-	if opts.IO.CanPrompt() {
+	if opts.IO.CanAskSecret() {
 		if !opts.Encode {
 			return "", false, cmdutil.FlagErrorf("--encode=false needs encoded CREDENTIALS; prompted ones are plain")
 		}

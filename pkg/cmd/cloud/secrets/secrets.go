@@ -68,7 +68,8 @@ type PlatformOptions struct {
 	// DefaultRegion returns the region for new objects given --region
 	// (cmdutil.Factory.Region); nil: the flag alone.
 	DefaultRegion func(flag string) (string, error)
-	// Prompter returns the prompter; only called when IO.CanPrompt().
+	// Prompter returns the prompter; only called when IO.CanPrompt() (or, for
+	// a secret, IO.CanAskSecret()).
 	Prompter func() prompter.Prompter
 	// Now is the clock of AGE columns (nil: time.Now).
 	Now func() time.Time

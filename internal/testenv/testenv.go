@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 // InCI reports whether the tests run in CI, where nothing may be skipped.
@@ -87,4 +88,44 @@ func PickPort() (int, error) {
 	}
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// Patience bounds how long Eventually and Within wait. It is generous on
+// purpose: they wait for something to happen, never measure how fast it
+// did, so a slow or busy machine only makes a passing test take longer.
+const Patience = 2 * time.Minute
+
+// Eventually polls cond until it holds and fails the test (Fatal) if it
+// still does not after Patience, saying what it waited for.
+func Eventually(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	if !Poll(cond) {
+		t.Fatalf("still waiting after %s: %s", Patience, what)
+	}
+}
+
+// Poll polls cond until it holds and reports whether it did within
+// Patience: Eventually for a goroutine other than the test's, which must
+// not call Fatal.
+func Poll(cond func() bool) bool {
+	for end := time.Now().Add(Patience); !cond(); time.Sleep(time.Millisecond) {
+		if time.Now().After(end) {
+			return false
+		}
+	}
+	return true
+}
+
+// Within waits until done is closed (or receives) and fails the test
+// (Fatal) if it was not after Patience, saying what it waited for.
+func Within[T any](t testing.TB, what string, done <-chan T) T {
+	t.Helper()
+	select {
+	case v := <-done:
+		return v
+	case <-time.After(Patience):
+		t.Fatalf("still waiting after %s: %s", Patience, what)
+		var zero T
+		return zero
+	}
 }

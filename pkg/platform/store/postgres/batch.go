@@ -92,20 +92,15 @@ func (s *Store) runBatches() {
 		// After a shared batch, wait for its writers to write again (a
 		// client that waits for each answer before it sends the next
 		// write): up to the commit delay, until as many writes are queued
-		// as were queued now plus as many as the batch answered.
-		s.want = min(s.opts.CommitBatch, len(s.pending)+len(reqs))
+		// as were queued when the answers went out plus as many as the
+		// batch answered (s.want, set by runBatch).
 		if len(reqs) > 1 && s.opts.CommitDelay > 0 && len(s.pending) < s.want {
 			if s.grown == nil {
 				s.grown = make(chan struct{})
 			}
-			grown := s.grown
+			grown, want := s.grown, s.want
 			s.bmu.Unlock()
-			t := time.NewTimer(s.opts.CommitDelay)
-			select {
-			case <-grown:
-			case <-t.C:
-			}
-			t.Stop()
+			s.waitDelay(grown, want)
 			s.bmu.Lock()
 		}
 		reqs = reqs[:0]
@@ -131,7 +126,39 @@ func (s *Store) runBatches() {
 		}
 		s.bmu.Unlock()
 		s.runBatch(reqs)
+		if s.batchDone != nil {
+			s.batchDone(len(reqs))
+		}
 	}
+}
+
+// waitDelay waits until grown is closed (the queue holds want writes) or
+// the commit delay is out.
+func (s *Store) waitDelay(grown chan struct{}, want int) {
+	if s.delayTimer != nil {
+		select {
+		case <-grown:
+		case <-s.delayTimer(want):
+		}
+		return
+	}
+	t := time.NewTimer(s.opts.CommitDelay)
+	defer t.Stop()
+	select {
+	case <-grown:
+	case <-t.C:
+	}
+}
+
+// expect records, before a batch of n requests is answered, how many
+// writes its runner waits for (runBatches): the writes queued now plus
+// the n writers the answers may bring back. Counted after the answers
+// went out, a writer that came back at once would be counted twice, and
+// the runner would wait out the delay for a write that never comes.
+func (s *Store) expect(n int) {
+	s.bmu.Lock()
+	s.want = min(s.opts.CommitBatch, len(s.pending)+n)
+	s.bmu.Unlock()
 }
 
 func (s *Store) runBatch(reqs []*request) {
@@ -144,6 +171,7 @@ func (s *Store) runBatch(reqs []*request) {
 		live = append(live, r)
 	}
 	if len(live) == 0 {
+		s.expect(len(reqs))
 		return
 	}
 	slices.SortStableFunc(live, func(a, b *request) int { return a.keys[0].Compare(b.keys[0]) })
@@ -160,6 +188,7 @@ func (s *Store) runBatch(reqs []*request) {
 	} else {
 		errs, err = s.batchOnce(live, keys, nil)
 	}
+	s.expect(len(reqs))
 	if err == nil {
 		for i, r := range live {
 			r.done <- errs[i]

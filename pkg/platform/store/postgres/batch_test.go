@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/botkit-dev/botkit/internal/testenv"
 	"github.com/botkit-dev/botkit/pkg/platform/store"
 )
 
@@ -166,148 +167,264 @@ func TestCompactShape(t *testing.T) {
 	}
 }
 
-// With a commit delay, a runner whose previous batch was shared waits for
-// more writes before the next one, so writers that come back at once share
-// larger batches; a lone write after a lone write does not wait.
+// A lone write after a lone write does not wait for the commit delay: the
+// runner answers it and, with nothing queued, stops.
 func TestCommitDelay(t *testing.T) {
-	const delay = 50 * time.Millisecond
-	s := openStore(t, pg.Database(t), Options{CommitDelay: delay})
-	org := createOrg(t, s)
-	for i := range 3 { // lone writes: none waits
-		start := time.Now()
-		if _, err := setKey(s, org.ID, "lone", fmt.Sprint("K", i)); err != nil {
+	d := openDriven(t, Options{CommitDelay: time.Hour})
+	d.onWait = func(int) { d.expire() } // a wait is the failure; don't make it last
+	for i := range 3 {
+		if _, err := setKey(d.Store, d.org.ID, "lone", fmt.Sprint("K", i)); err != nil {
 			t.Fatal(err)
 		}
-		if d := time.Since(start); d >= delay {
-			t.Errorf("lone write %d took %s: it waited for the commit delay", i, d)
-		}
+		d.idle(t)
 	}
-	// Without the delay the writers split into about two alternating
-	// groups (4 writes a batch); with it, all 8 come back within 50 ms.
-	commits := recordCommits(t, Options{CommitDelay: delay}, 8, 6)
-	if mean := float64(writes(commits)) / float64(len(commits)); mean < 6 {
-		t.Errorf("%d batches of %.1f writes, want 6 or more (batches %v)", len(commits), mean, sizes(commits))
+	if got := d.sizes(); fmt.Sprint(got) != "[1 1 1]" {
+		t.Errorf("batches %v, want [1 1 1]", got)
+	}
+	if w := d.waited(); len(w) > 0 {
+		t.Errorf("lone writes waited for the commit delay (waits for %v writes)", w)
 	}
 }
 
 // After a shared batch a runner waits for the writers it answered, not
 // for the delay: writers that send their next write as soon as they are
-// answered are batched together again at once.
+// answered are batched together again, whichever comes first, the runner
+// looking at the queue or the writers writing again. The delay never runs
+// out here (the test ends the last wait itself).
 func TestCommitDelayWaitsForItsWriters(t *testing.T) {
-	const delay = time.Second
-	commits := recordCommits(t, Options{CommitDelay: delay}, 4, 5)
-	shared, waited := 0, 0 // batches after a shared one; those that waited out half the delay
-	for i := 1; i < len(commits); i++ {
-		if commits[i-1].size > 1 {
-			shared++
-			if commits[i].start.Sub(commits[i-1].end) >= delay/2 {
-				waited++
+	const writers, rounds = 4, 3
+	for _, first := range []string{"runner", "writers"} {
+		t.Run(first+" first", func(t *testing.T) {
+			d := openDriven(t, Options{CommitDelay: time.Hour})
+			d.most = writers
+			// The runner ends the batch of round r (batch r+1, after the
+			// held one) and looks at the queue; the writers it answered
+			// write round r+1 once back[r+1] is closed.
+			back := make([]chan struct{}, rounds+1)
+			for r := range back {
+				back[r] = make(chan struct{})
 			}
-		}
+			close(back[0])
+			batch := 0
+			d.onBatch = func(int) {
+				batch++
+				r := batch - 2 // the round this batch wrote
+				if r < 0 || r+1 == rounds {
+					return
+				}
+				if first == "writers" {
+					// A busy machine: the writers are back before the
+					// runner looks at the queue.
+					close(back[r+1])
+					if !testenv.Poll(d.holds(writers)) {
+						t.Errorf("the writers of round %d never came back", r+1)
+					}
+				}
+			}
+			d.onWait = func(want int) {
+				// The runner waits: the writers are slower.
+				if n := len(d.waited()); first == "runner" && n < rounds {
+					close(back[n])
+				}
+			}
+			release := d.hold(t)
+			var wg sync.WaitGroup
+			for w := range writers {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for r := range rounds {
+						<-back[r]
+						if _, err := setKey(d.Store, d.org.ID, fmt.Sprint("set-", w), fmt.Sprint("K", r)); err != nil {
+							t.Error(err)
+						}
+					}
+				}()
+			}
+			d.queued(t, writers)
+			release()
+			testenv.Within(t, "the writers' last answers", waitGroupDone(&wg))
+			// The batch of the last round waits for writers that are done:
+			// the only wait the delay ends.
+			testenv.Eventually(t, "the runner waiting after the last round", func() bool { return len(d.waited()) >= wantWaits(first, rounds) })
+			d.expire()
+			d.idle(t)
+			if got, want := fmt.Sprint(d.sizes()), fmt.Sprint(append([]int{1}, slices.Repeat([]int{writers}, rounds)...)); got != want {
+				t.Errorf("batches %v, want %v: the writers did not share each round's batch", got, want)
+			}
+			for i, w := range d.waited() {
+				if w != writers {
+					t.Errorf("wait %d after a shared batch of %d writers waited for %d writes (waits %v)", i, writers, w, d.waited())
+				}
+			}
+		})
 	}
-	// One wait is allowed: a writer one round ahead of the others ends
-	// first, and the batch that answered its last write waits for it.
-	if shared < 3 || waited > 1 {
-		t.Errorf("%d of %d batches after a shared one waited out the delay (batches %v)", waited, shared, sizes(commits))
+}
+
+// wantWaits is how many times the runner of TestCommitDelayWaitsForItsWriters
+// waits: after every round when it looks at the queue before the writers
+// are back, after the last one only when they are back first.
+func wantWaits(first string, rounds int) int {
+	if first == "runner" {
+		return rounds
 	}
+	return 1
 }
 
 // CommitBatch caps what a runner waits for: after a shared batch of
 // writers that do not come back, CommitBatch new writes start the next
-// batch long before the delay is out.
+// batch, the delay never running out.
 func TestCommitBatch(t *testing.T) {
-	const delay = time.Second
-	var mu sync.Mutex
-	shared := false
-	s := openStore(t, pg.Database(t), Options{CommitDelay: delay, CommitBatch: 2, OnCommit: func(batch int, _ time.Duration) {
-		mu.Lock()
-		shared = shared || batch > 1
-		mu.Unlock()
-	}})
-	org := createOrg(t, s)
-	concurrently := func(prefix string, n int) {
+	d := openDriven(t, Options{CommitDelay: time.Hour, CommitBatch: 2})
+	d.most = 2
+	concurrently := func(prefix string, n int) chan struct{} {
 		var wg sync.WaitGroup
 		for w := range n {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				if _, err := setKey(s, org.ID, fmt.Sprint(prefix, w), "K"); err != nil {
+				if _, err := setKey(d.Store, d.org.ID, fmt.Sprint(prefix, w), "K"); err != nil {
 					t.Error(err)
 				}
 			}()
 		}
-		wg.Wait()
+		return waitGroupDone(&wg)
 	}
-	concurrently("once-", 6) // writers that never come back
-	mu.Lock()
-	if !shared {
-		t.Fatal("6 concurrent writes never shared a batch: nothing to wait after")
+	release := d.hold(t)
+	once := concurrently("once-", 6) // writers that never come back
+	d.queued(t, 6)
+	release()
+	testenv.Within(t, "6 concurrent writes", once)
+	testenv.Eventually(t, "the runner waiting after the shared batch", func() bool { return len(d.waited()) >= 1 })
+	if w := d.waited(); w[0] != 2 {
+		t.Errorf("after a shared batch of 6 with CommitBatch 2, the runner waits for %d writes", w[0])
 	}
-	mu.Unlock()
-	start := time.Now()
-	concurrently("new-", 2)
-	if d := time.Since(start); d >= delay/2 {
-		t.Errorf("2 new writes took %s with --commit-batch 2: the runner waited for the writers of its last batch", d)
+	testenv.Within(t, "2 new writes while the runner waits for 2", concurrently("new-", 2))
+	d.expire() // the batch of 2 waits for its writers in turn
+	d.idle(t)
+	if got := fmt.Sprint(d.sizes()); got != "[1 6 2]" {
+		t.Errorf("batches %v, want [1 6 2]", got)
 	}
 }
 
-// commit is a committed batch: its size and when it ran.
-type commit struct {
-	size       int
-	start, end time.Time
+// driven is a store whose batch runner a test drives through its seams
+// (batchDone, delayTimer): it records every batch and every wait after a
+// shared batch, and the commit delay runs out only when the test calls
+// expire, or at once when a wait waits for more writes than can come (the
+// test fails).
+type driven struct {
+	*Store
+	org  store.Org
+	most int // the most writes a wait may wait for (0: any)
+	// onBatch and onWait, if set before the first write, run in the
+	// runner after each batch and when it starts to wait.
+	onBatch func(size int)
+	onWait  func(want int)
+
+	mu      sync.Mutex
+	batches []int
+	waits   []int
+	expired chan struct{}
+	once    sync.Once
 }
 
-// recordCommits runs writers goroutines that each set rounds keys of a
-// set of their own, one after the other, through a store with opts, and
-// returns the batches that committed them.
-func recordCommits(t *testing.T, opts Options, writers, rounds int) []commit {
+func openDriven(t *testing.T, opts Options) *driven {
 	t.Helper()
-	var mu sync.Mutex
-	var commits []commit
-	opts.OnCommit = func(batch int, d time.Duration) {
-		mu.Lock()
-		now := time.Now()
-		commits = append(commits, commit{batch, now.Add(-d), now})
-		mu.Unlock()
+	d := &driven{Store: openStore(t, pg.Database(t), opts), expired: make(chan struct{})}
+	done := make(chan struct{})
+	close(done)
+	d.batchDone = func(n int) {
+		d.mu.Lock()
+		d.batches = append(d.batches, n)
+		d.mu.Unlock()
+		if d.onBatch != nil {
+			d.onBatch(n)
+		}
 	}
-	s := openStore(t, pg.Database(t), opts)
-	org := createOrg(t, s)
-	mu.Lock()
-	commits = nil // the organization's
-	mu.Unlock()
-	var wg sync.WaitGroup
-	for w := range writers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for r := range rounds {
-				if _, err := setKey(s, org.ID, fmt.Sprint("set-", w), fmt.Sprint("K", r)); err != nil {
-					t.Error(err)
-				}
-			}
-		}()
+	d.delayTimer = func(want int) <-chan struct{} {
+		d.mu.Lock()
+		d.waits = append(d.waits, want)
+		d.mu.Unlock()
+		if d.most > 0 && want > d.most {
+			t.Errorf("the runner waits for %d writes; at most %d can come, it would wait out the delay", want, d.most)
+			return done
+		}
+		if d.onWait != nil {
+			d.onWait(want)
+		}
+		return d.expired
 	}
-	wg.Wait()
-	mu.Lock()
-	defer mu.Unlock()
-	if n := writes(commits); n != writers*rounds {
-		t.Fatalf("%d writes committed, want %d", n, writers*rounds)
-	}
-	return slices.Clone(commits)
+	t.Cleanup(d.expire) // before the store closes
+	d.org = createOrg(t, d.Store)
+	return d
 }
 
-func writes(cs []commit) int {
-	n := 0
-	for _, c := range cs {
-		n += c.size
-	}
-	return n
+// expire runs the commit delay out: every wait ends, now and later.
+func (d *driven) expire() { d.once.Do(func() { close(d.expired) }) }
+
+func (d *driven) sizes() []int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return slices.Clone(d.batches)
 }
 
-func sizes(cs []commit) []int {
-	out := make([]int, len(cs))
-	for i, c := range cs {
-		out[i] = c.size
+func (d *driven) waited() []int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return slices.Clone(d.waits)
+}
+
+// queued waits until n writes are queued.
+func (d *driven) queued(t *testing.T, n int) {
+	t.Helper()
+	testenv.Eventually(t, fmt.Sprintf("%d writes queued", n), d.holds(n))
+}
+
+// holds reports whether the queue holds n writes.
+func (d *driven) holds(n int) func() bool {
+	return func() bool {
+		d.bmu.Lock()
+		defer d.bmu.Unlock()
+		return len(d.pending) == n
 	}
-	return out
+}
+
+// idle waits until no runner runs (nothing queued, no wait).
+func (d *driven) idle(t *testing.T) {
+	t.Helper()
+	testenv.Eventually(t, "the batch runner done", func() bool {
+		d.bmu.Lock()
+		defer d.bmu.Unlock()
+		return d.running == 0
+	})
+}
+
+// hold starts a declared update that keeps the runner in its batch until
+// release is called: the writes queued meanwhile share the next batch.
+func (d *driven) hold(t *testing.T) (release func()) {
+	t.Helper()
+	started, held, done := make(chan struct{}), make(chan struct{}), make(chan error, 1)
+	var once sync.Once
+	ctx := store.WithObjects(context.Background(), store.ObjectKey{OrgID: d.org.ID, Name: "hold"})
+	go func() {
+		done <- d.Update(ctx, func(context.Context, store.Tx) error {
+			once.Do(func() { close(started) })
+			<-held
+			return nil
+		})
+	}()
+	testenv.Within(t, "the holding update to run", started)
+	return func() {
+		t.Helper()
+		close(held)
+		if err := testenv.Within(t, "the holding update's answer", done); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func waitGroupDone(wg *sync.WaitGroup) chan struct{} {
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	return done
 }

@@ -83,7 +83,7 @@ func seen(s *Store, orgID int64, name string) (store.Object, error) {
 }
 
 // openStore opens a store on url, closed when the test ends.
-func openStore(t *testing.T, url string, opts Options) *Store {
+func openStore(t testing.TB, url string, opts Options) *Store {
 	t.Helper()
 	s, err := Open(context.Background(), url, opts)
 	if err != nil {
@@ -94,7 +94,7 @@ func openStore(t *testing.T, url string, opts Options) *Store {
 }
 
 // createOrg creates organization "o" (default region "r") through s.
-func createOrg(t *testing.T, s *Store) store.Org {
+func createOrg(t testing.TB, s *Store) store.Org {
 	t.Helper()
 	var org store.Org
 	if err := s.Update(context.Background(), func(ctx context.Context, tx store.Tx) error {

@@ -111,6 +111,12 @@ type Store struct {
 	want    int                      // the queue a waiting runner waits for (batch.go)
 	grown   chan struct{}            // closed when pending reaches want
 	cache   objectCache              // rows of the objects batches last read or wrote
+	// Seams for tests that drive the batch runner (nil: none): batchDone
+	// is called by a runner after each batch, before it looks at the
+	// queue again; delayTimer stands for the commit delay's timer, called
+	// with the writes the runner waits for (batch.go).
+	batchDone  func(size int)
+	delayTimer func(want int) <-chan struct{}
 
 	optimistic, stale atomic.Int64 // optimistic batches committed; found stale
 }

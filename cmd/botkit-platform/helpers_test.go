@@ -19,6 +19,7 @@ import (
 
 	"github.com/botkit-dev/botkit/internal/pgtest"
 	"github.com/botkit-dev/botkit/internal/platformtest"
+	"github.com/botkit-dev/botkit/internal/testenv"
 )
 
 var binary string
@@ -221,20 +222,15 @@ func expectStatus(t testing.TB, r resp, want int, what string) {
 // waitState polls an object until it leaves pending and returns it.
 func (s *server) waitState(token, org, name string) map[string]any {
 	s.t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	var obj map[string]any
+	testenv.Eventually(s.t, name+" to leave pending", func() bool {
 		r := s.call(token, "GET", "/v1/organizations/"+org+"/secrets/"+name, nil)
 		expectStatus(s.t, r, 200, "GET "+name)
-		obj := r.json(s.t)
+		obj = r.json(s.t)
 		st, _ := obj["status"].(map[string]any)
-		if st != nil && st["state"] != "pending" {
-			return obj
-		}
-		if time.Now().After(deadline) {
-			s.t.Fatalf("%s still pending after 30s", name)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return st != nil && st["state"] != "pending"
+	})
+	return obj
 }
 
 func keysOf(t testing.TB, obj map[string]any) []string {

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/botkit-dev/botkit/internal/platformtest"
+	"github.com/botkit-dev/botkit/internal/testenv"
 	"github.com/botkit-dev/botkit/pkg/platform"
 	"github.com/botkit-dev/botkit/pkg/resources"
 )
@@ -321,13 +322,7 @@ func TestApplyReplaceAndUnchanged(t *testing.T) {
 			t.Errorf("first item: %+v", it)
 		}
 		// Wait until the set is provisioned.
-		deadline := time.Now().Add(10 * time.Second)
-		for e.get("app").Status().State != resources.StateReady {
-			if time.Now().After(deadline) {
-				t.Fatal("app never became ready")
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
+		testenv.Eventually(t, "app to become ready", func() bool { return e.get("app").Status().State == resources.StateReady })
 		v := e.version("app")
 		ipsV := e.version("regcreds")
 		audit := e.call("GET", "/v1/organizations/local/audit", nil).body

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/botkit-dev/botkit/internal/platformtest"
+	"github.com/botkit-dev/botkit/internal/testenv"
 	"github.com/botkit-dev/botkit/pkg/platform"
 	"github.com/botkit-dev/botkit/pkg/platform/store/sqlite"
 )
@@ -52,40 +53,49 @@ func patchReq(ctx context.Context) *http.Request {
 	return httptest.NewRequest("PATCH", "/v1/organizations/local/secrets/bot", strings.NewReader(`{"set":{"A":"1"}}`)).WithContext(ctx)
 }
 
+// serve serves req and returns its answer; the test fails if none came
+// after testenv.Patience.
+func serve(t *testing.T, srv *platform.Server, req *http.Request) *httptest.ResponseRecorder {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	done := make(chan struct{})
+	go func() { srv.Handler().ServeHTTP(rec, req); close(done) }()
+	testenv.Within(t, req.Method+" "+req.URL.Path+" to be answered", done)
+	return rec
+}
+
 // A write while another process holds the SQLite database's write lock
 // waits the store's bound, then answers 503 unavailable saying so, with
 // nothing written; once the lock is gone the same write goes through.
 func TestBusyDatabase(t *testing.T) {
 	srv, release := lockedPlatform(t, 300*time.Millisecond)
 	start := time.Now()
-	rec := httptest.NewRecorder()
-	srv.Handler().ServeHTTP(rec, patchReq(context.Background()))
+	rec := serve(t, srv, patchReq(context.Background()))
 	took := time.Since(start)
 	if rec.Code != http.StatusServiceUnavailable || !strings.Contains(rec.Body.String(), `"code":"unavailable"`) ||
 		!strings.Contains(rec.Body.String(), "locked by another process") {
 		t.Fatalf("write under another process's lock: %d %s", rec.Code, rec.Body)
 	}
-	if took < 300*time.Millisecond || took > 3*time.Second {
-		t.Errorf("the write gave up after %s, want the store's bound (300ms)", took)
+	// A lower bound only: it says the write waited for the lock instead of
+	// giving up at once, and a slow machine can only lengthen the wait.
+	if took < 300*time.Millisecond {
+		t.Errorf("the write gave up after %s, before the store's bound (300ms)", took)
 	}
 	release()
-	rec = httptest.NewRecorder()
-	srv.Handler().ServeHTTP(rec, patchReq(context.Background()))
+	rec = serve(t, srv, patchReq(context.Background()))
 	if rec.Code != http.StatusCreated {
 		t.Fatalf("write after the lock was released: %d %s (the first write must have left nothing)", rec.Code, rec.Body)
 	}
 }
 
 // A write waiting for another process's lock ends as soon as its request
-// does (Ctrl-C of a command, a client gone), not after the bound.
+// does (Ctrl-C of a command, a client gone), not after the bound: the
+// bound here outlasts the test's patience by far.
 func TestBusyWaitEndsWithTheRequest(t *testing.T) {
-	srv, _ := lockedPlatform(t, time.Minute)
+	srv, _ := lockedPlatform(t, 24*time.Hour)
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
-	start := time.Now()
-	rec := httptest.NewRecorder()
-	srv.Handler().ServeHTTP(rec, patchReq(ctx))
-	if took := time.Since(start); took > 2*time.Second {
-		t.Fatalf("the write waited %s after its request ended (status %d)", took, rec.Code)
+	if rec := serve(t, srv, patchReq(ctx)); rec.Code == http.StatusCreated {
+		t.Errorf("the write went through under another process's lock: %d %s", rec.Code, rec.Body)
 	}
 }

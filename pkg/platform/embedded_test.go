@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/botkit-dev/botkit/internal/platformtest"
+	"github.com/botkit-dev/botkit/internal/testenv"
 	"github.com/botkit-dev/botkit/pkg/platform"
 	"github.com/botkit-dev/botkit/pkg/platform/service"
 )
@@ -59,17 +60,9 @@ func TestEmbeddedNoAuthOrg(t *testing.T) {
 		t.Errorf("revoked token: %d", rec.Code)
 	}
 	// The provisioner runs in-process too.
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		rec := do("GET", "/v1/organizations/local/secrets/app", "", "")
-		if strings.Contains(rec.Body.String(), `"state":"ready"`) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("still not ready: %s", rec.Body)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testenv.Eventually(t, "secret set app to become ready", func() bool {
+		return strings.Contains(do("GET", "/v1/organizations/local/secrets/app", "", "").Body.String(), `"state":"ready"`)
+	})
 }
 
 // Without NoAuthOrg a request without a token is refused.

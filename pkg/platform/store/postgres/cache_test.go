@@ -8,8 +8,8 @@ import (
 	"slices"
 	"sync"
 	"testing"
-	"time"
 
+	"github.com/botkit-dev/botkit/internal/testenv"
 	"github.com/botkit-dev/botkit/pkg/platform/store"
 	"github.com/jackc/pgx/v5"
 )
@@ -480,19 +480,13 @@ func TestOptimisticBatchLocksInKeyOrder(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- setKeyAll(s, org.ID, "K2", "a", "b") }()
 	// Wait until the batch waits for a lock.
-	for waited := 0; ; waited++ {
+	testenv.Eventually(t, "the batch to wait for the row of a", func() bool {
 		var n int
 		if err := other.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`).Scan(&n); err != nil {
 			t.Fatal(err)
 		}
-		if n > 0 {
-			break
-		}
-		if waited == 500 {
-			t.Fatal("the batch never waited for the row of a")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return n > 0
+	})
 	if err := lock("b", " NOWAIT"); err != nil {
 		t.Errorf("the batch locked b while it waited for a: %v", err)
 	}

@@ -13,6 +13,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/huh"
 
+	"github.com/botkit-dev/botkit/internal/testenv"
 	"github.com/botkit-dev/botkit/pkg/iostreams"
 	"github.com/botkit-dev/botkit/pkg/resources"
 )
@@ -185,13 +186,8 @@ func TestLineInterrupted(t *testing.T) {
 	time.AfterFunc(50*time.Millisecond, cancel)
 	done := make(chan error, 1)
 	go func() { _, err := p.Select("Color", "--color", "", colors); done <- err }()
-	select {
-	case err := <-done:
-		if !errors.Is(err, context.Canceled) { // exit 130
-			t.Errorf("err %v", err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("the question did not end when the context did")
+	if err := testenv.Within(t, "the question to end with its context", done); !errors.Is(err, context.Canceled) { // exit 130
+		t.Errorf("err %v", err)
 	}
 	// A cancelled context ends every later question before it is asked.
 	if _, err := p.Confirm("Again?", "--yes", false); !errors.Is(err, context.Canceled) {

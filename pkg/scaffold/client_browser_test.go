@@ -213,7 +213,7 @@ func startNext(t *testing.T, client string, env []string) (string, func() string
 	output := func() string { mu.Lock(); defer mu.Unlock(); return out.String() }
 
 	url := "http://127.0.0.1:" + strconv.Itoa(port) + "/"
-	deadline := time.Now().Add(60 * time.Second)
+	deadline := time.Now().Add(testenv.Patience)
 	for {
 		select {
 		case err := <-exited:
@@ -228,7 +228,7 @@ func startNext(t *testing.T, client string, env []string) (string, func() string
 			}
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("next start: %s not ready after 60s\n%s", url, output())
+			t.Fatalf("next start: %s not ready after %s\n%s", url, testenv.Patience, output())
 		}
 		time.Sleep(200 * time.Millisecond)
 	}

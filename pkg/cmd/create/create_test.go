@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/botkit-dev/botkit/internal/testenv"
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
 	"github.com/botkit-dev/botkit/pkg/iostreams"
 	"github.com/botkit-dev/botkit/pkg/prompter"
@@ -270,13 +271,8 @@ func TestConfigStdinInterruptible(t *testing.T) {
 	go func() { done <- runConfig(t, ctx, r, "-", scaffold.Partial{}) }()
 	time.Sleep(50 * time.Millisecond)
 	cancel()
-	select {
-	case err := <-done:
-		if cmdutil.ExitCode(err) != cmdutil.ExitInterrupted {
-			t.Errorf("exit %d: %v", cmdutil.ExitCode(err), err)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("reading -c - did not end when interrupted")
+	if err := testenv.Within(t, "reading -c - to end when interrupted", done); cmdutil.ExitCode(err) != cmdutil.ExitInterrupted {
+		t.Errorf("exit %d: %v", cmdutil.ExitCode(err), err)
 	}
 }
 

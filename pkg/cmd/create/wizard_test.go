@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/botkit-dev/botkit/internal/testenv"
 	"github.com/botkit-dev/botkit/pkg/cmd/create"
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
 	"github.com/botkit-dev/botkit/pkg/iostreams"
@@ -435,12 +436,7 @@ func TestWizardEndOfInput(t *testing.T) {
 				_, err := create.RunWizard(context.Background(), prompter.New(ios, true), ios.ErrOut, scaffold.Partial{})
 				doneC <- err
 			}()
-			var err error
-			select {
-			case err = <-doneC:
-			case <-time.After(20 * time.Second):
-				t.Fatal("the wizard did not return at end of input")
-			}
+			err := testenv.Within(t, "the wizard to return at end of input", doneC)
 			if err == nil {
 				t.Fatalf("no error at end of input; stderr:\n%s", errOut)
 			}

@@ -264,11 +264,7 @@ func TestPostgresProvisionTakeover(t *testing.T) {
 	flags := []string{"--allow-private-registries", "--provision-lease", "1s"}
 	a := p.start(t, flags...)
 	expectStatus(t, a.call(tok, "PATCH", objPath("acme", "regcred"), ipsBody(reg.srv.URL, "stall")), 201, "create IPS")
-	select {
-	case <-reg.stalled:
-	case <-time.After(15 * time.Second):
-		t.Fatal("the first replica never checked the registry")
-	}
+	testenv.Within(t, "the first replica to check the registry", reg.stalled)
 	b := p.start(t, flags...)
 	a.kill9()
 	obj := b.waitState(tok, "acme", "regcred")

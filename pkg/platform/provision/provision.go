@@ -40,6 +40,11 @@ type Provisioner struct {
 	// it at Run, or at the first Wake when Run was lazy.
 	start     func()
 	startOnce sync.Once
+
+	// The workers' clock (time.Now, time.After): a test that drives the
+	// passes' timing sets its own before Run.
+	now   func() time.Time
+	after func(time.Duration) <-chan time.Time
 }
 
 // Metrics receives the provisioners' measurements.
@@ -108,7 +113,7 @@ func New(opts Options) *Provisioner {
 	_, _ = rand.Read(hb)
 	host, _ := os.Hostname()
 	p := &Provisioner{opts: opts, log: log, wakeCh: map[string]chan struct{}{}, inflight: map[int64]bool{}, again: map[int64]store.Object{}, holder: fmt.Sprintf("%s/%d/%x", host, os.Getpid(), hb),
-		client: newGuardedClient(opts.AllowPrivateRegistries, opts.Timeout)}
+		client: newGuardedClient(opts.AllowPrivateRegistries, opts.Timeout), now: time.Now, after: time.After}
 	for _, r := range resources.Regions() {
 		p.wakeCh[r] = make(chan struct{}, 1)
 	}
@@ -170,7 +175,7 @@ func (p *Provisioner) run(ctx context.Context, region string) {
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	for {
-		last := time.Now()
+		last := p.now()
 		more, _ := p.pass(ctx, region, sem, &wg) // errors are logged
 		if more {
 			continue
@@ -183,7 +188,7 @@ func (p *Provisioner) run(ctx context.Context, region string) {
 			select {
 			case <-ctx.Done():
 				return
-			case <-time.After(max(provisionDebounce, provisionInterval-time.Since(last))):
+			case <-p.after(max(provisionDebounce, provisionInterval-p.now().Sub(last))):
 			}
 		case <-ticker.C:
 		}

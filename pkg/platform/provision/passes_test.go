@@ -1,0 +1,160 @@
+package provision
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/botkit-dev/botkit/internal/testenv"
+	"github.com/botkit-dev/botkit/pkg/platform/store"
+	"github.com/botkit-dev/botkit/pkg/platform/store/sqlite"
+	"github.com/botkit-dev/botkit/pkg/resources"
+)
+
+// passCounter counts the passes over one region.
+type passCounter struct {
+	region string
+	n      atomic.Int64
+}
+
+func (c *passCounter) Pass(region string) {
+	if region == c.region {
+		c.n.Add(1)
+	}
+}
+func (c *passCounter) Provisioned(string, string, string, int) {}
+
+// markCounter is a store that counts the region's finished
+// MarkPendingReady: a pass's marking is over (what is written afterwards
+// waits for the next pass).
+type markCounter struct {
+	store.Store
+	region string
+	n      atomic.Int64
+}
+
+func (s *markCounter) MarkPendingReady(ctx context.Context, region, kind string) (int, error) {
+	n, err := s.Store.MarkPendingReady(ctx, region, kind)
+	if region == s.region && kind == resources.KindSecretSet {
+		s.n.Add(1)
+	}
+	return n, err
+}
+
+// wait is one wait of a worker on its clock: how long it asked for, and
+// the channel that ends it.
+type wait struct {
+	d    time.Duration
+	fire chan time.Time
+}
+
+// The workers' timing, with their clock in the test's hand: a write after
+// a quiet spell is provisioned one debounce later; a write right after a
+// pass waits out the rest of the interval, and the writes that come
+// meanwhile join that one pass instead of a pass each. (What this is worth
+// in merges per second is bench/platform's.)
+func TestPassTiming(t *testing.T) {
+	const region = "us-west"
+	ctx := context.Background()
+	st, err := sqlite.OpenDir(ctx, t.TempDir(), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	var org store.Org
+	if err := st.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+		org, err = tx.CreateOrg(ctx, store.Org{Name: "o", DefaultRegion: region})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	write := func(name string) {
+		t.Helper()
+		if err := st.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+			v, err := tx.NextVersion(ctx)
+			if err != nil {
+				return err
+			}
+			_, err = tx.PutObject(ctx, store.Object{OrgID: org.ID, Name: name, Kind: resources.KindSecretSet, Region: region,
+				State: resources.StatePending, Version: v, Generation: 1, Keys: map[string]int{}})
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pending := func() int {
+		t.Helper()
+		objs, err := st.Pending(ctx, region, resources.KindSecretSet, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(objs)
+	}
+
+	passes := &passCounter{region: region}
+	marks := &markCounter{Store: st, region: region}
+	p := New(Options{Store: marks, Metrics: passes, PollInterval: 24 * time.Hour})
+	var mu sync.Mutex
+	now := time.Unix(1_000_000, 0)
+	p.now = func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	advance := func(d time.Duration) { mu.Lock(); now = now.Add(d); mu.Unlock() }
+	waits := make(chan wait, 1)
+	p.after = func(d time.Duration) <-chan time.Time {
+		w := wait{d, make(chan time.Time, 1)}
+		waits <- w
+		return w.fire
+	}
+	runCtx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	t.Cleanup(func() { cancel(); wg.Wait() })
+	p.Run(runCtx, &wg, false)
+	testenv.Eventually(t, "the worker's first pass", func() bool { return marks.n.Load() == 1 })
+
+	// A lone write after a quiet spell: one debounce.
+	advance(time.Minute)
+	write("lone")
+	p.Wake(region)
+	w := testenv.Within(t, "the worker to wait after a wake", waits)
+	if w.d != provisionDebounce {
+		t.Errorf("after a quiet spell a write waits %s, want the debounce (%s)", w.d, provisionDebounce)
+	}
+	if n := passes.n.Load(); n != 1 {
+		t.Fatalf("%d passes before the wait ended, want 1", n)
+	}
+	w.fire <- now
+	testenv.Eventually(t, "the pass after the lone write", func() bool { return marks.n.Load() == 2 })
+	if n, m := passes.n.Load(), pending(); n != 2 || m != 0 {
+		t.Errorf("%d passes for the lone write, %d pending after it; want 1 and 0", n-1, m)
+	}
+
+	// A stream right after that pass: the first write waits out the
+	// interval, the others join its pass.
+	write("s0")
+	p.Wake(region)
+	w = testenv.Within(t, "the worker to wait after a wake", waits)
+	if w.d != provisionInterval {
+		t.Errorf("right after a pass a write waits %s, want the interval (%s)", w.d, provisionInterval)
+	}
+	for i := 1; i < 20; i++ {
+		write(fmt.Sprint("s", i))
+		p.Wake(region)
+	}
+	if n, m := marks.n.Load(), pending(); n != 2 || m != 20 {
+		t.Fatalf("while the worker waits: %d passes, %d pending; want 2 and 20", n, m)
+	}
+	advance(provisionInterval)
+	w.fire <- now
+	testenv.Eventually(t, "the pass after the stream", func() bool { return marks.n.Load() == 3 })
+	if n, m := passes.n.Load(), pending(); n != 3 || m != 0 {
+		t.Errorf("20 writes took %d passes and left %d pending; want 1 and 0", n-2, m)
+	}
+	// The wakes of the stream's later writes are one more wake: the worker
+	// waits out a whole interval again.
+	w = testenv.Within(t, "the worker to wait after the stream's wakes", waits)
+	if w.d != provisionInterval {
+		t.Errorf("right after a pass a wake waits %s, want the interval (%s)", w.d, provisionInterval)
+	}
+}

@@ -15,20 +15,16 @@ import (
 
 // Concurrent declared updates share transactions, and one whose statement
 // fails inside a shared transaction fails alone: the others run again on
-// their own and commit.
+// their own and commit. Each wave is queued while the runner is held, so
+// that it is one batch whatever the scheduler does.
 func TestGroupCommit(t *testing.T) {
 	ctx := context.Background()
-	var mu sync.Mutex
-	largest := 0
-	s := openStore(t, pg.Database(t), Options{OnCommit: func(batch int, _ time.Duration) {
-		mu.Lock()
-		largest = max(largest, batch)
-		mu.Unlock()
-	}})
-	org := createOrg(t, s)
+	d := openDriven(t, Options{})
+	s, org := d.Store, d.org
 	const n, bad = 128, 64 + 17 // two waves of 64; the second has the failing update
 	errs := make([]error, n)
 	for wave := range 2 {
+		release := d.hold(t)
 		var wg sync.WaitGroup
 		for i := wave * n / 2; i < (wave+1)*n/2; i++ {
 			wg.Add(1)
@@ -59,10 +55,13 @@ func TestGroupCommit(t *testing.T) {
 				})
 			}()
 		}
+		d.queued(t, n/2)
+		release()
 		wg.Wait()
-		if wave == 0 && largest < 2 {
-			t.Errorf("largest transaction held %d updates: nothing was grouped", largest)
-		}
+	}
+	d.idle(t)
+	if got := fmt.Sprint(d.sizes()); got != "[1 64 1 64]" {
+		t.Errorf("batches %s, want [1 64 1 64]: each wave one transaction after the held one", got)
 	}
 	keys := 0
 	for i, err := range errs {

@@ -30,7 +30,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/botkit-dev/botkit/internal/testenv"
 	"github.com/jackc/pgx/v5"
@@ -213,7 +212,7 @@ func (c *Cluster) URL(db string) string {
 func (c *Cluster) Database(t testing.TB) string {
 	t.Helper()
 	name := fmt.Sprintf("t%d_%d", os.Getpid(), c.dbSeq.Add(1))
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.Patience)
 	defer cancel()
 	conn, err := pgx.Connect(ctx, c.URL("postgres"))
 	if err != nil {

@@ -92,7 +92,7 @@ auth:
 		return nil, err
 	}
 	r := &Registry{URL: fmt.Sprintf("http://127.0.0.1:%d", port), cmd: cmd, logf: logf}
-	deadline := time.Now().Add(15 * time.Second)
+	deadline := time.Now().Add(testenv.Patience)
 	for {
 		resp, err := http.Get(r.URL + "/v2/")
 		if err == nil {

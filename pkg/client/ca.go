@@ -9,6 +9,8 @@ import (
 	"io/fs"
 	"net/http"
 	"os"
+	"slices"
+	"strings"
 
 	"github.com/botkit-dev/botkit/pkg/resources"
 )
@@ -60,7 +62,18 @@ type CertificateError struct {
 
 func (e *CertificateError) Error() string {
 	var ua x509.UnknownAuthorityError
-	if !errors.As(e.Err, &ua) {
+	var he x509.HostnameError
+	switch {
+	case errors.As(e.Err, &he) && he.Certificate != nil:
+		names := slices.Clone(he.Certificate.DNSNames)
+		for _, ip := range he.Certificate.IPAddresses {
+			names = append(names, ip.String())
+		}
+		if len(names) == 0 {
+			names = []string{"no name"}
+		}
+		return fmt.Sprintf("the platform at %s presents a TLS certificate botkit does not accept: it is for %s, not %s", e.Host, strings.Join(names, ", "), he.Host)
+	case !errors.As(e.Err, &ua):
 		return fmt.Sprintf("the platform at %s presents a TLS certificate botkit does not accept: %v", e.Host, e.Err)
 	}
 	if e.CA.Path == "" {

@@ -96,7 +96,8 @@ func TestServeTLSFlags(t *testing.T) {
 	}{
 		{[]string{"--tls-cert-file", cert}, "error: --tls-cert-file needs --tls-key-file"},
 		{[]string{"--tls-key-file", cert}, "error: --tls-key-file needs --tls-cert-file"},
-		{[]string{"--tls-cert-file", cert, "--tls-key-file", missing}, "certificate file " + cert + ": no PEM CERTIFICATE block in it"},
+		{[]string{"--tls-cert-file", cert, "--tls-key-file", cert}, "error: --tls-cert-file/--tls-key-file: certificate file " + cert + ": no PEM CERTIFICATE block in it"},
+		{[]string{"--tls-cert-file", cert, "--tls-key-file", missing}, "key file " + missing + ": no such file or directory"},
 	} {
 		data := filepath.Join(dir, "data")
 		ios, _, _, errOut := iostreams.Test()

@@ -400,9 +400,9 @@ func ReadFile(path string) (File, error) {
 	return f, nil
 }
 
-// The keys of the old, single-platform form: a context's but its name,
-// and the token.
-var legacyKeys = append(slices.Clone(contextKeys[1:len(contextFields)]), "token")
+// The keys of the old, single-platform form: a context's but its name (and
+// certificateAuthority, which came after that form), and the token.
+var legacyKeys = append(slices.DeleteFunc(slices.Clone(contextKeys[1:len(contextFields)]), func(k string) bool { return k == "certificateAuthority" }), "token")
 
 // contextFields are the string keys of a context, in the order they are
 // written, with the field each fills: the one list the contexts form, the

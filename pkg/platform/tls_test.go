@@ -44,7 +44,9 @@ func tlsServer(t *testing.T, cfg *tls.Config) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hs := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok")) })}
+	hs := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		_, _ = w.Write([]byte("ok")) // error ignored: the client reads the handshake only
+	})}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)

@@ -1,19 +1,24 @@
 package main
 
 import (
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/botkit-dev/botkit/internal/platformtest"
 	"github.com/botkit-dev/botkit/internal/testenv"
+	"github.com/botkit-dev/botkit/internal/tlstest"
 	"github.com/botkit-dev/botkit/pkg/credentials"
 )
 
@@ -24,9 +29,12 @@ import (
 //
 // Extra script commands:
 //
-//	platform start          serve a fresh platform; sets PLATFORM_URL
+//	platform start [NAME] [FLAGS...]  serve a fresh platform (FLAGS: more serve flags); sets PLATFORM_URL and PLATFORM_HOST
 //	platform token ORG      create ORG and a token: $WORK/ORG.token, env TOKEN_ORG
 //	noleak [DIR...]         no token (of $WORK/*.token) in the last stdout/stderr, nor in any file under DIR
+//	tlscerts                a private CA and a certificate for 127.0.0.1 (serial 1): $WORK/tls/ca.pem, tls.crt, tls.key; another CA: other-ca.pem
+//	tlsrotate SERIAL        a new certificate of the same CA with SERIAL (and a new key) over tls.crt and tls.key
+//	tlsserial SERIAL        a new connection to PLATFORM_HOST (trusting ca.pem) is shown the certificate SERIAL (polled, bounded)
 //
 // Conditions: [keyring] is true when a Secret Service answers; under CI a
 // scenario asking for it fails instead of being skipped.
@@ -35,10 +43,13 @@ func TestPlatformScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir: "testdata/platform",
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"exits":    cmdExits,
-			"platform": func(ts *testscript.TestScript, neg bool, args []string) { cmdPlatform(ts, neg, args, bin) },
-			"noleak":   cmdNoLeak,
-			"nodaemon": cmdNoDaemon,
+			"exits":     cmdExits,
+			"platform":  func(ts *testscript.TestScript, neg bool, args []string) { cmdPlatform(ts, neg, args, bin) },
+			"noleak":    cmdNoLeak,
+			"nodaemon":  cmdNoDaemon,
+			"tlscerts":  cmdTLSCerts,
+			"tlsrotate": cmdTLSRotate,
+			"tlsserial": cmdTLSSerial,
 		},
 		Condition: keyringCondition,
 		Setup: func(env *testscript.Env) error {
@@ -48,6 +59,7 @@ func TestPlatformScripts(t *testing.T) {
 			env.Setenv("ACCESSIBLE", "")
 			// The keyring of scripts/test.sh's private session.
 			env.Setenv("DBUS_SESSION_BUS_ADDRESS", os.Getenv("DBUS_SESSION_BUS_ADDRESS"))
+			env.Values[tlsCAKey{}] = &tlsCA{}
 			return os.MkdirAll(home, 0o700)
 		},
 	})
@@ -79,18 +91,26 @@ func cmdPlatform(ts *testscript.TestScript, neg bool, args []string, bin string)
 	// A second platform has a NAME: its data directory and URL variable
 	// are suffixed with it.
 	suffix := func(i int) string {
-		if len(args) > i {
+		if len(args) > i && !strings.HasPrefix(args[i], "--") {
 			return "_" + args[i]
 		}
 		return ""
 	}
 	switch args[0] {
 	case "start":
-		s, err := platformtest.Serve(bin, ts.MkAbs("platform-data"+suffix(1)), nil)
+		var flags []string
+		for i, a := range args[1:] {
+			if strings.HasPrefix(a, "--") {
+				flags = args[1+i:]
+				break
+			}
+		}
+		s, err := platformtest.Serve(bin, ts.MkAbs("platform-data"+suffix(1)), nil, flags...)
 		ts.Check(err)
 		ts.Defer(s.Stop)
 		ts.Setenv("PLATFORM_URL"+suffix(1), s.URL)
-		ts.Setenv("PLATFORM_HOST"+suffix(1), strings.TrimPrefix(s.URL, "http://"))
+		_, host, _ := strings.Cut(s.URL, "://")
+		ts.Setenv("PLATFORM_HOST"+suffix(1), host)
 	case "token":
 		if len(args) != 2 && len(args) != 3 {
 			ts.Fatalf("usage: platform token ORG [NAME]")
@@ -104,6 +124,71 @@ func cmdPlatform(ts *testscript.TestScript, neg bool, args []string, bin string)
 	default:
 		ts.Fatalf("platform: unknown subcommand %q", args[0])
 	}
+}
+
+// tlsCAKey holds a scenario's *tlsCA among its testscript values.
+type tlsCAKey struct{}
+
+// tlsCA is the private CA of tlscerts, for tlsrotate.
+type tlsCA struct{ ca *tlstest.CA }
+
+func cmdTLSCerts(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 0 {
+		ts.Fatalf("usage: tlscerts")
+	}
+	ca, err := tlstest.NewCA("botkit test CA")
+	ts.Check(err)
+	other, err := tlstest.NewCA("another CA")
+	ts.Check(err)
+	ts.Check(os.MkdirAll(ts.MkAbs("tls"), 0o700))
+	ts.Check(ca.WriteCert(ts.MkAbs("tls/ca.pem")))
+	ts.Check(other.WriteCert(ts.MkAbs("tls/other-ca.pem")))
+	ts.Value(tlsCAKey{}).(*tlsCA).ca = ca
+	leaf, err := ca.Issue(1, "127.0.0.1")
+	ts.Check(err)
+	ts.Check(leaf.Write(ts.MkAbs("tls/tls.crt"), ts.MkAbs("tls/tls.key")))
+}
+
+func cmdTLSRotate(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: tlsrotate SERIAL")
+	}
+	serial, err := strconv.ParseInt(args[0], 10, 64)
+	ts.Check(err)
+	ca := ts.Value(tlsCAKey{}).(*tlsCA).ca
+	if ca == nil {
+		ts.Fatalf("tlsrotate before tlscerts")
+	}
+	leaf, err := ca.Issue(serial, "127.0.0.1")
+	ts.Check(err)
+	ts.Check(leaf.Write(ts.MkAbs("tls/tls.crt"), ts.MkAbs("tls/tls.key")))
+}
+
+// cmdTLSSerial opens new connections to the platform until one is shown
+// the certificate of the serial asked for: a bounded number of attempts,
+// whatever time they take.
+func cmdTLSSerial(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: tlsserial SERIAL")
+	}
+	b, err := os.ReadFile(ts.MkAbs("tls/ca.pem"))
+	ts.Check(err)
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(b) {
+		ts.Fatalf("tls/ca.pem holds no certificate")
+	}
+	var seen string
+	for range 100 {
+		c, err := tls.Dial("tcp", ts.Getenv("PLATFORM_HOST"), &tls.Config{RootCAs: pool})
+		ts.Check(err)
+		seen = c.ConnectionState().PeerCertificates[0].SerialNumber.String()
+		ts.Check(c.Close())
+		if seen == args[0] {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	ts.Fatalf("after 100 new connections the platform still shows serial %s, not %s", seen, args[0])
 }
 
 // cmdNoLeak fails when a token of the scenario appears in the last command's

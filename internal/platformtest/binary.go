@@ -56,13 +56,14 @@ func admin(bin, dataDir string, args ...string) (string, error) {
 
 // Server is a running `botkit-platform serve` process.
 type Server struct {
-	// URL is the base URL it listens on (http://127.0.0.1:PORT).
+	// URL is the base URL it listens on (http://127.0.0.1:PORT, https://
+	// with --tls-cert-file).
 	URL  string
 	cmd  *exec.Cmd
 	done chan struct{}
 }
 
-var listenRe = regexp.MustCompile(`listening on (http://\S+)`)
+var listenRe = regexp.MustCompile(`listening on (https?://\S+)`)
 
 // Serve runs `botkit-platform serve` on a free port of 127.0.0.1 over
 // dataDir (extra: more flags) and waits until it listens. Its stdout and

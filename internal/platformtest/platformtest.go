@@ -5,6 +5,10 @@ package platformtest
 
 import (
 	"context"
+	"crypto/tls"
+	"io"
+	"log"
+	"net"
 	"net/http/httptest"
 	"testing"
 
@@ -22,6 +26,33 @@ func Start(t testing.TB, opts platform.Options) (url string, srv *platform.Serve
 	hs := httptest.NewServer(srv.Handler())
 	t.Cleanup(hs.Close)
 	return hs.URL, srv
+}
+
+// StartTLS is Start over HTTPS, as botkit-platform serve --tls-cert-file
+// certFile --tls-key-file keyFile serves (platform.TLSConfig,
+// platform.HTTPServer); it returns https://127.0.0.1:PORT.
+func StartTLS(t testing.TB, opts platform.Options, certFile, keyFile string) (url string, srv *platform.Server) {
+	t.Helper()
+	srv = Open(t, opts)
+	cfg, err := platform.TLSConfig(certFile, keyFile, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := platform.HTTPServer(srv.Handler(), log.New(io.Discard, "", 0))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = hs.Serve(tls.NewListener(ln, cfg)) // error ignored: http.ErrServerClosed once closed
+	}()
+	t.Cleanup(func() {
+		_ = hs.Close() // error ignored: the test is over
+		<-done
+	})
+	return "https://" + ln.Addr().String(), srv
 }
 
 // Open opens the platform with opts as botkit-platform serve does on

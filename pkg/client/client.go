@@ -6,7 +6,8 @@
 // Every API error is returned as *resources.Error, the type the platform's
 // service returns in process, whose ErrorCode is the API's
 // error code; cmdutil maps codes to exit codes (the one mapping). A platform
-// that cannot be reached is a *NetworkError (a runtime failure, exit 1).
+// that cannot be reached is a *NetworkError, one whose TLS certificate is not
+// accepted a *CertificateError (runtime failures, exit 1).
 package client
 
 import (
@@ -69,6 +70,13 @@ type Options struct {
 	// AuthHint is appended to the message of a 401 (what to do about a
 	// refused token).
 	AuthHint string
+	// CA is a private certificate authority trusted besides the system's
+	// for https:// (with the default Transport only). A file that cannot
+	// be used makes New fail with a *CAFileError.
+	CA CAFile
+	// CAHint is appended to the message of a certificate signed by an
+	// unknown authority when no CA file was given (how to give one).
+	CAHint string
 }
 
 // Client calls the platform API. The methods follow the API's routes; List
@@ -85,6 +93,8 @@ type Client struct {
 	poll    time.Duration
 	ua      string
 	hint    string
+	ca      CAFile
+	caHint  string
 	// backoff returns the delay before retry number n (1-based); tests
 	// shorten it.
 	backoff func(n int) time.Duration
@@ -103,12 +113,19 @@ func New(opts Options) (*Client, error) {
 		return nil, &resources.Error{Code: resources.CodeInvalid, Message: fmt.Sprintf(
 			"refusing to send the API token over plain http:// to %s, where anyone on the way can read it: use https://, or set BOTKIT_INSECURE_HTTP=1 to allow it", u.Host)}
 	}
+	if opts.CA.Path != "" && opts.Transport == nil {
+		tr, err := caTransport(opts.CA)
+		if err != nil {
+			return nil, err
+		}
+		opts.Transport = tr
+	}
 	return newClient(u, u.Host, opts), nil
 }
 
 func newClient(u *url.URL, host string, opts Options) *Client {
 	c := &Client{base: u, host: host, token: opts.Token, timeout: opts.Timeout, retries: opts.Retries,
-		poll: opts.PollInterval, ua: opts.UserAgent, hint: opts.AuthHint, backoff: backoff}
+		poll: opts.PollInterval, ua: opts.UserAgent, hint: opts.AuthHint, ca: opts.CA, caHint: opts.CAHint, backoff: backoff}
 	if c.timeout <= 0 {
 		c.timeout = DefaultTimeout
 	}

@@ -14,7 +14,8 @@ import (
 )
 
 // netErr turns a failed exchange into a *NetworkError naming the host (the
-// cause without the URL), or into ctx's error when the caller gave up (an
+// cause without the URL), a *CertificateError when the platform's
+// certificate was refused, or into ctx's error when the caller gave up (an
 // interrupt stays an interrupt).
 func (c *Client) netErr(ctx, attemptCtx context.Context, err error) error {
 	if ctx.Err() != nil {
@@ -26,6 +27,9 @@ func (c *Client) netErr(ctx, attemptCtx context.Context, err error) error {
 	var ue *url.Error
 	if errors.As(err, &ue) {
 		err = ue.Err
+	}
+	if ce, ok := c.certificateError(err); ok {
+		return ce
 	}
 	return &NetworkError{Host: c.host, Err: describeNetError(err)}
 }

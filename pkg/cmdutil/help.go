@@ -43,6 +43,7 @@ var Environment = []EnvDoc{
 	{config.EnvOrg, "organization the cloud commands act on; wins over the context's."},
 	{config.EnvConfigDir, "directory of config.yaml (default $XDG_CONFIG_HOME/botkit, else ~/.config/botkit)."},
 	{config.EnvInsecureHTTP, "=1 lets the API token go over plain http:// to a platform that is not on this machine (refused otherwise: use https://)."},
+	{config.EnvCAFile, "PEM file of the CA that signs the platform's certificate, trusted besides the system's CAs; wins over the context's certificateAuthority (auth login --certificate-authority)."},
 	{"XDG_CONFIG_HOME", "base of the config directory."},
 	{"XDG_DATA_HOME", "base of the embedded local platform's directory ($XDG_DATA_HOME/botkit, default ~/.local/share/botkit)."},
 	{"CI", "when set, nothing prompts and no progress or summary is printed; a prompt that is needed is an error naming the flag that answers it."},

@@ -36,6 +36,9 @@ const (
 	// EnvInsecureHTTP=1 lets a token go over plain http:// to a host that
 	// is not this machine.
 	EnvInsecureHTTP = "BOTKIT_INSECURE_HTTP"
+	// EnvCAFile is a PEM file of CA certificates trusted besides the
+	// system's; it wins over the context's certificateAuthority.
+	EnvCAFile = "BOTKIT_CA_FILE"
 )
 
 // FileName is the config file's name inside its directory.
@@ -68,6 +71,11 @@ type Context struct {
 	// Protected: destructive commands need the context's name typed, or
 	// --skip with --context given explicitly.
 	Protected bool
+	// CertificateAuthority is a PEM file of CA certificates trusted,
+	// besides the system's, for the platform's https:// ("" = the
+	// system's only); a relative path is relative to the config file's
+	// directory, as kubectl's certificate-authority.
+	CertificateAuthority string
 }
 
 // Embedded reports whether the context is the embedded local platform.
@@ -198,6 +206,9 @@ type Config struct {
 	// InsecureHTTP is BOTKIT_INSECURE_HTTP=1: a token may go over plain
 	// http:// to a host other than this machine.
 	InsecureHTTP bool
+	// CAFileEnv is BOTKIT_CA_FILE as given (it wins over every context's
+	// certificateAuthority).
+	CAFileEnv string
 	// Path is the config file (it may not exist).
 	Path string
 	// DataDir is the embedded platform's directory
@@ -324,7 +335,26 @@ func Load(getenv func(string) string, contextFlag string) (*Config, error) {
 	}
 	c.EnvToken = strings.TrimSpace(getenv(EnvToken))
 	c.InsecureHTTP = getenv(EnvInsecureHTTP) == "1"
+	c.CAFileEnv = getenv(EnvCAFile)
 	return c, nil
+}
+
+// CertificateAuthority returns the CA file the requests of context ctx
+// trust besides the system's CAs, and what named it (for messages):
+// BOTKIT_CA_FILE, else the context's certificateAuthority (relative to the
+// config file's directory), else none ("", "").
+func (c *Config) CertificateAuthority(ctx Context) (path, from string) {
+	if c.CAFileEnv != "" {
+		return c.CAFileEnv, EnvCAFile
+	}
+	if ctx.CertificateAuthority == "" {
+		return "", ""
+	}
+	path = ctx.CertificateAuthority
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(filepath.Dir(c.Path), path)
+	}
+	return path, fmt.Sprintf("certificateAuthority of context %s in %s", quoteKey(ctx.Name), c.Path)
 }
 
 // FileError is a config file that cannot be used, at file:line when known.
@@ -370,9 +400,9 @@ func ReadFile(path string) (File, error) {
 	return f, nil
 }
 
-// The keys of the old, single-platform form: a context's but its name,
-// and the token.
-var legacyKeys = append(slices.Clone(contextKeys[1:len(contextFields)]), "token")
+// The keys of the old, single-platform form: a context's but its name (and
+// certificateAuthority, which came after that form), and the token.
+var legacyKeys = append(slices.DeleteFunc(slices.Clone(contextKeys[1:len(contextFields)]), func(k string) bool { return k == "certificateAuthority" }), "token")
 
 // contextFields are the string keys of a context, in the order they are
 // written, with the field each fills: the one list the contexts form, the
@@ -385,6 +415,7 @@ var contextFields = []struct {
 	{"apiUrl", func(c *Context) *string { return &c.APIURL }},
 	{"organization", func(c *Context) *string { return &c.Organization }},
 	{"region", func(c *Context) *string { return &c.Region }},
+	{"certificateAuthority", func(c *Context) *string { return &c.CertificateAuthority }},
 }
 
 // contextField returns the field of key in c, or nil.

@@ -280,3 +280,53 @@ func TestTokenFileMustBePrivate(t *testing.T) {
 		t.Fatalf("no token, 0644: %v", err)
 	}
 }
+
+// A context's certificateAuthority is kept by Save and Load; a relative
+// one is relative to the config file's directory; BOTKIT_CA_FILE wins over
+// it; each says where it came from. The old form does not know the key.
+func TestCertificateAuthority(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "cfg")
+	e := map[string]string{EnvConfigDir: dir, "HOME": t.TempDir()}
+	path := filepath.Join(dir, FileName)
+	file := File{CurrentContext: "prod", Contexts: []Context{
+		{Name: "prod", APIURL: "https://api.example.com", CertificateAuthority: "/etc/botkit/ca.pem"},
+		{Name: "staging", APIURL: "https://staging.example.com", CertificateAuthority: "certs/staging.pem"},
+		{Name: "public", APIURL: "https://botkit.example.com"},
+	}}
+	if err := Save(path, file); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil || !strings.Contains(string(b), "\n    certificateAuthority: /etc/botkit/ca.pem\n") {
+		t.Fatalf("saved file:\n%s (%v)", b, err)
+	}
+	c, err := Load(env(e), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ ctx, wantPath, wantFrom string }{
+		{"prod", "/etc/botkit/ca.pem", `certificateAuthority of context "prod" in ` + path},
+		{"staging", filepath.Join(dir, "certs/staging.pem"), `certificateAuthority of context "staging" in ` + path},
+		{"public", "", ""},
+	} {
+		p, from := c.CertificateAuthority(*c.File.Find(tc.ctx))
+		if p != tc.wantPath || from != tc.wantFrom {
+			t.Errorf("%s: %q from %q, want %q from %q", tc.ctx, p, from, tc.wantPath, tc.wantFrom)
+		}
+	}
+	e[EnvCAFile] = "env-ca.pem"
+	if c, err = Load(env(e), ""); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"prod", "public"} {
+		if p, from := c.CertificateAuthority(*c.File.Find(name)); p != "env-ca.pem" || from != EnvCAFile {
+			t.Errorf("%s with %s: %q from %q", name, EnvCAFile, p, from)
+		}
+	}
+	if err := os.WriteFile(path, []byte("apiUrl: https://api.example.com\ncertificateAuthority: /ca.pem\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(env(e), ""); err == nil || !strings.Contains(err.Error(), `config.yaml:2: unknown key "certificateAuthority" (known: apiUrl, organization, region, token)`) {
+		t.Errorf("the old form with certificateAuthority: %v", err)
+	}
+}

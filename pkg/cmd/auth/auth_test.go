@@ -77,8 +77,8 @@ func (e *env) config() (*config.Config, error) {
 	return config.Load(func(k string) string { return e.getenv[k] }, "")
 }
 
-func newClient(baseURL, token string) (*client.Client, error) {
-	return client.New(client.Options{BaseURL: baseURL, Token: token})
+func newClient(baseURL, token string, ca client.CAFile) (*client.Client, error) {
+	return client.New(client.Options{BaseURL: baseURL, Token: token, CA: ca})
 }
 
 func TestLoginWithTokenStoresInKeyringOnly(t *testing.T) {

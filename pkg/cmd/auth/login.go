@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -26,7 +27,7 @@ type LoginOptions struct {
 	IO          *iostreams.IOStreams
 	Config      func() (*config.Config, error)
 	Credentials credentials.Store
-	NewClient   func(baseURL, token string) (*client.Client, error)
+	NewClient   func(baseURL, token string, ca client.CAFile) (*client.Client, error)
 	// Prompter asks for the token on a terminal (nil: never prompts).
 	Prompter func(accessible bool) prompter.Prompter
 
@@ -34,6 +35,9 @@ type LoginOptions struct {
 	APIURL          string // --api-url
 	WithToken       bool   // --with-token: the token comes from stdin
 	InsecureStorage bool   // --insecure-storage: the token goes to the config file
+	// CertificateAuthority (--certificate-authority) is a PEM file of CA
+	// certificates to trust for the platform, stored in the context.
+	CertificateAuthority string
 }
 
 // maxTokenBytes bounds what --with-token reads from stdin.
@@ -53,11 +57,18 @@ a terminal. It is checked against the platform (GET /v1/me), then stored in the
 OS keyring under the service "botkit:<host>"; the config file gets the API URL
 and the organization (the token's only one), never the token.
 
+A platform whose certificate is signed by a private CA (botkit-platform serve
+--tls-cert-file) needs that CA: --certificate-authority FILE checks the login
+with it and stores its absolute path in the context (certificateAuthority),
+trusted besides the system's CAs for that context's requests. Without the
+flag, BOTKIT_CA_FILE or the context's stored file is used.
+
 Without a keyring (a headless Linux machine with no Secret Service), either set
 BOTKIT_TOKEN for each command, or give --insecure-storage to keep the token in
 the config file (mode 0600) — readable by anyone who can read your files.`,
 		Example: `  botkit auth login --api-url https://botkit.example.com
-  echo "$TOKEN" | botkit auth login --api-url https://botkit.example.com --with-token`,
+  echo "$TOKEN" | botkit auth login --api-url https://botkit.example.com --with-token
+  botkit auth login --api-url https://botkit.internal:8787 --certificate-authority ca.pem`,
 		Args: cmdutil.ExactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Config, opts.Credentials, opts.NewClient, opts.Prompter = f.Config, f.Credentials, f.NewClient, f.Prompter
@@ -71,6 +82,7 @@ the config file (mode 0600) — readable by anyone who can read your files.`,
 	cmd.Flags().BoolVar(&opts.WithToken, "with-token", false, "Read the token from standard input")
 	cmd.Flags().BoolVar(&opts.InsecureStorage, "insecure-storage", false, "Keep the token in the config file (mode 0600) instead of the OS keyring")
 	cmd.Flags().StringVar(&opts.Context, "context", "", "The context to create or update (default: the platform's host[:port]); it becomes the current one")
+	cmd.Flags().StringVar(&opts.CertificateAuthority, "certificate-authority", "", "PEM file of the CA that signs the platform's certificate, trusted besides the system's CAs; stored in the context (default: "+config.EnvCAFile+", else the context's)")
 	return cmd
 }
 
@@ -91,12 +103,34 @@ func runLogin(ctx context.Context, opts *LoginOptions) error {
 		return &cmdutil.FlagError{Err: fmt.Errorf("--api-url: %w", err)}
 	}
 	apiURL := u.String()
+	name := opts.Context
+	if name == "" {
+		name = u.Host
+	}
+	target := config.Context{Name: name}
+	if old := cfg.File.Find(name); old != nil {
+		target = *old
+	}
+	ca := cloudutil.CAFile(cfg, target)
+	if opts.CertificateAuthority != "" {
+		abs, err := filepath.Abs(opts.CertificateAuthority)
+		if err != nil {
+			return cmdutil.FlagErrorf("--certificate-authority %s: %v", opts.CertificateAuthority, err)
+		}
+		ca = client.CAFile{Path: abs, From: "--certificate-authority"}
+		target.CertificateAuthority = abs
+	}
+	if ca.Path != "" {
+		if err := client.CheckCAFile(ca); err != nil {
+			return err // before the token is asked for
+		}
+	}
 
 	token, err := readToken(ctx, opts)
 	if err != nil {
 		return err
 	}
-	c, err := opts.NewClient(apiURL, token)
+	c, err := opts.NewClient(apiURL, token, ca)
 	if err != nil {
 		return err
 	}
@@ -124,14 +158,7 @@ func runLogin(ctx context.Context, opts *LoginOptions) error {
 		}
 		delete(file.Tokens, u.Host) // a token from an earlier --insecure-storage login goes away
 	}
-	name := opts.Context
-	if name == "" {
-		name = u.Host
-	}
-	ctx2 := config.Context{Name: name}
-	if old := file.Find(name); old != nil {
-		ctx2 = *old
-	}
+	ctx2 := target
 	ctx2.APIURL = apiURL
 	ctx2.Organization = chooseOrg(ctx2.Organization, me.Organizations)
 	file.Upsert(ctx2)

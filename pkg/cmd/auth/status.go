@@ -25,7 +25,7 @@ type StatusOptions struct {
 	IO          *iostreams.IOStreams
 	Config      func() (*config.Config, error)
 	Credentials credentials.Store
-	NewClient   func(baseURL, token string) (*client.Client, error)
+	NewClient   func(baseURL, token string, ca client.CAFile) (*client.Client, error)
 	Print       *printers.Flags
 	// Timeout bounds each context's check (0: 3 s).
 	Timeout time.Duration
@@ -172,7 +172,7 @@ func checkContext(ctx context.Context, opts *StatusOptions, cfg *config.Config, 
 		st.TokenSource, st.Status = "none", "not logged in"
 		return st
 	}
-	cl, err := opts.NewClient(u.String(), tok)
+	cl, err := opts.NewClient(u.String(), tok, cloudutil.CAFile(cfg, c))
 	if err != nil {
 		st.Status = err.Error()
 		return st
@@ -182,9 +182,12 @@ func checkContext(ctx context.Context, opts *StatusOptions, cfg *config.Config, 
 	defer cancel()
 	me, err := cl.Me(cctx)
 	var ae *resources.Error
+	var ce *client.CertificateError
 	switch {
 	case errors.As(err, &ae) && ae.Code == resources.CodeUnauthenticated:
 		st.Status = "refused (unknown or revoked token)"
+	case errors.As(err, &ce):
+		st.Status = "TLS certificate not accepted"
 	case cctx.Err() != nil:
 		st.Status = fmt.Sprintf("no answer within %s", timeout)
 	case err != nil:
@@ -228,7 +231,7 @@ func selectedStatus(ctx context.Context, opts *StatusOptions, cfg *config.Config
 		return cmdutil.WithCode(cmdutil.ExitAuth, fmt.Errorf("%w to %s: run `botkit auth login --api-url %s` or set %s", cloudutil.ErrNotLoggedIn, u.Host, u, config.EnvToken))
 	}
 	fmt.Fprintf(out, "Token:        %s\n", describeSource(src, u.Host, cfg.Path))
-	c, err := opts.NewClient(u.String(), tok)
+	c, err := opts.NewClient(u.String(), tok, cloudutil.CAFile(cfg, cfg.SelectedContext()))
 	if err != nil {
 		return err
 	}

@@ -30,8 +30,9 @@ type Factory struct {
 	// Calls after the first return the same client.
 	APIClient func(ctx context.Context) (*client.Client, error)
 	// NewClient returns a client of the remote platform at baseURL with
-	// token, made like APIClient's (auth login checks a token with it).
-	NewClient func(baseURL, token string) (*client.Client, error)
+	// token, trusting ca besides the system's CAs, made like APIClient's
+	// (auth login checks a token with it, auth status every context).
+	NewClient func(baseURL, token string, ca client.CAFile) (*client.Client, error)
 	// Credentials is the token store (the OS keyring).
 	Credentials credentials.Store
 }
@@ -105,6 +106,13 @@ func (f *Factory) Region(flag string) (string, error) {
 		return "", err
 	}
 	return cfg.Region, nil
+}
+
+// CAFile returns the CA file the requests of context ctx trust besides the
+// system's (BOTKIT_CA_FILE, else the context's certificateAuthority).
+func CAFile(cfg *config.Config, ctx config.Context) client.CAFile {
+	path, from := cfg.CertificateAuthority(ctx)
+	return client.CAFile{Path: path, From: from}
 }
 
 // ErrNotLoggedIn is wrapped by the error of a configured remote platform

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -32,6 +33,7 @@ type Options struct {
 	Organization  string          // set-context --organization
 	Region        string          // set-context --region
 	Protected     bool            // set-context --protected / --no-protected
+	CAFile        string          // set-context --certificate-authority ("" removes it)
 	set           map[string]bool // the flags given
 	Print         *printers.Flags
 }
@@ -95,7 +97,7 @@ without --api-url is the embedded local platform.`,
 		ValidArgsFunction: complete,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			sopts.Name = args[0]
-			for _, fl := range []string{"api-url", "embedded", "organization", "region", "protected", "no-protected"} {
+			for _, fl := range []string{"api-url", "embedded", "organization", "region", "protected", "no-protected", "certificate-authority"} {
 				sopts.set[fl] = cmd.Flags().Changed(fl)
 			}
 			return RunSetContext(cmd.Context(), sopts)
@@ -106,6 +108,7 @@ without --api-url is the embedded local platform.`,
 	set.Flags().StringVar(&sopts.Organization, "organization", "", "the organization")
 	set.Flags().StringVar(&sopts.Region, "region", "", "the default region of new objects")
 	cmdutil.BoolPair(set.Flags(), &sopts.Protected, "protected", "", false, "destructive commands need the context's name typed, or --skip with --context NAME")
+	set.Flags().StringVar(&sopts.CAFile, "certificate-authority", "", "PEM file of the CA that signs the platform's certificate, trusted besides the system's CAs (stored as an absolute path; \"\" removes it)")
 
 	dopts := newOpts()
 	del := &cobra.Command{
@@ -154,6 +157,9 @@ type ContextItem struct {
 	Region       string `json:"region,omitempty"`
 	Protected    bool   `json:"protected"`
 	Current      bool   `json:"current"`
+
+	// CertificateAuthority is the context's CA file (certificateAuthority).
+	CertificateAuthority string `json:"certificateAuthority,omitempty"`
 }
 
 // ContextList is get-contexts -o json|yaml.
@@ -185,7 +191,7 @@ func RunGetContexts(ctx context.Context, opts *Options) error {
 	out := ContextList{TypeMeta: resources.TypeMeta{APIVersion: resources.APIVersion, Kind: "ContextList"}, CurrentContext: current, Items: []ContextItem{}}
 	rows := make([][]string, 0, len(list))
 	for _, c := range list {
-		out.Items = append(out.Items, ContextItem{Name: c.Name, APIURL: c.APIURL, Embedded: c.Embedded(), Organization: c.Organization, Region: c.Region, Protected: c.Protected, Current: c.Name == current})
+		out.Items = append(out.Items, ContextItem{Name: c.Name, APIURL: c.APIURL, Embedded: c.Embedded(), Organization: c.Organization, Region: c.Region, CertificateAuthority: c.CertificateAuthority, Protected: c.Protected, Current: c.Name == current})
 		mark, platform, protected := "", c.APIURL, ""
 		if c.Name == current {
 			mark = "*"
@@ -276,6 +282,17 @@ func RunSetContext(ctx context.Context, opts *Options) error {
 			return cmdutil.FlagErrorf("--region: %v", err)
 		}
 	}
+	caFile := ""
+	if opts.set["certificate-authority"] && opts.CAFile != "" {
+		abs, err := filepath.Abs(opts.CAFile)
+		if err != nil {
+			return cmdutil.FlagErrorf("--certificate-authority %s: %v", opts.CAFile, err)
+		}
+		if err := client.CheckCAFile(client.CAFile{Path: abs, From: "--certificate-authority"}); err != nil {
+			return err
+		}
+		caFile = abs
+	}
 	path, f, err := opts.File()
 	if err != nil {
 		return err
@@ -296,6 +313,9 @@ func RunSetContext(ctx context.Context, opts *Options) error {
 	}
 	if opts.set["region"] {
 		c.Region = opts.Region
+	}
+	if opts.set["certificate-authority"] {
+		c.CertificateAuthority = caFile
 	}
 	if opts.set["protected"] || opts.set["no-protected"] {
 		c.Protected = opts.Protected

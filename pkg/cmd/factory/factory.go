@@ -28,13 +28,13 @@ func New(ios *iostreams.IOStreams) *cloudutil.Factory {
 	f.Config = w.config
 	f.APIClient = w.apiClient
 	f.Close = w.close
-	f.NewClient = func(baseURL, token string) (*client.Client, error) {
+	f.NewClient = func(baseURL, token string, ca client.CAFile) (*client.Client, error) {
 		cfg, err := w.config()
 		if err != nil {
 			return nil, err
 		}
 		opts := ClientOptions()
-		opts.BaseURL, opts.Token, opts.AllowInsecureHTTP = baseURL, token, cfg.InsecureHTTP
+		opts.BaseURL, opts.Token, opts.AllowInsecureHTTP, opts.CA = baseURL, token, cfg.InsecureHTTP, ca
 		return client.New(opts)
 	}
 	return f
@@ -94,8 +94,12 @@ func (w *wiring) close() error {
 func ClientOptions() client.Options {
 	// The version's first word: a product token has no spaces.
 	v, _, _ := strings.Cut(cmdutil.BuildVersion(), " ")
-	return client.Options{UserAgent: client.UserAgent(v)}
+	return client.Options{UserAgent: client.UserAgent(v), CAHint: caHint}
 }
+
+// caHint is how to trust a private CA, said when a platform's certificate
+// is signed by an unknown authority and no CA file was given.
+var caHint = fmt.Sprintf("give the platform's CA certificate with `botkit auth login --certificate-authority FILE`, `botkit config set-context NAME --certificate-authority FILE` or %s=FILE", config.EnvCAFile)
 
 // Client opens the platform client of cfg: the embedded local platform in
 // cfg.DataDir when no API URL is configured, else the remote platform with
@@ -125,6 +129,7 @@ func Client(ctx context.Context, cfg *config.Config, store credentials.Store) (*
 	opts.Token = tok
 	opts.AllowInsecureHTTP = cfg.InsecureHTTP
 	opts.AuthHint = authHint(src, u.String())
+	opts.CA = cloudutil.CAFile(cfg, cfg.SelectedContext())
 	return client.New(opts)
 }
 

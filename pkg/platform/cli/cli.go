@@ -5,6 +5,7 @@ package cli
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"log/slog"
 	"net"
@@ -95,19 +96,31 @@ type ServeOptions struct {
 	CommitBatch            int
 	AllowPrivateRegistries bool
 	LogFormat              string
-	IO                     *iostreams.IOStreams
+	// TLSCertFile and TLSKeyFile (both or neither) serve HTTPS with the
+	// certificate and key in these PEM files, re-read when they change.
+	TLSCertFile string
+	TLSKeyFile  string
+	IO          *iostreams.IOStreams
 }
 
 func newServeCmd(st *iostreams.IOStreams) *cobra.Command {
 	o := &ServeOptions{IO: st}
 	c := &cobra.Command{
-		Use:   "serve --listen ADDR (--data-dir DIR | --store postgres://… --master-key-file FILE)",
+		Use:   "serve --listen ADDR (--data-dir DIR | --store postgres://… --master-key-file FILE) [--tls-cert-file FILE --tls-key-file FILE]",
 		Short: "Serve the platform API",
-		Long: `Serve the platform API over HTTP.
+		Long: `Serve the platform API over HTTP, or HTTPS with --tls-cert-file and
+--tls-key-file.
 
-Once listening, it prints "listening on http://ADDR" to stderr (with the
-actual port when --listen ends in :0). Request logs go to stderr; they never
-contain request bodies or values.
+Once listening, it prints "listening on http://ADDR" (https:// with TLS) to
+stderr (with the actual port when --listen ends in :0). Request logs go to
+stderr; they never contain request bodies or values.
+
+With TLS (1.2 and later), the certificate file holds the server's
+certificate first, then any intermediate certificates; the key file its
+private key (PEM). Both files are read again at the first connection after
+either changed, so a rotated certificate is served without a restart; a pair
+that does not load (a rotation half-done) is logged and the previous
+certificate stays in service until the files change again.
 
 With --store postgres://…, several serve processes (replicas, e.g. behind a
 load balancer) share one PostgreSQL database and behave as one platform;
@@ -126,7 +139,28 @@ each needs the same --master-key-file.`,
 	c.Flags().IntVar(&o.CommitBatch, "commit-batch", stores.MaxCommitBatch, fmt.Sprintf("with --commit-delay: the most writes a replica waits for (1 to %d)", stores.MaxCommitBatch))
 	c.Flags().BoolVar(&o.AllowPrivateRegistries, "allow-private-registries", false, "let image pull secret checks reach loopback and private addresses")
 	cmdutil.EnumFlag(c, &o.LogFormat, "log-format", "", "text", logFormats, "Request log format")
+	c.Flags().StringVar(&o.TLSCertFile, "tls-cert-file", "", "serve HTTPS with the certificate (then its chain) in this PEM file; needs --tls-key-file")
+	c.Flags().StringVar(&o.TLSKeyFile, "tls-key-file", "", "the private key of --tls-cert-file (PEM)")
 	return c
+}
+
+// tlsConfig checks --tls-cert-file and --tls-key-file (both or neither) and
+// loads the pair: nil without TLS; a pair that does not load is invalid
+// input naming the file.
+func (o *ServeOptions) tlsConfig(logger *slog.Logger) (*tls.Config, error) {
+	switch {
+	case o.TLSCertFile == "" && o.TLSKeyFile == "":
+		return nil, nil
+	case o.TLSKeyFile == "":
+		return nil, cmdutil.FlagErrorf("--tls-cert-file needs --tls-key-file (the certificate's private key)")
+	case o.TLSCertFile == "":
+		return nil, cmdutil.FlagErrorf("--tls-key-file needs --tls-cert-file (the certificate of the key)")
+	}
+	cfg, err := platform.TLSConfig(o.TLSCertFile, o.TLSKeyFile, logger)
+	if err != nil {
+		return nil, cmdutil.FlagErrorf("--tls-cert-file/--tls-key-file: %v", err)
+	}
+	return cfg, nil
 }
 
 // RunServe serves until ctx ends, then shuts down gracefully.
@@ -154,6 +188,10 @@ func RunServe(ctx context.Context, o *ServeOptions) error {
 		h = slog.NewJSONHandler(o.IO.ErrOut, nil)
 	}
 	logger := slog.New(h)
+	tlsCfg, err := o.tlsConfig(logger)
+	if err != nil {
+		return err
+	}
 	loc := o.location()
 	if loc.Shared() && o.MasterKeyFile == "" {
 		return platform.ErrMasterKeyRequired // before connecting: nothing to wait for
@@ -175,8 +213,12 @@ func RunServe(ctx context.Context, o *ServeOptions) error {
 	if err != nil {
 		return fmt.Errorf("--listen %s: %w", o.Listen, err)
 	}
+	scheme := "http"
+	if tlsCfg != nil {
+		ln, scheme = tls.NewListener(ln, tlsCfg), "https"
+	}
 	hs := platform.HTTPServer(srv.Handler(), slog.NewLogLogger(h, slog.LevelWarn))
-	fmt.Fprintf(o.IO.ErrOut, "listening on http://%s\n", ln.Addr())
+	fmt.Fprintf(o.IO.ErrOut, "listening on %s://%s\n", scheme, ln.Addr())
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {

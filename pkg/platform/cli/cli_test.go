@@ -2,6 +2,8 @@ package cli
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -74,6 +76,37 @@ func TestListFormats(t *testing.T) {
 	} {
 		if got := run("orgs", "list", "-o", format); !strings.Contains(got, want) || !strings.Contains(got, "acme") {
 			t.Errorf("orgs list -o %s: %q, want it to hold %q", format, got, want)
+		}
+	}
+}
+
+// --tls-cert-file and --tls-key-file go together, and a pair that cannot be
+// served stops serve at start: exit 2 naming the flag or the file, before
+// the data directory is touched.
+func TestServeTLSFlags(t *testing.T) {
+	dir := t.TempDir()
+	cert := filepath.Join(dir, "tls.crt")
+	if err := os.WriteFile(cert, []byte("not PEM\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	missing := filepath.Join(dir, "missing.key")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--tls-cert-file", cert}, "error: --tls-cert-file needs --tls-key-file"},
+		{[]string{"--tls-key-file", cert}, "error: --tls-key-file needs --tls-cert-file"},
+		{[]string{"--tls-cert-file", cert, "--tls-key-file", cert}, "error: --tls-cert-file/--tls-key-file: certificate file " + cert + ": no PEM CERTIFICATE block in it"},
+		{[]string{"--tls-cert-file", cert, "--tls-key-file", missing}, "key file " + missing + ": no such file or directory"},
+	} {
+		data := filepath.Join(dir, "data")
+		ios, _, _, errOut := iostreams.Test()
+		args := append([]string{"serve", "--listen", "127.0.0.1:0", "--data-dir", data}, tc.args...)
+		if code := Run(context.Background(), args, ios); code != cmdutil.ExitUsage || !strings.Contains(errOut.String(), tc.want) {
+			t.Errorf("%v: exit %d, %q; want exit 2 saying %q", tc.args, code, errOut.String(), tc.want)
+		}
+		if _, err := os.Stat(data); err == nil {
+			t.Errorf("%v: the data directory was created", tc.args)
 		}
 	}
 }

@@ -1,0 +1,129 @@
+// Package tlstest makes, for tests, a private certificate authority and the
+// server certificates it signs (crypto/x509, ECDSA P-256), written as PEM
+// files the way an operator would hand them to botkit-platform serve and
+// botkit: a CA certificate file, a certificate file and a key file.
+package tlstest
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"errors"
+	"math/big"
+	"net"
+	"os"
+	"time"
+)
+
+// CA is a private certificate authority.
+type CA struct {
+	Cert *x509.Certificate
+	key  *ecdsa.PrivateKey
+}
+
+// NewCA returns a fresh CA named name, valid from an hour ago for a day.
+func NewCA(name string) (*CA, error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, err
+	}
+	now := time.Now()
+	tmpl := &x509.Certificate{
+		SerialNumber:          big.NewInt(1),
+		Subject:               pkix.Name{CommonName: name},
+		NotBefore:             now.Add(-time.Hour),
+		NotAfter:              now.Add(24 * time.Hour),
+		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageCRLSign,
+		BasicConstraintsValid: true,
+		IsCA:                  true,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		return nil, err
+	}
+	cert, err := x509.ParseCertificate(der)
+	if err != nil {
+		return nil, err
+	}
+	return &CA{Cert: cert, key: key}, nil
+}
+
+// PEM returns the CA's certificate in PEM.
+func (ca *CA) PEM() []byte {
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: ca.Cert.Raw})
+}
+
+// WriteCert writes the CA's certificate to path (mode 0644).
+func (ca *CA) WriteCert(path string) error {
+	return os.WriteFile(path, ca.PEM(), 0o644)
+}
+
+// Leaf is a server certificate and its key, in PEM.
+type Leaf struct {
+	Serial  *big.Int
+	CertPEM []byte
+	KeyPEM  []byte
+}
+
+// Issue returns a server certificate for hosts (IP addresses or DNS names)
+// with the given serial number, signed by ca, valid from an hour ago for a
+// day.
+func (ca *CA) Issue(serial int64, hosts ...string) (*Leaf, error) {
+	if len(hosts) == 0 {
+		return nil, errors.New("tlstest: Issue needs a host")
+	}
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, err
+	}
+	now := time.Now()
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(serial),
+		Subject:      pkix.Name{CommonName: hosts[0]},
+		NotBefore:    now.Add(-time.Hour),
+		NotAfter:     now.Add(24 * time.Hour),
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	for _, h := range hosts {
+		if ip := net.ParseIP(h); ip != nil {
+			tmpl.IPAddresses = append(tmpl.IPAddresses, ip)
+		} else {
+			tmpl.DNSNames = append(tmpl.DNSNames, h)
+		}
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.Cert, &key.PublicKey, ca.key)
+	if err != nil {
+		return nil, err
+	}
+	keyDER, err := x509.MarshalPKCS8PrivateKey(key)
+	if err != nil {
+		return nil, err
+	}
+	return &Leaf{
+		Serial:  tmpl.SerialNumber,
+		CertPEM: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
+		KeyPEM:  pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: keyDER}),
+	}, nil
+}
+
+// Write writes the certificate to certFile and the key to keyFile (0600),
+// each replaced whole (a temporary file renamed over it, as a rotation
+// tool does).
+func (l *Leaf) Write(certFile, keyFile string) error {
+	if err := replace(certFile, l.CertPEM, 0o644); err != nil {
+		return err
+	}
+	return replace(keyFile, l.KeyPEM, 0o600)
+}
+
+func replace(path string, b []byte, mode os.FileMode) error {
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, b, mode); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}

@@ -254,4 +254,3 @@ type LogLine struct {
 
 // String is the line as shown to a user: the agent's name, then the text.
 func (l LogLine) String() string { return l.Agent.Name + " | " + l.Text }
-

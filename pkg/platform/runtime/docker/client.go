@@ -246,10 +246,10 @@ func (c *Client) Do(ctx context.Context, method, path string, query url.Values, 
 // Message is one message of the engine's JSON progress streams (pull,
 // push, build).
 type Message struct {
-	Status      string          `json:"status,omitempty"`
-	Stream      string          `json:"stream,omitempty"`
-	ID          string          `json:"id,omitempty"`
-	Error       string          `json:"error,omitempty"`
+	Status      string `json:"status,omitempty"`
+	Stream      string `json:"stream,omitempty"`
+	ID          string `json:"id,omitempty"`
+	Error       string `json:"error,omitempty"`
 	ErrorDetail *struct {
 		Code    int    `json:"code"`
 		Message string `json:"message"`

@@ -57,8 +57,8 @@ func splitImage(image string) (name, ref string, err error) {
 	return name, ref, nil
 }
 
-// registryAuth encodes credentials as the engine's X-Registry-Auth header.
-func registryAuth(creds *runtime.Credentials) (string, error) {
+// RegistryAuth encodes credentials as the engine's X-Registry-Auth header.
+func RegistryAuth(creds *runtime.Credentials) (string, error) {
 	b, err := json.Marshal(map[string]string{"username": creds.Username, "password": creds.Password, "serveraddress": creds.Registry})
 	if err != nil {
 		return "", err
@@ -74,7 +74,7 @@ func (rt *Runtime) Pull(ctx context.Context, image string, creds *runtime.Creden
 	}
 	h := http.Header{}
 	if creds != nil {
-		a, err := registryAuth(creds)
+		a, err := RegistryAuth(creds)
 		if err != nil {
 			return err
 		}

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -27,6 +28,7 @@ func (rt *Runtime) Logs(ctx context.Context, agents []runtime.Agent, opts runtim
 		}
 		return nil
 	}
+	parent := ctx
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	lines := make(chan runtime.LogLine)
@@ -36,7 +38,7 @@ func (rt *Runtime) Logs(ctx context.Context, agents []runtime.Agent, opts runtim
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs <- rt.logs(ctx, a, opts, func(l runtime.LogLine) error {
+			err := rt.logs(ctx, a, opts, func(l runtime.LogLine) error {
 				select {
 				case lines <- l:
 					return nil
@@ -44,6 +46,10 @@ func (rt *Runtime) Logs(ctx context.Context, agents []runtime.Agent, opts runtim
 					return ctx.Err()
 				}
 			})
+			if err != nil {
+				cancel() // one agent's failure ends the others' streams
+			}
+			errs <- err
 		}()
 	}
 	go func() { wg.Wait(); close(lines) }()
@@ -59,11 +65,11 @@ func (rt *Runtime) Logs(ctx context.Context, agents []runtime.Agent, opts runtim
 		return ferr
 	}
 	for range agents {
-		if err := <-errs; err != nil && ctx.Err() == nil {
+		if err := <-errs; err != nil && !errors.Is(err, context.Canceled) {
 			return err
 		}
 	}
-	return ctx.Err()
+	return parent.Err()
 }
 
 func (rt *Runtime) logs(ctx context.Context, a runtime.Agent, opts runtime.LogOptions, fn func(runtime.LogLine) error) error {

@@ -267,6 +267,9 @@ func (rt *Runtime) Start(ctx context.Context, spec runtime.StartSpec) ([]runtime
 	}
 	env := make([]string, 0, len(spec.Env))
 	for k, v := range spec.Env {
+		if k == "" || strings.ContainsAny(k, "=\x00") || strings.ContainsRune(v, 0) {
+			return nil, &runtime.Error{Reason: runtime.ReasonInvalid, Message: fmt.Sprintf("environment variable %q: not a name an engine accepts", k)}
+		}
 		env = append(env, k+"="+v)
 	}
 	sort.Strings(env)

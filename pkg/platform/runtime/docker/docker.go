@@ -149,9 +149,9 @@ type imageJSON struct {
 
 // ImageDigest returns the registry digest of a pulled image.
 func (rt *Runtime) ImageDigest(ctx context.Context, image string) (string, error) {
-	name, _, err := splitImage(image)
+	want, err := resources.ParseImageRef(image)
 	if err != nil {
-		return "", err
+		return "", &runtime.Error{Reason: runtime.ReasonInvalid, Message: err.Error()}
 	}
 	var im imageJSON
 	if err := rt.Do(ctx, http.MethodGet, "/images/"+image+"/json", nil, nil, &im); err != nil {
@@ -161,11 +161,17 @@ func (rt *Runtime) ImageDigest(ctx context.Context, image string) (string, error
 		return "", engineError(err)
 	}
 	for _, rd := range im.RepoDigests {
-		if n, d, ok := strings.Cut(rd, "@"); ok && n == name {
-			return d, nil
+		if r, err := resources.ParseImageRef(rd); err == nil && sameRepository(r, want) {
+			return r.Digest, nil
 		}
 	}
 	return "", &runtime.Error{Reason: runtime.ReasonImageNotFound, Image: image, Message: "the engine has the image but not from its registry (no digest)"}
+}
+
+// sameRepository reports whether two references name one repository of
+// one registry, whatever their spelling ("python", "docker.io/library/python").
+func sameRepository(a, b resources.ImageRef) bool {
+	return resources.RegistryName(a.Registry) == resources.RegistryName(b.Registry) && a.Repository == b.Repository
 }
 
 // engineError types an engine's refusal that has no better reason.

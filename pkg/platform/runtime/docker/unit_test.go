@@ -7,9 +7,11 @@ import (
 	"net/http"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/botkit-dev/botkit/pkg/platform/runtime"
+	"github.com/botkit-dev/botkit/pkg/resources"
 )
 
 func frame(stream byte, s string) []byte {
@@ -54,6 +56,30 @@ func TestPullErrorByStatus(t *testing.T) {
 	} {
 		if got := runtime.ReasonOf(pullError("img", c.err)); got != c.want {
 			t.Errorf("pullError(%v) = %s, want %s", c.err, got, c.want)
+		}
+	}
+}
+
+func TestSameRepository(t *testing.T) {
+	parse := func(s string) resources.ImageRef {
+		r, err := resources.ParseImageRef(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	for _, c := range []struct {
+		a, b string
+		want bool
+	}{
+		{"python:3", "docker.io/library/python@sha256:" + strings.Repeat("a", 64), true},
+		{"index.docker.io/library/python", "python", true},
+		{"127.0.0.1:5000/acme/bot:1", "127.0.0.1:5000/acme/bot@sha256:" + strings.Repeat("b", 64), true},
+		{"127.0.0.1:5000/acme/bot", "127.0.0.1:5001/acme/bot", false},
+		{"acme/bot", "acme/bots", false},
+	} {
+		if got := sameRepository(parse(c.a), parse(c.b)); got != c.want {
+			t.Errorf("sameRepository(%s, %s) = %v", c.a, c.b, got)
 		}
 	}
 }

@@ -49,7 +49,26 @@ func newEnv(t *testing.T) *env {
 		t.Fatal(err)
 	}
 	t.Cleanup(v.rt.Close)
+	// Pulled by digest (no tag), so that each subtest can run alone.
+	for _, img := range []dockertest.Image{v.plain, v.health} {
+		if err := v.rt.Pull(ctxFor(t), img.Pinned(), v.creds); err != nil {
+			t.Fatalf("pull %s: %v", img.Pinned(), err)
+		}
+	}
 	return v
+}
+
+// foreign creates a container the platform does not own.
+func (v *env) foreign(t *testing.T, name string) string {
+	t.Helper()
+	var c struct {
+		ID string `json:"Id"`
+	}
+	if err := v.e.Client.Do(ctxFor(t), http.MethodPost, "/containers/create", url.Values{"name": {name}},
+		map[string]any{"Image": v.plain.Pinned(), "Labels": map[string]string{"team": "other"}, "HostConfig": map[string]any{"NetworkMode": "none"}}, &c); err != nil {
+		t.Fatal(err)
+	}
+	return c.ID
 }
 
 func ctxFor(t *testing.T) context.Context {
@@ -210,13 +229,15 @@ func TestEngine(t *testing.T) {
 
 	t.Run("Pull", func(t *testing.T) {
 		ctx := ctxFor(t)
-		// The engine holds no login: without credentials the registry refuses.
-		if err := v.rt.Pull(ctx, v.plain.Pinned(), nil); runtime.ReasonOf(err) != runtime.ReasonUnauthorized {
+		// The engine holds no login: without credentials the registry
+		// refuses. (The tag: the engine has the image by digest already,
+		// and does not ask the registry again for a digest it has.)
+		if err := v.rt.Pull(ctx, v.plain.Ref, nil); runtime.ReasonOf(err) != runtime.ReasonUnauthorized {
 			t.Errorf("pull without credentials: %v, want %s", err, runtime.ReasonUnauthorized)
 		}
 		wrong := *v.creds
 		wrong.Password = "wrong"
-		err := v.rt.Pull(ctx, v.plain.Pinned(), &wrong)
+		err := v.rt.Pull(ctx, v.plain.Ref, &wrong)
 		if runtime.ReasonOf(err) != runtime.ReasonUnauthorized {
 			t.Errorf("pull with a wrong password: %v, want %s", err, runtime.ReasonUnauthorized)
 		}
@@ -306,70 +327,66 @@ func TestEngine(t *testing.T) {
 
 	t.Run("ListOnlyOurs", func(t *testing.T) {
 		ctx := ctxFor(t)
-		// A container the platform does not own, and one of another
-		// organization.
-		var foreign struct {
-			ID string `json:"Id"`
-		}
-		if err := v.e.Client.Do(ctx, http.MethodPost, "/containers/create", url.Values{"name": {"not-ours"}},
-			map[string]any{"Image": v.plain.Pinned(), "Labels": map[string]string{"team": "other"}, "HostConfig": map[string]any{"NetworkMode": "none"}}, &foreign); err != nil {
-			t.Fatal(err)
-		}
-		other := runtime.Owner{Organization: "globex", Region: "local", Agent: "support", Deployment: 1}
-		v.start(t, runtime.StartSpec{Owner: other, Count: 1})
+		// A container the platform does not own, and an agent of another
+		// organization with the same name.
+		foreign := v.foreign(t, "not-ours")
+		ours := v.start(t, runtime.StartSpec{Owner: owner("listed", 1), Count: 2})
+		other := runtime.Owner{Organization: "globex", Region: "local", Agent: "listed", Deployment: 1}
+		theirs := v.start(t, runtime.StartSpec{Owner: other, Count: 1})
 
-		mine, err := v.rt.List(ctx, runtime.ForOwner(owner("support", 0)))
+		ids := func(agents []runtime.Agent) []string {
+			var out []string
+			for _, a := range agents {
+				out = append(out, a.ID)
+			}
+			slices.Sort(out)
+			return out
+		}
+		mine, err := v.rt.List(ctx, runtime.ForOwner(owner("listed", 0)))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(mine) != 3 {
-			t.Errorf("acme's support agents: %d, want 3", len(mine))
-		}
-		for _, a := range mine {
-			if a.Owner.Organization != "acme" {
-				t.Errorf("acme's list has %+v", a.Owner)
-			}
+		if !slices.Equal(ids(mine), ids(ours)) {
+			t.Errorf("acme's listed agents: %v, want %v", ids(mine), ids(ours))
 		}
 		all, err := v.rt.List(ctx, runtime.Selector{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(all) != 4 {
-			t.Errorf("the platform's agents: %d, want 4 (3 of acme, 1 of globex)", len(all))
-		}
-		for _, a := range all {
-			if a.ID == foreign.ID {
-				t.Errorf("the platform lists a container without its labels")
+		for _, want := range append(ours, theirs...) {
+			if !slices.Contains(ids(all), want.ID) {
+				t.Errorf("the platform's agents lack %s", want.Name)
 			}
 		}
-		// Removing every agent of the platform leaves the other container.
-		for _, a := range all {
-			if a.Owner.Organization == "globex" {
-				if err := v.rt.Remove(ctx, a.ID, time.Second); err != nil {
-					t.Fatal(err)
-				}
-			}
+		if slices.Contains(ids(all), foreign) {
+			t.Errorf("the platform lists a container without its labels")
 		}
-		if err := v.e.Client.Do(ctx, http.MethodGet, "/containers/"+foreign.ID+"/json", nil, nil, nil); err != nil {
+		// Removing globex's agent leaves acme's and the other container.
+		if err := v.rt.Remove(ctx, theirs[0].ID, time.Second); err != nil {
+			t.Fatal(err)
+		}
+		if mine, err := v.rt.List(ctx, runtime.ForOwner(owner("listed", 0))); err != nil || len(mine) != 2 {
+			t.Errorf("acme's agents after removing globex's: %d, %v", len(mine), err)
+		}
+		if err := v.e.Client.Do(ctx, http.MethodGet, "/containers/"+foreign+"/json", nil, nil, nil); err != nil {
 			t.Errorf("the foreign container: %v", err)
 		}
 	})
 
 	t.Run("Logs", func(t *testing.T) {
 		ctx := ctxFor(t)
-		a := v.start(t, runtime.StartSpec{Owner: owner("logs", 1), Count: 1,
-			Env: map[string]string{"BOTKIT_TEST_LINES": "5", "BOTKIT_TEST_STDERR": "to stderr"}})[0]
+		a := v.start(t, runtime.StartSpec{Owner: owner("logs", 1), Count: 1, Env: map[string]string{"BOTKIT_TEST_LINES": "5"}})[0]
 		v.waitLine(t, a, time.Time{}, "ready")
-		if got, want := texts(v.lines(t, a, runtime.LogOptions{Tail: 3})), []string{"line 5", "to stderr", "ready"}; !slices.Equal(got, want) {
-			// stdout and stderr are separate pipes: "to stderr" may come
-			// anywhere after "line 5"'s write, so compare as sets too.
-			slices.Sort(got)
-			slices.Sort(want)
-			if !slices.Equal(got, want) {
-				t.Errorf("tail 3: %q, want %q", got, want)
-			}
+		if got, want := texts(v.lines(t, a, runtime.LogOptions{Tail: 3})), []string{"line 4", "line 5", "ready"}; !slices.Equal(got, want) {
+			t.Errorf("tail 3: %q, want %q", got, want)
 		}
-		for _, l := range v.lines(t, a, runtime.LogOptions{}) {
+
+		// stdout and stderr are separate pipes (their order is not kept):
+		// each line says which it came from.
+		e := v.start(t, runtime.StartSpec{Owner: owner("stderr", 1), Count: 1, Env: map[string]string{"BOTKIT_TEST_STDERR": "to stderr"}})[0]
+		v.waitLine(t, e, time.Time{}, "to stderr")
+		v.waitLine(t, e, time.Time{}, "ready")
+		for _, l := range v.lines(t, e, runtime.LogOptions{}) {
 			if want := runtime.Stdout; l.Text == "to stderr" {
 				want = runtime.Stderr
 				if l.Stream != want {
@@ -394,7 +411,19 @@ func TestEngine(t *testing.T) {
 		if after[0].State != runtime.StateRunning || !after[0].StartedAt.After(a.StartedAt) {
 			t.Fatalf("after restart: state %s, started %v (before %v)", after[0].State, after[0].StartedAt, a.StartedAt)
 		}
-		v.waitLine(t, a, after[0].StartedAt, "ready")
+		// The boundary between the runs: just after the first run's last
+		// line (the engine stamps a line when it reads it, which may be
+		// before it records the second run's start).
+		var boundary time.Time
+		for _, l := range v.lines(t, a, runtime.LogOptions{}) {
+			if l.Text == "stopping" {
+				boundary = l.Time.Add(time.Nanosecond)
+			}
+		}
+		if boundary.IsZero() {
+			t.Fatal("the first run wrote no \"stopping\" line on SIGTERM")
+		}
+		v.waitLine(t, a, boundary, "ready")
 		count := func(lines []runtime.LogLine) int {
 			n := 0
 			for _, l := range lines {
@@ -407,7 +436,7 @@ func TestEngine(t *testing.T) {
 		if n := count(v.lines(t, a, runtime.LogOptions{})); n != 2 {
 			t.Errorf("all lines: %d starts, want 2", n)
 		}
-		since := v.lines(t, a, runtime.LogOptions{Since: after[0].StartedAt})
+		since := v.lines(t, a, runtime.LogOptions{Since: boundary})
 		if n := count(since); n != 1 {
 			t.Errorf("since the restart: %d starts, want 1 (%q)", n, texts(since))
 		}
@@ -501,8 +530,10 @@ func TestEngine(t *testing.T) {
 
 	t.Run("RemoveLeavesNothing", func(t *testing.T) {
 		ctx := ctxFor(t)
+		foreign := v.foreign(t, "not-ours-either")
+		v.start(t, runtime.StartSpec{Owner: owner("removed", 1), Count: 2})
 		all, err := v.rt.List(ctx, runtime.Selector{})
-		if err != nil || len(all) == 0 {
+		if err != nil || len(all) < 2 {
 			t.Fatalf("the platform's agents: %d, %v", len(all), err)
 		}
 		for _, a := range all {
@@ -516,12 +547,24 @@ func TestEngine(t *testing.T) {
 		if left, err := v.rt.List(ctx, runtime.Selector{}); err != nil || len(left) != 0 {
 			t.Errorf("after Remove: %d agents, %v", len(left), err)
 		}
-		var list []struct{ Names []string }
+		// The engine itself: no container with the platform's label, and
+		// the other container untouched.
+		var list []struct {
+			ID     string `json:"Id"`
+			Labels map[string]string
+		}
 		if err := v.e.Client.Do(ctx, http.MethodGet, "/containers/json", url.Values{"all": {"1"}}, nil, &list); err != nil {
 			t.Fatal(err)
 		}
-		if len(list) != 1 || !slices.Equal(list[0].Names, []string{"/not-ours"}) {
-			t.Errorf("the engine's containers after Remove: %v, want only /not-ours", list)
+		kept := false
+		for _, c := range list {
+			if _, ok := c.Labels[runtime.LabelManaged]; ok {
+				t.Errorf("container %s with the platform's label is left", c.ID)
+			}
+			kept = kept || c.ID == foreign
+		}
+		if !kept {
+			t.Error("removing the platform's agents removed a container it does not own")
 		}
 	})
 }

@@ -19,7 +19,10 @@ type Runtime interface {
 	// Pull fetches an image from its registry with the credentials given
 	// (nil: anonymous). The engine keeps no login: every pull carries its
 	// own. A refused login is an *Error with ReasonUnauthorized, a missing
-	// image ReasonImageNotFound.
+	// image ReasonImageNotFound. An engine that already has a digest does
+	// not ask the registry again, whatever the credentials: whoever may run
+	// an image must be checked against its registry with their own
+	// credentials before (as deployments resolve their digest).
 	Pull(ctx context.Context, image string, creds *Credentials) error
 	// ImageDigest returns the digest ("sha256:…") of a pulled image, as the
 	// registry knows it (ReasonImageNotFound if the engine has no such image

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what botkit's test suite needs and is missing on this machine:
 # Debian packages (Python checkers, shellcheck, docker-registry, Chromium, gnome-keyring
-# with D-Bus, PostgreSQL 15, sqlite3, age for the sealing key backups), staticcheck, the Go modules. Node 20
+# with D-Bus, PostgreSQL 15, sqlite3, age for the sealing key backups, docker.io for the engine
+# the runtime tests start), staticcheck, the Go modules. Node 20
 # and npm are expected on the machine (the npm packages of the generated
 # clients are installed by the tests themselves). Safe to run again: it only
 # installs what is not there.
@@ -16,6 +17,7 @@ need=(
   "gnome-keyring-daemon:gnome-keyring" "dbus-run-session:dbus" "dbus-launch:dbus-x11"
   "/usr/lib/postgresql/15/bin/initdb:postgresql"
   "sqlite3:sqlite3" "git:git" "shellcheck:shellcheck" "age-keygen:age"
+  "dockerd:docker.io"
 )
 missing=()
 for pair in "${need[@]}"; do

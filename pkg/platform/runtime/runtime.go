@@ -1,0 +1,259 @@
+// Package runtime is what the platform drives to run agents: a small
+// interface over a container engine (start the agents of a deployment, list
+// the platform's agents by label, stop and remove, restart, logs, pull with
+// per-call credentials), the profiles that size an agent, the labels that
+// mark what the platform owns, the readiness of a rollout, and the typed
+// errors an engine's failures become. It knows no engine: the Docker Engine
+// implementation is pkg/platform/runtime/docker.
+package runtime
+
+import (
+	"context"
+	"sort"
+	"strconv"
+	"time"
+)
+
+// Runtime runs agents on one container engine (one region's).
+type Runtime interface {
+	// Pull fetches an image from its registry with the credentials given
+	// (nil: anonymous). The engine keeps no login: every pull carries its
+	// own. A refused login is an *Error with ReasonUnauthorized, a missing
+	// image ReasonImageNotFound. An engine that already has a digest does
+	// not ask the registry again, whatever the credentials: whoever may run
+	// an image must be checked against its registry with their own
+	// credentials before (as deployments resolve their digest).
+	Pull(ctx context.Context, image string, creds *Credentials) error
+	// ImageDigest returns the digest ("sha256:…") of a pulled image, as the
+	// registry knows it (ReasonImageNotFound if the engine has no such image
+	// pulled from a registry).
+	ImageDigest(ctx context.Context, image string) (string, error)
+	// Start creates and starts spec.Count agents, indexes spec.FirstIndex
+	// and on, at once. It returns the agents started; on an error, those
+	// started before it (the caller removes what it no longer wants, by
+	// their labels).
+	Start(ctx context.Context, spec StartSpec) ([]Agent, error)
+	// List returns the platform's agents whose labels match sel (only
+	// containers with LabelManaged; any state), by name.
+	List(ctx context.Context, sel Selector) ([]Agent, error)
+	// Remove stops an agent (SIGTERM, then SIGKILL after grace) and
+	// removes its container. An agent already gone is not an error.
+	Remove(ctx context.Context, id string, grace time.Duration) error
+	// Restart stops an agent (as Remove) and starts it again.
+	Restart(ctx context.Context, id string, grace time.Duration) error
+	// SetRestartPolicy changes a running agent's restart policy (a rollout
+	// starts agents with RestartNever, so that a crash stays visible with
+	// its exit code, and gives them their policy once ready).
+	SetRestartPolicy(ctx context.Context, id string, p RestartPolicy) error
+	// Logs writes the log lines of the agents given to fn, in order per
+	// agent, each tagged with its agent. With Follow it returns when ctx
+	// ends or every agent has stopped; fn's error stops it.
+	Logs(ctx context.Context, agents []Agent, opts LogOptions, fn func(LogLine) error) error
+}
+
+// Credentials log in to one registry host for one call.
+type Credentials struct {
+	// Registry is the registry's host[:port] ("ghcr.io", "127.0.0.1:5000").
+	Registry string
+	Username string
+	Password string
+}
+
+// Owner says whose an agent is; it becomes the container's labels.
+type Owner struct {
+	Organization string
+	Region       string
+	Agent        string
+	Deployment   int
+}
+
+// The labels of the containers the platform owns. The platform touches only
+// containers with LabelManaged.
+const (
+	LabelManaged      = "dev.botkit.managed"
+	LabelOrganization = "dev.botkit.organization"
+	LabelRegion       = "dev.botkit.region"
+	LabelAgent        = "dev.botkit.agent"
+	LabelDeployment   = "dev.botkit.deployment"
+	LabelIndex        = "dev.botkit.index"
+)
+
+// Labels returns the labels of the index'th agent of o's deployment.
+func (o Owner) Labels(index int) map[string]string {
+	return map[string]string{
+		LabelManaged:      "true",
+		LabelOrganization: o.Organization,
+		LabelRegion:       o.Region,
+		LabelAgent:        o.Agent,
+		LabelDeployment:   strconv.Itoa(o.Deployment),
+		LabelIndex:        strconv.Itoa(index),
+	}
+}
+
+// Selector matches the labels of the platform's agents: every key given
+// must have the value given. The empty selector matches every agent of the
+// platform (LabelManaged is always implied).
+type Selector map[string]string
+
+// ForOwner selects the agents of an organization's agent in a region, of
+// one deployment when o.Deployment is not 0.
+func ForOwner(o Owner) Selector {
+	s := Selector{LabelOrganization: o.Organization, LabelRegion: o.Region, LabelAgent: o.Agent}
+	if o.Deployment != 0 {
+		s[LabelDeployment] = strconv.Itoa(o.Deployment)
+	}
+	return s
+}
+
+// Filters returns the selector as "key=value" label filters, sorted, with
+// LabelManaged first.
+func (s Selector) Filters() []string {
+	out := []string{LabelManaged + "=true"}
+	keys := make([]string, 0, len(s))
+	for k := range s {
+		if k != LabelManaged {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		out = append(out, k+"="+s[k])
+	}
+	return out
+}
+
+// Matches reports whether labels carry every label of s and LabelManaged.
+func (s Selector) Matches(labels map[string]string) bool {
+	if labels[LabelManaged] != "true" {
+		return false
+	}
+	for k, v := range s {
+		if labels[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// Restart policies (the engine restarts an agent that exits).
+const (
+	RestartNever         = "no"
+	RestartOnFailure     = "on-failure"
+	RestartAlways        = "always"
+	RestartUnlessStopped = "unless-stopped"
+)
+
+// RestartPolicy says when the engine starts an exited agent again.
+type RestartPolicy struct {
+	Name string // RestartNever, RestartOnFailure, RestartAlways, RestartUnlessStopped
+	// MaxRetries bounds RestartOnFailure (0: no bound).
+	MaxRetries int
+}
+
+// DefaultRestart is an agent's policy: started again whenever it exits,
+// until the platform stops it.
+var DefaultRestart = RestartPolicy{Name: RestartUnlessStopped}
+
+// StartSpec is what the agents of one deployment run with.
+type StartSpec struct {
+	Owner Owner
+	// Image is pinned by digest: REPOSITORY@sha256:… (a tag may precede
+	// the digest). A reference without a digest is refused.
+	Image string
+	// Env is the agents' environment (the secret set's values).
+	Env map[string]string
+	// Profile limits CPU, memory and processes.
+	Profile Profile
+	Restart RestartPolicy
+	// Network is the engine network the agents join: "" is the engine's
+	// default; "host", and another container's namespace, are refused.
+	Network string
+	// Count agents are started, with indexes FirstIndex, FirstIndex+1, …
+	Count      int
+	FirstIndex int
+}
+
+// State is an agent's container state as the engine reports it.
+type State string
+
+// The states an engine reports.
+const (
+	StateCreated    State = "created"
+	StateRunning    State = "running"
+	StateRestarting State = "restarting"
+	StatePaused     State = "paused"
+	StateExited     State = "exited"
+	StateRemoving   State = "removing"
+	StateDead       State = "dead"
+)
+
+// Health is the state of an image's HEALTHCHECK ("" when it has none).
+type Health string
+
+// The health states.
+const (
+	HealthNone      Health = ""
+	HealthStarting  Health = "starting"
+	HealthHealthy   Health = "healthy"
+	HealthUnhealthy Health = "unhealthy"
+)
+
+// Agent is one running (or exited) agent: a container the platform owns.
+type Agent struct {
+	ID     string
+	Name   string // the container's name, which log lines carry
+	Labels map[string]string
+	Owner  Owner
+	Index  int
+	Image  string
+	State  State
+	// Restarts counts the engine's restarts of the container.
+	Restarts   int
+	StartedAt  time.Time
+	FinishedAt time.Time
+	// ExitCode and OOMKilled describe the last exit.
+	ExitCode  int
+	OOMKilled bool
+	Health    Health
+}
+
+// OwnerOf reads an Owner and index back from an agent's labels.
+func OwnerOf(labels map[string]string) (Owner, int) {
+	dep, _ := strconv.Atoi(labels[LabelDeployment]) // 0 when not a number: not ours to interpret
+	idx, _ := strconv.Atoi(labels[LabelIndex])      // idem
+	return Owner{
+		Organization: labels[LabelOrganization],
+		Region:       labels[LabelRegion],
+		Agent:        labels[LabelAgent],
+		Deployment:   dep,
+	}, idx
+}
+
+// LogOptions chooses the lines Logs writes.
+type LogOptions struct {
+	Follow bool
+	// Since: only lines written at or after it (zero: from the start).
+	Since time.Time
+	// Tail: only the last Tail lines of each agent (0: all).
+	Tail int
+}
+
+// Stream names the output a log line came from.
+type Stream string
+
+// The streams of a log line.
+const (
+	Stdout Stream = "stdout"
+	Stderr Stream = "stderr"
+)
+
+// LogLine is one line an agent wrote.
+type LogLine struct {
+	Agent  Agent
+	Stream Stream
+	Time   time.Time
+	Text   string // without its line end
+}
+
+// String is the line as shown to a user: the agent's name, then the text.
+func (l LogLine) String() string { return l.Agent.Name + " | " + l.Text }

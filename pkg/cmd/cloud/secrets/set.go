@@ -20,6 +20,7 @@ import (
 	"github.com/botkit-dev/botkit/pkg/dotenv"
 	"github.com/botkit-dev/botkit/pkg/printers"
 	"github.com/botkit-dev/botkit/pkg/resources"
+	"github.com/botkit-dev/botkit/pkg/sealed"
 )
 
 // SetOptions are the inputs of `botkit cloud secrets set`.
@@ -46,6 +47,10 @@ every key of --file, in one atomic request (all keys are written, or none).
 --file reads a dotenv file ("-" reads stdin): blank lines, # comments,
 "export " prefixes, single and double quotes, escapes and multi-line values in
 double quotes. Arguments win over the file.
+
+Values are stored as given: a value that looks like a sealed value (the
+output of botkit seal) is stored as that text, with a warning; sealed values
+go in manifests, which botkit apply sends to be opened.
 
 Overwriting keys the set already has asks for confirmation (key names only);
 --skip overwrites without asking. Without a terminal, --skip is required to
@@ -101,6 +106,7 @@ func runSet(ctx context.Context, opts *SetOptions) error {
 	if err != nil {
 		return err
 	}
+	warnSealedLookalikes(opts, data)
 	c, org, err := opts.connect(ctx)
 	if err != nil {
 		return err
@@ -229,6 +235,19 @@ func setSummary(obj resources.Object, created bool, added, updated []string) pri
 		parts = append(parts, "updated "+strings.Join(updated, ", "))
 	}
 	return printers.Operation{Ref: objRef(obj), Action: verb, Detail: strings.Join(parts, "; "), Version: obj.Meta().Generation}
+}
+
+// warnSealedLookalikes warns, on stderr, of each value that has the form of
+// a sealed value (botkit seal's v1.KEYID.PAYLOAD): set stores values as
+// they are, so it would be stored as that text, never opened; sealed
+// values go in manifests, which botkit apply sends to be opened. Key names
+// only.
+func warnSealedLookalikes(opts *SetOptions, data map[string]string) {
+	for _, k := range slices.Sorted(maps.Keys(data)) {
+		if _, err := sealed.Parse(data[k]); err == nil {
+			fmt.Fprintf(opts.IO.ErrOut, "warning: the value of %s looks like a sealed value (v1.KEYID.PAYLOAD); set stores it as it is, as text, not opened — put sealed values in a manifest ({sealed: VALUE}) and run botkit apply\n", k)
+		}
+	}
 }
 
 // setData collects the keys to write: --file first, then the arguments,

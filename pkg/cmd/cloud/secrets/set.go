@@ -120,7 +120,7 @@ func runSet(ctx context.Context, opts *SetOptions) error {
 	var confirmed []string // overwrites the user agreed to
 	var obj resources.Object
 	var created bool
-	var before []string // the keys the set had when written
+	var before []string    // the keys the set had when written
 	var readVersion string // its resourceVersion then
 	for attempt := 1; ; attempt++ {
 		cur, exists, err := getIfExists(ctx, c, org, opts.Name)

@@ -510,6 +510,13 @@ func (f *fieldDecoder) structure(n *yaml.Node, v reflect.Value, path string) {
 	}
 }
 
+// emptySource is what an empty value source says, by source.
+var emptySource = map[string]string{
+	"fromEnv":  "the variable name is empty: want {fromEnv: VAR}",
+	"fromFile": "the path is empty: want {fromFile: PATH}",
+	"sealed":   "the sealed value is empty: want the output of botkit seal (v1.KEYID.PAYLOAD)",
+}
+
 // valueSource decodes a literal string, {fromEnv: VAR}, {fromFile: PATH} or
 // {sealed: VALUE} (checked for form here; only the platform can open it).
 func (f *fieldDecoder) valueSource(n *yaml.Node, v reflect.Value, path string) {
@@ -524,6 +531,10 @@ func (f *fieldDecoder) valueSource(n *yaml.Node, v reflect.Value, path string) {
 			return
 		}
 		k, val := n.Content[0], n.Content[1]
+		if empty, known := emptySource[k.Value]; known && val.Kind == yaml.ScalarNode && val.Tag == "!!str" && val.Value == "" {
+			f.add(val, join(path, k.Value), "%s", empty)
+			return
+		}
 		if val.Kind != yaml.ScalarNode || val.Tag != "!!str" || val.Value == "" {
 			f.add(val, join(path, k.Value), "want a non-empty string, got %s", yamlnode.Describe(val))
 			return

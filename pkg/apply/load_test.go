@@ -423,3 +423,29 @@ func TestDecodeSecretSetSpecRequired(t *testing.T) {
 		t.Fatalf("an intentionally empty set: %v", ps)
 	}
 }
+
+// An empty value source says which one is empty, at file:line (issue 27:
+// `{sealed: ""}` said "want a non-empty string, got a string").
+func TestLoadEmptyValueSources(t *testing.T) {
+	dir := t.TempDir()
+	f := write(t, dir, "empty.yaml", `apiVersion: botkit.dev/v1
+kind: SecretSet
+metadata: {name: app}
+spec:
+  data:
+    A: {sealed: ""}
+    B: {fromEnv: ""}
+    C: {fromFile: ''}
+`)
+	_, err := Load(context.Background(), Options{Paths: []string{f}, Organization: "acme"})
+	joined := strings.Join(problems(t, err), "\n")
+	for _, w := range []string{
+		f + ":6: spec.data.A.sealed: the sealed value is empty: want the output of botkit seal (v1.KEYID.PAYLOAD)",
+		f + ":7: spec.data.B.fromEnv: the variable name is empty: want {fromEnv: VAR}",
+		f + ":8: spec.data.C.fromFile: the path is empty: want {fromFile: PATH}",
+	} {
+		if !strings.Contains(joined, w) {
+			t.Errorf("missing problem:\n  %s\ngot:\n%s", w, joined)
+		}
+	}
+}

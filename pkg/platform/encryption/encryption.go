@@ -3,7 +3,9 @@ package encryption
 import (
 	"crypto/aes"
 	"crypto/cipher"
+	"crypto/hmac"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/hex"
@@ -17,8 +19,19 @@ import (
 
 // Sealer encrypts values with AES-256-GCM. The associated data binds a
 // ciphertext to its organization, region, object name and key, so a value
-// copied to another row does not decrypt.
-type Sealer struct{ aead cipher.AEAD }
+// copied to another row does not decrypt. It also computes the values'
+// keyed digests (Digest).
+type Sealer struct {
+	aead      cipher.AEAD
+	digestKey []byte // HMAC-SHA256 key of Digest, derived from the master key
+}
+
+// digestKeyLabel derives Digest's key from the master key: a key used for
+// one purpose only, never the encryption key itself.
+const digestKeyLabel = "botkit.dev/v1/value-digest-key"
+
+// DigestSize is the length of a Digest (128 bits).
+const DigestSize = 16
 
 func NewSealer(key []byte) (*Sealer, error) {
 	if len(key) != 32 {
@@ -32,7 +45,23 @@ func NewSealer(key []byte) (*Sealer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Sealer{aead: aead}, nil
+	mac := hmac.New(sha256.New, key)
+	mac.Write([]byte(digestKeyLabel))
+	return &Sealer{aead: aead, digestKey: mac.Sum(nil)}, nil
+}
+
+// Digest returns the keyed digest of a value: HMAC-SHA256, under a key
+// derived from the master key, of the value bound to its organization,
+// region, object name and key (as its ciphertext is), truncated to
+// DigestSize bytes. Equal digests mean equal values; without the master
+// key a digest tells nothing of the value, not even whether two keys hold
+// the same one. A write compares digests instead of decrypting the values
+// it would replace.
+func (s *Sealer) Digest(org, region, name, key string, plaintext []byte) []byte {
+	mac := hmac.New(sha256.New, s.digestKey)
+	mac.Write(associatedData(org, region, name, key))
+	mac.Write(plaintext)
+	return mac.Sum(nil)[:DigestSize]
 }
 
 func associatedData(org, region, name, key string) []byte {

@@ -2,6 +2,7 @@ package encryption
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"os"
 	"path/filepath"
 	"strings"
@@ -39,6 +40,44 @@ func TestSealerBindsAssociatedData(t *testing.T) {
 	}
 	if _, err := other.Open("acme", "us-west", "bot", "KEY", ct); err == nil {
 		t.Error("ciphertext opened with another key")
+	}
+}
+
+// A digest is keyed (another master key gives another one, and it is not
+// the value's plain SHA-256) and bound like a ciphertext.
+func TestDigest(t *testing.T) {
+	s, err := NewSealer(bytes.Repeat([]byte{7}, 32))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := s.Digest("acme", "us-west", "bot", "KEY", []byte("value"))
+	if len(d) != DigestSize {
+		t.Fatalf("digest of %d bytes", len(d))
+	}
+	if !bytes.Equal(d, s.Digest("acme", "us-west", "bot", "KEY", []byte("value"))) {
+		t.Error("the same value has two digests")
+	}
+	if plain := sha256.Sum256([]byte("value")); bytes.Equal(d, plain[:DigestSize]) {
+		t.Error("the digest is the value's plain SHA-256")
+	}
+	if bytes.Equal(d, s.Digest("acme", "us-west", "bot", "KEY", []byte("valuf"))) {
+		t.Error("two values share a digest")
+	}
+	for _, ad := range [][4]string{
+		{"other", "us-west", "bot", "KEY"}, {"acme", "us-east", "bot", "KEY"},
+		{"acme", "us-west", "bot2", "KEY"}, {"acme", "us-west", "bot", "KEY2"},
+		{"acm", "eus-west", "bot", "KEY"},
+	} {
+		if bytes.Equal(d, s.Digest(ad[0], ad[1], ad[2], ad[3], []byte("value"))) {
+			t.Errorf("the digest under %v is the same", ad)
+		}
+	}
+	other, err := NewSealer(bytes.Repeat([]byte{8}, 32))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Equal(d, other.Digest("acme", "us-west", "bot", "KEY", []byte("value"))) {
+		t.Error("another master key gives the same digest")
 	}
 }
 

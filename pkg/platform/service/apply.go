@@ -292,11 +292,11 @@ func (s *Service) apply(ctx context.Context, p Principal, w wire.RawApplyRequest
 func (s *Service) applyWrite(ctx context.Context, tx store.Tx, p Principal, st *applyStep, now time.Time) error {
 	switch {
 	case st.content:
-		put, removed, touched, err := s.replaceValues(p.org.Name, st.in.name, st.region, st.in.d, st.pl)
+		put, removed, touched, err := s.replaceValues(p.org.Name, &st.next, st.in.d, st.pl)
 		if err != nil {
 			return err
 		}
-		if err := storeWrite(ctx, tx, &st.next, removed, put, now, history{p: p, source: SourceApply, before: st.cur.Keys, hostChanged: st.exists && st.next.Host != st.cur.Host}); err != nil {
+		if err := storeWrite(ctx, tx, &st.next, removed, put, now, history{p: p, source: SourceApply, before: valueSizes(st.cur), hostChanged: st.exists && st.next.Host != st.cur.Host}); err != nil {
 			return err
 		}
 		return tx.Audit(ctx, store.AuditRecord{At: now, Org: p.org.Name, Actor: p.actor(), Action: "apply", Kind: st.in.d.kind, Name: st.in.name, Region: st.region, Keys: touched})

@@ -178,7 +178,9 @@ func (s *Service) Rollback(ctx context.Context, p Principal, name, version, ifMa
 		return store.Object{}, err
 	}
 	var result store.Object
+	var wrote bool
 	err = s.store.Update(store.WithObjects(ctx, store.ObjectKey{OrgID: p.org.ID, Name: name}), func(ctx context.Context, tx store.Tx) error {
+		wrote = false
 		cur, err := loadObject(ctx, tx, p.org.ID, name)
 		if err != nil {
 			return err
@@ -197,7 +199,7 @@ func (s *Service) Rollback(ctx context.Context, p Principal, name, version, ifMa
 		obj := cur
 		obj.Labels, obj.Host, obj.Username = v.Labels, v.Host, v.Username
 		obj.Managed, obj.ApplySet = false, "" // an imperative write
-		obj.Keys = nil
+		obj.Keys, obj.Digests = nil, nil
 		if cur.Kind == resources.KindSecretSet {
 			obj.Keys = maps.Clone(v.Keys)
 			if obj.Keys == nil {
@@ -212,17 +214,55 @@ func (s *Service) Rollback(ctx context.Context, p Principal, name, version, ifMa
 		}
 		slices.Sort(removed)
 		// The version's ciphertexts are bound to this object's organization,
-		// region, name and key, which a rollback keeps: they go back as they
-		// are, never decrypted.
-		if err := storeWrite(ctx, tx, &obj, removed, v.Values, now, history{p: p, source: SourceRollback, before: cur.Keys, hostChanged: obj.Host != cur.Host}); err != nil {
+		// region, name and key, which a rollback keeps: the values that
+		// differ from the current ones go back as they are. Both are
+		// decrypted here only to tell which differ.
+		put, err := s.rollbackValues(ctx, tx, p, cur, &obj, v.Values)
+		if err != nil {
 			return err
 		}
-		result = obj
+		if len(put) == 0 && len(removed) == 0 && labelsEqual(obj.Labels, cur.Labels) && obj.Host == cur.Host && obj.Username == cur.Username {
+			// The object has the version's contents already: no new
+			// version (nothing is written).
+			result = cur
+			return nil
+		}
+		if err := storeWrite(ctx, tx, &obj, removed, put, now, history{p: p, source: SourceRollback, before: valueSizes(cur), hostChanged: obj.Host != cur.Host}); err != nil {
+			return err
+		}
+		result, wrote = obj, true
 		return tx.Audit(ctx, store.AuditRecord{At: now, Org: p.org.Name, Actor: p.actor(), Action: "rollback", Kind: cur.Kind, Name: name, Region: cur.Region,
 			Keys: slices.Sorted(maps.Keys(v.Keys))})
 	})
-	if err == nil {
+	if err == nil && wrote {
 		s.wake(result.Region)
 	}
 	return result, err
+}
+
+// rollbackValues returns the values of a version (vals) that differ from
+// the object's current ones, and gives obj (the object after the rollback)
+// the digests of the version's values.
+func (s *Service) rollbackValues(ctx context.Context, tx store.Tx, p Principal, cur store.Object, obj *store.Object, vals []store.Value) ([]store.Value, error) {
+	curPlain, err := s.decryptAll(ctx, tx, p.org.Name, cur)
+	if err != nil {
+		return nil, err
+	}
+	var put []store.Value
+	for _, val := range vals {
+		pt, err := s.sealer.Open(p.org.Name, cur.Region, cur.Name, val.Key, val.Ciphertext)
+		if err != nil {
+			return nil, resources.Errorf(resources.CodeInternal, "%s: %v", describe(cur), err)
+		}
+		if cur.Kind == resources.KindSecretSet {
+			if obj.Digests == nil {
+				obj.Digests = map[string][]byte{}
+			}
+			obj.Digests[val.Key] = s.sealer.Digest(p.org.Name, cur.Region, cur.Name, val.Key, pt)
+		}
+		if old, had := curPlain[val.Key]; !had || !equalSecret(old, pt) {
+			put = append(put, val)
+		}
+	}
+	return put, nil
 }

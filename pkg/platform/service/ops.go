@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"crypto/hmac"
 	"crypto/subtle"
 	"errors"
 	"maps"
@@ -115,9 +116,44 @@ func (pc precondition) check(name string, exists bool, cur store.Object) error {
 	case !exists:
 		return errConflict("%s: %s does not exist (it was deleted or never created)", field, name)
 	case !ifMatches(pc.ifMatch, cur.Version):
-		return errConflict("%s: %s changed since %s (now resourceVersion %d); read it again and retry", field, describe(cur), wire.QuoteField(pc.ifMatch), cur.Version)
+		return errConflict("%s: %s changed since %s (now resourceVersion %d); read it again and retry", field, describe(cur), describeETags(pc.ifMatch), cur.Version)
 	}
 	return nil
+}
+
+// describeETags shows an If-Match value in a message: its entity tags as
+// sent ("4", W/"4"; a bare number as the tag it names), or, when it is not
+// a list of tags, the value quoted (escaped, shortened).
+func describeETags(h string) string {
+	var tags []string
+	for tag := range strings.SplitSeq(h, ",") {
+		tag = strings.TrimSpace(tag)
+		opaque := strings.TrimPrefix(tag, "W/")
+		switch {
+		case tag == "*":
+		case len(opaque) >= 2 && opaque[0] == '"' && opaque[len(opaque)-1] == '"' && isETagText(opaque[1:len(opaque)-1]):
+		case tag != "" && isETagText(tag) && tag == opaque:
+			tag = `"` + tag + `"`
+		default:
+			return wire.QuoteField(h)
+		}
+		tags = append(tags, tag)
+	}
+	if len(h) > 200 {
+		return wire.QuoteField(h)
+	}
+	return strings.Join(tags, ", ")
+}
+
+// isETagText reports whether s is the inside of an entity tag (RFC 9110
+// etagc: visible characters but the double quote).
+func isETagText(s string) bool {
+	for i := range len(s) {
+		if c := s[i]; c <= 0x20 || c == '"' || c >= 0x7f {
+			return false
+		}
+	}
+	return true
 }
 
 // ifMatches reports whether an If-Match value matches an object at version
@@ -156,7 +192,7 @@ func (s *Service) merge(ctx context.Context, p Principal, name string, pt resour
 		if err != nil {
 			return err
 		}
-		ch, err := s.applyPatch(p, name, pt, ips, t)
+		ch, err := s.applyPatch(ctx, tx, p, name, pt, ips, t)
 		if err != nil {
 			return err
 		}
@@ -269,7 +305,8 @@ func resolveMerge(ctx context.Context, tx store.Tx, p Principal, name string, pt
 }
 
 // mergeChange is a patch applied: the object after it, the values to put
-// (encrypted), the keys removed, and the keys the audit record names.
+// (encrypted: only those whose value changes), the keys removed, and the
+// keys the audit record names.
 type mergeChange struct {
 	obj              store.Object
 	put              []store.Value
@@ -282,12 +319,28 @@ func (ch mergeChange) empty(t mergeTarget, pt resources.Patch) bool {
 		(pt.Labels == nil || maps.Equal(pt.Labels, t.cur.Labels))
 }
 
-// applyPatch applies pt to a copy of the target's object.
-func (s *Service) applyPatch(p Principal, name string, pt resources.Patch, ips ipsInput, t mergeTarget) (mergeChange, error) {
+// applyPatch applies pt to a copy of the target's object. A value equal
+// to the stored one is not written: a SecretSet's values are compared by
+// their keyed digests (encryption.Sealer.Digest), kept with the key list,
+// so the comparison reads nothing more; a value stored without a digest,
+// and an image pull secret's credentials, are decrypted and compared in
+// this transaction.
+func (s *Service) applyPatch(ctx context.Context, tx store.Tx, p Principal, name string, pt resources.Patch, ips ipsInput, t mergeTarget) (mergeChange, error) {
 	ch := mergeChange{obj: t.obj}
 	ch.obj.Managed, ch.obj.ApplySet = false, "" // an imperative write
 	if pt.Labels != nil {
 		ch.obj.Labels = pt.Labels
+	}
+	var stored map[string][]byte // the current values, decrypted when first needed
+	storedValue := func(key string) ([]byte, error) {
+		if stored == nil {
+			vals, err := s.decryptAll(ctx, tx, p.org.Name, t.cur)
+			if err != nil {
+				return nil, err
+			}
+			stored = vals
+		}
+		return stored[key], nil
 	}
 	switch t.kind {
 	case resources.KindSecretSet:
@@ -298,26 +351,54 @@ func (s *Service) applyPatch(p Principal, name string, pt resources.Patch, ips i
 		if keys == nil {
 			keys = map[string]int{}
 		}
+		digests := maps.Clone(ch.obj.Digests)
+		if digests == nil {
+			digests = map[string][]byte{}
+		}
 		for _, k := range pt.Remove {
 			if _, ok := keys[k]; ok {
 				delete(keys, k)
+				delete(digests, k)
 				ch.removed = append(ch.removed, k)
 			}
 		}
+		var changed []string
 		for _, k := range slices.Sorted(maps.Keys(pt.Set)) {
-			v := pt.Set[k]
-			keys[k] = len(v)
-			ct, err := s.sealer.Seal(p.org.Name, ch.obj.Region, name, k, []byte(v))
+			v := []byte(pt.Set[k])
+			d := s.sealer.Digest(p.org.Name, ch.obj.Region, name, k, v)
+			if size, had := keys[k]; had && size == len(v) {
+				same := false
+				if old, ok := digests[k]; ok {
+					same = hmac.Equal(old, d)
+				} else {
+					old, err := storedValue(k)
+					if err != nil {
+						return ch, err
+					}
+					same = equalSecret(old, v)
+				}
+				digests[k] = d
+				if same {
+					continue
+				}
+			}
+			keys[k], digests[k] = len(v), d
+			ct, err := s.sealer.Seal(p.org.Name, ch.obj.Region, name, k, v)
 			if err != nil {
 				return ch, err
 			}
 			ch.put = append(ch.put, store.Value{Key: k, Size: len(v), Ciphertext: ct})
+			changed = append(changed, k)
 		}
 		if err := checkTotals(keys); err != nil {
 			return ch, err
 		}
 		ch.obj.Keys = keys
-		ch.touched = append(slices.Sorted(maps.Keys(pt.Set)), ch.removed...)
+		ch.obj.Digests = nil
+		if len(digests) > 0 {
+			ch.obj.Digests = digests
+		}
+		ch.touched = append(changed, ch.removed...)
 	case resources.KindImagePullSecret:
 		if len(pt.Set) > 0 || len(pt.Remove) > 0 {
 			return ch, errInvalid("set and remove apply to a SecretSet; %s is an ImagePullSecret (send host and credentials)", name)
@@ -329,6 +410,16 @@ func (s *Service) applyPatch(p Principal, name string, pt resources.Patch, ips i
 			ch.obj.Host = ips.host
 		}
 		if ips.b64 != "" {
+			if t.exists {
+				old, err := storedValue(store.CredentialsKey)
+				if err != nil {
+					return ch, err
+				}
+				if equalSecret(old, []byte(ips.b64)) {
+					ch.obj.Keys = nil
+					return ch, nil
+				}
+			}
 			ch.obj.Username = ips.username
 			ct, err := s.sealer.Seal(p.org.Name, ch.obj.Region, name, store.CredentialsKey, []byte(ips.b64))
 			if err != nil {
@@ -352,7 +443,7 @@ func writeMerge(ctx context.Context, tx store.Tx, p Principal, t mergeTarget, ch
 	case t.exists && len(ch.put) == 0 && len(ch.removed) > 0:
 		source = SourceUnset
 	}
-	if err := storeWrite(ctx, tx, &ch.obj, ch.removed, ch.put, t.now, history{p: p, source: source, before: t.cur.Keys, hostChanged: t.exists && ch.obj.Host != t.cur.Host}); err != nil {
+	if err := storeWrite(ctx, tx, &ch.obj, ch.removed, ch.put, t.now, history{p: p, source: source, before: valueSizes(t.cur), hostChanged: t.exists && ch.obj.Host != t.cur.Host}); err != nil {
 		return err
 	}
 	action := "merge"
@@ -629,11 +720,11 @@ func (s *Service) replace(ctx context.Context, p Principal, name string, in reso
 		now := time.Now().UTC()
 		obj := replaced(p.org.ID, name, region, exists, cur, d, now)
 		obj.Managed, obj.ApplySet = false, "" // an imperative write
-		put, removed, touched, err := s.replaceValues(p.org.Name, name, region, d, pl)
+		put, removed, touched, err := s.replaceValues(p.org.Name, &obj, d, pl)
 		if err != nil {
 			return err
 		}
-		if err := storeWrite(ctx, tx, &obj, removed, put, now, history{p: p, source: SourceReplace, before: cur.Keys, hostChanged: exists && obj.Host != cur.Host}); err != nil {
+		if err := storeWrite(ctx, tx, &obj, removed, put, now, history{p: p, source: SourceReplace, before: valueSizes(cur), hostChanged: exists && obj.Host != cur.Host}); err != nil {
 			return err
 		}
 		if err := tx.Audit(ctx, store.AuditRecord{At: now, Org: p.org.Name, Actor: p.actor(), Action: "replace", Kind: d.kind, Name: name, Region: region, Keys: touched}); err != nil {
@@ -670,18 +761,27 @@ func replaced(orgID int64, name, region string, exists bool, cur store.Object, d
 	return obj
 }
 
-// replaceValues seals the values a replace planned in pl writes and names
-// the keys it removes and the keys it touches (for the audit record).
-func (s *Service) replaceValues(org, name, region string, d desired, pl resources.Plan) (put []store.Value, removed, touched []string, err error) {
+// replaceValues seals the values a replace planned in pl writes (those
+// that change), names the keys it removes and the keys it touches (for the
+// audit record), and gives obj, the object after the replace, the digests
+// of its values.
+func (s *Service) replaceValues(org string, obj *store.Object, d desired, pl resources.Plan) (put []store.Value, removed, touched []string, err error) {
 	switch d.kind {
 	case resources.KindSecretSet:
+		obj.Digests = nil
+		if len(d.data) > 0 {
+			obj.Digests = make(map[string][]byte, len(d.data))
+		}
+		for k, v := range d.data {
+			obj.Digests[k] = s.sealer.Digest(org, obj.Region, obj.Name, k, []byte(v))
+		}
 		for _, kc := range pl.Keys {
 			switch kc.Change {
 			case resources.ChangeRemoved:
 				removed = append(removed, kc.Key)
 			case resources.ChangeAdded, resources.ChangeChanged:
 				v := d.data[kc.Key]
-				ct, err := s.sealer.Seal(org, region, name, kc.Key, []byte(v))
+				ct, err := s.sealer.Seal(org, obj.Region, obj.Name, kc.Key, []byte(v))
 				if err != nil {
 					return nil, nil, nil, err
 				}
@@ -692,7 +792,10 @@ func (s *Service) replaceValues(org, name, region string, d desired, pl resource
 			}
 		}
 	case resources.KindImagePullSecret:
-		ct, err := s.sealer.Seal(org, region, name, store.CredentialsKey, []byte(d.ips.b64))
+		if i := slices.IndexFunc(pl.Fields, func(f resources.FieldChange) bool { return f.Field == "spec.credentials" }); i >= 0 && pl.Fields[i].Change == resources.ChangeUnchanged {
+			return nil, nil, nil, nil
+		}
+		ct, err := s.sealer.Seal(org, obj.Region, obj.Name, store.CredentialsKey, []byte(d.ips.b64))
 		if err != nil {
 			return nil, nil, nil, err
 		}
@@ -700,6 +803,16 @@ func (s *Service) replaceValues(org, name, region string, d desired, pl resource
 		touched = append(touched, store.CredentialsKey)
 	}
 	return put, removed, touched, nil
+}
+
+// valueSizes names the values an object holds (what a version lists as
+// added, changed or removed): a SecretSet's keys, an image pull secret's
+// credentials; none for an object that does not exist yet.
+func valueSizes(o store.Object) map[string]int {
+	if o.ID != 0 && o.Kind == resources.KindImagePullSecret {
+		return map[string]int{store.CredentialsKey: 0}
+	}
+	return o.Keys
 }
 
 // deleteObject implements DELETE of an object.
@@ -742,6 +855,10 @@ func (s *Service) deleteKey(ctx context.Context, p Principal, name, key string) 
 		obj := cur
 		obj.Keys = maps.Clone(cur.Keys)
 		delete(obj.Keys, key)
+		if obj.Digests != nil {
+			obj.Digests = maps.Clone(cur.Digests)
+			delete(obj.Digests, key)
+		}
 		obj.Managed, obj.ApplySet = false, "" // an imperative write
 		if obj.Version, err = tx.NextVersion(ctx); err != nil {
 			return err
@@ -754,7 +871,7 @@ func (s *Service) deleteKey(ctx context.Context, p Principal, name, key string) 
 		if err := tx.DeleteValues(ctx, obj.ID, []string{key}); err != nil {
 			return err
 		}
-		if err := putVersion(ctx, tx, obj, history{p: p, source: SourceUnset, before: cur.Keys}, nil, []string{key}, obj.UpdatedAt); err != nil {
+		if err := putVersion(ctx, tx, obj, history{p: p, source: SourceUnset, before: valueSizes(cur)}, nil, []string{key}, obj.UpdatedAt); err != nil {
 			return err
 		}
 		result = obj

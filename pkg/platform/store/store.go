@@ -67,17 +67,23 @@ type Token struct {
 
 // Object is a SecretSet or ImagePullSecret row, without values.
 type Object struct {
-	ID         int64
-	OrgID      int64
-	Name       string
-	Kind       string
-	Region     string
-	Labels     map[string]string
-	Keys       map[string]int // key name → plaintext value size in bytes
-	Host       string         // ImagePullSecret: normalized registry base URL
-	Username   string         // ImagePullSecret
-	Version    int64          // resourceVersion: changes on every spec/metadata write
-	Generation int64          // bumped on every write; provisioning results carry it
+	ID     int64
+	OrgID  int64
+	Name   string
+	Kind   string
+	Region string
+	Labels map[string]string
+	Keys   map[string]int // key name → plaintext value size in bytes
+	// Digests are keyed digests of a SecretSet's values (key name →
+	// digest), computed by the service and opaque to the store, which
+	// keeps them with the key list: a write compares a new value with the
+	// stored one without reading or decrypting it. A key may have none
+	// (written before digests existed); nil when no key has one.
+	Digests    map[string][]byte
+	Host       string // ImagePullSecret: normalized registry base URL
+	Username   string // ImagePullSecret
+	Version    int64  // resourceVersion: changes on every spec/metadata write
+	Generation int64  // bumped on every write; provisioning results carry it
 	State      string
 	Message    string
 	CreatedAt  time.Time

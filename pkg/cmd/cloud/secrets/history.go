@@ -136,8 +136,10 @@ func NewCmdRollback(f *cloudutil.Factory, runF func(context.Context, *RollbackOp
 image pull secret's registry and credentials) as its next version: nothing is
 lost, the rollback itself can be rolled back. The confirmation lists the keys
 the rollback adds (+), restores (~) and removes (-), never a value; --skip
-answers it (required without a terminal). A version that was purged or never
-written exits 3; a write by someone else since the confirmation exits 5.`,
+answers it (required without a terminal). Rolling back to the contents NAME
+has already (its current version) writes nothing: "unchanged", no new version.
+A version that was purged or never written exits 3; a write by someone else
+since the confirmation exits 5.`,
 		Example: `  botkit cloud secrets history support-bot
   botkit cloud secrets rollback support-bot --to 3`,
 		Args:              cmdutil.ExactArgs(1, "NAME"),
@@ -195,6 +197,12 @@ func runRollback(ctx context.Context, opts *RollbackOptions) error {
 	obj, err := c.Rollback(ctx, org, opts.Name, opts.To, cur.Meta().ResourceVersion)
 	if err != nil {
 		return err
+	}
+	if obj.Meta().ResourceVersion == cur.Meta().ResourceVersion {
+		// The object has that version's contents already: nothing was
+		// written, no new version.
+		return printers.PrintOperations(opts.IO.Out, printers.Operation{Ref: objRef(obj), Action: resources.ActionUnchanged,
+			Detail: fmt.Sprintf("it has the contents of version %d", v.Version)})
 	}
 	return printers.PrintOperations(opts.IO.Out, printers.Operation{Ref: objRef(obj), Action: "rolled back",
 		Detail: fmt.Sprintf("version %d has the contents of version %d", obj.Meta().Generation, v.Version)})

@@ -70,7 +70,9 @@ the "auths" entry for HOST of a Docker config.json (default
 checks they decode to "username:password".
 
 The platform checks the credentials against the registry: --wait waits for
-the verdict and exits 1 when the registry refused them.`,
+the verdict and exits 1 when the registry refused them. The same host and
+credentials again change nothing: "imagepullsecret/NAME unchanged", no new
+version.`,
 		Example: `  botkit cloud secrets image-pull-secret ghcr-creds ghcr.io
   echo "$GHCR_USER:$GHCR_TOKEN" | botkit cloud secrets image-pull-secret ghcr-creds https://ghcr.io --wait
   botkit cloud secrets image-pull-secret hub index.docker.io --from-docker-config
@@ -134,26 +136,30 @@ func runImagePullSecret(ctx context.Context, opts *ImagePullSecretOptions) error
 	encode := !encoded
 	patch := resources.Patch{Kind: resources.KindImagePullSecret, Region: opts.Region, Host: host, Credentials: &creds, Encode: &encode}
 	ifMatch := ""
-	if opts.Region == "" {
+	cur, exists, err := getIfExists(ctx, c, org, opts.Name)
+	if err != nil {
+		return err
+	}
+	if !exists && opts.Region == "" {
 		// The configured default region applies to a new object only.
-		_, exists, err := getIfExists(ctx, c, org, opts.Name)
-		if err != nil {
+		if patch.Region, err = opts.newRegion(""); err != nil {
 			return err
 		}
-		if !exists {
-			if patch.Region, err = opts.newRegion(""); err != nil {
-				return err
-			}
-			ifMatch = client.IfAbsent
-		}
+		ifMatch = client.IfAbsent
 	}
 	obj, created, err := c.Merge(ctx, org, opts.Name, patch, ifMatch)
 	if err != nil {
 		return err
 	}
+	// The same host and credentials leave the object as it was: no new
+	// resourceVersion, no new version.
+	unchanged := exists && !created && obj.Meta().ResourceVersion == cur.Meta().ResourceVersion
 	obj, done, err := opts.written(ctx, c, org, obj, opts.Wait, p, !opts.Print.Lines())
 	if done || err != nil {
 		return err
+	}
+	if unchanged {
+		return printers.PrintOperations(opts.IO.Out, printers.Operation{Ref: objRef(obj), Action: resources.ActionUnchanged})
 	}
 	verb := resources.ActionConfigured
 	if created {

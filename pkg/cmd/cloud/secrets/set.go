@@ -20,6 +20,7 @@ import (
 	"github.com/botkit-dev/botkit/pkg/dotenv"
 	"github.com/botkit-dev/botkit/pkg/printers"
 	"github.com/botkit-dev/botkit/pkg/resources"
+	"github.com/botkit-dev/botkit/pkg/sealed"
 )
 
 // SetOptions are the inputs of `botkit cloud secrets set`.
@@ -47,13 +48,19 @@ every key of --file, in one atomic request (all keys are written, or none).
 "export " prefixes, single and double quotes, escapes and multi-line values in
 double quotes. Arguments win over the file.
 
+Values are stored as given: a value that looks like a sealed value (the
+output of botkit seal) is stored as that text, with a warning; sealed values
+go in manifests, which botkit apply sends to be opened.
+
 Overwriting keys the set already has asks for confirmation (key names only);
 --skip overwrites without asking. Without a terminal, --skip is required to
 overwrite: the command never waits on a prompt.
 
-The summary names the keys added and updated, never a value:
+The summary names the keys added and updated (only those whose value
+changed), never a value; a write that changes no value makes no version:
   secretset/NAME created: added A, B
-  secretset/NAME configured: added C; updated A`,
+  secretset/NAME configured: added C; updated A
+  secretset/NAME unchanged`,
 		Example: `  botkit cloud secrets set support-bot OPENAI_API_KEY=sk-... LOG_LEVEL=debug
   botkit cloud secrets set support-bot --file server/.env --skip
   cat .env | botkit cloud secrets set support-bot -f - -r eu-central --wait`,
@@ -99,6 +106,7 @@ func runSet(ctx context.Context, opts *SetOptions) error {
 	if err != nil {
 		return err
 	}
+	warnSealedLookalikes(opts, data)
 	c, org, err := opts.connect(ctx)
 	if err != nil {
 		return err
@@ -112,16 +120,18 @@ func runSet(ctx context.Context, opts *SetOptions) error {
 	var confirmed []string // overwrites the user agreed to
 	var obj resources.Object
 	var created bool
-	var before []string // the keys the set had when written
+	var before []string    // the keys the set had when written
+	var readVersion string // its resourceVersion then
 	for attempt := 1; ; attempt++ {
 		cur, exists, err := getIfExists(ctx, c, org, opts.Name)
 		if err != nil {
 			return err
 		}
 		ifMatch := client.IfAbsent
-		before = nil
+		before, readVersion = nil, ""
 		if exists {
 			ifMatch = cur.Meta().ResourceVersion
+			readVersion = ifMatch
 			if cur.SecretSet != nil {
 				before = cur.SecretSet.Spec.Keys
 			}
@@ -179,23 +189,44 @@ func runSet(ctx context.Context, opts *SetOptions) error {
 		}
 		backoff(ctx, attempt)
 	}
+	// A write that changes no value leaves the set as it was: no new
+	// resourceVersion, no new version.
+	unchanged := !created && obj.Meta().ResourceVersion == readVersion
 	obj, done, err := opts.written(ctx, c, org, obj, opts.Wait, p, !opts.Print.Lines())
 	if done || err != nil {
 		return err
 	}
-	err = printers.PrintOperations(opts.IO.Out, setSummary(obj, created, keys, before))
+	if unchanged {
+		return printers.PrintOperations(opts.IO.Out, printers.Operation{Ref: objRef(obj), Action: resources.ActionUnchanged})
+	}
+	added, updated := keys, []string(nil)
+	if !created {
+		added, updated = writtenKeys(ctx, c, org, obj, keys, before)
+	}
+	err = printers.PrintOperations(opts.IO.Out, setSummary(obj, created, added, updated))
 	return err
+}
+
+// writtenKeys returns the keys a write of keys added and updated: those
+// its version lists (only the values that changed), or, when the version
+// cannot be read (purged already by other writes), those the set did not
+// have (before) and those it had.
+func writtenKeys(ctx context.Context, c *client.Client, org string, obj resources.Object, keys, before []string) (added, updated []string) {
+	v, err := c.Version(ctx, org, obj.Meta().Name, obj.Meta().Generation)
+	if err != nil {
+		updated = intersect(keys, before)
+		return minus(keys, updated), updated
+	}
+	return v.Added, v.Changed
 }
 
 // setSummary is the line set prints: the keys added and updated (names
 // only).
-func setSummary(obj resources.Object, created bool, keys, before []string) printers.Operation {
+func setSummary(obj resources.Object, created bool, added, updated []string) printers.Operation {
 	verb := resources.ActionConfigured
 	if created {
 		verb = resources.ActionCreated
 	}
-	updated := intersect(keys, before)
-	added := minus(keys, updated)
 	var parts []string
 	if len(added) > 0 {
 		parts = append(parts, "added "+strings.Join(added, ", "))
@@ -204,6 +235,19 @@ func setSummary(obj resources.Object, created bool, keys, before []string) print
 		parts = append(parts, "updated "+strings.Join(updated, ", "))
 	}
 	return printers.Operation{Ref: objRef(obj), Action: verb, Detail: strings.Join(parts, "; "), Version: obj.Meta().Generation}
+}
+
+// warnSealedLookalikes warns, on stderr, of each value that has the form of
+// a sealed value (botkit seal's v1.KEYID.PAYLOAD): set stores values as
+// they are, so it would be stored as that text, never opened; sealed
+// values go in manifests, which botkit apply sends to be opened. Key names
+// only.
+func warnSealedLookalikes(opts *SetOptions, data map[string]string) {
+	for _, k := range slices.Sorted(maps.Keys(data)) {
+		if _, err := sealed.Parse(data[k]); err == nil {
+			fmt.Fprintf(opts.IO.ErrOut, "warning: the value of %s looks like a sealed value (v1.KEYID.PAYLOAD); set stores it as it is, as text, not opened — put sealed values in a manifest ({sealed: VALUE}) and run botkit apply\n", k)
+		}
+	}
 }
 
 // setData collects the keys to write: --file first, then the arguments,

@@ -373,7 +373,7 @@ func (b *batchState) forget(id int64) {
 }
 
 func cloneObject(o store.Object) store.Object {
-	o.Labels, o.Keys = maps.Clone(o.Labels), maps.Clone(o.Keys)
+	o.Labels, o.Keys, o.Digests = maps.Clone(o.Labels), maps.Clone(o.Keys), maps.Clone(o.Digests)
 	return o
 }
 

@@ -313,7 +313,7 @@ func (t *pgTx) PutObject(ctx context.Context, o store.Object) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	keys := rowcodec.EncodeKeys(o.Keys)
+	keys := rowcodec.EncodeKeys(o.Keys, o.Digests)
 	if o.ID != 0 {
 		t.enqueue(qUpdateObject, labels, keys, o.Host, o.Username, o.Version, o.Generation, o.State, o.Message, o.UpdatedAt.UnixNano(), o.Managed, o.ApplySet, o.ID)
 		if t.b != nil {

@@ -4,6 +4,7 @@
 package rowcodec
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -17,8 +18,9 @@ import (
 
 // EncodeKeys stores key names and value sizes as "KEY:size,KEY:size" in key
 // order (key names are [A-Za-z0-9_], so the separators cannot clash); it is
-// much cheaper to read back than JSON.
-func EncodeKeys(m map[string]int) string {
+// much cheaper to read back than JSON. A key with a digest is
+// "KEY:size:digest", the digest in unpadded base64url (no separator either).
+func EncodeKeys(m map[string]int, digests map[string][]byte) string {
 	if len(m) == 0 {
 		return ""
 	}
@@ -27,6 +29,9 @@ func EncodeKeys(m map[string]int) string {
 	for k := range m {
 		names = append(names, k)
 		n += len(k) + 8
+		if d, ok := digests[k]; ok {
+			n += 1 + base64.RawURLEncoding.EncodedLen(len(d))
+		}
 	}
 	slices.Sort(names)
 	b := make([]byte, 0, n)
@@ -37,24 +42,42 @@ func EncodeKeys(m map[string]int) string {
 		b = append(b, k...)
 		b = append(b, ':')
 		b = strconv.AppendInt(b, int64(m[k]), 10)
+		if d, ok := digests[k]; ok && len(d) > 0 {
+			b = append(b, ':')
+			b = base64.RawURLEncoding.AppendEncode(b, d)
+		}
 	}
 	return string(b)
 }
 
-func DecodeKeys(s string) (map[string]int, error) {
+// DecodeKeys reads what EncodeKeys wrote: the sizes, and the digests (nil
+// when no key has one).
+func DecodeKeys(s string) (map[string]int, map[string][]byte, error) {
 	if s == "" {
-		return map[string]int{}, nil
+		return map[string]int{}, nil, nil
 	}
 	m := make(map[string]int, strings.Count(s, ",")+1)
+	var digests map[string][]byte
 	for item := range strings.SplitSeq(s, ",") {
 		k, v, ok := strings.Cut(item, ":")
-		n, err := strconv.Atoi(v)
+		size, d, hasDigest := strings.Cut(v, ":")
+		n, err := strconv.Atoi(size)
 		if !ok || err != nil || k == "" {
-			return nil, fmt.Errorf("malformed key list")
+			return nil, nil, fmt.Errorf("malformed key list")
 		}
 		m[k] = n
+		if hasDigest {
+			b, err := base64.RawURLEncoding.DecodeString(d)
+			if err != nil || len(b) == 0 {
+				return nil, nil, fmt.Errorf("malformed key list")
+			}
+			if digests == nil {
+				digests = map[string][]byte{}
+			}
+			digests[k] = b
+		}
 	}
-	return m, nil
+	return m, digests, nil
 }
 
 // EncodeLabels stores labels as "k=v,k=v" in key order when no key or value
@@ -173,7 +196,7 @@ func ScanObject(sc Scanner) (store.Object, error) {
 		}
 	}
 	if keys != "" {
-		if o.Keys, err = DecodeKeys(keys); err != nil {
+		if o.Keys, o.Digests, err = DecodeKeys(keys); err != nil {
 			return o, fmt.Errorf("object %d: keys: %w", o.ID, err)
 		}
 	}
@@ -263,7 +286,7 @@ func VersionColumns(v store.Version) (VersionRow, error) {
 	if r.Labels, err = EncodeLabels(v.Labels); err != nil {
 		return r, err
 	}
-	r.Keys = EncodeKeys(v.Keys)
+	r.Keys = EncodeKeys(v.Keys, nil)
 	if v.At.IsZero() {
 		v.At = time.Now().UTC()
 	}
@@ -295,7 +318,7 @@ func ScanVersion(sc Scanner) (store.Version, error) {
 		}
 	}
 	if keys != "" {
-		if v.Keys, err = DecodeKeys(keys); err != nil {
+		if v.Keys, _, err = DecodeKeys(keys); err != nil {
 			return v, fmt.Errorf("object %d version %d: keys: %w", v.ObjectID, v.Version, err)
 		}
 	}

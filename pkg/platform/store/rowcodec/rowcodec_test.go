@@ -1,26 +1,50 @@
 package rowcodec
 
 import (
+	"bytes"
 	"maps"
 	"slices"
+	"strings"
 	"testing"
 )
 
 func TestKeysEncoding(t *testing.T) {
 	for _, m := range []map[string]int{nil, {"A": 1}, {"B_2": 0, "A": 65536, "_x": 12}} {
-		enc := EncodeKeys(m)
-		got, err := DecodeKeys(enc)
-		if err != nil || (len(m) > 0 && !maps.Equal(got, m)) || (len(m) == 0 && len(got) != 0) {
+		enc := EncodeKeys(m, nil)
+		got, digests, err := DecodeKeys(enc)
+		if err != nil || (len(m) > 0 && !maps.Equal(got, m)) || (len(m) == 0 && len(got) != 0) || digests != nil {
 			t.Errorf("%v -> %q -> %v, %v", m, enc, got, err)
 		}
 	}
-	if EncodeKeys(map[string]int{"B": 1, "A": 2}) != "A:2,B:1" {
+	if EncodeKeys(map[string]int{"B": 1, "A": 2}, nil) != "A:2,B:1" {
 		t.Error("keys are not sorted")
 	}
-	for _, bad := range []string{"A", "A:x", ":1", "A:1,"} {
-		if _, err := DecodeKeys(bad); err == nil {
+	for _, bad := range []string{"A", "A:x", ":1", "A:1,", "A:1:", "A:1:+/", "A:x:AA"} {
+		if _, _, err := DecodeKeys(bad); err == nil {
 			t.Errorf("%q accepted", bad)
 		}
+	}
+}
+
+// A key's digest travels with its size; keys without one stay as they were
+// written before digests existed.
+func TestKeysDigests(t *testing.T) {
+	m := map[string]int{"A": 3, "B": 0, "C": 7}
+	digests := map[string][]byte{"A": {0xfb, 0xff, 0x00, 0x10}, "C": bytes.Repeat([]byte{0xee}, 16), "GONE": {1}}
+	enc := EncodeKeys(m, digests)
+	if strings.Contains(enc, "GONE") {
+		t.Errorf("%q: a digest of a key the list does not hold", enc)
+	}
+	got, gotDigests, err := DecodeKeys(enc)
+	if err != nil || !maps.Equal(got, m) || len(gotDigests) != 2 || !bytes.Equal(gotDigests["A"], digests["A"]) || !bytes.Equal(gotDigests["C"], digests["C"]) {
+		t.Fatalf("%q -> %v %v, %v", enc, got, gotDigests, err)
+	}
+	if _, ok := gotDigests["B"]; ok {
+		t.Errorf("%q: B has a digest", enc)
+	}
+	// A list written before digests reads as it always did.
+	if got, d, err := DecodeKeys("A:3,B:0"); err != nil || got["A"] != 3 || d != nil {
+		t.Errorf("old list: %v %v, %v", got, d, err)
 	}
 }
 
@@ -44,7 +68,7 @@ func TestLabelsEncoding(t *testing.T) {
 // columns; they must agree with the full decoders.
 func TestListDecoding(t *testing.T) {
 	for _, m := range []map[string]int{nil, {"A": 1}, {"B_2": 0, "A": 65536, "_x": 12}} {
-		got, err := KeyNames([]string{"stale"}[:0], EncodeKeys(m))
+		got, err := KeyNames([]string{"stale"}[:0], EncodeKeys(m, map[string][]byte{"A": {1, 2, 3}}))
 		if want := slices.Sorted(maps.Keys(m)); err != nil || !slices.Equal(got, want) {
 			t.Errorf("%v: key names %v, %v; want %v", m, got, err, want)
 		}

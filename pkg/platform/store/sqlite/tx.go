@@ -154,7 +154,7 @@ func (t *sqlTx) PutObject(ctx context.Context, o store.Object) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	keys := rowcodec.EncodeKeys(o.Keys)
+	keys := rowcodec.EncodeKeys(o.Keys, o.Digests)
 	if o.ID == 0 {
 		res, err := t.exec(ctx, qInsertObject,
 			o.OrgID, o.Name, o.Kind, o.Region, labels, keys, o.Host, o.Username, o.Version, o.Generation, o.State, o.Message,

@@ -4,11 +4,13 @@
 package storetest
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -46,6 +48,7 @@ func Run(t *testing.T, newDB func(t *testing.T) Opener) {
 		{"GroupedUpdates", testGroupedUpdates},
 		{"History", testHistory},
 		{"SealingKeys", testSealingKeys},
+		{"Digests", testDigests},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, newDB(t)) })
@@ -1226,4 +1229,83 @@ func testSealingKeys(t *testing.T, open Opener) {
 	if ks, err := s1.SealingKeys(ctx, b.ID); err != nil || len(ks) != 1 || ks[0].Recipient != "age1b" || ks[0].RetiredAt != nil {
 		t.Errorf("the other organization's keys: %+v, %v", ks, err)
 	}
+}
+
+// testDigests: the values' digests an object carries come back as written,
+// through the writing store (cached or not) and another one, and a write
+// without them leaves none.
+func testDigests(t *testing.T, open Opener) {
+	ctx := context.Background()
+	s1, s2 := open(t), open(t)
+	org := newOrg(t, s1, "o")
+	key := store.ObjectKey{OrgID: org.ID, Name: "app"}
+	digests := map[string][]byte{"A": bytes.Repeat([]byte{0xfb}, 16), "C": {0, 1, 2}}
+	write := func(digests map[string][]byte) {
+		t.Helper()
+		update(t, s1, func(ctx context.Context, tx store.Tx) error {
+			o, err := tx.Object(ctx, org.ID, "app")
+			if errors.Is(err, store.ErrNotFound) {
+				now := time.Now().UTC()
+				o = store.Object{OrgID: org.ID, Name: "app", Kind: "SecretSet", Region: "us-west", CreatedAt: now, UpdatedAt: now}
+			} else if err != nil {
+				return err
+			}
+			o.Keys, o.Digests = map[string]int{"A": 1, "B": 2, "C": 3}, digests
+			if o.Version, err = tx.NextVersion(ctx); err != nil {
+				return err
+			}
+			o.Generation++
+			o.State = "pending"
+			_, err = tx.PutObject(ctx, o)
+			return err
+		})
+	}
+	check := func(when string, want map[string][]byte) {
+		t.Helper()
+		for i, s := range []store.Store{s1, s2} {
+			var inTx store.Object
+			update(t, s, func(ctx context.Context, tx store.Tx) error {
+				var err error
+				inTx, err = tx.Object(store.WithObjects(ctx, key), org.ID, "app")
+				return err
+			})
+			read, err := s.Object(ctx, org.ID, "app")
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, got := range []store.Object{inTx, read} {
+				if len(got.Digests) != len(want) || got.Keys["B"] != 2 {
+					t.Fatalf("%s, store %d: keys %v digests %v, want %v", when, i+1, got.Keys, got.Digests, want)
+				}
+				for k, d := range want {
+					if !bytes.Equal(got.Digests[k], d) {
+						t.Errorf("%s, store %d: digest of %s %x, want %x", when, i+1, k, got.Digests[k], d)
+					}
+				}
+			}
+		}
+	}
+	write(digests)
+	check("written with digests", digests)
+	if it := listed(t, s2, org.ID); len(it) != 1 || it[0] != "app:A,B,C" {
+		t.Errorf("listed %v, want app:A,B,C", it)
+	}
+	write(digests) // now from the writer's cache, where it keeps one
+	check("written again", digests)
+	write(nil)
+	check("written without digests", nil)
+}
+
+// listed returns the objects of org as List reports them: "name:key,key".
+func listed(t *testing.T, s store.Store, orgID int64) []string {
+	t.Helper()
+	var out []string
+	err := s.List(context.Background(), store.ListQuery{OrgID: orgID}, func(it *store.ListItem) (bool, error) {
+		out = append(out, it.Name+":"+strings.Join(it.KeyNames, ","))
+		return true, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

@@ -85,10 +85,6 @@ func reseal(ctx context.Context, opts *Options) error {
 		keyID = res.KeyID
 	}
 	// Every file's new text, checked, before any file is written.
-	type change struct {
-		data []byte
-		n    int
-	}
 	changes := make([]change, len(files))
 	i := 0
 	for j, mf := range files {
@@ -99,19 +95,8 @@ func reseal(ctx context.Context, opts *Options) error {
 		}
 		changes[j] = change{data, n}
 	}
-	for j, mf := range files {
-		if changes[j].n == 0 {
-			continue
-		}
-		if err := writeFile(mf.path, changes[j].data, mf.mode); err != nil {
-			// Put back the files already rewritten: none is.
-			for k, done := range files[:j] {
-				if changes[k].n > 0 {
-					_ = writeFile(done.path, done.data, done.mode)
-				}
-			}
-			return &rewriteError{err}
-		}
+	if err := writeAll(files, changes); err != nil {
+		return err
 	}
 	for j, mf := range files {
 		if changes[j].n == 0 {
@@ -123,8 +108,36 @@ func reseal(ctx context.Context, opts *Options) error {
 	return nil
 }
 
+// change is a file's new text and how many of its values changed.
+type change struct {
+	data []byte
+	n    int
+}
+
 // writeFile writes a manifest atomically (a seam: tests make a write fail).
 var writeFile = atomicfile.Write
+
+// writeAll writes each changed file; when a write fails, the files already
+// written get their old text back: none is rewritten.
+func writeAll(files []*manifestFile, changes []change) error {
+	for j, mf := range files {
+		if changes[j].n == 0 {
+			continue
+		}
+		if err := writeFile(mf.path, changes[j].data, mf.mode); err != nil {
+			for k, done := range files[:j] {
+				if changes[k].n > 0 {
+					// A file that cannot be put back is named with the error.
+					if perr := writeFile(done.path, done.data, done.mode); perr != nil {
+						err = fmt.Errorf("%w; %s could not be put back: %v", err, done.path, perr)
+					}
+				}
+			}
+			return &rewriteError{err}
+		}
+	}
+	return nil
+}
 
 // rewriteError is a file that could not be rewritten: no file was.
 type rewriteError struct{ err error }

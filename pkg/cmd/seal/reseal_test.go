@@ -2,6 +2,7 @@ package seal
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -87,5 +88,38 @@ func TestRewriteBlockScalar(t *testing.T) {
 	}
 	if _, _, err := rewrite(mf, []string{a}); err == nil || !strings.Contains(err.Error(), "m.yaml:5: the sealed value is a block scalar over several lines") {
 		t.Errorf("a folded value over two lines: %v", err)
+	}
+}
+
+// A write that fails after others succeeded puts the others back: no file
+// is rewritten.
+func TestWriteAllPutsBack(t *testing.T) {
+	dir := t.TempDir()
+	var files []*manifestFile
+	var changes []change
+	for _, name := range []string{"a.yaml", "b.yaml", "c.yaml"} {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte("old "+name), 0o640); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, &manifestFile{path: path, data: []byte("old " + name), mode: 0o640})
+		changes = append(changes, change{data: []byte("new " + name), n: 1})
+	}
+	real := writeFile
+	t.Cleanup(func() { writeFile = real })
+	writeFile = func(path string, data []byte, mode os.FileMode) error {
+		if filepath.Base(path) == "c.yaml" {
+			return errors.New("disk full")
+		}
+		return real(path, data, mode)
+	}
+	err := writeAll(files, changes)
+	if err == nil || !strings.Contains(err.Error(), "disk full\nnothing was rewritten") {
+		t.Fatalf("writeAll: %v", err)
+	}
+	for _, mf := range files {
+		if b, err := os.ReadFile(mf.path); err != nil || string(b) != string(mf.data) {
+			t.Errorf("%s: %q, %v; want its old text", mf.path, b, err)
+		}
 	}
 }

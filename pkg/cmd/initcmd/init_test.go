@@ -93,8 +93,8 @@ func TestInitRefusesNoProject(t *testing.T) {
 	if !errors.As(err, &fe) || cmdutil.ExitCode(err) != cmdutil.ExitUsage || !strings.Contains(err.Error(), "no bot project here (looked for server/bot.py, bot.py)") || out != "" {
 		t.Fatalf("no project: %q %v", out, err)
 	}
-	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
-		t.Errorf("written in a directory without a project: %v", entries)
+	if entries, err := os.ReadDir(dir); err != nil || len(entries) != 1 {
+		t.Errorf("written in a directory without a project: %v, %v", entries, err)
 	}
 	if out := run(t, dir, true); out != "AGENTS.md created\nCLAUDE.md created\n" {
 		t.Errorf("--force: %q", out)
@@ -154,7 +154,10 @@ func TestInitCRLFAndClaudeLink(t *testing.T) {
 	if err := os.Symlink("AGENTS.md", claude); err != nil {
 		t.Fatal(err)
 	}
-	before, _ := os.ReadFile(guidePath)
+	before, err := os.ReadFile(guidePath)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, force := range []bool{false, true} {
 		out := run(t, dir, force)
 		if !strings.HasSuffix(out, "CLAUDE.md unchanged: a link to AGENTS.md\n") {
@@ -163,8 +166,8 @@ func TestInitCRLFAndClaudeLink(t *testing.T) {
 		if target, err := os.Readlink(claude); err != nil || target != "AGENTS.md" {
 			t.Errorf("force %v: the link is now %q, %v", force, target, err)
 		}
-		if after, _ := os.ReadFile(guidePath); agentsguide.State(after) != agentsguide.Unedited || !strings.Contains(string(after), "`OPENAI_API_KEY`") {
-			t.Errorf("force %v: the guide through the link: %q (before %d bytes)", force, after, len(before))
+		if after, err := os.ReadFile(guidePath); err != nil || agentsguide.State(after) != agentsguide.Unedited || !strings.Contains(string(after), "`OPENAI_API_KEY`") {
+			t.Errorf("force %v: the guide through the link: %q, %v (before %d bytes)", force, after, err, len(before))
 		}
 	}
 }

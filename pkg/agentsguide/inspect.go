@@ -76,6 +76,16 @@ var (
 	titleRE     = regexp.MustCompile(`^\s*#\s*(\S.*)$`)
 )
 
+// ProjectFiles are the files that make a directory a bot project, one of
+// which Found needs: the bot's entry point, in server/ (botkit create's
+// layout) or at the root.
+var ProjectFiles = []string{"server/bot.py", "bot.py"}
+
+// Found reports whether Inspect found a project: one of ProjectFiles.
+func (p Project) Found() bool {
+	return slices.Contains(p.Files, path.Join(p.ServerDir, "bot.py"))
+}
+
 // Inspect reads the project in fsys (its root). What it cannot find is left
 // out of the guide and named in NotFound.
 func Inspect(fsys fs.FS, name string) Project {

@@ -179,11 +179,14 @@ const (
 	NotBotkit = "not-botkit" // someone else's file: kept without --force
 )
 
-// State says what an existing AGENTS.md is (nil: none).
+// State says what an existing AGENTS.md is (nil: none). Line endings do
+// not count: a guide checked out with CRLF (git's autocrlf, an editor on
+// Windows) is the guide botkit wrote.
 func State(existing []byte) string {
 	if existing == nil {
 		return Absent
 	}
+	existing = bytes.ReplaceAll(existing, []byte("\r\n"), []byte("\n"))
 	all := footerRE.FindAllSubmatchIndex(existing, -1)
 	if all == nil {
 		return NotBotkit

@@ -98,6 +98,9 @@ func decode(file string, data []byte, namesOnly bool) (docs []*Document, problem
 type chunk struct {
 	node       *yaml.Node
 	lineOffset int
+	// columnOffset is how many runes precede the chunk on its first line
+	// (a JSON value after another on the same line).
+	columnOffset int
 }
 
 // splitDocuments parses data into document nodes. A JSON stream ({...}
@@ -139,7 +142,7 @@ func splitDocuments(file string, data []byte, problems *[]Problem) []chunk {
 				*problems = append(*problems, Problem{File: file, Line: line + lineOffset, Message: msg})
 				return out
 			}
-			out = append(out, chunk{&n, lineOffset})
+			out = append(out, chunk{&n, lineOffset, columnOffset(data, off)})
 		}
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
@@ -154,7 +157,7 @@ func splitDocuments(file string, data []byte, problems *[]Problem) []chunk {
 			*problems = append(*problems, Problem{File: file, Line: line, Message: msg})
 			return out
 		}
-		out = append(out, chunk{&n, 0})
+		out = append(out, chunk{&n, 0, 0})
 	}
 }
 

@@ -1,6 +1,7 @@
 package apply
 
 import (
+	"bytes"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -65,7 +66,17 @@ func FuzzDecodeRaw(f *testing.F) {
 	}
 	f.Add([]byte("apiVersion: botkit.dev/v1\nkind: List\nitems:\n- &a {apiVersion: botkit.dev/v1, kind: SecretSet, metadata: {name: x}}\n- *a\n"))
 	f.Add([]byte("{\"a\":1}\n{\"b\":"))
+	f.Add([]byte("apiVersion: botkit.dev/v1\nkind: SecretSet\nmetadata: {name: x, labels: {sealed: \"true\"}}\nspec:\n  data:\n    A:\n      sealed: >-\n        v1.x\n    B: {sealed: |\n        v1.y\n      }\n"))
+	f.Add([]byte("{\"kind\":\"SecretSet\",\"spec\":{\"data\":{\"A\":{\"sealed\":\"v\"}}}} {\"kind\":\"List\",\"items\":[{\"kind\":\"SecretSet\",\"spec\":{\"data\":{\"B\":{\"sealed\":\"é\"}}}}]}"))
 	f.Fuzz(func(t *testing.T, data []byte) {
+		// reseal's reading: every sealed value at a line of the input.
+		srcs, _ := SealedSources("m.yaml", data)
+		lines := bytes.Count(data, []byte("\n")) + bytes.Count(data, []byte("\r")) + 1
+		for _, s := range srcs {
+			if s.Line < 1 || s.Line > lines || s.Column < 1 {
+				t.Fatalf("sealed value at %d:%d, outside the input (%d lines)", s.Line, s.Column, lines)
+			}
+		}
 		docs, problems, _ := Decode("m.yaml", data)
 		if len(problems) == 0 {
 			for _, d := range docs {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/botkit-dev/botkit/pkg/iostreams"
 	"github.com/botkit-dev/botkit/pkg/resources"
@@ -16,13 +17,21 @@ import (
 // typed, so that ExitCode maps it to exit 2 without looking at its text:
 // flag parse errors become *FlagError, argument validator errors become
 // *ArgsError, and a command group given an unknown subcommand answers an
-// *ArgsError naming it. Call it once the tree is complete.
+// *ArgsError naming it. A flag that holds one value (not a list or a
+// count) given twice is a flag error too (see onceFlags). Call it once the
+// tree is complete.
 func TypeUsageErrors(root *cobra.Command) {
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		if ive, ok := errors.AsType[*pflag.InvalidValueError](err); ok && errors.Is(err, errRepeated) {
+			// Named without its values: a flag's value may be a secret.
+			err = fmt.Errorf("--%s: %w", ive.GetFlag().Name, errRepeated)
+		}
 		return &FlagError{Err: fmt.Errorf("%w (see '%s --help')", err, c.CommandPath())}
 	})
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
+		onceFlags(c.Flags())
+		onceFlags(c.PersistentFlags())
 		switch {
 		case c.HasSubCommands() && !c.Runnable():
 			c.Args = unknownSubcommand
@@ -50,6 +59,54 @@ func TypeUsageErrors(root *cobra.Command) {
 	}
 	walk(root)
 }
+
+// onceFlags makes every flag of fs that holds one value refuse a second
+// one: `--to 1 --to 2` is a usage error, not the last value silently
+// winning. Lists (-f a -f b: pflag's slice and array values, string maps)
+// and counts accumulate and stay as they are. Persistent flags are one
+// *pflag.Flag shared by the commands under theirs: wrapped once.
+func onceFlags(fs *pflag.FlagSet) {
+	fs.VisitAll(func(f *pflag.Flag) {
+		switch f.Value.(type) {
+		case *onceValue, onceBool:
+			return
+		}
+		if _, list := f.Value.(pflag.SliceValue); list {
+			return
+		}
+		switch f.Value.Type() {
+		case "count", "stringToString", "stringToInt", "stringToInt64":
+			return
+		}
+		once := &onceValue{Value: f.Value, flag: f}
+		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+			f.Value = onceBool{once}
+			return
+		}
+		f.Value = once
+	})
+}
+
+// onceValue is a flag's value that can be given once per command line.
+type onceValue struct {
+	pflag.Value
+	flag *pflag.Flag
+}
+
+// errRepeated is a flag given twice.
+var errRepeated = errors.New("given more than once (give it once)")
+
+func (v *onceValue) Set(s string) error {
+	if v.flag.Changed {
+		return errRepeated
+	}
+	return v.Value.Set(s)
+}
+
+// onceBool is a boolean flag's onceValue: still boolean to pflag.
+type onceBool struct{ *onceValue }
+
+func (onceBool) IsBoolFlag() bool { return true }
 
 func unknownSubcommand(c *cobra.Command, args []string) error {
 	if len(args) == 0 {

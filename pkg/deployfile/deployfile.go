@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -127,6 +128,16 @@ func (e *Error) ErrorCode() string { return resources.CodeInvalid }
 // Parse reads data (the file at path, for messages) strictly.
 func Parse(path string, data []byte) (*File, error) {
 	f := &File{path: path, lines: keyLines(data)}
+	// Values of the wrong type first, all of them, in the file's words
+	// ("agent_name: want a string, got an integer"): the decoder would
+	// stop at the first and name Go's types.
+	var doc map[string]any
+	if err := toml.Unmarshal(data, &doc); err == nil {
+		if problems := f.typeProblems(doc, reflect.TypeFor[File](), ""); len(problems) > 0 {
+			slices.SortStableFunc(problems, func(a, b Problem) int { return a.Line - b.Line })
+			return nil, &Error{Problems: problems}
+		}
+	}
 	dec := toml.NewDecoder(bytes.NewReader(data)).DisallowUnknownFields()
 	err := dec.Decode(f)
 	var problems []Problem
@@ -156,6 +167,88 @@ func Parse(path string, data []byte) (*File, error) {
 		return nil, &Error{Problems: problems}
 	}
 	return f, nil
+}
+
+// typeProblems compares the values of a generically decoded table with
+// the fields of struct t (by their toml tags): each value of another type
+// than its field's is a problem at its key's line. Unknown keys are the
+// strict decoder's to report.
+func (f *File) typeProblems(table map[string]any, t reflect.Type, prefix string) []Problem {
+	var out []Problem
+	for i := range t.NumField() {
+		field := t.Field(i)
+		name, _, _ := strings.Cut(field.Tag.Get("toml"), ",")
+		v, ok := table[name]
+		if name == "" || !ok {
+			continue
+		}
+		key := prefix + name
+		ft := field.Type
+		if ft.Kind() == reflect.Pointer {
+			ft = ft.Elem()
+		}
+		if sub, isTable := v.(map[string]any); isTable && ft.Kind() == reflect.Struct {
+			out = append(out, f.typeProblems(sub, ft, key+".")...)
+			continue
+		}
+		if want, ok := tomlWants(ft, v); !ok {
+			out = append(out, Problem{File: f.path, Line: f.Line(key), Key: key, Message: "want " + want + ", got " + tomlType(v)})
+		}
+	}
+	return out
+}
+
+// tomlWants reports whether TOML value v fits Go type t, and t in words.
+func tomlWants(t reflect.Type, v any) (string, bool) {
+	switch t.Kind() {
+	case reflect.String:
+		_, ok := v.(string)
+		return "a string", ok
+	case reflect.Int, reflect.Int64:
+		_, ok := v.(int64)
+		return "an integer", ok
+	case reflect.Bool:
+		_, ok := v.(bool)
+		return "a boolean (true or false)", ok
+	case reflect.Struct:
+		_, ok := v.(map[string]any)
+		return "a table", ok
+	case reflect.Slice:
+		list, ok := v.([]any)
+		want := "an array"
+		if elem, _ := tomlWants(t.Elem(), nil); t.Elem().Kind() != reflect.Interface {
+			want = "an array of " + strings.TrimPrefix(strings.TrimPrefix(elem, "an "), "a ") + "s"
+		}
+		if !ok {
+			return want, false
+		}
+		for _, e := range list {
+			if _, ok := tomlWants(t.Elem(), e); !ok {
+				return want, false
+			}
+		}
+		return want, true
+	}
+	return "a value of another type", true
+}
+
+// tomlType names the type of a generically decoded TOML value.
+func tomlType(v any) string {
+	switch v.(type) {
+	case string:
+		return "a string"
+	case int64:
+		return "an integer"
+	case float64:
+		return "a float"
+	case bool:
+		return "a boolean"
+	case []any:
+		return "an array"
+	case map[string]any:
+		return "a table"
+	}
+	return "a date or time"
 }
 
 // Path is the file's path as given.

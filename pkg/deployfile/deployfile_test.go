@@ -59,10 +59,14 @@ func TestParseRefuses(t *testing.T) {
 		text string
 		want []string
 	}{
-		"syntax":       {"agent_name = \"x\"\nimage = \n", []string{"f.toml:2: "}},
-		"unknown":      {"agent_name = \"x\"\n[scaling]\nmin = 1\n[extra]\na = 1\n", []string{"f.toml:3: scaling.min: unknown key (valid in [scaling]: min_agents, max_agents)", "f.toml:4: extra: unknown key (valid in the file: agent_name, image"}},
-		"type":         {"agent_name = 3\n", []string{"f.toml:1: agent_name: "}},
-		"enable_krisp": {"enable_krisp = true\n", []string{"f.toml:1: enable_krisp: no longer supported by Pipecat Cloud"}},
+		"syntax":  {"agent_name = \"x\"\nimage = \n", []string{"f.toml:2: "}},
+		"unknown": {"agent_name = \"x\"\n[scaling]\nmin = 1\n[extra]\na = 1\n", []string{"f.toml:3: scaling.min: unknown key (valid in [scaling]: min_agents, max_agents)", "f.toml:4: extra: unknown key (valid in the file: agent_name, image"}},
+		"type":    {"agent_name = 3\n", []string{"f.toml:1: agent_name: "}},
+		"types, every one in the file's words": {"agent_name = 3\nimage = \"a/b:1\"\nmax_session_duration = \"long\"\n[scaling]\nmin_agents = 1.5\n[build.exclude]\npatterns = [\"a\", 2]\n[docker]\nauto_latest = \"yes\"\n",
+			[]string{"f.toml:1: agent_name: want a string, got an integer", "f.toml:3: max_session_duration: want an integer, got a string", "f.toml:5: scaling.min_agents: want an integer, got a float", "f.toml:7: build.exclude.patterns: want an array of strings, got an array", "f.toml:9: docker.auto_latest: want a boolean (true or false), got a string"}},
+		"a table where a value goes": {"[agent_name]\nx = 1\n", []string{"f.toml:1: agent_name: want a string, got a table"}},
+		"a value where a table goes": {"scaling = 3\n", []string{"f.toml:1: scaling: want a table, got an integer"}},
+		"enable_krisp":               {"enable_krisp = true\n", []string{"f.toml:1: enable_krisp: no longer supported by Pipecat Cloud"}},
 	} {
 		_, err := Parse("f.toml", []byte(tc.text))
 		var de *Error

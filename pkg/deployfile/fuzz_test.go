@@ -12,6 +12,9 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("[build.exclude]\npatterns = [\"*\"]\n"))
 	f.Add([]byte("enable_krisp = true\n[krisp_viva]\naudio_filter = \"pro\"\n"))
 	f.Add([]byte("a = [\n"))
+	f.Add([]byte("agent_name = 3\n[scaling]\nmin_agents = \"x\"\n[build.exclude]\npatterns = [1]\n"))
+	f.Add([]byte("scaling = 3\n[agent_name]\nx = 1979-05-27\n"))
+	f.Add([]byte("krisp_viva = {audio_filter = 1}\ndocker.auto_latest = \"no\"\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		df, err := Parse("f.toml", data)
 		if err != nil {

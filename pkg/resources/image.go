@@ -70,6 +70,18 @@ func (r ImageRef) Reference() string {
 	return r.Tag
 }
 
+// Pull returns the repository and what it is pulled by, as Docker writes
+// them: "bots/voice:0.1", "bots/voice@sha256:…".
+func (r ImageRef) Pull() string {
+	if r.Digest != "" {
+		return r.Repository + "@" + r.Digest
+	}
+	if r.Tag != "" {
+		return r.Repository + ":" + r.Tag
+	}
+	return r.Repository
+}
+
 // RegistryName returns the name a registry is known by, whatever form the
 // address takes: Docker Hub's aliases are "docker.io", a URL is its
 // host[:port], lower case. Image references and image pull secrets' hosts
@@ -88,20 +100,30 @@ func RegistryName(host string) string {
 }
 
 // RegistryURL returns the base URL of a registry's HTTP API: Docker Hub's
-// is https://registry-1.docker.io; a registry on the loopback interface
-// speaks plain HTTP, as Docker assumes for 127.0.0.0/8 and localhost; any
-// other, HTTPS.
+// is https://registry-1.docker.io; any other is RegistryScheme's scheme and
+// the name.
 func RegistryURL(name string) string {
 	n := RegistryName(name)
 	if n == DockerHub {
 		return "https://registry-1.docker.io"
 	}
-	host := n
-	if h, _, err := net.SplitHostPort(n); err == nil {
-		host = h
+	return RegistryScheme(n) + "://" + n
+}
+
+// RegistryScheme is the scheme spoken to a registry named without one (an
+// image reference's host, an image pull secret's host[:port]): plain HTTP
+// to a registry on the loopback interface (localhost, 127.0.0.0/8, ::1),
+// as Docker assumes; HTTPS to any other. The one rule of the preflight's
+// image check and of the image pull secrets' registry check (through
+// NormalizeRegistryHost).
+func RegistryScheme(host string) string {
+	h := host
+	if hh, _, err := net.SplitHostPort(host); err == nil {
+		h = hh
 	}
-	if ip := net.ParseIP(strings.Trim(host, "[]")); host == "localhost" || ip != nil && ip.IsLoopback() {
-		return "http://" + n
+	h = strings.ToLower(strings.Trim(h, "[]"))
+	if ip := net.ParseIP(h); h == "localhost" || ip != nil && ip.IsLoopback() {
+		return "http"
 	}
-	return "https://" + n
+	return "https"
 }

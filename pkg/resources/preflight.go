@@ -1,5 +1,10 @@
 package resources
 
+import (
+	"slices"
+	"strings"
+)
+
 // Wire types of POST /v1/organizations/{org}/preflight and the report of
 // `botkit preflight` (docs/deploy.md).
 
@@ -79,4 +84,35 @@ func WorstResult(checks []PreflightCheck) string {
 		}
 	}
 	return out
+}
+
+// severity orders the results: ok < warning < fail.
+func severity(result string) int {
+	switch result {
+	case CheckFail:
+		return 2
+	case CheckWarning:
+		return 1
+	}
+	return 0
+}
+
+// AddCheck adds c to checks keeping one result per id: a check whose id is
+// there already replaces it when it is worse (a fail says more than the
+// ok it overrides), adds its detail to it when it is as bad, and is dropped
+// when it is better.
+func AddCheck(checks []PreflightCheck, c PreflightCheck) []PreflightCheck {
+	for i := range checks {
+		if checks[i].ID != c.ID {
+			continue
+		}
+		switch old, new := severity(checks[i].Result), severity(c.Result); {
+		case new > old:
+			checks[i] = c
+		case new == old && !slices.Contains(strings.Split(checks[i].Detail, "; "), c.Detail):
+			checks[i].Detail += "; " + c.Detail
+		}
+		return checks
+	}
+	return append(checks, c)
 }

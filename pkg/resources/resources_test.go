@@ -165,19 +165,26 @@ spec:
 
 func TestNormalizeRegistryHost(t *testing.T) {
 	for in, want := range map[string]string{
-		"ghcr.io":               "https://ghcr.io",
-		"https://ghcr.io":       "https://ghcr.io",
-		"https://GHCR.io/":      "https://ghcr.io",
-		"http://127.0.0.1:5000": "http://127.0.0.1:5000",
-		"registry.example:5443": "https://registry.example:5443",
-		"[::1]:5000":            "https://[::1]:5000",
-		"":                      "",
-		"ftp://x":               "",
-		"ghcr.io/org":           "",
-		"https://u:p@ghcr.io":   "",
-		"ghcr.io:99999":         "",
-		"bad_host!":             "",
-		"https://ghcr.io?x=1":   "",
+		"ghcr.io":                "https://ghcr.io",
+		"https://ghcr.io":        "https://ghcr.io",
+		"https://GHCR.io/":       "https://ghcr.io",
+		"http://127.0.0.1:5000":  "http://127.0.0.1:5000",
+		"registry.example:5443":  "https://registry.example:5443",
+		"[::1]:5000":             "http://[::1]:5000",
+		"127.0.0.1:5000":         "http://127.0.0.1:5000",
+		"127.0.0.2:5000":         "http://127.0.0.2:5000",
+		"LocalHost:5000":         "http://localhost:5000",
+		"localhost":              "http://localhost",
+		"https://127.0.0.1:5000": "https://127.0.0.1:5000",
+		"10.0.0.1:5000":          "https://10.0.0.1:5000",
+		"localhost.example.com":  "https://localhost.example.com",
+		"":                       "",
+		"ftp://x":                "",
+		"ghcr.io/org":            "",
+		"https://u:p@ghcr.io":    "",
+		"ghcr.io:99999":          "",
+		"bad_host!":              "",
+		"https://ghcr.io?x=1":    "",
 	} {
 		got, err := NormalizeRegistryHost(in)
 		if want == "" {
@@ -316,3 +323,47 @@ func TestParseImageRef(t *testing.T) {
 }
 
 func sha64() string { return strings.Repeat("ab", 32) }
+
+// One result per check id: a worse result replaces, an equal one adds its
+// detail, a better one is dropped.
+func TestAddCheck(t *testing.T) {
+	var cs []PreflightCheck
+	for _, c := range []PreflightCheck{
+		{ID: "image-pull-secret", Result: CheckOK, Detail: "creds, region us-west, ready"},
+		{ID: "image", Result: CheckWarning, Detail: "w1"},
+		{ID: "image-pull-secret", Result: CheckFail, Detail: "creds holds credentials for a, but the image is on b"},
+		{ID: "image", Result: CheckWarning, Detail: "w2"},
+		{ID: "image-pull-secret", Result: CheckOK, Detail: "later ok"},
+		{ID: "image", Result: CheckWarning, Detail: "w2"},
+	} {
+		cs = AddCheck(cs, c)
+	}
+	want := []PreflightCheck{
+		{ID: "image-pull-secret", Result: CheckFail, Detail: "creds holds credentials for a, but the image is on b"},
+		{ID: "image", Result: CheckWarning, Detail: "w1; w2"},
+	}
+	if len(cs) != len(want) || cs[0] != want[0] || cs[1] != want[1] {
+		t.Errorf("checks %+v, want %+v", cs, want)
+	}
+}
+
+func TestImageRefPull(t *testing.T) {
+	for in, want := range map[string]string{
+		"bot@sha256:" + strings.Repeat("a", 64):          "library/bot@sha256:" + strings.Repeat("a", 64),
+		"h:5000/bots/voice:0.1":                          "bots/voice:0.1",
+		"bots/voice:1@sha256:" + strings.Repeat("b", 64): "bots/voice@sha256:" + strings.Repeat("b", 64),
+	} {
+		r, err := ParseImageRef(in)
+		if err != nil || r.Pull() != want {
+			t.Errorf("%s: %q, %v; want %q", in, r.Pull(), err, want)
+		}
+	}
+	for _, name := range []string{"docker.io", "index.docker.io", "registry-1.docker.io", "https://index.docker.io/", "Docker.IO"} {
+		if RegistryName(name) != DockerHub {
+			t.Errorf("RegistryName(%q) = %q", name, RegistryName(name))
+		}
+	}
+	if a, b := RegistryName("localhost:5000"), RegistryName("http://127.0.0.1:5000"); a == b {
+		t.Errorf("localhost and 127.0.0.1 are one registry name: %q", a)
+	}
+}

@@ -258,7 +258,8 @@ func printable(s string) string {
 // NormalizeRegistryHost parses a registry address — a URL (http or https,
 // no path, no credentials) or host[:port] — and returns its base URL such as
 // "https://ghcr.io" or "http://127.0.0.1:5000". An address without a scheme
-// means https. Errors do not echo an address that holds credentials.
+// gets RegistryScheme's: http on the loopback interface, else https. Errors
+// do not echo an address that holds credentials.
 func NormalizeRegistryHost(host string) (string, error) {
 	h := strings.TrimSpace(host)
 	if h == "" {
@@ -268,7 +269,8 @@ func NormalizeRegistryHost(host string) (string, error) {
 		return "", fmt.Errorf("spec.host: the registry host is longer than 512 characters")
 	}
 	if !strings.Contains(h, "://") {
-		h = "https://" + h
+		host, _, _ := strings.Cut(h, "/")
+		h = RegistryScheme(host) + "://" + h
 	}
 	u, err := url.Parse(h)
 	if err != nil {

@@ -61,7 +61,7 @@ unless --force.`,
 			return Run(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().BoolVar(&opts.Force, "force", false, "Overwrite an edited AGENTS.md or a CLAUDE.md botkit did not write")
+	cmd.Flags().BoolVar(&opts.Force, "force", false, "Overwrite an edited AGENTS.md or a CLAUDE.md botkit did not write; write a guide where no project is found")
 	return cmd
 }
 
@@ -82,6 +82,9 @@ func Run(ctx context.Context, opts *Options) error {
 		return err
 	}
 	p := agentsguide.Inspect(os.DirFS(opts.Dir), filepath.Base(abs))
+	if !p.Found() && !opts.Force {
+		return cmdutil.FlagErrorf("DIR %s: no bot project here (looked for %s): give the project's directory, or --force to write a guide anyway", opts.Dir, strings.Join(agentsguide.ProjectFiles, ", "))
+	}
 	if len(p.NotFound) > 0 {
 		fmt.Fprintf(opts.IO.ErrOut, "Not found, so left out of the guide: %s\n", strings.Join(p.NotFound, ", "))
 	}
@@ -105,6 +108,10 @@ func writeGuide(opts *Options, guide []byte) error {
 	existing, err := read(path)
 	if err != nil {
 		return err
+	}
+	if bytes.Contains(existing, []byte("\r\n")) {
+		// Keep the file's line endings (a checkout with CRLF).
+		guide = bytes.ReplaceAll(guide, []byte("\n"), []byte("\r\n"))
 	}
 	var action string
 	switch state := agentsguide.State(existing); {
@@ -134,6 +141,12 @@ func writeGuide(opts *Options, guide []byte) error {
 
 func writeClaude(opts *Options) error {
 	path := filepath.Join(opts.Dir, agentsguide.ClaudeFile)
+	if linksToGuide(opts.Dir, path) {
+		// CLAUDE.md -> AGENTS.md: Claude Code reads the guide itself. Kept,
+		// also with --force (writing through it would overwrite the guide).
+		fmt.Fprintf(opts.IO.Out, "%s unchanged: a link to %s\n", agentsguide.ClaudeFile, agentsguide.GuideFile)
+		return nil
+	}
 	existing, err := read(path)
 	if err != nil {
 		return err
@@ -159,4 +172,19 @@ func writeClaude(opts *Options) error {
 	}
 	fmt.Fprintf(opts.IO.Out, "%s %s\n", agentsguide.ClaudeFile, action)
 	return nil
+}
+
+// linksToGuide reports whether path is a symbolic link whose target is
+// the guide of dir (AGENTS.md beside it, however the link writes it).
+func linksToGuide(dir, path string) bool {
+	st, err := os.Lstat(path)
+	if err != nil || st.Mode()&fs.ModeSymlink == 0 {
+		return false
+	}
+	target, err := os.Stat(path)
+	if err != nil {
+		return false
+	}
+	guide, err := os.Stat(filepath.Join(dir, agentsguide.GuideFile))
+	return err == nil && os.SameFile(target, guide)
 }

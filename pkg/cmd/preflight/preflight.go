@@ -116,28 +116,41 @@ func Run(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err // a broken file: every problem at file:line, exit 2
 	}
+	// One result per check id: the file's checks and the platform's go
+	// through resources.AddCheck.
 	var checks []resources.PreflightCheck
-	add := func(id, result string, line int, format string, args ...any) {
-		checks = append(checks, resources.PreflightCheck{ID: id, Result: result, Line: line, Detail: fmt.Sprintf(format, args...)})
-	}
-	add("deploy-file", resources.CheckOK, 0, "%s", path)
+	add := func(c resources.PreflightCheck) { checks = resources.AddCheck(checks, c) }
+	add(resources.PreflightCheck{ID: "deploy-file", Result: resources.CheckOK, Detail: path})
 	local := localChecks(df)
-	checks = append(checks, local...)
+	for _, c := range local {
+		add(c)
+	}
 	required, optional, envCheck := envKeys(ctx, path)
-	checks = append(checks, envCheck)
+	add(envCheck)
 
 	c, org, err := connect(ctx, opts)
 	if err != nil {
 		return err
 	}
-	req := resources.PreflightRequest{SecretSet: df.SecretSet, RequiredKeys: required, OptionalKeys: optional,
+	failed := func(id string) bool {
+		return slices.ContainsFunc(local, func(c resources.PreflightCheck) bool { return c.ID == id && c.Result == resources.CheckFail })
+	}
+	// The platform is asked only about what the file names validly (the
+	// file's failures are said above).
+	req := resources.PreflightRequest{Region: df.Region, SecretSet: df.SecretSet, RequiredKeys: required, OptionalKeys: optional,
 		ImagePullSecret: df.ImageCredentials, Image: df.Image}
-	localRegionFailed := slices.ContainsFunc(local, func(c resources.PreflightCheck) bool { return c.ID == "region" })
-	if !localRegionFailed {
-		req.Region = df.Region
+	regionFailed := failed("region")
+	if regionFailed {
+		req.Region = ""
+	}
+	if failed("secret-set") {
+		req.SecretSet, req.RequiredKeys, req.OptionalKeys = "", nil, nil
+	}
+	if failed("image-pull-secret") {
+		req.ImagePullSecret = ""
 	}
 	if opts.Wait {
-		if err := waitPending(ctx, c, org, df.SecretSet, df.ImageCredentials); err != nil {
+		if err := waitPending(ctx, c, org, req.SecretSet, req.ImagePullSecret); err != nil {
 			return err
 		}
 	}
@@ -146,11 +159,26 @@ func Run(ctx context.Context, opts *Options) error {
 		return err
 	}
 	for _, rc := range res.Checks {
-		if rc.ID == "region" && localRegionFailed {
-			continue // the file's region is wrong: said above
-		}
 		rc.Line = lineOf(df, rc.ID)
-		checks = append(checks, rc)
+		switch {
+		case rc.ID == "region" && regionFailed:
+			continue // the file's region is wrong: said above
+		case regionFailed && rc.Result != resources.CheckFail && (rc.ID == "secret-set" && req.SecretSet != "" || rc.ID == "image-pull-secret" && req.ImagePullSecret != ""):
+			// Found in the organization's default region, which is not
+			// where the file deploys: not a pass.
+			rc.Result = resources.CheckFail
+			rc.Detail = fmt.Sprintf("the deploy file's region is not valid: fix region, then check again (%s)", rc.Detail)
+		case rc.ID == "secret-set-keys" && envCheck.Result != resources.CheckOK:
+			rc.Result = resources.CheckWarning
+			rc.Detail = "not checked: " + envCheck.Detail
+		case rc.ID == "secret-set" && req.SecretSet == "" && envCheck.Result != resources.CheckOK:
+			rc.Detail = "none named; the project's keys are unchecked (" + envCheck.Detail + ")"
+		case rc.ID == "image" && df.Image == "" && df.BuildID == "":
+			rc.Result = resources.CheckFail
+			rc.Detail = "not checked: the deploy file names no image (and no build_id)"
+			rc.Line = 0
+		}
+		add(rc)
 	}
 	report := resources.PreflightReport{
 		TypeMeta: resources.TypeMeta{APIVersion: resources.APIVersion, Kind: resources.KindPreflightReport},
@@ -277,7 +305,7 @@ func envKeys(ctx context.Context, deployFile string) (required, optional []strin
 		return required, optional, resources.PreflightCheck{ID: "env-example", Result: resources.CheckOK, Detail: detail}
 	}
 	return nil, nil, resources.PreflightCheck{ID: "env-example", Result: resources.CheckWarning,
-		Detail: "no .env.example beside the deploy file or in server/: the secret set's keys are not checked"}
+		Detail: "no .env.example beside the deploy file or in server/: the keys the project needs are unknown, so the secret set's keys are not checked"}
 }
 
 // lineOf is the deploy file's line a platform check is about.

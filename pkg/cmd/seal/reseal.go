@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -15,9 +14,8 @@ import (
 
 	"github.com/botkit-dev/botkit/internal/atomicfile"
 
-	"go.yaml.in/yaml/v3"
-
 	"github.com/botkit-dev/botkit/internal/ctxio"
+	"github.com/botkit-dev/botkit/pkg/apply"
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
 	"github.com/botkit-dev/botkit/pkg/resources"
 )
@@ -26,6 +24,7 @@ import (
 type occurrence struct {
 	line, column int // 1-based; column counts runes, as yaml.v3 does
 	value        string
+	block        bool // a block scalar: the value is on a line after line
 }
 
 type manifestFile struct {
@@ -40,7 +39,9 @@ const maxManifestBytes = 16 << 20
 
 // reseal has the platform encrypt every sealed value of the manifests again
 // to the current key and rewrites, in each file, only the value of each
-// sealed line whose value changed.
+// sealed line whose value changed. Every file is resealed or none is
+// written: all the values of all the files are resealed first, then every
+// file's new text is made and checked, and only then are the files written.
 func reseal(ctx context.Context, opts *Options) error {
 	paths, err := expand(opts.Files, opts.Recursive)
 	if err != nil {
@@ -83,26 +84,67 @@ func reseal(ctx context.Context, opts *Options) error {
 		out = append(out, res.Values...)
 		keyID = res.KeyID
 	}
-	// Rewrite the files: every file is checked first, then each replaced
-	// through a temporary file, so a file is never half written.
+	// Every file's new text, checked, before any file is written.
+	changes := make([]change, len(files))
 	i := 0
-	for _, mf := range files {
+	for j, mf := range files {
 		data, n, err := rewrite(mf, out[i:i+len(mf.occs)])
 		i += len(mf.occs)
 		if err != nil {
-			return err
+			return &rewriteError{err}
 		}
-		if n == 0 {
+		changes[j] = change{data, n}
+	}
+	if err := writeAll(files, changes); err != nil {
+		return err
+	}
+	for j, mf := range files {
+		if changes[j].n == 0 {
 			fmt.Fprintf(opts.IO.Out, "%s unchanged (%d sealed values, all to key %s)\n", mf.path, len(mf.occs), keyID)
 			continue
 		}
-		if err := atomicfile.Write(mf.path, data, mf.mode); err != nil {
-			return err
-		}
-		fmt.Fprintf(opts.IO.Out, "%s resealed: %d of %d sealed values now to key %s\n", mf.path, n, len(mf.occs), keyID)
+		fmt.Fprintf(opts.IO.Out, "%s resealed: %d of %d sealed values now to key %s\n", mf.path, changes[j].n, len(mf.occs), keyID)
 	}
 	return nil
 }
+
+// change is a file's new text and how many of its values changed.
+type change struct {
+	data []byte
+	n    int
+}
+
+// writeFile writes a manifest atomically (a seam: tests make a write fail).
+var writeFile = atomicfile.Write
+
+// writeAll writes each changed file; when a write fails, the files already
+// written get their old text back: none is rewritten.
+func writeAll(files []*manifestFile, changes []change) error {
+	for j, mf := range files {
+		if changes[j].n == 0 {
+			continue
+		}
+		if err := writeFile(mf.path, changes[j].data, mf.mode); err != nil {
+			for k, done := range files[:j] {
+				if changes[k].n > 0 {
+					// A file that cannot be put back is named with the error.
+					if perr := writeFile(done.path, done.data, done.mode); perr != nil {
+						err = fmt.Errorf("%w; %s could not be put back: %v", err, done.path, perr)
+					}
+				}
+			}
+			return &rewriteError{err}
+		}
+	}
+	return nil
+}
+
+// rewriteError is a file that could not be rewritten: no file was.
+type rewriteError struct{ err error }
+
+func (e *rewriteError) Error() string   { return e.err.Error() + "\nnothing was rewritten" }
+func (e *rewriteError) Unwrap() error   { return e.err }
+func (e *rewriteError) Lines() []string { return []string{e.err.Error(), "nothing was rewritten"} }
 
 // where turns a reseal error's details (indexes into the values) into
 // file:line lines.
@@ -170,8 +212,8 @@ func expand(paths []string, recursive bool) ([]string, error) {
 	return out, nil
 }
 
-// readManifest finds the sealed values of one file: every mapping entry
-// "sealed: VALUE" with a string value, in every YAML (or JSON) document.
+// readManifest finds the sealed values of one file: the {sealed: VALUE}
+// value sources of its SecretSets' spec.data (apply.SealedSources).
 func readManifest(ctx context.Context, path string) (*manifestFile, error) {
 	st, err := os.Stat(path)
 	if err != nil {
@@ -182,39 +224,23 @@ func readManifest(ctx context.Context, path string) (*manifestFile, error) {
 		return nil, cmdutil.FlagErrorf("-f %s: %v", path, err)
 	}
 	mf := &manifestFile{path: path, data: data, mode: st.Mode().Perm()}
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	for {
-		var doc yaml.Node
-		err := dec.Decode(&doc)
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, cmdutil.FlagErrorf("%s: %v", path, err)
-		}
-		walk(&doc, func(k, v *yaml.Node) {
-			if k.Value == "sealed" && v.Kind == yaml.ScalarNode && v.Tag == "!!str" {
-				mf.occs = append(mf.occs, occurrence{line: v.Line, column: v.Column, value: v.Value})
-			}
-		})
+	srcs, problems := apply.SealedSources(path, data)
+	if len(problems) > 0 {
+		return nil, &apply.ManifestError{Problems: problems}
+	}
+	for _, src := range srcs {
+		mf.occs = append(mf.occs, occurrence{line: src.Line, column: src.Column, value: src.Value, block: src.Block})
 	}
 	return mf, nil
 }
 
-func walk(n *yaml.Node, fn func(k, v *yaml.Node)) {
-	if n.Kind == yaml.MappingNode {
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			fn(n.Content[i], n.Content[i+1])
-		}
-	}
-	for _, c := range n.Content {
-		walk(c, fn)
-	}
-}
-
 // rewrite replaces, in mf's bytes, each occurrence's old value by its new
-// one where they differ, at the occurrence's line and column. It returns
-// the new bytes and how many values changed.
+// one where they differ, and keeps every other byte. A value written on its
+// key's line (plain, quoted, JSON) is replaced where it stands; a block
+// scalar (sealed: >- or |-) keeps its indicator line and its one line of
+// text, in which the value is replaced (a sealed value is one word). The
+// new text is read again: it must give the new values where the old ones
+// were, nothing else. It returns the new bytes and how many values changed.
 func rewrite(mf *manifestFile, values []string) ([]byte, int, error) {
 	lines := bytes.SplitAfter(mf.data, []byte("\n"))
 	n := 0
@@ -225,21 +251,49 @@ func rewrite(mf *manifestFile, values []string) ([]byte, int, error) {
 		if o.line < 1 || o.line > len(lines) {
 			return nil, 0, fmt.Errorf("%s:%d: the sealed value moved while resealing; run again", mf.path, o.line)
 		}
-		line := lines[o.line-1]
-		start := runeOffset(line, o.column-1)
-		j := bytes.Index(line[start:], []byte(o.value))
-		if j < 0 {
+		line, start, old := o.line, runeOffset(lines[o.line-1], o.column-1), o.value
+		if o.block {
+			// The text is the first line after the indicator that is not
+			// blank, and holds all of the value.
+			line++
+			for line <= len(lines) && len(bytes.TrimSpace(lines[line-1])) == 0 {
+				line++
+			}
+			old = strings.TrimRight(o.value, "\n")
+			if line > len(lines) || string(bytes.TrimSpace(lines[line-1])) != old || strings.ContainsAny(old, " \n") {
+				return nil, 0, fmt.Errorf("%s:%d: the sealed value is a block scalar over several lines; write it on one line (sealed: VALUE) and reseal", mf.path, o.line)
+			}
+			start = 0
+		}
+		text := lines[line-1]
+		j := bytes.Index(text[start:], []byte(old))
+		if j < 0 || old == "" {
 			return nil, 0, fmt.Errorf("%s:%d: cannot find the sealed value on its line (a multi-line value?); reseal it with botkit seal", mf.path, o.line)
 		}
 		j += start
 		var b []byte
-		b = append(b, line[:j]...)
+		b = append(b, text[:j]...)
 		b = append(b, values[i]...)
-		b = append(b, line[j+len(o.value):]...)
-		lines[o.line-1] = b
+		b = append(b, text[j+len(old):]...)
+		lines[line-1] = b
 		n++
 	}
-	return bytes.Join(lines, nil), n, nil
+	out := bytes.Join(lines, nil)
+	if n > 0 {
+		srcs, problems := apply.SealedSources(mf.path, out)
+		ok := len(problems) == 0 && len(srcs) == len(mf.occs)
+		for i := 0; ok && i < len(srcs); i++ {
+			want := values[i]
+			if o := mf.occs[i]; o.block && want != o.value {
+				want += o.value[len(strings.TrimRight(o.value, "\n")):] // the chomping's line ending
+			}
+			ok = srcs[i].Value == want
+		}
+		if !ok {
+			return nil, 0, fmt.Errorf("%s: the rewritten file would not read back as the resealed values (reseal its values with botkit seal)", mf.path)
+		}
+	}
+	return out, n, nil
 }
 
 // runeOffset is the byte offset of rune number r of line.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"slices"
 	"strings"
 
@@ -87,7 +88,7 @@ func (s *Service) Preflight(ctx context.Context, p Principal, req resources.Pref
 		if len(req.RequiredKeys) > 0 {
 			add(checkSecretSet, resources.CheckFail, "the deploy file names no secret_set, and the project needs %s; create one with botkit cloud secrets set NAME --file .env and name it in secret_set", strings.Join(req.RequiredKeys, ", "))
 		} else {
-			add(checkSecretSet, resources.CheckOK, "none named, and the project needs no keys")
+			add(checkSecretSet, resources.CheckOK, "none named, and no keys were asked for")
 		}
 	} else if o, ok, err := s.preflightObject(ctx, p, req.SecretSet, resources.KindSecretSet, res.Region, "secret_set", checks, checkSecretSet); err != nil {
 		return res, err
@@ -135,8 +136,8 @@ func (s *Service) Preflight(ctx context.Context, p Principal, req resources.Pref
 		}
 		credsOK = ok
 		if ok && refOK {
-			if resources.RegistryName(o.Host) != resources.RegistryName(ref.Registry) {
-				add(checkImagePullSecret, resources.CheckFail, "%s holds credentials for %s, but the image is on %s", req.ImagePullSecret, resources.RegistryName(o.Host), resources.RegistryName(ref.Registry))
+			if have, want := resources.RegistryName(o.Host), resources.RegistryName(ref.Registry); have != want {
+				add(checkImagePullSecret, resources.CheckFail, "%s", registryMismatch(req.ImagePullSecret, have, want))
 				credsOK = false
 			} else {
 				vals, err := s.decryptAll(ctx, s.store, p.org.Name, o)
@@ -167,11 +168,39 @@ func (s *Service) Preflight(ctx context.Context, p Principal, req resources.Pref
 	return res, nil
 }
 
-// preflightChecks collects the checks of one preflight, in order.
+// registryMismatch says that pull secret name holds credentials for
+// registry have while the image is on want (both RegistryNames: Docker
+// Hub's aliases are one name). localhost and a loopback address are two
+// names: Docker looks credentials up by the name the image reference
+// writes, so a deploy would pull without them.
+func registryMismatch(name, have, want string) string {
+	msg := fmt.Sprintf("%s holds credentials for %s, but the image is on %s", name, have, want)
+	if loopback(have) && loopback(want) && port(have) == port(want) {
+		msg += fmt.Sprintf(" (the same machine, but another registry name: credentials are looked up by the name the image is written with; write the image as %s/... or create the pull secret for %s)", have, want)
+	}
+	return msg
+}
+
+// loopback reports whether a registry name is on the loopback interface.
+func loopback(name string) bool {
+	return resources.RegistryScheme(name) == "http"
+}
+
+// port is a registry name's port ("" when it names none).
+func port(name string) string {
+	_, p, err := net.SplitHostPort(name)
+	if err != nil {
+		return ""
+	}
+	return p
+}
+
+// preflightChecks collects the checks of one preflight, in order, one
+// result per id (resources.AddCheck).
 type preflightChecks struct{ list []resources.PreflightCheck }
 
 func (c *preflightChecks) add(id, result, format string, args ...any) {
-	c.list = append(c.list, resources.PreflightCheck{ID: id, Result: result, Detail: fmt.Sprintf(format, args...)})
+	c.list = resources.AddCheck(c.list, resources.PreflightCheck{ID: id, Result: result, Detail: fmt.Sprintf(format, args...)})
 }
 
 // preflightObject checks that name is an object of kind in region, ready;
@@ -241,7 +270,7 @@ func (s *Service) preflightImage(ctx context.Context, req resources.PreflightReq
 			add(checkImage, resources.CheckFail, "%s refused the credentials of image pull secret %s (%s)", host, req.ImagePullSecret, r.Message)
 		}
 	case ImageNotFound:
-		add(checkImage, resources.CheckFail, "%s has no %s:%s (%s): push the image first", host, ref.Repository, ref.Reference(), r.Message)
+		add(checkImage, resources.CheckFail, "%s has no %s (%s): push the image first", host, ref.Pull(), r.Message)
 	case ImageUnreachable:
 		add(checkImage, resources.CheckFail, "%s", r.Message)
 	default:

@@ -25,6 +25,7 @@ import (
 // Extra script commands:
 //
 //	platform start          serve a fresh platform; sets PLATFORM_URL
+//	platform start-ipv6 NAME  the same on [::1]; sets PLATFORM_URL_NAME
 //	platform token ORG      create ORG and a token: $WORK/ORG.token, env TOKEN_ORG
 //	noleak [DIR...]         no token (of $WORK/*.token) in the last stdout/stderr, nor in any file under DIR
 //
@@ -85,12 +86,17 @@ func cmdPlatform(ts *testscript.TestScript, neg bool, args []string, bin string)
 		return ""
 	}
 	switch args[0] {
-	case "start":
-		s, err := platformtest.Serve(bin, ts.MkAbs("platform-data"+suffix(1)), nil)
+	case "start", "start-ipv6":
+		listen := "127.0.0.1:0"
+		if args[0] == "start-ipv6" {
+			listen = "[::1]:0"
+		}
+		s, err := platformtest.ServeOn(bin, listen, ts.MkAbs("platform-data"+suffix(1)), nil)
 		ts.Check(err)
 		ts.Defer(s.Stop)
 		ts.Setenv("PLATFORM_URL"+suffix(1), s.URL)
 		ts.Setenv("PLATFORM_HOST"+suffix(1), strings.TrimPrefix(s.URL, "http://"))
+		ts.Setenv("PLATFORM_PORT"+suffix(1), s.URL[strings.LastIndex(s.URL, ":")+1:])
 	case "token":
 		if len(args) != 2 && len(args) != 3 {
 			ts.Fatalf("usage: platform token ORG [NAME]")

@@ -91,6 +91,15 @@ func runLogin(ctx context.Context, opts *LoginOptions) error {
 		return &cmdutil.FlagError{Err: fmt.Errorf("--api-url: %w", err)}
 	}
 	apiURL := u.String()
+	// The context's name is checked before anything is asked or stored:
+	// the file never gets a name its reader refuses.
+	name := opts.Context
+	if name == "" {
+		name = config.ContextNameFor(u.Host)
+	}
+	if err := config.ValidateContextName(name); err != nil {
+		return cmdutil.FlagErrorf("--context: %v", err)
+	}
 
 	token, err := readToken(ctx, opts)
 	if err != nil {
@@ -110,33 +119,34 @@ func runLogin(ctx context.Context, opts *LoginOptions) error {
 		return err
 	}
 
-	path, file := cfg.Path, cfg.File
+	path := cfg.Path
 	storedIn := "the OS keyring (service " + credentials.Service(u.Host) + ")"
 	if opts.InsecureStorage {
-		if file.Tokens == nil {
-			file.Tokens = map[string]string{}
-		}
-		file.Tokens[u.Host] = token
 		storedIn = "the config file " + path
-	} else {
-		if err := opts.Credentials.Set(u.Host, token); err != nil {
-			return err
+	} else if err := opts.Credentials.Set(u.Host, token); err != nil {
+		return err
+	}
+	var ctx2 config.Context
+	err = config.Update(path, func(file *config.File) error {
+		if opts.InsecureStorage {
+			if file.Tokens == nil {
+				file.Tokens = map[string]string{}
+			}
+			file.Tokens[u.Host] = token
+		} else {
+			delete(file.Tokens, u.Host) // a token from an earlier --insecure-storage login goes away
 		}
-		delete(file.Tokens, u.Host) // a token from an earlier --insecure-storage login goes away
-	}
-	name := opts.Context
-	if name == "" {
-		name = u.Host
-	}
-	ctx2 := config.Context{Name: name}
-	if old := file.Find(name); old != nil {
-		ctx2 = *old
-	}
-	ctx2.APIURL = apiURL
-	ctx2.Organization = chooseOrg(ctx2.Organization, me.Organizations)
-	file.Upsert(ctx2)
-	file.CurrentContext = name
-	if err := config.Save(path, file); err != nil {
+		ctx2 = config.Context{Name: name}
+		if old := file.Find(name); old != nil {
+			ctx2 = *old
+		}
+		ctx2.APIURL = apiURL
+		ctx2.Organization = chooseOrg(ctx2.Organization, me.Organizations)
+		file.Upsert(ctx2)
+		file.CurrentContext = name
+		return nil
+	})
+	if err != nil {
 		return err
 	}
 	if opts.InsecureStorage {

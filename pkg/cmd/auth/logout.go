@@ -49,6 +49,9 @@ func runLogout(_ context.Context, opts *LogoutOptions) error {
 		return err
 	}
 	out := opts.IO.Out
+	if err := cfg.CheckSelected(); err != nil {
+		return err
+	}
 	if cfg.Embedded() {
 		fmt.Fprintln(out, "Nothing to do: botkit uses the embedded local platform, which needs no login.")
 		return nil
@@ -66,9 +69,11 @@ func runLogout(_ context.Context, opts *LogoutOptions) error {
 		keyErr = nil
 	}
 	if _, ok := cfg.File.Tokens[u.Host]; ok {
-		file := cfg.File
-		delete(file.Tokens, u.Host)
-		if err := config.Save(cfg.Path, file); err != nil {
+		err := config.Update(cfg.Path, func(file *config.File) error {
+			delete(file.Tokens, u.Host)
+			return nil
+		})
+		if err != nil {
 			return err
 		}
 		removed = append(removed, "the config file")

@@ -21,14 +21,17 @@ type Target struct {
 	Explicit bool
 }
 
-// DefaultTarget is the default context of a configuration without
-// contexts: the embedded local platform, unprotected.
-var DefaultTarget = Target{Context: config.DefaultContext, Platform: "the embedded local platform"}
+// DefaultTarget is the context of a configuration without contexts: the
+// embedded local platform, unprotected.
+var DefaultTarget = Target{Context: config.LocalContext, Platform: "the embedded local platform"}
 
 // Target returns the context the command acts in.
 func (f *Factory) Target() (Target, error) {
 	cfg, err := f.Config()
 	if err != nil {
+		return Target{}, err
+	}
+	if err := cfg.CheckSelected(); err != nil {
 		return Target{}, err
 	}
 	return TargetOf(cfg), nil

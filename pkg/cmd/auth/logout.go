@@ -28,10 +28,10 @@ func NewCmdLogout(f *cloudutil.Factory, runF func(context.Context, *LogoutOption
 	return &cobra.Command{
 		Use:   "logout",
 		Short: "Remove the token of the configured platform",
-		Long: `Remove the token of the configured platform from the OS keyring and from the
-config file. The API URL stays configured, so that cloud commands fail (exit 4)
-instead of quietly using the embedded local platform; delete the apiUrl line of
-the config file to go back to the embedded platform.`,
+		Long: `Remove the token of the selected context's platform from the OS keyring and
+from the config file. The context stays, so that cloud commands in it fail
+(exit 4) instead of quietly using the embedded local platform; go back to the
+embedded platform with botkit config use-context local.`,
 		Args: cmdutil.ExactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Config, opts.Credentials = f.Config, f.Credentials

@@ -47,7 +47,12 @@ organization and a default region. Commands use the current context unless
 --context NAME or BOTKIT_CONTEXT names another (BOTKIT_API_URL and BOTKIT_ORG
 still override on top). Tokens stay in the OS keyring per platform host:
 a context names no token. A protected context makes destructive commands ask
-for its name to be typed (or --skip together with --context NAME).`,
+for its name to be typed (or --skip together with --context NAME).
+
+The embedded local platform is the context "local": the current one on a new
+machine, kept when other contexts are added (botkit config use-context local
+goes back to it). With no current context, commands that need a platform exit
+2 until one is chosen.`,
 	}
 	complete := completeNames(f.Getenv)
 
@@ -101,7 +106,7 @@ without --api-url is the embedded local platform.`,
 		},
 	}
 	set.Flags().StringVar(&sopts.APIURL, "api-url", "", "the platform's URL")
-	set.Flags().BoolVar(&sopts.Embedded, "embedded", false, "the embedded local platform")
+	set.Flags().BoolVar(&sopts.Embedded, "embedded", false, "the embedded local platform (--embedded=false: a remote one, which needs --api-url)")
 	set.Flags().StringVar(&sopts.Organization, "organization", "", "the organization")
 	set.Flags().StringVar(&sopts.Region, "region", "", "the default region of new objects")
 	cmdutil.BoolPair(set.Flags(), &sopts.Protected, "protected", "", false, "destructive commands need the context's name typed, or --skip with --context NAME")

@@ -29,7 +29,8 @@ import (
 //
 // Extra script commands:
 //
-//	platform start [NAME] [FLAGS...]  serve a fresh platform (FLAGS: more serve flags); sets PLATFORM_URL and PLATFORM_HOST
+//	platform start [NAME] [FLAGS...]  serve a fresh platform (FLAGS: more serve flags); sets PLATFORM_URL, PLATFORM_HOST and PLATFORM_PORT
+//	platform start-ipv6 NAME  the same on [::1]; sets PLATFORM_URL_NAME
 //	platform token ORG      create ORG and a token: $WORK/ORG.token, env TOKEN_ORG
 //	noleak [DIR...]         no token (of $WORK/*.token) in the last stdout/stderr, nor in any file under DIR
 //	tlscerts                a private CA and a certificate for 127.0.0.1 (serial 1): $WORK/tls/ca.pem, tls.crt, tls.key; another CA: other-ca.pem
@@ -97,7 +98,11 @@ func cmdPlatform(ts *testscript.TestScript, neg bool, args []string, bin string)
 		return ""
 	}
 	switch args[0] {
-	case "start":
+	case "start", "start-ipv6":
+		listen := "127.0.0.1:0"
+		if args[0] == "start-ipv6" {
+			listen = "[::1]:0"
+		}
 		var flags []string
 		for i, a := range args[1:] {
 			if strings.HasPrefix(a, "--") {
@@ -105,12 +110,13 @@ func cmdPlatform(ts *testscript.TestScript, neg bool, args []string, bin string)
 				break
 			}
 		}
-		s, err := platformtest.Serve(bin, ts.MkAbs("platform-data"+suffix(1)), nil, flags...)
+		s, err := platformtest.ServeOn(bin, listen, ts.MkAbs("platform-data"+suffix(1)), nil, flags...)
 		ts.Check(err)
 		ts.Defer(s.Stop)
 		ts.Setenv("PLATFORM_URL"+suffix(1), s.URL)
 		_, host, _ := strings.Cut(s.URL, "://")
 		ts.Setenv("PLATFORM_HOST"+suffix(1), host)
+		ts.Setenv("PLATFORM_PORT"+suffix(1), s.URL[strings.LastIndex(s.URL, ":")+1:])
 	case "token":
 		if len(args) != 2 && len(args) != 3 {
 			ts.Fatalf("usage: platform token ORG [NAME]")

@@ -9,8 +9,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -82,6 +84,7 @@ func params(t *testing.T, dir string, remote bool) testscript.Params {
 			"platform":  cmdOtherPlatform(t),
 			"readme":    cmdReadme,
 			"race":      cmdRace,
+			"parallel":  cmdParallel,
 		},
 		Condition: func(cond string) (bool, error) {
 			switch cond {
@@ -231,6 +234,53 @@ func cmdRace(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	if winners != 1 {
 		ts.Fatalf("race: %d processes exited 0, want exactly 1", winners)
+	}
+}
+
+// cmdParallel starts N copies of a command at the same moment, as separate
+// processes in the current directory, "{i}" in an argument replaced by the
+// copy's number (0 to N-1): parallel N cmd [args...]. Every one must exit 0.
+func cmdParallel(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: parallel N cmd [args...]")
+	}
+	n, err := strconv.Atoi(args[0])
+	if err != nil || n < 2 {
+		ts.Fatalf("parallel: bad count %q", args[0])
+	}
+	path := lookPath(ts, args[1])
+	type result struct {
+		err            error
+		stdout, stderr string
+	}
+	results := make([]result, n)
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for i := range n {
+		cmd := exec.Command(path, slices.Collect(func(yield func(string) bool) {
+			for _, a := range args[2:] {
+				if !yield(strings.ReplaceAll(a, "{i}", strconv.Itoa(i))) {
+					return
+				}
+			}
+		})...)
+		cmd.Dir = ts.MkAbs(".")
+		cmd.Env = scriptEnv(ts)
+		var out, errOut bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errOut
+		wg.Go(func() {
+			<-start
+			err := cmd.Run()
+			results[i] = result{err, out.String(), errOut.String()}
+		})
+	}
+	close(start)
+	wg.Wait()
+	for i, r := range results {
+		ts.Logf("process %d: %v, stdout %q, stderr %q", i, r.err, r.stdout, r.stderr)
+		if r.err != nil {
+			ts.Fatalf("parallel: process %d: %v", i, r.err)
+		}
 	}
 }
 

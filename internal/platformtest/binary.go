@@ -69,7 +69,13 @@ var listenRe = regexp.MustCompile(`listening on (https?://\S+)`)
 // dataDir (extra: more flags) and waits until it listens. Its stdout and
 // stderr lines go to log (nil discards them). The caller stops it.
 func Serve(bin, dataDir string, log *os.File, extra ...string) (*Server, error) {
-	cmd := exec.Command(bin, append([]string{"serve", "--listen", "127.0.0.1:0", "--data-dir", dataDir}, extra...)...)
+	return ServeOn(bin, "127.0.0.1:0", dataDir, log, extra...)
+}
+
+// ServeOn is Serve on the address listen ("[::1]:0": a free port of the
+// IPv6 loopback).
+func ServeOn(bin, listen, dataDir string, log *os.File, extra ...string) (*Server, error) {
+	cmd := exec.Command(bin, append([]string{"serve", "--listen", listen, "--data-dir", dataDir}, extra...)...)
 	var lines io.Writer = io.Discard
 	if log != nil {
 		cmd.Stdout, lines = log, log // the child writes to the file itself

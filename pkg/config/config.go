@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
+	"net"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -24,6 +25,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/botkit-dev/botkit/internal/atomicfile"
 	"github.com/botkit-dev/botkit/pkg/resources"
 )
 
@@ -54,6 +56,20 @@ type File struct {
 	CurrentContext string
 	Contexts       []Context
 	Tokens         map[string]string // platform host → token
+	// Problems are the entries that only `botkit config` can use: a
+	// context whose name is invalid, a currentContext naming no context.
+	// The file is read around them, so that the config commands can
+	// repair it (rename-context, delete-context, use-context); every other
+	// command refuses the file (Check) naming file:line and the fix.
+	Problems []*FileError
+}
+
+// Check returns the file's first problem (nil: none).
+func (f *File) Check() error {
+	if len(f.Problems) > 0 {
+		return f.Problems[0]
+	}
+	return nil
 }
 
 // Context is one context of the file.
@@ -81,10 +97,16 @@ type Context struct {
 // Embedded reports whether the context is the embedded local platform.
 func (c Context) Embedded() bool { return c.APIURL == "" }
 
-// DefaultContext is the name of the context of a file without contexts
-// (the embedded local platform), and of a file of the old, single-platform
-// form.
+// DefaultContext is the name of the context of a file of the old,
+// single-platform form.
 const DefaultContext = "default"
+
+// LocalContext is the name of the embedded local platform's context: the
+// one context, and the current one, of a machine without a config file (or
+// of a file that holds no context). It is written into the file with the
+// first context added beside it, so that it stays listed and selectable
+// (`botkit config use-context local`).
+const LocalContext = "local"
 
 // Find returns the context named name, or nil.
 func (f *File) Find(name string) *Context {
@@ -141,6 +163,40 @@ func ValidateContextName(name string) error {
 
 var contextNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:-]{0,252}$`)
 
+// ContextNameFor returns a valid context name for a platform's host[:port]
+// (what `auth login` names a context by default): the host as it is when
+// it is a valid name; an IPv6 address "[::1]:8080" becomes
+// "ipv6---1:8080" ("ipv6-" then the address with ':' and '%' as '-'); any other
+// character that a name cannot hold becomes '-'.
+func ContextNameFor(host string) string {
+	name, port := host, ""
+	if h, p, err := net.SplitHostPort(host); err == nil {
+		name, port = h, p
+	} else if strings.HasPrefix(host, "[") && strings.HasSuffix(host, "]") {
+		name = host[1 : len(host)-1]
+	}
+	if strings.Contains(name, ":") { // an IPv6 address
+		name = "ipv6-" + strings.NewReplacer(":", "-", "%", "-").Replace(name)
+	}
+	if port != "" {
+		name += ":" + port
+	}
+	b := []byte(name)
+	for i, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == ':' || c == '-') {
+			b[i] = '-'
+		}
+	}
+	name = strings.TrimLeft(string(b), "._:-")
+	if len(name) > 253 {
+		name = name[:253]
+	}
+	if name == "" {
+		return "platform"
+	}
+	return name
+}
+
 // ContextError is a context name that names no context: invalid input
 // (exit 2), naming the contexts there are.
 type ContextError struct {
@@ -176,9 +232,9 @@ func HostOf(apiURL string) string {
 // selected context's platform, organization and region, with BOTKIT_API_URL
 // and BOTKIT_ORG on top.
 type Config struct {
-	// Context is the selected context's name; ContextSource says what
-	// selected it ("--context", BOTKIT_CONTEXT, "currentContext", or ""
-	// for the default context of a file without contexts).
+	// Context is the selected context's name ("" when none is: the file
+	// has no current context); ContextSource says what selected it
+	// ("--context", BOTKIT_CONTEXT or "currentContext").
 	Context       string
 	ContextSource string
 	// Protected is the selected context's protection.
@@ -199,8 +255,16 @@ type Config struct {
 	// organization's default).
 	Region string
 
-	// EnvToken is BOTKIT_TOKEN (it wins over the keyring and the file).
+	// EnvToken is BOTKIT_TOKEN (it wins over the keyring and the file),
+	// when it is meant for the selected platform: "" when --context or
+	// BOTKIT_CONTEXT chose a context on another host than the one the
+	// token is for (EnvTokenWithheld then says which that is).
 	EnvToken string
+	// EnvTokenWithheld: BOTKIT_TOKEN is set but not sent to the selected
+	// platform; EnvTokenFor then names the platform it is meant for (for a
+	// message).
+	EnvTokenWithheld bool
+	EnvTokenFor      string
 	// EnvOrg is BOTKIT_ORG as given (it wins over the file).
 	EnvOrg string
 	// InsecureHTTP is BOTKIT_INSECURE_HTTP=1: a token may go over plain
@@ -219,16 +283,55 @@ type Config struct {
 	File File
 }
 
-// Embedded reports whether commands use the embedded local platform.
+// Embedded reports whether commands use the embedded local platform (or,
+// when no context is selected, none: see CheckSelected).
 func (c *Config) Embedded() bool { return c.APIURL == "" }
+
+// NoContextError is a command that needs a platform where no context is
+// selected: the file holds contexts, none is current and neither --context
+// nor BOTKIT_CONTEXT names one. Invalid input (exit 2); nothing is written
+// anywhere, not even to the embedded local platform.
+type NoContextError struct {
+	Path  string
+	Known []string
+}
+
+func (e *NoContextError) Error() string {
+	return fmt.Sprintf("no current context in %s (contexts: %s): choose one with `botkit config use-context NAME`, or give --context NAME", e.Path, strings.Join(e.Known, ", "))
+}
+
+// ErrorCode makes a NoContextError invalid input (see cmdutil.Coded).
+func (e *NoContextError) ErrorCode() string { return resources.CodeInvalid }
+
+// CheckSelected refuses a command that would act on a platform when no
+// context is selected (and BOTKIT_API_URL names none): a *NoContextError.
+func (c *Config) CheckSelected() error {
+	if c.Context == "" && !c.APIURLFromEnv {
+		return &NoContextError{Path: c.Path, Known: c.File.Names()}
+	}
+	return nil
+}
+
+// explicit reports whether the context was chosen for this command
+// (--context or BOTKIT_CONTEXT), not taken from the file.
+func (c *Config) explicit() bool {
+	return c.ContextSource == "--context" || c.ContextSource == EnvContext
+}
 
 // CheckEmbedded refuses the embedded local platform when the environment
 // names a remote one's credentials: a token (or an organization other than
 // the embedded one) given without a platform URL is a mistake — a CI job
 // whose BOTKIT_API_URL is empty — never a reason to write to a throwaway
 // database on this machine. Invalid input (exit 2).
+//
+// A context named for this command (--context or BOTKIT_CONTEXT) that is
+// the embedded platform is the user's explicit choice: no mistake to guard
+// against.
 func (c *Config) CheckEmbedded() error {
-	if !c.Embedded() {
+	if err := c.CheckSelected(); err != nil {
+		return err
+	}
+	if !c.Embedded() || c.explicit() {
 		return nil
 	}
 	var what string
@@ -283,11 +386,19 @@ func homeDir(getenv func(string) string) (string, error) {
 // EnvContext selects a context, as --context does (the flag wins).
 const EnvContext = "BOTKIT_CONTEXT"
 
-// Load reads the config file (a missing file is an empty config), selects
-// the context (contextFlag, else BOTKIT_CONTEXT, else the file's current
-// context, else the default one) and applies the environment. A malformed
-// file is a *FileError naming file:line; an unknown context a
+// Load reads the config file (a missing file is the one context "local",
+// the embedded platform), selects the context (contextFlag, else
+// BOTKIT_CONTEXT, else the file's current context; none when the file has
+// no current context: CheckSelected) and applies the environment. A
+// malformed file is a *FileError naming file:line (also one that only the
+// config commands can read: File.Check); an unknown context a
 // *ContextError.
+//
+// BOTKIT_TOKEN is meant for one platform: BOTKIT_API_URL's when set, else
+// the current context's. It is sent to the selected platform only when that
+// is the one (same host); a context on another host chosen by --context or
+// BOTKIT_CONTEXT uses its own token (keyring or file), and EnvTokenWithheld
+// says BOTKIT_TOKEN was not sent.
 func Load(getenv func(string) string, contextFlag string) (*Config, error) {
 	dir, err := Dir(getenv)
 	if err != nil {
@@ -302,30 +413,25 @@ func Load(getenv func(string) string, contextFlag string) (*Config, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := f.Check(); err != nil {
+		return nil, err
+	}
 	c := &Config{Path: path, DataDir: data, File: f}
 	name, source := contextFlag, "--context"
 	if name == "" {
 		name, source = getenv(EnvContext), EnvContext
 	}
-	if name == "" && f.CurrentContext != "" {
+	if name == "" {
 		name, source = f.CurrentContext, "currentContext"
 	}
-	if name == "" {
-		name, source = DefaultContext, ""
-	}
-	ctx := f.Find(name)
-	switch {
-	case ctx != nil:
-	case name == DefaultContext && source == "":
-		ctx = &Context{Name: DefaultContext} // the embedded local platform
-	default:
-		if source == "currentContext" {
-			source = path + ": currentContext"
+	var ctx *Context
+	if name != "" {
+		if ctx = f.Find(name); ctx == nil {
+			return nil, &ContextError{Name: name, Source: source, Known: f.Names()}
 		}
-		return nil, &ContextError{Name: name, Source: source, Known: f.Names()}
+		c.Context, c.ContextSource, c.Protected = ctx.Name, source, ctx.Protected
+		c.APIURL, c.Organization, c.Region = ctx.APIURL, ctx.Organization, ctx.Region
 	}
-	c.Context, c.ContextSource, c.Protected = ctx.Name, source, ctx.Protected
-	c.APIURL, c.Organization, c.Region = ctx.APIURL, ctx.Organization, ctx.Region
 	if v := getenv(EnvAPIURL); v != "" {
 		c.APIURL, c.APIURLFromEnv = v, true
 	}
@@ -334,6 +440,24 @@ func Load(getenv func(string) string, contextFlag string) (*Config, error) {
 		c.Organization, c.EnvOrg = v, v
 	}
 	c.EnvToken = strings.TrimSpace(getenv(EnvToken))
+	if c.EnvToken != "" && !c.APIURLFromEnv && c.explicit() {
+		cur := f.Find(f.CurrentContext)
+		meant := ""
+		if cur != nil {
+			meant = HostOf(cur.APIURL)
+		}
+		if meant != HostOf(c.APIURL) {
+			c.EnvToken, c.EnvTokenWithheld = "", true
+			switch {
+			case cur == nil:
+				c.EnvTokenFor = "no platform (there is no current context)"
+			case meant == "":
+				c.EnvTokenFor = "the current context " + cur.Name + ", the embedded local platform, which needs none"
+			default:
+				c.EnvTokenFor = "the current context " + cur.Name + "'s platform (" + meant + ")"
+			}
+		}
+	}
 	c.InsecureHTTP = getenv(EnvInsecureHTTP) == "1"
 	c.CAFileEnv = getenv(EnvCAFile)
 	return c, nil
@@ -378,11 +502,14 @@ func (e *FileError) ErrorCode() string { return resources.CodeInvalid }
 // ReadFile reads a config file strictly: the contexts form (apiVersion
 // botkit.dev/v1, kind Config), or the old single-platform form (apiUrl,
 // organization, region, token), read as one context named "default". A
-// missing file is an empty File.
+// file that holds no context (a missing one included) is the one context
+// "local", the embedded platform, current. An entry only the config
+// commands can use is in File.Problems, not an error.
 func ReadFile(path string) (File, error) {
 	var f File
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
+		withLocal(&f)
 		return f, nil
 	}
 	if err != nil {
@@ -398,6 +525,42 @@ func ReadFile(path string) (File, error) {
 		return File{}, &FileError{Path: path, Msg: fmt.Sprintf("holds an API token but others can read it (mode %04o): run `chmod 600 %s`", fi.Mode().Perm(), path)}
 	}
 	return f, nil
+}
+
+// withLocal makes a file without contexts the one context "local" (the
+// embedded platform), current unless the file names another.
+func withLocal(f *File) {
+	if len(f.Contexts) > 0 {
+		return
+	}
+	f.Contexts = []Context{{Name: LocalContext}}
+	if f.CurrentContext == "" {
+		f.CurrentContext = LocalContext
+	}
+}
+
+// Update changes the config file at path under its lock (path + ".lock",
+// beside it): it reads the file, lets change modify it and writes it back
+// (Save), so that two botkit processes changing the file at once (two
+// set-context, a login and a use-context) both keep their change. An error
+// of change writes nothing and is returned as it is.
+func Update(path string, change func(f *File) error) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return fmt.Errorf("creating the config directory: %w", err)
+	}
+	release, err := atomicfile.Lock(path + ".lock")
+	if err != nil {
+		return fmt.Errorf("locking the config file: %w", err)
+	}
+	defer release()
+	f, err := ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if err := change(&f); err != nil {
+		return err
+	}
+	return Save(path, f)
 }
 
 // The keys of the old, single-platform form: a context's but its name (and
@@ -494,10 +657,12 @@ func parse(path string, b []byte) (File, error) {
 		return f, yamlError(path, err)
 	}
 	if doc.Kind == 0 || len(doc.Content) == 0 {
-		return f, nil // empty file
+		withLocal(&f) // empty file
+		return f, nil
 	}
 	root := doc.Content[0]
 	if root.Kind == yaml.ScalarNode && root.Tag == "!!null" {
+		withLocal(&f)
 		return f, nil
 	}
 	d := decoder{path: path}
@@ -524,9 +689,12 @@ func parse(path string, b []byte) (File, error) {
 				return d.errorf(v, "contexts: expected a list of contexts")
 			}
 			for _, item := range v.Content {
-				c, err := d.context(item)
+				c, problem, err := d.context(item)
 				if err != nil {
 					return err
+				}
+				if problem != nil {
+					f.Problems = append(f.Problems, problem)
 				}
 				if f.Find(c.Name) != nil {
 					return d.errorf(item, "context %s given twice", quoteKey(c.Name))
@@ -561,13 +729,18 @@ func parse(path string, b []byte) (File, error) {
 	if len(f.Tokens) == 0 {
 		f.Tokens = nil
 	}
+	withLocal(&f)
 	if f.CurrentContext != "" && f.Find(f.CurrentContext) == nil {
-		return f, d.errorf(current, "currentContext %s names no context (contexts: %s)", quoteKey(f.CurrentContext), strings.Join(f.Names(), ", "))
+		f.Problems = append(f.Problems, &FileError{Path: path, Line: current.Line, Msg: fmt.Sprintf(
+			"currentContext %s names no context (contexts: %s): choose one with `botkit config use-context NAME`",
+			quoteKey(f.CurrentContext), strings.Join(f.Names(), ", "))})
 	}
 	return f, nil
 }
 
-func (d decoder) context(n *yaml.Node) (Context, error) {
+// context reads one context; an invalid name is a problem (the config
+// commands rename or delete it), not an error.
+func (d decoder) context(n *yaml.Node) (Context, *FileError, error) {
 	var c Context
 	err := d.mapping(n, contextKeys, func(key string, v *yaml.Node) error {
 		if key == "protected" {
@@ -581,14 +754,17 @@ func (d decoder) context(n *yaml.Node) (Context, error) {
 		*contextField(&c, key) = s
 		return err
 	})
-	if err == nil {
-		if c.Name == "" {
-			err = d.errorf(n, "a context needs a name")
-		} else if verr := ValidateContextName(c.Name); verr != nil {
-			err = d.errorf(n, "%v", verr)
-		}
+	if err != nil {
+		return c, nil, err
 	}
-	return c, err
+	if c.Name == "" {
+		return c, nil, d.errorf(n, "a context needs a name")
+	}
+	if verr := ValidateContextName(c.Name); verr != nil {
+		q := strconv.Quote(c.Name)
+		return c, &FileError{Path: d.path, Line: n.Line, Msg: fmt.Sprintf("%v: rename it with `botkit config rename-context %s NEW`, or delete it with `botkit config delete-context %s`", verr, q, q)}, nil
+	}
+	return c, nil, nil
 }
 
 // legacy reads the old single-platform form as the context "default".
@@ -609,6 +785,7 @@ func (d decoder) legacy(root *yaml.Node) (File, error) {
 		return f, err
 	}
 	if c == (Context{}) && token == "" {
+		withLocal(&f)
 		return f, nil
 	}
 	c.Name = DefaultContext
@@ -643,7 +820,8 @@ func yamlError(path string, err error) error {
 	return &FileError{Path: path, Msg: "invalid YAML: " + msg}
 }
 
-// Save writes f to path atomically (a temporary file renamed over it), mode
+// Save writes f to path atomically (internal/atomicfile: a temporary file
+// renamed over it, or over the target of a symbolic link path is), mode
 // 0600, creating the directory 0700, always in the contexts form (a botkit
 // that only reads the old form then stops at "unknown key apiVersion"
 // instead of using half of it).
@@ -691,34 +869,9 @@ func Save(path string, f File) error {
 		return errors.New("encoding the config file")
 	}
 	body := "# botkit configuration: contexts (botkit config get-contexts)\n" + out.String()
-	tmp, err := os.CreateTemp(dir, ".config-*.yaml")
-	if err != nil {
+	if err := atomicfile.Write(path, []byte(body), 0o600); err != nil {
 		return fmt.Errorf("writing the config file: %w", err)
 	}
-	name := tmp.Name()
-	ok := false
-	defer func() {
-		if !ok {
-			tmp.Close()
-			os.Remove(name)
-		}
-	}()
-	if err := tmp.Chmod(0o600); err != nil {
-		return fmt.Errorf("writing the config file: %w", err)
-	}
-	if _, err := tmp.WriteString(body); err != nil {
-		return fmt.Errorf("writing the config file: %w", err)
-	}
-	if err := tmp.Sync(); err != nil {
-		return fmt.Errorf("writing the config file: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("writing the config file: %w", err)
-	}
-	if err := os.Rename(name, path); err != nil {
-		return fmt.Errorf("writing the config file: %w", err)
-	}
-	ok = true
 	return nil
 }
 
@@ -731,14 +884,23 @@ func (c *Config) SelectedContext() Context {
 	return Context{Name: c.Context}
 }
 
-// LoadFile reads the config file without selecting a context: its path and
-// content (commands that create contexts).
-func LoadFile(getenv func(string) string) (string, File, error) {
+// FilePath returns the config file's path (it may not exist).
+func FilePath(getenv func(string) string) (string, error) {
 	dir, err := Dir(getenv)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, FileName), nil
+}
+
+// LoadFile reads the config file without selecting a context: its path and
+// content, problems included (File.Problems; completions, the config
+// commands).
+func LoadFile(getenv func(string) string) (string, File, error) {
+	path, err := FilePath(getenv)
 	if err != nil {
 		return "", File{}, err
 	}
-	path := filepath.Join(dir, FileName)
 	f, err := ReadFile(path)
 	return path, f, err
 }

@@ -42,7 +42,8 @@ func TestLoadSaveAndEnvOverrides(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "cfg")
 	e := map[string]string{EnvConfigDir: dir, "HOME": t.TempDir()}
 	c, err := Load(env(e), "")
-	if err != nil || !c.Embedded() || c.Path != filepath.Join(dir, FileName) || c.Context != DefaultContext || c.ContextSource != "" {
+	// A machine without a config file: the one context "local", current.
+	if err != nil || !c.Embedded() || c.Path != filepath.Join(dir, FileName) || c.Context != LocalContext || c.ContextSource != "currentContext" || c.File.Names()[0] != LocalContext {
 		t.Fatalf("missing file: %+v %v", c, err)
 	}
 	file := File{CurrentContext: "staging", Contexts: []Context{
@@ -165,7 +166,12 @@ func TestStrictDecoding(t *testing.T) {
 		{head + "contexts: {}\n", 3, "contexts: expected a list"},
 	}
 	for _, c := range cases {
-		_, err := parse("cfg.yaml", []byte(c.body))
+		// An error, or a problem (an entry the config commands can
+		// repair) that every other command refuses through Check.
+		f, err := parse("cfg.yaml", []byte(c.body))
+		if err == nil {
+			err = f.Check()
+		}
 		var fe *FileError
 		if !errors.As(err, &fe) || (c.line > 0 && fe.Line != c.line) || !strings.Contains(err.Error(), c.msg) {
 			t.Errorf("%q: %v", c.body, err)
@@ -183,8 +189,8 @@ func TestStrictDecoding(t *testing.T) {
 	}
 	for _, ok := range []string{"", "# only a comment\n", "apiUrl: ''\n", "region: ~\n", "apiUrl: \"https://x\"\norganization: acme\nregion: us-west\ntoken: bkp_abc\n",
 		head + "contexts: []\n", head + "currentContext: a\ncontexts:\n  - name: a\n    protected: false\ntokens: {}\n"} {
-		if _, err := parse("cfg.yaml", []byte(ok)); err != nil {
-			t.Errorf("%q: %v", ok, err)
+		if f, err := parse("cfg.yaml", []byte(ok)); err != nil || f.Check() != nil {
+			t.Errorf("%q: %v %v", ok, err, f.Check())
 		}
 	}
 }

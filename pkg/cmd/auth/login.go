@@ -103,22 +103,28 @@ func runLogin(ctx context.Context, opts *LoginOptions) error {
 		return &cmdutil.FlagError{Err: fmt.Errorf("--api-url: %w", err)}
 	}
 	apiURL := u.String()
+	// The context's name is checked before anything is asked or stored:
+	// the file never gets a name its reader refuses.
 	name := opts.Context
 	if name == "" {
-		name = u.Host
+		name = config.ContextNameFor(u.Host)
+	}
+	if err := config.ValidateContextName(name); err != nil {
+		return cmdutil.FlagErrorf("--context: %v", err)
 	}
 	target := config.Context{Name: name}
 	if old := cfg.File.Find(name); old != nil {
 		target = *old
 	}
 	ca := cloudutil.CAFile(cfg, target)
+	caPath := "" // what --certificate-authority stores in the context
 	if opts.CertificateAuthority != "" {
 		abs, err := filepath.Abs(opts.CertificateAuthority)
 		if err != nil {
 			return cmdutil.FlagErrorf("--certificate-authority %s: %v", opts.CertificateAuthority, err)
 		}
 		ca = client.CAFile{Path: abs, From: "--certificate-authority"}
-		target.CertificateAuthority = abs
+		caPath = abs
 	}
 	if ca.Path != "" {
 		if err := client.CheckCAFile(ca); err != nil {
@@ -144,26 +150,37 @@ func runLogin(ctx context.Context, opts *LoginOptions) error {
 		return err
 	}
 
-	path, file := cfg.Path, cfg.File
+	path := cfg.Path
 	storedIn := "the OS keyring (service " + credentials.Service(u.Host) + ")"
 	if opts.InsecureStorage {
-		if file.Tokens == nil {
-			file.Tokens = map[string]string{}
-		}
-		file.Tokens[u.Host] = token
 		storedIn = "the config file " + path
-	} else {
-		if err := opts.Credentials.Set(u.Host, token); err != nil {
-			return err
-		}
-		delete(file.Tokens, u.Host) // a token from an earlier --insecure-storage login goes away
+	} else if err := opts.Credentials.Set(u.Host, token); err != nil {
+		return err
 	}
-	ctx2 := target
-	ctx2.APIURL = apiURL
-	ctx2.Organization = chooseOrg(ctx2.Organization, me.Organizations)
-	file.Upsert(ctx2)
-	file.CurrentContext = name
-	if err := config.Save(path, file); err != nil {
+	var ctx2 config.Context
+	err = config.Update(path, func(file *config.File) error {
+		if opts.InsecureStorage {
+			if file.Tokens == nil {
+				file.Tokens = map[string]string{}
+			}
+			file.Tokens[u.Host] = token
+		} else {
+			delete(file.Tokens, u.Host) // a token from an earlier --insecure-storage login goes away
+		}
+		ctx2 = config.Context{Name: name}
+		if old := file.Find(name); old != nil {
+			ctx2 = *old
+		}
+		ctx2.APIURL = apiURL
+		if caPath != "" {
+			ctx2.CertificateAuthority = caPath
+		}
+		ctx2.Organization = chooseOrg(ctx2.Organization, me.Organizations)
+		file.Upsert(ctx2)
+		file.CurrentContext = name
+		return nil
+	})
+	if err != nil {
 		return err
 	}
 	if opts.InsecureStorage {

@@ -28,10 +28,10 @@ func NewCmdLogout(f *cloudutil.Factory, runF func(context.Context, *LogoutOption
 	return &cobra.Command{
 		Use:   "logout",
 		Short: "Remove the token of the configured platform",
-		Long: `Remove the token of the configured platform from the OS keyring and from the
-config file. The API URL stays configured, so that cloud commands fail (exit 4)
-instead of quietly using the embedded local platform; delete the apiUrl line of
-the config file to go back to the embedded platform.`,
+		Long: `Remove the token of the selected context's platform from the OS keyring and
+from the config file. The context stays, so that cloud commands in it fail
+(exit 4) instead of quietly using the embedded local platform; go back to the
+embedded platform with botkit config use-context local.`,
 		Args: cmdutil.ExactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Config, opts.Credentials = f.Config, f.Credentials
@@ -49,6 +49,9 @@ func runLogout(_ context.Context, opts *LogoutOptions) error {
 		return err
 	}
 	out := opts.IO.Out
+	if err := cfg.CheckSelected(); err != nil {
+		return err
+	}
 	if cfg.Embedded() {
 		fmt.Fprintln(out, "Nothing to do: botkit uses the embedded local platform, which needs no login.")
 		return nil
@@ -66,9 +69,11 @@ func runLogout(_ context.Context, opts *LogoutOptions) error {
 		keyErr = nil
 	}
 	if _, ok := cfg.File.Tokens[u.Host]; ok {
-		file := cfg.File
-		delete(file.Tokens, u.Host)
-		if err := config.Save(cfg.Path, file); err != nil {
+		err := config.Update(cfg.Path, func(file *config.File) error {
+			delete(file.Tokens, u.Host)
+			return nil
+		})
+		if err != nil {
 			return err
 		}
 		removed = append(removed, "the config file")

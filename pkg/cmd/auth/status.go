@@ -202,6 +202,10 @@ func checkContext(ctx context.Context, opts *StatusOptions, cfg *config.Config, 
 // organization; exit 4 when it is remote without a usable token.
 func selectedStatus(ctx context.Context, opts *StatusOptions, cfg *config.Config) error {
 	out := opts.IO.Out
+	if err := cfg.CheckSelected(); err != nil {
+		fmt.Fprintf(out, "Context:      none\n")
+		return err
+	}
 	fmt.Fprintf(out, "Context:      %s\n", iostreams.Printable(cfg.Context))
 	if cfg.Embedded() {
 		org := cfg.Organization

@@ -21,14 +21,17 @@ type Target struct {
 	Explicit bool
 }
 
-// DefaultTarget is the default context of a configuration without
-// contexts: the embedded local platform, unprotected.
-var DefaultTarget = Target{Context: config.DefaultContext, Platform: "the embedded local platform"}
+// DefaultTarget is the context of a configuration without contexts: the
+// embedded local platform, unprotected.
+var DefaultTarget = Target{Context: config.LocalContext, Platform: "the embedded local platform"}
 
 // Target returns the context the command acts in.
 func (f *Factory) Target() (Target, error) {
 	cfg, err := f.Config()
 	if err != nil {
+		return Target{}, err
+	}
+	if err := cfg.CheckSelected(); err != nil {
 		return Target{}, err
 	}
 	return TargetOf(cfg), nil
@@ -87,6 +90,57 @@ func Confirm(ctx context.Context, ios *iostreams.IOStreams, ask func() prompter.
 	}
 	if !ok {
 		return cmdutil.WithCode(cmdutil.ExitError, errors.New("cancelled: nothing was changed"))
+	}
+	return nil
+}
+
+// Guarded is what a command is about to do that the protection check
+// guards: it removes keys, replaces values or credentials, deletes or
+// prunes.
+type Guarded struct {
+	Org string
+	// What names the action in the protected context's message ("delete",
+	// "prune", "apply changes to secretset/app").
+	What string
+	// Asks: the command asks in every context and has --skip (set, unset,
+	// delete, rollback): Question and Problem are Confirm's, Skip is
+	// --skip. A command that does not ask (apply, delete -f,
+	// image-pull-secret) asks nothing in an unprotected context; in a
+	// protected one, --context NAME on the command line is its go-ahead.
+	Asks              bool
+	Question, Problem string
+	Skip              bool
+}
+
+// Protect is the one protection check: every command that removes keys,
+// replaces values or credentials, deletes or prunes calls it, with what it
+// is about to do, before the write. In a protected context the command
+// goes ahead only when the context's name is typed on a terminal, or
+// --context named it on the command line (with --skip, for a command that
+// asks); without a terminal it is exit 2 naming the flags. A wrong name or
+// a "no" is exit 1; nothing is written.
+func Protect(ctx context.Context, ios *iostreams.IOStreams, ask func() prompter.Prompter, t Target, g Guarded) error {
+	if g.Asks {
+		if err := t.CheckSkip(g.Skip); err != nil {
+			return err
+		}
+		if g.Skip {
+			return nil
+		}
+		return Confirm(ctx, ios, ask, t, g.Org, g.Question, g.Problem)
+	}
+	if !t.Protected || t.Explicit {
+		return nil
+	}
+	if !ios.CanPrompt() || ask == nil {
+		return cmdutil.UsageErrorf("context %s is protected: %s needs --context %s on the command line (no terminal to ask on)", iostreams.Printable(t.Context), g.What, iostreams.Printable(t.Context))
+	}
+	typed, err := ask().WithContext(ctx).Input(fmt.Sprintf("Context %s is protected: type its name to %s", t.Context, g.What), "--context "+t.Context, "", nil)
+	if err != nil {
+		return err
+	}
+	if typed != t.Context {
+		return cmdutil.WithCode(cmdutil.ExitError, errors.New("cancelled: that is not the context's name; nothing was changed"))
 	}
 	return nil
 }

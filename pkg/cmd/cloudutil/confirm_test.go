@@ -69,3 +69,47 @@ func TestCheckSkip(t *testing.T) {
 		}
 	}
 }
+
+// Protect for a command that does not ask (apply, delete -f,
+// image-pull-secret): nothing in an unprotected context or when --context
+// named the protected one; otherwise the name typed, or exit 2 naming
+// --context. For a command that asks: CheckSkip, then Confirm.
+func TestProtect(t *testing.T) {
+	ctx := context.Background()
+	prod := Target{Context: "prod", Protected: true}
+	noTTY, _, _, _ := iostreams.Test()
+	g := Guarded{Org: "acme", What: "apply changes to secretset/app"}
+	for _, tc := range []Target{{Context: "dev"}, {Context: "prod", Protected: true, Explicit: true}} {
+		if err := Protect(ctx, noTTY, nil, tc, g); err != nil {
+			t.Errorf("%+v: %v", tc, err)
+		}
+	}
+	err := Protect(ctx, noTTY, nil, prod, g)
+	if cmdutil.ExitCode(err) != cmdutil.ExitUsage || err.Error() != "context prod is protected: apply changes to secretset/app needs --context prod on the command line (no terminal to ask on)" {
+		t.Errorf("no terminal: %v", err)
+	}
+	fake := prompter.NewFake(t, prompter.Answer{Match: "--context prod", Value: "prod"})
+	if err := Protect(ctx, terminal(), func() prompter.Prompter { return fake }, prod, g); err != nil {
+		t.Errorf("typed: %v", err)
+	}
+	if q := fake.Asked(); len(q) != 1 || q[0].Title != "Context prod is protected: type its name to apply changes to secretset/app" {
+		t.Errorf("asked %+v", q)
+	}
+	fake = prompter.NewFake(t, prompter.Answer{Match: "--context prod", Value: "dev"})
+	if err := Protect(ctx, terminal(), func() prompter.Prompter { return fake }, prod, g); cmdutil.ExitCode(err) != cmdutil.ExitError {
+		t.Errorf("a wrong name: %v", err)
+	}
+	// A command that asks.
+	asks := Guarded{Org: "acme", Asks: true, Question: "Delete secretset/x?", Problem: "deleting secretset/x needs confirmation"}
+	asks.Skip = true
+	if err := Protect(ctx, noTTY, nil, prod, asks); cmdutil.ExitCode(err) != cmdutil.ExitUsage || !strings.Contains(err.Error(), "--skip needs --context prod") {
+		t.Errorf("--skip, not named: %v", err)
+	}
+	if err := Protect(ctx, noTTY, nil, Target{Context: "prod", Protected: true, Explicit: true}, asks); err != nil {
+		t.Errorf("--skip --context prod: %v", err)
+	}
+	asks.Skip = false
+	if err := Protect(ctx, noTTY, nil, Target{Context: "prod", Protected: true, Explicit: true}, asks); cmdutil.ExitCode(err) != cmdutil.ExitUsage || !strings.Contains(err.Error(), "--skip with --context prod") {
+		t.Errorf("no --skip, no terminal: %v", err)
+	}
+}

@@ -5,10 +5,10 @@ package configcmd
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -23,9 +23,8 @@ import (
 // Options are the inputs of the config commands.
 type Options struct {
 	IO *iostreams.IOStreams
-	// File reads the config file without selecting a context: its path
-	// and content.
-	File func() (string, config.File, error)
+	// Path returns the config file's path.
+	Path func() (string, error)
 
 	Name, NewName string
 	APIURL        string          // set-context --api-url
@@ -40,8 +39,8 @@ type Options struct {
 
 // NewCmdConfig returns `botkit config`.
 func NewCmdConfig(f *cmdutil.Factory) *cobra.Command {
-	file := func() (string, config.File, error) { return config.LoadFile(f.Getenv) }
-	newOpts := func() *Options { return &Options{IO: f.IOStreams, File: file, set: map[string]bool{}} }
+	path := func() (string, error) { return config.FilePath(f.Getenv) }
+	newOpts := func() *Options { return &Options{IO: f.IOStreams, Path: path, set: map[string]bool{}} }
 	cmd := &cobra.Command{
 		Use:   "config <command>",
 		Short: "Contexts: staging, production, the local platform, without logging in and out",
@@ -50,9 +49,14 @@ organization and a default region. Commands use the current context unless
 --context NAME or BOTKIT_CONTEXT names another (BOTKIT_API_URL and BOTKIT_ORG
 still override on top). Tokens stay in the OS keyring per platform host:
 a context names no token. A protected context makes destructive commands ask
-for its name to be typed (or --skip together with --context NAME).`,
+for its name to be typed (or --skip together with --context NAME).
+
+The embedded local platform is the context "local": the current one on a new
+machine, kept when other contexts are added (botkit config use-context local
+goes back to it). With no current context, commands that need a platform exit
+2 until one is chosen.`,
 	}
-	complete := completeNames(file)
+	complete := completeNames(f.Getenv)
 
 	gopts := newOpts()
 	gopts.Print = printers.NewFlags().WithFormats(printers.FormatTable, printers.FormatJSON, printers.FormatYAML, printers.FormatName)
@@ -104,7 +108,7 @@ without --api-url is the embedded local platform.`,
 		},
 	}
 	set.Flags().StringVar(&sopts.APIURL, "api-url", "", "the platform's URL")
-	set.Flags().BoolVar(&sopts.Embedded, "embedded", false, "the embedded local platform")
+	set.Flags().BoolVar(&sopts.Embedded, "embedded", false, "the embedded local platform (--embedded=false: a remote one, which needs --api-url)")
 	set.Flags().StringVar(&sopts.Organization, "organization", "", "the organization")
 	set.Flags().StringVar(&sopts.Region, "region", "", "the default region of new objects")
 	cmdutil.BoolPair(set.Flags(), &sopts.Protected, "protected", "", false, "destructive commands need the context's name typed, or --skip with --context NAME")
@@ -138,9 +142,9 @@ without --api-url is the embedded local platform.`,
 }
 
 // completeNames completes context names.
-func completeNames(file func() (string, config.File, error)) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+func completeNames(getenv func(string) string) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 	return func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-		_, f, err := file()
+		_, f, err := config.LoadFile(getenv)
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
@@ -169,28 +173,25 @@ type ContextList struct {
 	Items              []ContextItem `json:"items"`
 }
 
-// contexts returns the file's contexts, or the default (embedded) one of a
-// file without any, and the current one's name.
-func contexts(f config.File) ([]config.Context, string) {
-	if len(f.Contexts) == 0 {
-		return []config.Context{{Name: config.DefaultContext}}, config.DefaultContext
-	}
-	return f.Contexts, f.CurrentContext
-}
-
-// RunGetContexts lists the contexts.
+// RunGetContexts lists the contexts. An entry of the file that only the
+// config commands can use (a context whose name is invalid, a
+// currentContext naming none) is listed too, with a warning saying how to
+// repair it.
 func RunGetContexts(ctx context.Context, opts *Options) error {
 	if err := opts.Print.Validate(); err != nil {
 		return err
 	}
-	_, f, err := opts.File()
+	f, err := opts.read()
 	if err != nil {
 		return err
 	}
-	list, current := contexts(f)
+	for _, p := range f.Problems {
+		fmt.Fprintf(opts.IO.ErrOut, "warning: %v\n", p)
+	}
+	current := f.CurrentContext
 	out := ContextList{TypeMeta: resources.TypeMeta{APIVersion: resources.APIVersion, Kind: "ContextList"}, CurrentContext: current, Items: []ContextItem{}}
-	rows := make([][]string, 0, len(list))
-	for _, c := range list {
+	rows := make([][]string, 0, len(f.Contexts))
+	for _, c := range f.Contexts {
 		out.Items = append(out.Items, ContextItem{Name: c.Name, APIURL: c.APIURL, Embedded: c.Embedded(), Organization: c.Organization, Region: c.Region, CertificateAuthority: c.CertificateAuthority, Protected: c.Protected, Current: c.Name == current})
 		mark, platform, protected := "", c.APIURL, ""
 		if c.Name == current {
@@ -202,7 +203,7 @@ func RunGetContexts(ctx context.Context, opts *Options) error {
 		if c.Protected {
 			protected = "yes"
 		}
-		rows = append(rows, []string{mark, c.Name, platform, c.Organization, c.Region, protected})
+		rows = append(rows, []string{mark, iostreams.Printable(c.Name), platform, c.Organization, c.Region, protected})
 	}
 	if opts.Print.Output == printers.FormatName {
 		for _, it := range out.Items {
@@ -215,42 +216,60 @@ func RunGetContexts(ctx context.Context, opts *Options) error {
 
 // RunCurrentContext prints the current context's name.
 func RunCurrentContext(ctx context.Context, opts *Options) error {
-	_, f, err := opts.File()
+	f, err := opts.read()
 	if err != nil {
 		return err
 	}
-	_, current := contexts(f)
-	if current == "" {
-		return cmdutil.WithCode(cmdutil.ExitNotFound, errors.New("no current context: choose one with botkit config use-context NAME"))
+	if f.CurrentContext == "" {
+		return cmdutil.WithCode(cmdutil.ExitNotFound, fmt.Errorf("no current context (contexts: %s): choose one with botkit config use-context NAME", strings.Join(f.Names(), ", ")))
 	}
-	_, err = fmt.Fprintln(opts.IO.Out, iostreams.Printable(current))
+	if f.Find(f.CurrentContext) == nil {
+		return f.Check() // the file's currentContext names none: that problem
+	}
+	_, err = fmt.Fprintln(opts.IO.Out, iostreams.Printable(f.CurrentContext))
 	return err
 }
 
-// find returns the context NAME of f (the default one of a file without
-// contexts), or a not-found error naming the contexts there are.
+// read reads the config file, problems and all.
+func (opts *Options) read() (config.File, error) {
+	path, err := opts.Path()
+	if err != nil {
+		return config.File{}, err
+	}
+	return config.ReadFile(path)
+}
+
+// update changes the config file under its lock (config.Update).
+func (opts *Options) update(change func(f *config.File) error) error {
+	path, err := opts.Path()
+	if err != nil {
+		return err
+	}
+	return config.Update(path, change)
+}
+
+// find returns the context NAME of f, or a not-found error naming the
+// contexts there are.
 func find(f *config.File, name string) (*config.Context, error) {
 	if c := f.Find(name); c != nil {
 		return c, nil
-	}
-	if len(f.Contexts) == 0 && name == config.DefaultContext {
-		f.Upsert(config.Context{Name: config.DefaultContext})
-		return f.Find(name), nil
 	}
 	return nil, cmdutil.WithCode(cmdutil.ExitNotFound, &config.ContextError{Name: name, Source: "botkit config", Known: f.Names()})
 }
 
 // RunUseContext makes a context current.
 func RunUseContext(ctx context.Context, opts *Options) error {
-	path, f, err := opts.File()
+	err := opts.update(func(f *config.File) error {
+		if _, err := find(f, opts.Name); err != nil {
+			return err
+		}
+		if err := config.ValidateContextName(opts.Name); err != nil {
+			return cmdutil.UsageErrorf("NAME: %v: rename the context first (botkit config rename-context)", err)
+		}
+		f.CurrentContext = opts.Name
+		return nil
+	})
 	if err != nil {
-		return err
-	}
-	if _, err := find(&f, opts.Name); err != nil {
-		return err
-	}
-	f.CurrentContext = opts.Name
-	if err := config.Save(path, f); err != nil {
 		return err
 	}
 	return line(opts.IO.Out, "Switched to context %q.", opts.Name)
@@ -261,7 +280,7 @@ func RunSetContext(ctx context.Context, opts *Options) error {
 	if err := config.ValidateContextName(opts.Name); err != nil {
 		return cmdutil.FlagErrorf("NAME: %v", err)
 	}
-	if opts.set["api-url"] && opts.set["embedded"] {
+	if opts.set["api-url"] && opts.set["embedded"] && opts.Embedded {
 		return cmdutil.FlagErrorf("--api-url and --embedded: give one")
 	}
 	apiURL := ""
@@ -293,35 +312,38 @@ func RunSetContext(ctx context.Context, opts *Options) error {
 		}
 		caFile = abs
 	}
-	path, f, err := opts.File()
-	if err != nil {
-		return err
-	}
-	c := config.Context{Name: opts.Name}
 	action := "created"
-	if old := f.Find(opts.Name); old != nil {
-		c, action = *old, "configured"
-	}
-	switch {
-	case opts.set["api-url"]:
-		c.APIURL = apiURL
-	case opts.set["embedded"] && opts.Embedded:
-		c.APIURL = ""
-	}
-	if opts.set["organization"] {
-		c.Organization = opts.Organization
-	}
-	if opts.set["region"] {
-		c.Region = opts.Region
-	}
-	if opts.set["certificate-authority"] {
-		c.CertificateAuthority = caFile
-	}
-	if opts.set["protected"] || opts.set["no-protected"] {
-		c.Protected = opts.Protected
-	}
-	f.Upsert(c)
-	if err := config.Save(path, f); err != nil {
+	err := opts.update(func(f *config.File) error {
+		c := config.Context{Name: opts.Name}
+		if old := f.Find(opts.Name); old != nil {
+			c, action = *old, "configured"
+		}
+		switch {
+		case opts.set["api-url"]:
+			c.APIURL = apiURL
+		case opts.set["embedded"] && opts.Embedded:
+			c.APIURL = ""
+		case opts.set["embedded"] && c.Embedded():
+			// --embedded=false says the context is a remote platform's:
+			// which one only --api-url can say.
+			return cmdutil.FlagErrorf("--embedded=false: give the platform with --api-url URL (context %s would be the embedded local platform)", iostreams.Printable(opts.Name))
+		}
+		if opts.set["organization"] {
+			c.Organization = opts.Organization
+		}
+		if opts.set["region"] {
+			c.Region = opts.Region
+		}
+		if opts.set["certificate-authority"] {
+			c.CertificateAuthority = caFile
+		}
+		if opts.set["protected"] || opts.set["no-protected"] {
+			c.Protected = opts.Protected
+		}
+		f.Upsert(c)
+		return nil
+	})
+	if err != nil {
 		return err
 	}
 	return line(opts.IO.Out, "context/%s %s", opts.Name, action)
@@ -329,45 +351,49 @@ func RunSetContext(ctx context.Context, opts *Options) error {
 
 // RunDeleteContext deletes a context.
 func RunDeleteContext(ctx context.Context, opts *Options) error {
-	path, f, err := opts.File()
+	wasCurrent, none := false, false
+	err := opts.update(func(f *config.File) error {
+		if _, err := find(f, opts.Name); err != nil {
+			return err
+		}
+		wasCurrent = f.CurrentContext == opts.Name
+		f.Remove(opts.Name)
+		none = len(f.Contexts) == 0
+		return nil
+	})
 	if err != nil {
 		return err
 	}
-	if _, err := find(&f, opts.Name); err != nil {
-		return err
-	}
-	wasCurrent := f.CurrentContext == opts.Name
-	f.Remove(opts.Name)
-	if err := config.Save(path, f); err != nil {
-		return err
-	}
-	if wasCurrent {
+	switch {
+	case none:
+		fmt.Fprintf(opts.IO.ErrOut, "No context is left: commands use the embedded local platform (context %s) again.\n", config.LocalContext)
+	case wasCurrent:
 		fmt.Fprintf(opts.IO.ErrOut, "There is no current context now: choose one with botkit config use-context NAME.\n")
 	}
 	return line(opts.IO.Out, "context/%s deleted", opts.Name)
 }
 
-// RunRenameContext renames a context.
+// RunRenameContext renames a context (also one whose name the file holds
+// but botkit no longer accepts: the way to repair it).
 func RunRenameContext(ctx context.Context, opts *Options) error {
 	if err := config.ValidateContextName(opts.NewName); err != nil {
 		return cmdutil.FlagErrorf("NEW: %v", err)
 	}
-	path, f, err := opts.File()
+	err := opts.update(func(f *config.File) error {
+		c, err := find(f, opts.Name)
+		if err != nil {
+			return err
+		}
+		if opts.NewName != opts.Name && f.Find(opts.NewName) != nil {
+			return cmdutil.WithCode(cmdutil.ExitConflict, fmt.Errorf("context %q exists already", opts.NewName))
+		}
+		c.Name = opts.NewName
+		if f.CurrentContext == opts.Name {
+			f.CurrentContext = opts.NewName
+		}
+		return nil
+	})
 	if err != nil {
-		return err
-	}
-	c, err := find(&f, opts.Name)
-	if err != nil {
-		return err
-	}
-	if opts.NewName != opts.Name && f.Find(opts.NewName) != nil {
-		return cmdutil.WithCode(cmdutil.ExitConflict, fmt.Errorf("context %q exists already", opts.NewName))
-	}
-	c.Name = opts.NewName
-	if f.CurrentContext == opts.Name {
-		f.CurrentContext = opts.NewName
-	}
-	if err := config.Save(path, f); err != nil {
 		return err
 	}
 	return line(opts.IO.Out, "context/%s renamed to %s", opts.Name, opts.NewName)

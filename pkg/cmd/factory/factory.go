@@ -119,8 +119,14 @@ func Client(ctx context.Context, cfg *config.Config, store credentials.Store) (*
 		return nil, err
 	}
 	tok, src, err := credentials.Resolve(store, u.Host, cfg.EnvToken, cfg.FileToken)
-	if err != nil {
+	if err != nil && !cfg.EnvTokenWithheld {
 		return nil, err
+	}
+	if tok == "" && cfg.EnvTokenWithheld {
+		// BOTKIT_TOKEN is for another platform: never sent here unless the
+		// user names this one for it.
+		return nil, cmdutil.WithCode(cmdutil.ExitAuth, fmt.Errorf("%w to %s (context %s): %s is not sent there, since it is for %s; run `botkit auth login --api-url %s --context %s`, or set %s=%s to send %s to that platform",
+			cloudutil.ErrNotLoggedIn, u.Host, iostreams.Printable(cfg.Context), config.EnvToken, iostreams.Printable(cfg.EnvTokenFor), u, iostreams.Printable(cfg.Context), config.EnvAPIURL, u, config.EnvToken))
 	}
 	if tok == "" {
 		return nil, cmdutil.WithCode(cmdutil.ExitAuth, fmt.Errorf("%w to %s: run `botkit auth login --api-url %s` or set %s", cloudutil.ErrNotLoggedIn, u.Host, u, config.EnvToken))

@@ -2,12 +2,14 @@ package manifests
 
 import (
 	"context"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/botkit-dev/botkit/pkg/apply"
 	"github.com/botkit-dev/botkit/pkg/cmd/cloudutil"
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
+	"github.com/botkit-dev/botkit/pkg/iostreams"
 	"github.com/botkit-dev/botkit/pkg/printers"
 	"github.com/botkit-dev/botkit/pkg/resources"
 )
@@ -128,9 +130,13 @@ func runApply(ctx context.Context, opts *ApplyOptions) error {
 	if err != nil {
 		return err
 	}
-	results, err := sendApply(ctx, c, groups, applyRequest{
-		ApplySet: opts.ApplySet, Prune: opts.Prune, Selector: opts.Selector, DryRun: opts.DryRun == DryRunServer,
-	})
+	req := applyRequest{ApplySet: opts.ApplySet, Prune: opts.Prune, Selector: opts.Selector, DryRun: opts.DryRun == DryRunServer}
+	if opts.DryRun == DryRunNone && !opts.Prune { // a prune went through the check above
+		if err := guardChanges(ctx, &opts.ManifestOptions, c, groups, req); err != nil {
+			return err
+		}
+	}
+	results, err := sendApply(ctx, c, groups, req)
 	if err != nil {
 		// The organizations before the failing one were applied: say so
 		// (in lines; -o output is all the objects or nothing).
@@ -227,4 +233,35 @@ func waitAll(ctx context.Context, opts *ApplyOptions, results []OrgApply) ([]str
 		failed = append(failed, lines...)
 	}
 	return failed, nil
+}
+
+// guardChanges is apply's protection check in a protected context that
+// --context did not name: the platform's plan (a dry run) says which
+// objects the apply would change (keys removed or values replaced) or
+// prune; when there is any, cloudutil.Protect decides. Creating objects
+// and leaving them unchanged need no check.
+func guardChanges(ctx context.Context, opts *ManifestOptions, api API, groups []apply.Group, req applyRequest) error {
+	if opts.Target == nil {
+		return nil
+	}
+	t, err := opts.Target()
+	if err != nil || !t.Protected || t.Explicit {
+		return err
+	}
+	plan, err := sendPlan(ctx, api, groups, req)
+	if err != nil {
+		return perObject(err, groups[len(plan)], "nothing was applied")
+	}
+	var changed []string
+	for _, r := range plan {
+		for _, it := range r.Result.Items {
+			if it.Action == resources.ActionConfigured || it.Action == resources.ActionPruned {
+				changed = append(changed, iostreams.Printable(it.Ref()))
+			}
+		}
+	}
+	if len(changed) == 0 {
+		return nil
+	}
+	return opts.protect(ctx, t, "apply changes to "+strings.Join(changed, ", "))
 }

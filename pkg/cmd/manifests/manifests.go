@@ -85,9 +85,8 @@ func newManifestOptions(f *cloudutil.Factory) ManifestOptions {
 }
 
 // announce prints, on a terminal, the context the command acts in as its
-// first line (stderr), and in a protected context makes a command that
-// deletes (delete -f, apply --prune) ask for the context's name to be
-// typed, unless --context named it on the command line.
+// first line (stderr); a command that deletes (delete -f, apply --prune)
+// then goes through the protection check (cloudutil.Protect) for what.
 func (s *ManifestOptions) announce(ctx context.Context, deletes bool, what string) error {
 	if s.Target == nil {
 		return nil
@@ -99,20 +98,16 @@ func (s *ManifestOptions) announce(ctx context.Context, deletes bool, what strin
 	if s.IO.ShowProgress() {
 		fmt.Fprintf(s.IO.ErrOut, "Context %s (%s)\n", iostreams.Printable(t.Context), iostreams.Printable(t.Platform))
 	}
-	if !deletes || !t.Protected || t.Explicit {
+	if !deletes {
 		return nil
 	}
-	if !s.IO.CanPrompt() {
-		return cmdutil.UsageErrorf("context %s is protected: %s needs --context %s on the command line (no terminal to ask on)", iostreams.Printable(t.Context), what, iostreams.Printable(t.Context))
-	}
-	typed, err := s.Prompter().WithContext(ctx).Input(fmt.Sprintf("Context %s is protected: type its name to %s", t.Context, what), "--context "+t.Context, "", nil)
-	if err != nil {
-		return err
-	}
-	if typed != t.Context {
-		return cmdutil.WithCode(cmdutil.ExitError, errors.New("cancelled: that is not the context's name; nothing was changed"))
-	}
-	return nil
+	return s.protect(ctx, t, what)
+}
+
+// protect is the protection check (cloudutil.Protect) of a manifest
+// command about to do what.
+func (s *ManifestOptions) protect(ctx context.Context, t cloudutil.Target, what string) error {
+	return cloudutil.Protect(ctx, s.IO, s.Prompter, t, cloudutil.Guarded{What: what})
 }
 
 // addManifestFlags registers -f, -R and --organization.

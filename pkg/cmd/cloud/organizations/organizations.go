@@ -170,14 +170,21 @@ func runSelect(ctx context.Context, opts *SelectOptions) error {
 	if !found {
 		return cmdutil.WithCode(cmdutil.ExitNotFound, fmt.Errorf("organization %q not found on %s (yours: %s)", opts.Name, c.Host(), strings.Join(names, ", ")))
 	}
-	file := cfg.File
-	ctx2 := cfg.SelectedContext()
-	ctx2.Organization = opts.Name
-	file.Upsert(ctx2)
-	if file.CurrentContext == "" {
-		file.CurrentContext = ctx2.Name
+	if cfg.Context == "" {
+		// BOTKIT_API_URL named the platform, but no context is there to
+		// keep the choice in.
+		return &config.NoContextError{Path: cfg.Path, Known: cfg.File.Names()}
 	}
-	if err := config.Save(cfg.Path, file); err != nil {
+	ctx2 := cfg.SelectedContext()
+	err = config.Update(cfg.Path, func(file *config.File) error {
+		if cur := file.Find(ctx2.Name); cur != nil {
+			ctx2 = *cur // as it is now: another process may have changed it
+		}
+		ctx2.Organization = opts.Name
+		file.Upsert(ctx2)
+		return nil
+	})
+	if err != nil {
 		return err
 	}
 	fmt.Fprintf(opts.IO.Out, "Current organization: %s (context %s)\n", iostreams.Printable(opts.Name), iostreams.Printable(ctx2.Name))

@@ -136,16 +136,32 @@ func runImagePullSecret(ctx context.Context, opts *ImagePullSecretOptions) error
 	encode := !encoded
 	patch := resources.Patch{Kind: resources.KindImagePullSecret, Region: opts.Region, Host: host, Credentials: &creds, Encode: &encode}
 	ifMatch := ""
+	t, err := opts.target()
+	if err != nil {
+		return err
+	}
 	cur, exists, err := getIfExists(ctx, c, org, opts.Name)
 	if err != nil {
 		return err
 	}
-	if !exists && opts.Region == "" {
-		// The configured default region applies to a new object only.
-		if patch.Region, err = opts.newRegion(""); err != nil {
-			return err
+	// In a protected context that --context did not name, replacing the
+	// host and credentials of an existing one goes through the protection
+	// check, and the write is conditional on what was checked.
+	switch {
+	case !exists:
+		if opts.Region == "" {
+			// The configured default region applies to a new object only.
+			if patch.Region, err = opts.newRegion(""); err != nil {
+				return err
+			}
 		}
 		ifMatch = client.IfAbsent
+	case t.Protected && !t.Explicit:
+		what := "replace the host and credentials of " + ref(resources.KindImagePullSecret, opts.Name)
+		if err := cloudutil.Protect(ctx, opts.IO, opts.Prompter, t, cloudutil.Guarded{Org: org, What: what}); err != nil {
+			return err
+		}
+		ifMatch = cur.Meta().ResourceVersion
 	}
 	obj, created, err := c.Merge(ctx, org, opts.Name, patch, ifMatch)
 	if err != nil {

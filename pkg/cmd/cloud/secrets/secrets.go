@@ -139,8 +139,8 @@ func (s *PlatformOptions) checkSkip(skip bool) error {
 	return t.CheckSkip(skip)
 }
 
-// confirm asks question about org (cloudutil.Confirm: yes/no, or the
-// protected context's name typed). Without a terminal it asks nothing and
+// confirm asks question about org through the protection check
+// (cloudutil.Protect: yes/no, or the protected context's name typed). Without a terminal it asks nothing and
 // fails with exit 2: problem (what needed confirming, names only) and the
 // flag that answers it, --skip. A "no" is exit 1.
 func (s *PlatformOptions) confirm(ctx context.Context, org, question, problem string) error {
@@ -148,7 +148,7 @@ func (s *PlatformOptions) confirm(ctx context.Context, org, question, problem st
 	if err != nil {
 		return err
 	}
-	return cloudutil.Confirm(ctx, s.IO, s.Prompter, t, org, question, problem)
+	return cloudutil.Protect(ctx, s.IO, s.Prompter, t, cloudutil.Guarded{Org: org, Asks: true, Question: question, Problem: problem})
 }
 
 // ref is how objects are named in messages: secretset/NAME.

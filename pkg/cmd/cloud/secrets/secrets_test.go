@@ -158,7 +158,7 @@ func TestSetConfirmsOverwritesByName(t *testing.T) {
 		t.Fatal(err)
 	}
 	asked := p.Asked()
-	if len(asked) != 1 || asked[0].Title != "Overwrite A in secretset/demo? [in organization local (context default)]" || asked[0].Default != false {
+	if len(asked) != 1 || asked[0].Title != "Overwrite A in secretset/demo? [in organization local (context local)]" || asked[0].Default != false {
 		t.Errorf("asked %+v", asked)
 	}
 	if got := e.out.String(); got != "secretset/demo configured: added C; updated A (version 2)\n" {
@@ -233,7 +233,7 @@ func TestSetRaceAsksAgain(t *testing.T) {
 	for _, q := range fake.Asked() {
 		titles = append(titles, q.Title)
 	}
-	if !slices.Equal(titles, []string{"Overwrite A in secretset/demo? [in organization local (context default)]", "Overwrite A, B in secretset/demo? [in organization local (context default)]"}) {
+	if !slices.Equal(titles, []string{"Overwrite A in secretset/demo? [in organization local (context local)]", "Overwrite A, B in secretset/demo? [in organization local (context local)]"}) {
 		t.Errorf("asked %q", titles)
 	}
 	if got := e.out.String(); got != "secretset/demo configured: updated A, B (version 3)\n" {
@@ -342,8 +342,8 @@ func TestUnsetAndDeleteConfirm(t *testing.T) {
 	e.seed("demo", "A", canary, "B", "2")
 	e.terminal()
 	p := prompter.NewFake(t,
-		prompter.Answer{Match: "Remove key A from secretset/demo? [in organization local (context default)]", Value: true},
-		prompter.Answer{Match: "Delete secretset/demo (1 key, region us-west, 2 versions of history)? [in organization local (context default)]", Value: false},
+		prompter.Answer{Match: "Remove key A from secretset/demo? [in organization local (context local)]", Value: true},
+		prompter.Answer{Match: "Delete secretset/demo (1 key, region us-west, 2 versions of history)? [in organization local (context local)]", Value: false},
 	)
 	s := e.scope(p)
 	if err := runUnset(context.Background(), &UnsetOptions{PlatformOptions: s, Name: "demo", Key: "A"}); err != nil {
@@ -482,7 +482,7 @@ func TestRollbackConfirmsKeyChanges(t *testing.T) {
 	if err := runSet(context.Background(), setOpts(s, "demo", "C=3")); err != nil { // version 3
 		t.Fatal(err)
 	}
-	p := prompter.NewFake(t, prompter.Answer{Match: "Roll back secretset/demo to version 1? Keys: ~A +B -C [in organization local (context default)]", Value: false})
+	p := prompter.NewFake(t, prompter.Answer{Match: "Roll back secretset/demo to version 1? Keys: ~A +B -C [in organization local (context local)]", Value: false})
 	err := runRollback(context.Background(), &RollbackOptions{PlatformOptions: e.scope(p), Name: "demo", To: 1})
 	if cmdutil.ExitCode(err) != cmdutil.ExitError {
 		t.Fatalf("declined rollback: %v", err)

@@ -1,0 +1,8 @@
+//go:build !unix && !windows
+
+package atomicfile
+
+import "os"
+
+// lockFile: no file locks here; processes are not serialised.
+func lockFile(*os.File) error { return nil }

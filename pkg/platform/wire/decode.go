@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/botkit-dev/botkit/internal/docscan"
 	"github.com/botkit-dev/botkit/pkg/resources"
 )
 
@@ -23,8 +24,13 @@ func BodyTooLarge(limit int) *resources.Error {
 }
 
 // Decode decodes a request body of at most limit bytes strictly into v:
-// valid UTF-8, no duplicate key, no null, no unknown field, no trailing
-// data. Its errors are *resources.Error and never quote the body.
+// valid UTF-8 (also in \u escapes: no lone surrogate), nested at most
+// docscan.MaxDepth levels, no duplicate key, no null, no unknown field, no
+// trailing data. Its errors are *resources.Error and never quote the body.
+//
+// The nesting is checked first, in one pass that allocates nothing: the
+// checks after it keep a frame per level, and so cost a small multiple of
+// the body whatever its shape.
 func Decode(data []byte, v any, limit int) error {
 	if len(data) > limit {
 		return BodyTooLarge(limit)
@@ -34,6 +40,9 @@ func Decode(data []byte, v any, limit int) error {
 	}
 	if p, ok := v.(*resources.Patch); ok && decodePatchFast(data, p) {
 		return nil
+	}
+	if err := docscan.JSON(data); err != nil {
+		return errInvalid("request body: %s", err)
 	}
 	if err := checkDuplicateKeys(data); err != nil {
 		return err

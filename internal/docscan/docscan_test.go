@@ -1,0 +1,104 @@
+package docscan
+
+import (
+	"strings"
+	"testing"
+)
+
+func nest(open, close string, n int) string {
+	return strings.Repeat(open, n) + strings.Repeat(close, n)
+}
+
+func TestJSON(t *testing.T) {
+	for _, c := range []struct {
+		doc     string
+		problem Problem
+		line    int
+		path    string
+	}{
+		{`{"objects":[{"spec":{"data":{"A":{"sealed":"v1.x"}}}}]}`, 0, 0, ""},
+		{nest("[", "]", MaxDepth), 0, 0, ""},
+		{nest("[", "]", MaxDepth+1), TooDeep, 1, strings.Repeat("[0]", MaxDepth)},
+		{strings.Repeat("[", 1<<20), TooDeep, 1, strings.Repeat("[0]", MaxDepth)},
+		{"{\"a\":1,\n\"b\":" + nest(`{"c":`, "}", MaxDepth) + "}", TooDeep, 2, "b" + strings.Repeat(".c", MaxDepth-1)},
+		{`["x",` + nest("[", "]", MaxDepth) + `]`, TooDeep, 1, "[1]" + strings.Repeat("[0]", MaxDepth-1)},
+		{`{"a":"[[[[[[[[[[[[[[[[[[[[[[[[[[\"[["}`, 0, 0, ""},
+		{`{"set":{"A":"\udc00x"}}`, LoneSurrogate, 1, "set.A"},
+		{`{"set":{"A":"x\ud800"}}`, LoneSurrogate, 1, "set.A"},
+		{`{"set":{"A":"\ud800\u0041"}}`, LoneSurrogate, 1, "set.A"},
+		{`{"remove":["B","\uDFFF"]}`, LoneSurrogate, 1, "remove[1]"},
+		{`{"set":{"\udc00":"x"}}`, LoneSurrogate, 1, "set"},
+		{`{"set":{"A":"\ud83d\ude00 \u00e9 \\udc00"}}`, 0, 0, ""},
+		{`{"set":{"A\"b":{"c":"\udc00"}}}`, LoneSurrogate, 1, `A"b.c`},
+		{`{"set":{"A":"\ud800`, LoneSurrogate, 1, "set.A"},
+		{`{"set":{"A":"\ud8`, 0, 0, ""},
+	} {
+		err := JSON([]byte(c.doc))
+		if c.problem == 0 {
+			if err != nil {
+				t.Errorf("%.60q: %v", c.doc, err)
+			}
+			continue
+		}
+		if c.path != "" && strings.HasPrefix(c.path, `A"`) {
+			c.path = "set." + c.path
+		}
+		if err == nil || err.Problem != c.problem || err.Line != c.line || err.Path != c.path {
+			t.Errorf("%.60q: %#v, want problem %d at line %d, path %q", c.doc, err, c.problem, c.line, c.path)
+		}
+	}
+}
+
+func TestTOML(t *testing.T) {
+	for _, c := range []struct {
+		doc  string
+		line int // 0: no error
+	}{
+		{"[service]\nname = \"bot\"\nports = [[1, 2], [3]]\n", 0},
+		{"x = " + nest("[", "]", MaxDepth) + "\n", 0},
+		{"x = " + nest("[", "]", MaxDepth+1) + "\n", 1},
+		{"# a comment [[[[[[[[[[[[[[[[[[[[\n\nx = " + strings.Repeat("[", 1<<20), 3},
+		{"[a]\nx = " + nest("{y = ", "}", MaxDepth) + "\n", 2},
+		{"[a]\nx = " + nest("{y = ", "}", MaxDepth-1) + "\n", 0},
+		{"[" + strings.Repeat("a.", MaxDepth) + "a]\n", 1},
+		{"[[" + strings.Repeat("a.", MaxDepth-2) + "a]]\n", 0},
+		{"s = \"[[[[[[[[[[[[[[[[[[[[[[[[[[[\\\"[\"\nl = '[[[[[[[[[[[[[[[[[[[[[[[[[['\n", 0},
+		{"m = \"\"\"\n[[[[[[[[[[[[[[[[[[[[[[[[[[\n\"\"\"\nn = '''[[[[[[[[[[[[[[[[[[[[[[[[''''\n", 0},
+		{"x = [\n  [1],\n  [2],\n]\n[t]\ny = 1\n", 0},
+	} {
+		err := TOML([]byte(c.doc))
+		switch {
+		case c.line == 0 && err != nil:
+			t.Errorf("%.60q: %v", c.doc, err)
+		case c.line != 0 && (err == nil || err.Problem != TooDeep || err.Line != c.line):
+			t.Errorf("%.60q: %#v, want too deep at line %d", c.doc, err, c.line)
+		}
+	}
+}
+
+func TestErrorNamesThePathNeverAValue(t *testing.T) {
+	err := JSON([]byte(`{"set":{"TOKEN":"s3cret-value\udc00"}}`))
+	if err == nil || strings.Contains(err.Error(), "s3cret") || !strings.Contains(err.Error(), `"set.TOKEN"`) {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func BenchmarkJSONDeep(b *testing.B) {
+	doc := []byte(strings.Repeat("[", 1<<20))
+	b.SetBytes(int64(len(doc)))
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = JSON(doc)
+	}
+}
+
+func BenchmarkJSONApply(b *testing.B) {
+	doc := []byte(`{"objects":[` + strings.Repeat(`{"apiVersion":"botkit.dev/v1","kind":"SecretSet","metadata":{"name":"bot","labels":{"team":"voice"}},"spec":{"data":{"A":"value","B":{"sealed":"v1.0123456789abcdef.abc"}}}},`, 1000) + `{}]}`)
+	b.SetBytes(int64(len(doc)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := JSON(doc); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -49,7 +49,7 @@ func lockedPlatform(t *testing.T, bound time.Duration) (srv *platform.Server, re
 
 // patchReq is a PATCH of set bot of organization local.
 func patchReq(ctx context.Context) *http.Request {
-	return httptest.NewRequest("PATCH", "/v1/organizations/local/secrets/bot", strings.NewReader(`{"set":{"A":"1"}}`)).WithContext(ctx)
+	return jsonRequest("PATCH", "/v1/organizations/local/secrets/bot", strings.NewReader(`{"set":{"A":"1"}}`)).WithContext(ctx)
 }
 
 // A write while another process holds the SQLite database's write lock

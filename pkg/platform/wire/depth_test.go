@@ -19,12 +19,12 @@ func TestDecodeRefusesDeepNestingAndLoneSurrogates(t *testing.T) {
 		t.Fatalf("the deepest body of the contract: %v", err)
 	}
 	for body, want := range map[string]string{
-		strings.Repeat("[", 1<<20):               "nested deeper than 16 levels",
+		strings.Repeat("[", 1<<20):              "nested deeper than 16 levels",
 		`{"set":` + strings.Repeat(`{"A":`, 20): `"set.A.A.A.A.A.A.A.A.A.A.A.A.A.A.A": nested deeper than 16 levels`,
-		`{"set":{"A":"\udc00x"}}`:                `"set.A": a \u escape is half of a UTF-16 surrogate pair`,
-		`{"set":{"A":"\ud83dx"}}`:                `"set.A": a \u escape is half`,
-		`{"remove":["\udfff"]}`:                  `"remove[0]": a \u escape`,
-		`{"credentials":"u:\ud800"}`:             `"credentials": a \u escape`,
+		`{"set":{"A":"\udc00x"}}`:               `"set.A": a \u escape is half of a UTF-16 surrogate pair`,
+		`{"set":{"A":"\ud83dx"}}`:               `"set.A": a \u escape is half`,
+		`{"remove":["\udfff"]}`:                 `"remove[0]": a \u escape`,
+		`{"credentials":"u:\ud800"}`:            `"credentials": a \u escape`,
 	} {
 		for _, v := range []any{&resources.Patch{}, &RawApplyRequest{}} {
 			err := Decode([]byte(body), v, resources.MaxApplyRequestBytes)
@@ -54,4 +54,3 @@ func BenchmarkDecodeNested(b *testing.B) {
 		}
 	}
 }
-

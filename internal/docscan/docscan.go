@@ -310,3 +310,125 @@ func tomlString(data []byte, i int) int {
 	}
 	return len(data)
 }
+
+// YAML scans a YAML stream once and reports the first flow collection
+// ([...] or {...}) opening deeper than MaxDepth flow levels: the YAML
+// parser keeps state per level up to 10,000 before it gives up, without a
+// line. Quoted and block scalars and comments are skipped; a bracket
+// inside a plain scalar (a[b) does not open anything. Block nesting, and
+// flow inside block, is checked on the parsed nodes
+// (internal/yamlnode.TooDeep). The Error's Path is empty.
+func YAML(data []byte) *Error {
+	depth := 0
+	start := true     // at a place where a value may begin
+	lineStart := 0    // offset of the current line
+	blockIndent := -1 // >= 0: inside a block scalar of lines indented more than this
+	indentOf := func(at int) int {
+		n := 0
+		for at+n < len(data) && data[at+n] == ' ' {
+			n++
+		}
+		return n
+	}
+	for i := 0; i < len(data); i++ {
+		c := data[i]
+		if i == lineStart && blockIndent >= 0 {
+			// A block scalar's content: blank lines and lines indented
+			// more than its key.
+			ind := indentOf(i)
+			if i+ind >= len(data) || data[i+ind] == '\n' || data[i+ind] == '\r' || ind > blockIndent {
+				for i < len(data) && data[i] != '\n' {
+					i++
+				}
+				lineStart = i + 1
+				continue
+			}
+			blockIndent = -1
+		}
+		switch c {
+		case '\n':
+			lineStart = i + 1
+			start = true
+			continue
+		case ' ', '\t', '\r':
+			continue
+		case '#':
+			if i == 0 || isYAMLSpace(data[i-1]) {
+				for i < len(data) && data[i] != '\n' {
+					i++
+				}
+				i--
+				continue
+			}
+		}
+		if !start {
+			switch {
+			case c == ':' && (i+1 == len(data) || isYAMLSpace(data[i+1]) || (depth > 0 && isFlowIndicator(data[i+1]))):
+				start = true
+			case depth > 0 && c == ',':
+				start = true
+			case depth > 0 && (c == ']' || c == '}'):
+				depth--
+			}
+			continue
+		}
+		switch c {
+		case '[', '{':
+			depth++
+			if depth > MaxDepth {
+				return &Error{Problem: TooDeep, Offset: i, Line: lineOf(data, i)}
+			}
+		case ']', '}':
+			if depth > 0 {
+				depth--
+			}
+			start = false
+		case ',':
+		case '-', '?', ':':
+			if i+1 == len(data) || isYAMLSpace(data[i+1]) {
+				continue // a sequence entry, key or value indicator
+			}
+			start = false
+		case '"', '\'':
+			i = yamlQuoted(data, i) - 1
+			start = false
+		case '|', '>':
+			if depth == 0 {
+				blockIndent = indentOf(lineStart)
+			}
+			start = false
+		case '&', '!':
+			// An anchor or tag: the value follows it.
+			for i < len(data) && !isYAMLSpace(data[i]) && !(depth > 0 && isFlowIndicator(data[i])) {
+				i++
+			}
+			i--
+		default:
+			start = false
+		}
+	}
+	return nil
+}
+
+func isYAMLSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+func isFlowIndicator(c byte) bool { return c == ',' || c == '[' || c == ']' || c == '{' || c == '}' }
+
+// yamlQuoted returns the offset after the quoted scalar starting at
+// data[i].
+func yamlQuoted(data []byte, i int) int {
+	q := data[i]
+	for j := i + 1; j < len(data); j++ {
+		switch {
+		case q == '"' && data[j] == '\\':
+			j++
+		case data[j] == q:
+			if q == '\'' && j+1 < len(data) && data[j+1] == '\'' {
+				j++ // '' is a quote inside a single-quoted scalar
+				continue
+			}
+			return j + 1
+		}
+	}
+	return len(data)
+}

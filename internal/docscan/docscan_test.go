@@ -102,3 +102,30 @@ func BenchmarkJSONApply(b *testing.B) {
 		}
 	}
 }
+
+func TestYAML(t *testing.T) {
+	for _, c := range []struct {
+		doc  string
+		line int // 0: no error
+	}{
+		{"a: " + nest("[", "]", MaxDepth) + "\n", 0},
+		{"a: " + nest("[", "]", MaxDepth+1) + "\n", 1},
+		{"kind: x\nb: " + strings.Repeat("[", 1<<20), 2},
+		{"a: {b: [c, {d: " + nest("[", "]", MaxDepth) + "}]}\n", 1},
+		{"- - " + nest("{x: ", "}", MaxDepth+1) + "\n", 1},
+		{"a: x[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[\nb: '[[[[[[[[[[[[[[[[[[[[['' [[[['\nc: \"[[[[[[[[[[[[[[[[[[[[[\\\" [[[[\"\n", 0},
+		{"# [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[\na: b # [[[[[[[[[[[[[[[[[[[[[[[[[\n", 0},
+		{"a: |\n  [[[[[[[[[[[[[[[[[[[[[[[[[[[[\n\n  [[[[[[[[[[[[[[[[[[[[[[[\nb: >-\n  {{{{{{{{{{{{{{{{{{{{{{{{{{{\nc: " + nest("[", "]", MaxDepth+1), 7},
+		{"a: &x " + nest("[", "]", MaxDepth+1), 1},
+		{"a: !!seq " + nest("[", "]", MaxDepth), 0},
+		{"a: [b:c, 'd', \"e\"]\n", 0},
+	} {
+		err := YAML([]byte(c.doc))
+		switch {
+		case c.line == 0 && err != nil:
+			t.Errorf("%.60q: %v", c.doc, err)
+		case c.line != 0 && (err == nil || err.Problem != TooDeep || err.Line != c.line):
+			t.Errorf("%.60q: %#v, want too deep at line %d", c.doc, err, c.line)
+		}
+	}
+}

@@ -65,6 +65,10 @@ func FuzzDecodeRaw(f *testing.F) {
 	}
 	f.Add([]byte("apiVersion: botkit.dev/v1\nkind: List\nitems:\n- &a {apiVersion: botkit.dev/v1, kind: SecretSet, metadata: {name: x}}\n- *a\n"))
 	f.Add([]byte("{\"a\":1}\n{\"b\":"))
+	f.Add([]byte("kind: " + strings.Repeat("[", 100)))
+	f.Add([]byte("a:\n" + strings.Repeat("  b:\n", 20)))
+	f.Add([]byte("{\"spec\":" + strings.Repeat("{\"a\":", 20)))
+	f.Add([]byte("a: |\n  [[[[[[[[[[[[[[[[[[[[\nb: '[[[[[[[[[[[[[[[[[['\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		docs, problems, _ := Decode("m.yaml", data)
 		if len(problems) == 0 {

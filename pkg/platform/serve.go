@@ -133,4 +133,3 @@ func (l *closeOnce) Close() error {
 	l.once.Do(func() { l.err = l.Listener.Close() })
 	return l.err
 }
-

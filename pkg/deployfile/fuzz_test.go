@@ -2,6 +2,7 @@ package deployfile
 
 import (
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -12,6 +13,9 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("[build.exclude]\npatterns = [\"*\"]\n"))
 	f.Add([]byte("enable_krisp = true\n[krisp_viva]\naudio_filter = \"pro\"\n"))
 	f.Add([]byte("a = [\n"))
+	f.Add([]byte("a = " + strings.Repeat("[", 100) + "\n"))
+	f.Add([]byte("[scaling]\nx = " + strings.Repeat("{a = ", 20) + "1" + strings.Repeat("}", 20) + "\n"))
+	f.Add([]byte("[" + strings.Repeat("a.", 20) + "b]\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		df, err := Parse("f.toml", data)
 		if err != nil {

@@ -40,7 +40,11 @@ func TestDeeplyNestedBodiesCostLittleMemory(t *testing.T) {
 			return
 		}
 		defer resp.Body.Close()
-		data, _ := io.ReadAll(resp.Body)
+		data, err := io.ReadAll(resp.Body)
+		if err != nil {
+			t.Error(err)
+			return
+		}
 		var e resources.ErrorResponse
 		if resp.StatusCode != 400 || json.Unmarshal(data, &e) != nil || !strings.Contains(e.Error.Message, "nested deeper than") {
 			t.Errorf("%s %s (%d bytes of nesting): %d %s, want 400 naming the nesting", method, path, len(body), resp.StatusCode, data)

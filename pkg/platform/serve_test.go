@@ -69,8 +69,14 @@ func TestStopDrainsKeptAliveConnections(t *testing.T) {
 						mu.Unlock()
 						return
 					}
-					_, _ = io.Copy(io.Discard, resp.Body)
+					_, err = io.Copy(io.Discard, resp.Body)
 					resp.Body.Close()
+					if err != nil {
+						mu.Lock()
+						failures = append(failures, err.Error())
+						mu.Unlock()
+						return
+					}
 					if resp.StatusCode != 200 && resp.StatusCode != 201 {
 						t.Errorf("PATCH: %d", resp.StatusCode)
 						return

@@ -42,69 +42,71 @@ func TestBodyRoutesMatchTheContract(t *testing.T) {
 // lone surrogate escape is a 400 naming the field (it was stored as
 // U+FFFD); every answer is one the contract describes.
 func TestRequestBodiesAreJSONAndValidUTF16(t *testing.T) {
-	c := apitest.Load(t)
-	base, srv := platformtest.Start(t, platform.Options{DisableProvisioner: true})
-	platformtest.CreateOrg(t, srv, "acme", "")
-	tok := "Bearer " + platformtest.CreateToken(t, srv, "acme", "ci")
-	const set = "/v1/organizations/acme/secrets/bot"
-	// do sends a request the contract allows (a lone surrogate is a valid
-	// string to it: it decodes it as U+FFFD).
-	do := func(method, path, body string) apitest.Reply {
-		t.Helper()
-		r, err := c.Do(t, base, method, path, body, map[string]string{"Authorization": tok})
+	eachStore(t, func(t *testing.T, db testDB) {
+		c := apitest.Load(t)
+		base, srv := platformtest.Start(t, storeOptions(t, db))
+		platformtest.CreateOrg(t, srv, "acme", "")
+		tok := "Bearer " + platformtest.CreateToken(t, srv, "acme", "ci")
+		const set = "/v1/organizations/acme/secrets/bot"
+		// do sends a request the contract allows (a lone surrogate is a valid
+		// string to it: it decodes it as U+FFFD).
+		do := func(method, path, body string) apitest.Reply {
+			t.Helper()
+			r, err := c.Do(t, base, method, path, body, map[string]string{"Authorization": tok})
+			if err != nil {
+				t.Errorf("api/openapi.yaml refuses %s %s %s: %v", method, path, body, err)
+			}
+			return r
+		}
+		errOf := func(r apitest.Reply) resources.ErrorDetail {
+			var e resources.ErrorResponse
+			if err := json.Unmarshal(r.Body, &e); err != nil {
+				t.Errorf("not a JSON error: %s", r.Body)
+			}
+			return e.Error
+		}
+		for _, ct := range []string{"text/plain", "application/octet-stream", "", "application/json; charset=latin1", "application/jsonx", "json"} {
+			for _, op := range []struct{ method, path, body string }{
+				{"PATCH", set, `{"set":{"A":"1"}}`},
+				{"PUT", set, `{"apiVersion":"botkit.dev/v1","kind":"SecretSet","metadata":{"name":"bot"},"spec":{"data":{"A":"1"}}}`},
+				{"POST", "/v1/organizations/acme/apply", `{"objects":[{"apiVersion":"botkit.dev/v1","kind":"SecretSet","metadata":{"name":"bot"},"spec":{"data":{"A":"1"}}}]}`},
+			} {
+				r, reqErr := c.Do(t, base, op.method, op.path, op.body, map[string]string{"Authorization": tok, "Content-Type": ct})
+				// The contract's media types have no parameters: the charset
+				// rule is in its description only.
+				if reqErr == nil && !strings.Contains(ct, "charset") {
+					t.Errorf("%s %s with Content-Type %q: api/openapi.yaml allows it", op.method, op.path, ct)
+				}
+				if e := errOf(r); r.Status != 415 || e.Code != resources.CodeInvalid || !strings.Contains(e.Message, "application/json") {
+					t.Errorf("%s %s with Content-Type %q: %d %s, want 415 invalid", op.method, op.path, ct, r.Status, r.Body)
+				}
+			}
+		}
+		if r := do("GET", set, ""); r.Status != 404 {
+			t.Fatalf("a body sent as another type was stored: GET %d %s", r.Status, r.Body)
+		}
+		r, err := c.Do(t, base, "PATCH", set, `{"set":{"A":"1"}}`, map[string]string{"Authorization": tok, "Content-Type": "Application/JSON; charset=UTF-8"})
 		if err != nil {
-			t.Errorf("api/openapi.yaml refuses %s %s %s: %v", method, path, body, err)
+			t.Errorf("api/openapi.yaml refuses application/json with charset utf-8: %v", err)
 		}
-		return r
-	}
-	errOf := func(r apitest.Reply) resources.ErrorDetail {
-		var e resources.ErrorResponse
-		if err := json.Unmarshal(r.Body, &e); err != nil {
-			t.Errorf("not a JSON error: %s", r.Body)
+		if r.Status != 201 {
+			t.Fatalf("application/json with charset utf-8: %d %s", r.Status, r.Body)
 		}
-		return e.Error
-	}
-	for _, ct := range []string{"text/plain", "application/octet-stream", "", "application/json; charset=latin1", "application/jsonx", "json"} {
-		for _, op := range []struct{ method, path, body string }{
-			{"PATCH", set, `{"set":{"A":"1"}}`},
-			{"PUT", set, `{"apiVersion":"botkit.dev/v1","kind":"SecretSet","metadata":{"name":"bot"},"spec":{"data":{"A":"1"}}}`},
-			{"POST", "/v1/organizations/acme/apply", `{"objects":[{"apiVersion":"botkit.dev/v1","kind":"SecretSet","metadata":{"name":"bot"},"spec":{"data":{"A":"1"}}}]}`},
-		} {
-			r, reqErr := c.Do(t, base, op.method, op.path, op.body, map[string]string{"Authorization": tok, "Content-Type": ct})
-			// The contract's media types have no parameters: the charset
-			// rule is in its description only.
-			if reqErr == nil && !strings.Contains(ct, "charset") {
-				t.Errorf("%s %s with Content-Type %q: api/openapi.yaml allows it", op.method, op.path, ct)
-			}
-			if e := errOf(r); r.Status != 415 || e.Code != resources.CodeInvalid || !strings.Contains(e.Message, "application/json") {
-				t.Errorf("%s %s with Content-Type %q: %d %s, want 415 invalid", op.method, op.path, ct, r.Status, r.Body)
-			}
-		}
-	}
-	if r := do("GET", set, ""); r.Status != 404 {
-		t.Fatalf("a body sent as another type was stored: GET %d %s", r.Status, r.Body)
-	}
-	r, err := c.Do(t, base, "PATCH", set, `{"set":{"A":"1"}}`, map[string]string{"Authorization": tok, "Content-Type": "Application/JSON; charset=UTF-8"})
-	if err != nil {
-		t.Errorf("api/openapi.yaml refuses application/json with charset utf-8: %v", err)
-	}
-	if r.Status != 201 {
-		t.Fatalf("application/json with charset utf-8: %d %s", r.Status, r.Body)
-	}
 
-	for _, body := range []string{`{"set":{"B":"\udc00x"}}`, `{"set":{"B":"x\ud83d"}}`, `{"set":{"B":"\ud83d\u0041"}}`} {
-		r := do("PATCH", set, body)
-		if e := errOf(r); r.Status != 400 || e.Code != resources.CodeInvalid || !strings.Contains(e.Message, `"set.B"`) || !strings.Contains(e.Message, "surrogate") {
-			t.Errorf("PATCH %s: %d %s, want 400 naming set.B", body, r.Status, r.Body)
+		for _, body := range []string{`{"set":{"B":"\udc00x"}}`, `{"set":{"B":"x\ud83d"}}`, `{"set":{"B":"\ud83d\u0041"}}`} {
+			r := do("PATCH", set, body)
+			if e := errOf(r); r.Status != 400 || e.Code != resources.CodeInvalid || !strings.Contains(e.Message, `"set.B"`) || !strings.Contains(e.Message, "surrogate") {
+				t.Errorf("PATCH %s: %d %s, want 400 naming set.B", body, r.Status, r.Body)
+			}
 		}
-	}
-	r = do("GET", set, "")
-	if strings.Contains(string(r.Body), `"B"`) {
-		t.Errorf("a lone surrogate was stored: %s", r.Body)
-	}
-	if r := do("PATCH", set, `{"set":{"C":"\ud83d\ude00"}}`); r.Status != 200 {
-		t.Errorf("a surrogate pair: %d %s", r.Status, r.Body)
-	}
+		r = do("GET", set, "")
+		if strings.Contains(string(r.Body), `"B"`) {
+			t.Errorf("a lone surrogate was stored: %s", r.Body)
+		}
+		if r := do("PATCH", set, `{"set":{"C":"\ud83d\ude00"}}`); r.Status != 200 {
+			t.Errorf("a surrogate pair: %d %s", r.Status, r.Body)
+		}
+	})
 }
 
 // A path that is not clean is a JSON 404, never a redirect.

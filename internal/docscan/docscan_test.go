@@ -1,6 +1,9 @@
 package docscan
 
 import (
+	"bytes"
+	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -128,4 +131,47 @@ func TestYAML(t *testing.T) {
 			t.Errorf("%.60q: %#v, want too deep at line %d", c.doc, err, c.line)
 		}
 	}
+}
+
+// FuzzJSON: on valid JSON, the scan reports too deep exactly when
+// encoding/json's tokens nest deeper than MaxDepth, and a lone surrogate
+// only where decoding would have replaced it with U+FFFD.
+func FuzzJSON(f *testing.F) {
+	for _, s := range []string{`{"a":[1,{"b":"\u00e9"}]}`, `["\ud83d\ude00"]`, `"\udc00"`, `[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]`, `{"a\"[":"[["}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if !json.Valid(data) {
+			_ = JSON(data) // error ignored: malformed input only must not panic or hang
+			return
+		}
+		dec := json.NewDecoder(bytes.NewReader(data))
+		depth, deepest := 0, 0
+		for {
+			tok, err := dec.Token()
+			if err != nil {
+				break
+			}
+			switch tok {
+			case json.Delim('['), json.Delim('{'):
+				depth++
+				deepest = max(deepest, depth)
+			case json.Delim(']'), json.Delim('}'):
+				depth--
+			}
+		}
+		e := JSON(data)
+		if e != nil && e.Problem == TooDeep && deepest <= MaxDepth {
+			t.Fatalf("%q: too deep, but it nests %d levels", data, deepest)
+		}
+		if deepest > MaxDepth && e == nil {
+			t.Fatalf("%q nests %d levels: %v", data, deepest, e)
+		}
+		if e != nil && e.Problem == LoneSurrogate {
+			var v any
+			if err := json.Unmarshal(data, &v); err != nil || !strings.Contains(fmt.Sprint(v), "\uFFFD") {
+				t.Fatalf("%q: lone surrogate reported, but it decodes to %v (%v)", data, v, err)
+			}
+		}
+	})
 }

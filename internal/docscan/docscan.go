@@ -34,6 +34,9 @@ const (
 	// LoneSurrogate: a JSON string escape \uD800-\uDFFF that is not half of
 	// a surrogate pair (encoding/json would silently decode it as U+FFFD).
 	LoneSurrogate
+	// TooManyMembers: an object or array with more members than the limit
+	// given to JSONMembers.
+	TooManyMembers
 )
 
 // Error is a problem at a place in a document. It never quotes a value.
@@ -42,6 +45,7 @@ type Error struct {
 	Offset  int    // byte offset of the problem
 	Line    int    // 1-based line of Offset
 	Path    string // JSON only: the keys and indexes down to it (objects[0].spec), "" at the top
+	Limit   int    // TooManyMembers: the limit
 }
 
 func (e *Error) Error() string {
@@ -51,6 +55,8 @@ func (e *Error) Error() string {
 		msg = fmt.Sprintf("nested deeper than %d levels", MaxDepth)
 	case LoneSurrogate:
 		msg = `a \u escape is half of a UTF-16 surrogate pair (\ud800-\udfff) without its other half`
+	case TooManyMembers:
+		msg = fmt.Sprintf("more than %d members in one object or array", e.Limit)
 	}
 	if e.Path != "" {
 		return strconv.Quote(truncate(e.Path)) + ": " + msg
@@ -69,7 +75,7 @@ type frame struct {
 	object  bool
 	wantKey bool
 	key     []byte // object: the current key, raw (between its quotes)
-	index   int    // array: the current index
+	index   int    // the current member's index
 }
 
 // JSON scans a JSON document once: it reports the first object or array
@@ -77,7 +83,13 @@ type frame struct {
 // string, with the path of keys down to it. Malformed JSON is left to the
 // decoder to report (JSON reports nothing it cannot place). It allocates
 // only to build an Error.
-func JSON(data []byte) *Error {
+func JSON(data []byte) *Error { return JSONMembers(data, 0) }
+
+// JSONMembers is JSON that also reports the first object or array with
+// more than maxMembers members (0: no limit): a decoder spends memory per
+// member (the platform's request bodies: ~200 bytes for each "{}" of a
+// wide array).
+func JSONMembers(data []byte, maxMembers int) *Error {
 	var stack [MaxDepth]frame
 	depth := 0
 	fail := func(p Problem, off int) *Error {
@@ -97,10 +109,14 @@ func JSON(data []byte) *Error {
 			}
 		case ',':
 			if depth > 0 {
-				if f := &stack[depth-1]; f.object {
+				f := &stack[depth-1]
+				f.index++
+				if f.object {
 					f.wantKey = true
-				} else {
-					f.index++
+				}
+				if maxMembers > 0 && f.index >= maxMembers {
+					// The path of the object or array itself.
+					return &Error{Problem: TooManyMembers, Offset: i, Line: lineOf(data, i), Path: jsonPath(stack[:depth-1]), Limit: maxMembers}
 				}
 			}
 		case '"':

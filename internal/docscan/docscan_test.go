@@ -79,6 +79,30 @@ func TestTOML(t *testing.T) {
 	}
 }
 
+func TestJSONMembers(t *testing.T) {
+	for _, c := range []struct {
+		doc  string
+		path string // "": no error
+	}{
+		{`{"objects":[` + strings.Repeat(`{},`, 9) + `{}]}`, ""},
+		{`{"objects":[` + strings.Repeat(`{},`, 10) + `{}]}`, "objects"},
+		{`{"a":{"b":[1,2],` + strings.Repeat(`"k":1,`, 10) + `"z":1}}`, "a"},
+		{strings.Repeat(`1,`, 20), ""}, // not in a container: the decoder refuses it
+		{`[[` + strings.Repeat(`1,`, 20) + `1]]`, "[0]"},
+	} {
+		err := JSONMembers([]byte(c.doc), 10)
+		switch {
+		case c.path == "" && err != nil:
+			t.Errorf("%.60q: %v", c.doc, err)
+		case c.path != "" && (err == nil || err.Problem != TooManyMembers || err.Path != c.path || !strings.Contains(err.Error(), "more than 10 members")):
+			t.Errorf("%.60q: %#v, want too many members at %q", c.doc, err, c.path)
+		}
+	}
+	if err := JSON([]byte(`[` + strings.Repeat(`1,`, 100000) + `1]`)); err != nil {
+		t.Errorf("JSON has no member limit: %v", err)
+	}
+}
+
 func TestErrorNamesThePathNeverAValue(t *testing.T) {
 	err := JSON([]byte(`{"set":{"TOKEN":"s3cret-value\udc00"}}`))
 	if err == nil || strings.Contains(err.Error(), "s3cret") || !strings.Contains(err.Error(), `"set.TOKEN"`) {

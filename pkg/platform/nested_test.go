@@ -18,7 +18,8 @@ import (
 
 // A deeply nested body costs the platform a small multiple of its size,
 // whatever its depth: 1 MiB of "[" to PATCH, 8 MiB of "[" to /apply, and
-// several at once are each a 400 naming the nesting, and the process's
+// several at once are each a 400 naming the nesting (an array of millions
+// of empty objects a 413 naming it), and the process's
 // allocations while they are served stay within a few times the bytes sent
 // (they were ~200 times: every level was a frame in the body's checks
 // before the decoder's own depth limit).
@@ -28,7 +29,7 @@ func TestDeeplyNestedBodiesCostLittleMemory(t *testing.T) {
 		platformtest.CreateOrg(t, srv, "acme", "")
 		tok := platformtest.CreateToken(t, srv, "acme", "ci")
 		client := &http.Client{}
-		send := func(method, path string, body []byte) {
+		send := func(method, path string, body []byte, status int, says string) {
 			req, err := http.NewRequest(method, base+path, bytes.NewReader(body))
 			if err != nil {
 				t.Error(err)
@@ -48,35 +49,41 @@ func TestDeeplyNestedBodiesCostLittleMemory(t *testing.T) {
 				return
 			}
 			var e resources.ErrorResponse
-			if resp.StatusCode != 400 || json.Unmarshal(data, &e) != nil || !strings.Contains(e.Error.Message, "nested deeper than") {
-				t.Errorf("%s %s (%d bytes of nesting): %d %s, want 400 naming the nesting", method, path, len(body), resp.StatusCode, data)
+			if resp.StatusCode != status || json.Unmarshal(data, &e) != nil || !strings.Contains(e.Error.Message, says) {
+				t.Errorf("%s %s (%d bytes): %d %.300s, want %d saying %q", method, path, len(body), resp.StatusCode, data, status, says)
 			}
 		}
 		const patch, apply = "/v1/organizations/acme/secrets/bot", "/v1/organizations/acme/apply"
 		oneMiB := bytes.Repeat([]byte("["), 1<<20)
 		eightMiB := bytes.Repeat([]byte("["), 8<<20)
 		objects := append([]byte(`{"objects":[`), bytes.Repeat([]byte(`{"spec":`), 1<<20)...)
+		// Wide rather than deep: 2.8 million empty objects (~600 MB before).
+		wide := append(append([]byte(`{"objects":[`), bytes.Repeat([]byte(`{},`), 8<<20/3-10)...), "{}]}"...)
+		const deep = "nested deeper than 16 levels"
 		cases := []struct {
 			name   string
 			method string
 			path   string
 			body   []byte
 			n      int // sent at once
+			status int
+			says   string
 		}{
-			{"PATCH 1 MiB of [", "PATCH", patch, oneMiB, 1},
-			{"PATCH 1 MiB of [ x 8 at once", "PATCH", patch, oneMiB, 8},
-			{"apply 8 MiB of [", "POST", apply, eightMiB, 1},
-			{"apply 8 MiB of [ x 4 at once", "POST", apply, eightMiB, 4},
-			{"apply 8 MiB of nested objects", "POST", apply, objects, 1},
+			{"PATCH 1 MiB of [", "PATCH", patch, oneMiB, 1, 400, deep},
+			{"PATCH 1 MiB of [ x 8 at once", "PATCH", patch, oneMiB, 8, 400, deep},
+			{"apply 8 MiB of [", "POST", apply, eightMiB, 1, 400, deep},
+			{"apply 8 MiB of [ x 4 at once", "POST", apply, eightMiB, 4, 400, deep},
+			{"apply 8 MiB of nested objects", "POST", apply, objects, 1, 400, deep},
+			{"apply 8 MiB of empty objects", "POST", apply, wide, 1, 413, `"objects": more than 10000 members`},
 		}
 		for _, c := range cases {
-			send(c.method, c.path, c.body) // warm up connections and pools
+			send(c.method, c.path, c.body, c.status, c.says) // warm up connections and pools
 			var before, after runtime.MemStats
 			runtime.GC()
 			runtime.ReadMemStats(&before)
 			var wg sync.WaitGroup
 			for range c.n {
-				wg.Go(func() { send(c.method, c.path, c.body) })
+				wg.Go(func() { send(c.method, c.path, c.body, c.status, c.says) })
 			}
 			wg.Wait()
 			runtime.ReadMemStats(&after)

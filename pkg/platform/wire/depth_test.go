@@ -54,3 +54,20 @@ func BenchmarkDecodeNested(b *testing.B) {
 		}
 	}
 }
+
+// An object or array of a body holds at most maxMembers members (the most
+// objects an apply holds): one more is too_large, naming where.
+func TestDecodeRefusesTooManyMembers(t *testing.T) {
+	objects := func(n int) []byte {
+		return []byte(`{"objects":[` + strings.TrimSuffix(strings.Repeat(`{"kind":"SecretSet"},`, n), ",") + `]}`)
+	}
+	var req RawApplyRequest
+	if err := Decode(objects(resources.MaxApplyObjects), &req, resources.MaxApplyRequestBytes); err != nil || len(req.Objects) != resources.MaxApplyObjects {
+		t.Fatalf("%d objects: %v", resources.MaxApplyObjects, err)
+	}
+	err := Decode(objects(resources.MaxApplyObjects+1), &req, resources.MaxApplyRequestBytes)
+	var re *resources.Error
+	if !errors.As(err, &re) || re.Code != resources.CodeTooLarge || !strings.Contains(re.Message, `"objects": more than 10000 members`) {
+		t.Errorf("%d objects: %v, want too_large naming objects", resources.MaxApplyObjects+1, err)
+	}
+}

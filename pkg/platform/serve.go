@@ -34,7 +34,9 @@ const ShutdownTimeout = 10 * time.Second
 //     ShutdownTimeout to finish.
 //
 // onStop, when not nil, is called when ctx ends, before the drain. Serve
-// returns nil after a drain, or the error that stopped serving.
+// returns nil after a drain, or the error that stopped serving. It wraps
+// hs.Handler and hs.ConnState (calling the ones set); for TLS, pass a
+// listener that speaks it (tls.NewListener).
 func Serve(ctx context.Context, hs *http.Server, ln net.Listener, onStop func()) error {
 	return serve(ctx, hs, ln, onStop, DrainGrace, ShutdownTimeout)
 }

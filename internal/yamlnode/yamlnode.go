@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/botkit-dev/botkit/internal/docscan"
 )
 
 // Describe names the type of a node for an error message ("a mapping", "a
@@ -88,4 +90,35 @@ func ErrorMessage(err error) (int, string) {
 		return n, msg[len(m[0]):]
 	}
 	return 0, msg
+}
+
+// TooDeep reports the first mapping or sequence of n (a document or any
+// node) nested deeper than docscan.MaxDepth, the one nesting limit of
+// documents botkit reads, as a *docscan.Error with its line (nil when
+// there is none). It descends no further than the limit and does not
+// follow aliases. (The parser itself stops at 10,000 levels.)
+func TooDeep(n *yaml.Node) *docscan.Error {
+	if d := tooDeep(n, 0); d != nil {
+		return &docscan.Error{Problem: docscan.TooDeep, Line: d.Line}
+	}
+	return nil
+}
+
+func tooDeep(n *yaml.Node, depth int) *yaml.Node {
+	switch n.Kind {
+	case yaml.MappingNode, yaml.SequenceNode:
+		if depth == docscan.MaxDepth {
+			return n
+		}
+		depth++
+	case yaml.DocumentNode:
+	default:
+		return nil
+	}
+	for _, c := range n.Content {
+		if d := tooDeep(c, depth); d != nil {
+			return d
+		}
+	}
+	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/botkit-dev/botkit/internal/docscan"
 	"github.com/botkit-dev/botkit/internal/yamlnode"
 	"github.com/botkit-dev/botkit/pkg/resources"
 	"github.com/botkit-dev/botkit/pkg/sealed"
@@ -113,6 +114,12 @@ func splitDocuments(file string, data []byte, problems *[]Problem) []chunk {
 	}
 	var out []chunk
 	if len(trimmed) > 0 && trimmed[0] == '{' {
+		// Nesting (and lone surrogate escapes, which encoding/json would
+		// turn into U+FFFD) before any decoder spends memory per level.
+		if e := docscan.JSON(data); e != nil {
+			*problems = append(*problems, Problem{File: file, Line: e.Line, Message: e.Error()})
+			return out
+		}
 		dec := json.NewDecoder(bytes.NewReader(data))
 		for {
 			start := dec.InputOffset()
@@ -145,6 +152,10 @@ func splitDocuments(file string, data []byte, problems *[]Problem) []chunk {
 			out = append(out, chunk{&n, lineOffset, columnOffset(data, off)})
 		}
 	}
+	if e := docscan.YAML(data); e != nil {
+		*problems = append(*problems, Problem{File: file, Line: e.Line, Message: e.Error()})
+		return out
+	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	for {
 		var n yaml.Node
@@ -155,6 +166,10 @@ func splitDocuments(file string, data []byte, problems *[]Problem) []chunk {
 		if err != nil {
 			line, msg := yamlnode.ErrorMessage(err)
 			*problems = append(*problems, Problem{File: file, Line: line, Message: msg})
+			return out
+		}
+		if e := yamlnode.TooDeep(&n); e != nil {
+			*problems = append(*problems, Problem{File: file, Line: e.Line, Message: e.Error()})
 			return out
 		}
 		out = append(out, chunk{&n, 0, 0})

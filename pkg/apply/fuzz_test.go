@@ -68,6 +68,10 @@ func FuzzDecodeRaw(f *testing.F) {
 	f.Add([]byte("{\"a\":1}\n{\"b\":"))
 	f.Add([]byte("apiVersion: botkit.dev/v1\nkind: SecretSet\nmetadata: {name: x, labels: {sealed: \"true\"}}\nspec:\n  data:\n    A:\n      sealed: >-\n        v1.x\n    B: {sealed: |\n        v1.y\n      }\n"))
 	f.Add([]byte("{\"kind\":\"SecretSet\",\"spec\":{\"data\":{\"A\":{\"sealed\":\"v\"}}}} {\"kind\":\"List\",\"items\":[{\"kind\":\"SecretSet\",\"spec\":{\"data\":{\"B\":{\"sealed\":\"é\"}}}}]}"))
+	f.Add([]byte("kind: " + strings.Repeat("[", 100)))
+	f.Add([]byte("a:\n" + strings.Repeat("  b:\n", 20)))
+	f.Add([]byte("{\"spec\":" + strings.Repeat("{\"a\":", 20)))
+	f.Add([]byte("a: |\n  [[[[[[[[[[[[[[[[[[[[\nb: '[[[[[[[[[[[[[[[[[['\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		// reseal's reading: every sealed value at a line of the input.
 		srcs, _ := SealedSources("m.yaml", data)

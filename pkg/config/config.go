@@ -26,6 +26,8 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/botkit-dev/botkit/internal/atomicfile"
+	"github.com/botkit-dev/botkit/internal/docscan"
+	"github.com/botkit-dev/botkit/internal/yamlnode"
 	"github.com/botkit-dev/botkit/pkg/resources"
 )
 
@@ -653,8 +655,16 @@ func (d decoder) str(key string, v *yaml.Node) (string, error) {
 func parse(path string, b []byte) (File, error) {
 	var f File
 	var doc yaml.Node
+	// Nesting before and after parsing: the one limit of every document
+	// botkit reads (docscan.MaxDepth).
+	if e := docscan.YAML(b); e != nil {
+		return f, &FileError{Path: path, Line: e.Line, Msg: e.Error()}
+	}
 	if err := yaml.Unmarshal(b, &doc); err != nil {
 		return f, yamlError(path, err)
+	}
+	if e := yamlnode.TooDeep(&doc); e != nil {
+		return f, &FileError{Path: path, Line: e.Line, Msg: e.Error()}
 	}
 	if doc.Kind == 0 || len(doc.Content) == 0 {
 		withLocal(&f) // empty file

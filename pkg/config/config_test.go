@@ -212,7 +212,7 @@ func TestSaveRoundTripsAnyString(t *testing.T) {
 // FuzzParse: any input parses or fails with a FileError, and a saved File
 // reads back equal.
 func FuzzParse(f *testing.F) {
-	for _, s := range []string{"apiUrl: https://x\n", "organization: a\norganization: b\n", "region: [\n", "- a\n", "token: 'x'\n", "a: &x 1\nb: *x\n", "apiUrl: !!binary aGk=\n",
+	for _, s := range []string{"apiUrl: https://x\n", "organization: a\norganization: b\n", "region: [\n", "- a\n", "token: 'x'\n", "a: &x 1\nb: *x\n", "apiUrl: !!binary aGk=\n", "contexts: " + strings.Repeat("[", 100) + "\n", "contexts:\n" + strings.Repeat("  - ", 20) + "a\n",
 		"apiVersion: botkit.dev/v1\nkind: Config\ncurrentContext: a\ncontexts:\n  - name: a\n    apiUrl: https://x\n    protected: true\ntokens:\n  x: bkp_1\n"} {
 		f.Add([]byte(s))
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/pelletier/go-toml/v2"
 
+	"github.com/botkit-dev/botkit/internal/docscan"
 	"github.com/botkit-dev/botkit/pkg/resources"
 )
 
@@ -127,6 +128,11 @@ func (e *Error) ErrorCode() string { return resources.CodeInvalid }
 
 // Parse reads data (the file at path, for messages) strictly.
 func Parse(path string, data []byte) (*File, error) {
+	// Nesting first, before the parser keeps state per level: the one limit
+	// of every document botkit reads (docscan.MaxDepth).
+	if e := docscan.TOML(data); e != nil {
+		return nil, &Error{Problems: []Problem{{File: path, Line: e.Line, Message: e.Error()}}}
+	}
 	f := &File{path: path, lines: keyLines(data)}
 	// Values of the wrong type first, all of them, in the file's words
 	// ("agent_name: want a string, got an integer"): the decoder would

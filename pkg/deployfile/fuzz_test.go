@@ -2,6 +2,7 @@ package deployfile
 
 import (
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -15,6 +16,9 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("agent_name = 3\n[scaling]\nmin_agents = \"x\"\n[build.exclude]\npatterns = [1]\n"))
 	f.Add([]byte("scaling = 3\n[agent_name]\nx = 1979-05-27\n"))
 	f.Add([]byte("krisp_viva = {audio_filter = 1}\ndocker.auto_latest = \"no\"\n"))
+	f.Add([]byte("a = " + strings.Repeat("[", 100) + "\n"))
+	f.Add([]byte("[scaling]\nx = " + strings.Repeat("{a = ", 20) + "1" + strings.Repeat("}", 20) + "\n"))
+	f.Add([]byte("[" + strings.Repeat("a.", 20) + "b]\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		df, err := Parse("f.toml", data)
 		if err != nil {

@@ -105,7 +105,9 @@ func TestEmbeddedPicksUpLeftPending(t *testing.T) {
 	dir := t.TempDir()
 	srv := platformtest.Open(t, platform.Options{DataDir: dir, NoAuthOrg: client.EmbeddedOrg, DisableProvisioner: true})
 	rec := httptest.NewRecorder()
-	srv.Handler().ServeHTTP(rec, httptest.NewRequest("PATCH", "/v1/organizations/local/secrets/left", strings.NewReader(`{"set":{"A":"1"}}`)))
+	req := httptest.NewRequest("PATCH", "/v1/organizations/local/secrets/left", strings.NewReader(`{"set":{"A":"1"}}`))
+	req.Header.Set("Content-Type", "application/json")
+	srv.Handler().ServeHTTP(rec, req)
 	srv.Close()
 	if rec.Code != http.StatusCreated {
 		t.Fatalf("write: %d %s", rec.Code, rec.Body)

@@ -41,7 +41,7 @@ func BenchmarkApply1000(b *testing.B) {
 	h := srv.Handler()
 	do := func(body []byte) {
 		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, httptest.NewRequest("POST", "/v1/organizations/local/apply", strings.NewReader(string(body))))
+		h.ServeHTTP(rec, jsonRequest("POST", "/v1/organizations/local/apply", strings.NewReader(string(body))))
 		if rec.Code != 200 {
 			b.Fatalf("apply: %d %s", rec.Code, rec.Body.String()[:min(300, rec.Body.Len())])
 		}
@@ -120,7 +120,7 @@ func BenchmarkApplySealed1000(b *testing.B) {
 				i++
 				b.StartTimer()
 				rec := httptest.NewRecorder()
-				h.ServeHTTP(rec, httptest.NewRequest("POST", "/v1/organizations/local/apply", strings.NewReader(string(data))))
+				h.ServeHTTP(rec, jsonRequest("POST", "/v1/organizations/local/apply", strings.NewReader(string(data))))
 				if rec.Code != 200 {
 					b.Fatalf("apply: %d %s", rec.Code, rec.Body.String()[:min(300, rec.Body.Len())])
 				}

@@ -97,6 +97,9 @@ func (e *apiEnv) call(method, path string, body any) apiReply {
 	if err != nil {
 		e.t.Fatal(err)
 	}
+	if rd != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		e.t.Fatal(err)

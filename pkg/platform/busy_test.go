@@ -50,7 +50,7 @@ func lockedPlatform(t *testing.T, bound time.Duration) (srv *platform.Server, re
 
 // patchReq is a PATCH of set bot of organization local.
 func patchReq(ctx context.Context) *http.Request {
-	return httptest.NewRequest("PATCH", "/v1/organizations/local/secrets/bot", strings.NewReader(`{"set":{"A":"1"}}`)).WithContext(ctx)
+	return jsonRequest("PATCH", "/v1/organizations/local/secrets/bot", strings.NewReader(`{"set":{"A":"1"}}`)).WithContext(ctx)
 }
 
 // serve serves req and returns its answer; the test fails if none came

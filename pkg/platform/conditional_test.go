@@ -17,7 +17,7 @@ func TestConditionalPatch(t *testing.T) {
 	srv := platformtest.Open(t, platform.Options{DataDir: t.TempDir(), NoAuthOrg: "local"})
 	h := srv.Handler()
 	patch := func(body string, hdr ...string) *httptest.ResponseRecorder {
-		req := httptest.NewRequest("PATCH", "/v1/organizations/local/secrets/app", strings.NewReader(body))
+		req := jsonRequest("PATCH", "/v1/organizations/local/secrets/app", strings.NewReader(body))
 		for i := 0; i+1 < len(hdr); i += 2 {
 			req.Header.Set(hdr[i], hdr[i+1])
 		}

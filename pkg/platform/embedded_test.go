@@ -2,6 +2,7 @@ package platform_test
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -21,7 +22,7 @@ func TestEmbeddedNoAuthOrg(t *testing.T) {
 	srv := platformtest.Open(t, platform.Options{DataDir: t.TempDir(), NoAuthOrg: "local", AllowPrivateRegistries: true, PollInterval: 50 * time.Millisecond})
 	h := srv.Handler()
 	do := func(method, path, body, token string) *httptest.ResponseRecorder {
-		req := httptest.NewRequest(method, path, strings.NewReader(body))
+		req := jsonRequest(method, path, strings.NewReader(body))
 		if token != "" {
 			req.Header.Set("Authorization", "Bearer "+token)
 		}
@@ -73,4 +74,12 @@ func TestNoTokenRefused(t *testing.T) {
 	if rec.Code != http.StatusUnauthorized || !strings.Contains(rec.Body.String(), `"code":"unauthenticated"`) {
 		t.Errorf("%d %s", rec.Code, rec.Body)
 	}
+}
+
+// jsonRequest is an in-process request with a JSON body, as the CLI's
+// client sends it (Content-Type: application/json).
+func jsonRequest(method, target string, body io.Reader) *http.Request {
+	req := httptest.NewRequest(method, target, body)
+	req.Header.Set("Content-Type", "application/json")
+	return req
 }

@@ -137,7 +137,7 @@ func writeKey(t *testing.T, path, hexByte string) {
 func patch(t *testing.T, srv *platform.Server, name, body string, want int) {
 	t.Helper()
 	rec := httptest.NewRecorder()
-	srv.Handler().ServeHTTP(rec, httptest.NewRequest("PATCH", "/v1/organizations/local/secrets/"+name, strings.NewReader(body)))
+	srv.Handler().ServeHTTP(rec, jsonRequest("PATCH", "/v1/organizations/local/secrets/"+name, strings.NewReader(body)))
 	if rec.Code != want {
 		t.Fatalf("PATCH %s: %d %s, want %d", name, rec.Code, rec.Body, want)
 	}

@@ -23,7 +23,7 @@ func TestProvisionPasses(t *testing.T) {
 	h := srv.Handler()
 	do := func(method, path, body string) *httptest.ResponseRecorder {
 		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, httptest.NewRequest(method, path, strings.NewReader(body)))
+		h.ServeHTTP(rec, jsonRequest(method, path, strings.NewReader(body)))
 		return rec
 	}
 	passes := func() float64 {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/botkit-dev/botkit/internal/docscan"
 	"github.com/botkit-dev/botkit/internal/yamlnode"
 	yaml "go.yaml.in/yaml/v3"
 )
@@ -41,6 +42,11 @@ func DecodeConfigFile(name string, data []byte) (Partial, error) {
 	if prob := checkJSON(name, data); prob != "" {
 		return Partial{}, &ConfigFileError{Problems: []string{prob}}
 	}
+	// Nesting before and after parsing: the one limit of every document
+	// botkit reads (docscan.MaxDepth).
+	if e := docscan.YAML(data); e != nil {
+		return Partial{}, &ConfigFileError{Problems: []string{fmt.Sprintf("%s:%d: %s", name, e.Line, e)}}
+	}
 	var doc yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&doc); err != nil {
@@ -48,6 +54,9 @@ func DecodeConfigFile(name string, data []byte) (Partial, error) {
 			return Partial{}, &ConfigFileError{Problems: []string{fmt.Sprintf("%s: empty config file", name)}}
 		}
 		return Partial{}, &ConfigFileError{Problems: []string{fmt.Sprintf("%s: %s", name, yamlMessage(err))}}
+	}
+	if e := yamlnode.TooDeep(&doc); e != nil {
+		return Partial{}, &ConfigFileError{Problems: []string{fmt.Sprintf("%s:%d: %s", name, e.Line, e)}}
 	}
 	var extra yaml.Node
 	if err := dec.Decode(&extra); err == nil {
@@ -80,6 +89,9 @@ func checkJSON(name string, data []byte) string {
 	trimmed := bytes.TrimLeft(data, " \t\r\n\ufeff")
 	if len(trimmed) == 0 || (trimmed[0] != '{' && trimmed[0] != '[') {
 		return ""
+	}
+	if e := docscan.JSON(data); e != nil {
+		return fmt.Sprintf("%s:%d: %v", name, e.Line, e)
 	}
 	lineAt := func(off int64) int { return 1 + bytes.Count(data[:min(int(off), len(data))], []byte("\n")) }
 	dec := json.NewDecoder(bytes.NewReader(data))

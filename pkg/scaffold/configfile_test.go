@@ -94,6 +94,10 @@ func FuzzDecodeConfigFile(f *testing.F) {
 		"{\"project_name\":\"a\"} {\"b\":1}",
 		"{\"eval\": true,}",
 		"[1,2] x",
+		"transports: " + strings.Repeat("[", 100),
+		"{\"transports\":" + strings.Repeat("[", 100),
+		"eval:\n" + strings.Repeat("  a:\n", 20),
+		"{\"project_name\":\"\\udc00\"}",
 	} {
 		f.Add([]byte(seed))
 	}

@@ -163,7 +163,7 @@ func (o *ServeOptions) tlsConfig(logger *slog.Logger) (*tls.Config, error) {
 	return cfg, nil
 }
 
-// RunServe serves until ctx ends, then shuts down gracefully.
+// RunServe serves until ctx ends, then drains (platform.Serve).
 func RunServe(ctx context.Context, o *ServeOptions) error {
 	if err := o.require(); err != nil {
 		return err
@@ -219,17 +219,9 @@ func RunServe(ctx context.Context, o *ServeOptions) error {
 	}
 	hs := platform.HTTPServer(srv.Handler(), slog.NewLogLogger(h, slog.LevelWarn))
 	fmt.Fprintf(o.IO.ErrOut, "listening on %s://%s\n", scheme, ln.Addr())
-	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
-	}
-	logger.Info("shutting down")
-	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := hs.Shutdown(sctx); err != nil {
+	// Until ctx ends (SIGTERM, Ctrl-C); then a drain that leaves no request
+	// sent on a kept-alive connection without its answer.
+	if err := platform.Serve(ctx, hs, ln, func() { logger.Info("shutting down") }); err != nil {
 		return err
 	}
 	return srv.Close()

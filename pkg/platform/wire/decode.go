@@ -10,8 +10,14 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/botkit-dev/botkit/internal/docscan"
 	"github.com/botkit-dev/botkit/pkg/resources"
 )
+
+// maxMembers bounds the members of any object or array of a request body:
+// the contract's largest maxItems (apply's and delete's objects, reseal's
+// values). A wide body is refused before a decoder spends memory per member.
+const maxMembers = max(resources.MaxApplyObjects, resources.MaxResealValues)
 
 func errInvalid(format string, args ...any) *resources.Error {
 	return resources.Errorf(resources.CodeInvalid, format, args...)
@@ -23,8 +29,14 @@ func BodyTooLarge(limit int) *resources.Error {
 }
 
 // Decode decodes a request body of at most limit bytes strictly into v:
-// valid UTF-8, no duplicate key, no null, no unknown field, no trailing
-// data. Its errors are *resources.Error and never quote the body.
+// valid UTF-8 (also in \u escapes: no lone surrogate), nested at most
+// docscan.MaxDepth levels, at most maxMembers members in an object or array
+// (else too_large), no duplicate key, no null, no unknown field, no
+// trailing data. Its errors are *resources.Error and never quote the body.
+//
+// The nesting is checked first, in one pass that allocates nothing: the
+// checks after it keep a frame per level, and so cost a small multiple of
+// the body whatever its shape.
 func Decode(data []byte, v any, limit int) error {
 	if len(data) > limit {
 		return BodyTooLarge(limit)
@@ -34,6 +46,12 @@ func Decode(data []byte, v any, limit int) error {
 	}
 	if p, ok := v.(*resources.Patch); ok && decodePatchFast(data, p) {
 		return nil
+	}
+	if err := docscan.JSONMembers(data, maxMembers); err != nil {
+		if err.Problem == docscan.TooManyMembers {
+			return resources.Errorf(resources.CodeTooLarge, "request body: %s", err)
+		}
+		return errInvalid("request body: %s", err)
 	}
 	if err := checkDuplicateKeys(data); err != nil {
 		return err

@@ -69,6 +69,9 @@ func FuzzDecodeRaw(f *testing.F) {
 		f.Add([]byte(strings.ReplaceAll(tmpl, "%V%", "v")))
 	}
 	f.Add([]byte(`{"labels":{"a/b":"c"},"region":"us-west","encode":false}`))
+	f.Add([]byte(strings.Repeat("[", 100)))
+	f.Add([]byte(`{"set":` + strings.Repeat(`{"A":`, 20) + `"x"` + strings.Repeat("}", 21)))
+	f.Add([]byte(`{"set":{"A":"\udc00x","B":"\ud83d\ude00"}}`))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		var p resources.Patch
 		if err := decodeJSON(body, &p); err == nil {

@@ -502,7 +502,11 @@ func (s *Store) commit(batch []*request) {
 		}
 		time.Sleep(busyStep / 4)
 	}
+	// A full disk fails the statement that needed space, or the commit:
+	// either way nothing of the batch was kept (SQLite rolls the whole
+	// transaction back), and the requests are told the storage is full.
 	if err != nil {
+		err = asFull(err)
 		for _, r := range batch {
 			r.done <- err
 		}
@@ -512,7 +516,7 @@ func (s *Store) commit(batch []*request) {
 		s.opts.OnCommit(len(batch), time.Since(start))
 	}
 	for i, r := range batch {
-		r.done <- results[i]
+		r.done <- asFull(results[i])
 	}
 }
 
@@ -548,7 +552,13 @@ func (s *Store) runBatch(batch []*request, safe bool) ([]error, error) {
 	}
 	abort := func(what string, err error) ([]error, error) {
 		tx.Rollback()
-		return nil, fmt.Errorf("%s: %w", what, err)
+		err = fmt.Errorf("%s: %w", what, err)
+		// After SQLITE_FULL SQLite may have rolled the transaction back
+		// itself, and the savepoint's statements then fail in turn.
+		if i := slices.IndexFunc(results, isFull); i >= 0 {
+			err = fmt.Errorf("%w: %w", err, results[i])
+		}
+		return nil, err
 	}
 	for i, r := range batch {
 		if err := r.ctx.Err(); err != nil {

@@ -62,13 +62,13 @@ type Options struct {
 	// batch, and the file is truncated back to this size (default
 	// DefaultWALLimit).
 	WALLimit int64
-	// IdleCheckpoint is how long the store must go without a commit before
+	// IdleCheckpoint is how long the store must go without a change before
 	// the writer truncates the log to nothing (default 1s): the log
 	// shrinks back once load stops.
 	IdleCheckpoint time.Duration
 
 	// idleTicks replaces the idle ticker (tests): the log is truncated at
-	// a tick that follows a tick with no commit in between.
+	// a tick that follows a tick with no change in between.
 	idleTicks <-chan time.Time
 }
 
@@ -353,19 +353,24 @@ func (s *Store) writer() {
 		defer t.Stop()
 		ticks = t.C
 	}
-	// committed: a commit since the last tick; logged: the log may hold
-	// frames (it is truncated to nothing at the first tick that follows a
-	// tick without a commit).
-	committed, logged := false, true
+	// changes: the rows the writer had changed at the last tick (commits
+	// that change nothing, such as the provisioner's polls, leave the log
+	// as it is); logged: the log may hold frames. The log is truncated at
+	// the first tick that follows a tick without a change.
+	changes, logged := int64(-1), true
 	for {
 		var first *request
 		select {
 		case first = <-s.reqs:
 		case <-ticks:
-			if !committed && logged {
+			var n int64
+			if err := s.w.QueryRow("SELECT total_changes()").Scan(&n); err != nil {
+				continue
+			}
+			if n == changes && logged {
 				logged = !s.truncateLog()
 			}
-			committed = false
+			changes = n
 			continue
 		case <-s.stop:
 			// Finish what is queued, then refuse.
@@ -390,7 +395,7 @@ func (s *Store) writer() {
 		}
 		s.commit(batch)
 		s.boundLog()
-		committed, logged = true, true
+		logged = true
 	}
 }
 

@@ -53,8 +53,12 @@ func TestSmallVolumeKeepsWorking(t *testing.T) {
 					failed <- err.Error()
 					return
 				}
-				msg, _ := io.ReadAll(resp.Body)
+				msg, err := io.ReadAll(resp.Body)
 				resp.Body.Close()
+				if err != nil {
+					failed <- err.Error()
+					return
+				}
 				if resp.StatusCode != 200 && resp.StatusCode != 201 {
 					failed <- fmt.Sprintf("write %d of client %d: %d %s", j, i, resp.StatusCode, msg)
 					return
@@ -192,8 +196,9 @@ func TestStorageFull(t *testing.T) {
 		if r := do("GET", failedName, ""); r.Status != 404 {
 			t.Errorf("the write refused on a full volume left %s behind: %d %s", failedName, r.Status, r.Body)
 		}
-		// The provisioner finds no room either: what is pending stays so.
-		_ = prov.Drain(ctx)
+		// The provisioner's pass on the full volume may fail; it must
+		// not keep anything from working once space is freed.
+		_ = prov.Drain(ctx) // error ignored: what it did is checked after space is freed
 
 		if err := os.Remove(filler); err != nil {
 			t.Fatal(err)

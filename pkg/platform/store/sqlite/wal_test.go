@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"fmt"
@@ -66,8 +67,7 @@ func TestWALBoundedUnderLoad(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := range perWriter {
-				val := make([]byte, 1024)
-				rand.Read(val)
+				val := bytes.Repeat([]byte(rand.Text()), 40) // about 1 KiB
 				now := time.Now()
 				err := s.Update(ctx, func(ctx context.Context, tx store.Tx) error {
 					id, err := tx.PutObject(ctx, store.Object{OrgID: org.ID, Name: fmt.Sprintf("w%d-%d", w, i), Kind: "SecretSet",

@@ -196,6 +196,9 @@ func TestStorageFull(t *testing.T) {
 		if r := do("GET", failedName, ""); r.Status != 404 {
 			t.Errorf("the write refused on a full volume left %s behind: %d %s", failedName, r.Status, r.Body)
 		}
+		if r := do("GET", "early", ""); r.Status != 200 {
+			t.Errorf("a read on a full volume: %d %s", r.Status, r.Body)
+		}
 		// The provisioner's pass on the full volume may fail; it must
 		// not keep anything from working once space is freed.
 		_ = prov.Drain(ctx) // error ignored: what it did is checked after space is freed

@@ -161,7 +161,12 @@ func (s *Store) runBatch(reqs []*request) {
 		errs, err = s.batchOnce(live, keys, nil)
 	}
 	if err == nil {
+		// A write that failed alone (under its savepoint) for want of
+		// disk space is told so, as updateAlone would tell it.
 		for i, r := range live {
+			if isDiskFull(errs[i]) {
+				errs[i] = wrap(errs[i])
+			}
 			r.done <- errs[i]
 		}
 		return

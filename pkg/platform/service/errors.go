@@ -49,6 +49,11 @@ var errUnavailable = &resources.Error{Code: resources.CodeUnavailable,
 var errBusy = &resources.Error{Code: resources.CodeUnavailable,
 	Message: "the platform's database is locked by another process (on the embedded local platform: another botkit command that is writing); nothing was changed, run the command again when it has finished"}
 
+// errStorageFull answers a write the database refused because its disk is
+// full: nothing was changed, and the write may succeed once space is freed.
+var errStorageFull = &resources.Error{Code: resources.CodeUnavailable,
+	Message: "the platform's storage is full; nothing was changed"}
+
 // ErrUnauthenticated answers a request without a valid token.
 var ErrUnauthenticated = &resources.Error{Code: resources.CodeUnauthenticated,
 	Message: "missing, unknown or revoked API token (send Authorization: Bearer <token>)"}
@@ -58,9 +63,9 @@ var ErrUnauthenticated = &resources.Error{Code: resources.CodeUnauthenticated,
 var ErrInternal = &resources.Error{Code: resources.CodeInternal, Message: "internal error"}
 
 // AsError is err as the client sees it: a *resources.Error as is, the
-// store's "unavailable" and "busy" as 503s that say nothing was changed,
-// and anything else as ErrInternal. ok is false for the last: an
-// unexpected error, to be logged.
+// store's "unavailable", "busy" and "storage full" as 503s that say nothing
+// was changed, and anything else as ErrInternal. ok is false for the last:
+// an unexpected error, to be logged.
 func AsError(err error) (re *resources.Error, ok bool) {
 	if errors.As(err, &re) {
 		return re, true
@@ -70,6 +75,9 @@ func AsError(err error) (re *resources.Error, ok bool) {
 	}
 	if errors.Is(err, store.ErrBusy) {
 		return errBusy, true
+	}
+	if errors.Is(err, store.ErrStorageFull) {
+		return errStorageFull, true
 	}
 	return ErrInternal, false
 }

@@ -27,6 +27,11 @@ var (
 	// the lock another process holds on the database (SQLite), and got
 	// nothing written.
 	ErrBusy = errors.New("the database is locked by another process")
+	// ErrStorageFull wraps the error of a write the database refused
+	// because its disk is full (SQLite's SQLITE_FULL, PostgreSQL's
+	// disk_full): nothing of the write was kept, and it may succeed once
+	// space is freed.
+	ErrStorageFull = errors.New("the database's storage is full")
 )
 
 type busyBoundKey struct{}

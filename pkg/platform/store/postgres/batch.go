@@ -190,7 +190,12 @@ func (s *Store) runBatch(reqs []*request) {
 	}
 	s.expect(len(reqs))
 	if err == nil {
+		// A write that failed alone (under its savepoint) for want of
+		// disk space is told so, as updateAlone would tell it.
 		for i, r := range live {
+			if isDiskFull(errs[i]) {
+				errs[i] = wrap(errs[i])
+			}
 			r.done <- errs[i]
 		}
 		return

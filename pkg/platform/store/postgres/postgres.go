@@ -284,10 +284,21 @@ func retryable(err error) bool {
 	return errors.As(err, &pe) && (pe.Code == "40001" || pe.Code == "40P01")
 }
 
-// wrap marks connection failures as store.ErrUnavailable.
+// isDiskFull reports PostgreSQL's disk_full (53100): a file of the
+// database could not be extended or written because its disk is full.
+func isDiskFull(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && pe.Code == "53100"
+}
+
+// wrap marks connection failures as store.ErrUnavailable, and a full disk
+// as store.ErrStorageFull.
 func wrap(err error) error {
-	if err == nil || errors.Is(err, store.ErrUnavailable) {
+	if err == nil || errors.Is(err, store.ErrUnavailable) || errors.Is(err, store.ErrStorageFull) {
 		return err
+	}
+	if isDiskFull(err) {
+		return fmt.Errorf("%w: %v", store.ErrStorageFull, oneLine(err))
 	}
 	if isUnavailable(err) {
 		return fmt.Errorf("%w: %v", store.ErrUnavailable, oneLine(err))

@@ -9,6 +9,15 @@
 // fails on its own, and requests touching the same row are applied one after
 // the other. Reads use a separate pool of read-only connections.
 //
+// The write-ahead log (platform.db-wal) stays bounded under any load: a
+// background connection copies it into the database (PASSIVE checkpoints,
+// which never delay a commit), and when a commit leaves the log larger than
+// Options.WALLimit the writer, between two batches, checkpoints it whole
+// (RESTART), so that the next commit writes the log from its beginning, and
+// SQLite truncates the file back to the limit (journal_size_limit). Once
+// writes stop (Options.IdleCheckpoint) the writer truncates the log to
+// nothing.
+//
 // Several processes may open the same file at once (the admin commands of
 // botkit-platform do so while `serve` runs): SQLite's file locks serialize
 // their writes, with a busy timeout.
@@ -48,7 +57,24 @@ type Options struct {
 	// BusyTimeout is how long a write waits for another process's lock
 	// (default 10s).
 	BusyTimeout time.Duration
+	// WALLimit bounds the write-ahead log: a commit that leaves the -wal
+	// file larger makes the writer checkpoint the whole log before its next
+	// batch, and the file is truncated back to this size (default
+	// DefaultWALLimit).
+	WALLimit int64
+	// IdleCheckpoint is how long the store must go without a change before
+	// the writer truncates the log to nothing (default 1s): the log
+	// shrinks back once load stops.
+	IdleCheckpoint time.Duration
+
+	// idleTicks replaces the idle ticker (tests): the log is truncated at
+	// a tick that follows a tick with no change in between.
+	idleTicks <-chan time.Time
 }
+
+// DefaultWALLimit is the default Options.WALLimit: SQLite's own default
+// checkpoint threshold (1,000 pages of 4 KiB).
+const DefaultWALLimit = 4 << 20
 
 // Store is a SQLite store.Store.
 type Store struct {
@@ -64,6 +90,7 @@ type Store struct {
 	done     chan struct{}
 	ckptDone chan struct{}
 	close    sync.Once
+	walPath  string
 }
 
 var _ store.Store = (*Store)(nil)
@@ -112,6 +139,12 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	if opts.BusyTimeout <= 0 {
 		opts.BusyTimeout = 10 * time.Second
 	}
+	if opts.WALLimit <= 0 {
+		opts.WALLimit = DefaultWALLimit
+	}
+	if opts.IdleCheckpoint <= 0 {
+		opts.IdleCheckpoint = time.Second
+	}
 	// SQLite's own busy handler waits without looking at any context: the
 	// writer asks it for short waits and retries them itself (commit),
 	// within BusyTimeout and while a request of the batch still waits.
@@ -122,9 +155,12 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	}
 	f.Close()
 
-	// The writer never checkpoints: a background connection does, so the
-	// copy of WAL pages into the database file does not delay commits.
-	w, err := sql.Open("sqlite", dsn(path, writerBusy, "_txlock", "immediate", "_pragma", "wal_autocheckpoint(0)"))
+	// The writer never checkpoints automatically: a background connection
+	// does, so the copy of WAL pages into the database file does not delay
+	// commits. The writer checkpoints itself only to bound the log
+	// (boundLog) and to truncate it when idle (truncateLog).
+	w, err := sql.Open("sqlite", dsn(path, writerBusy, "_txlock", "immediate", "_pragma", "wal_autocheckpoint(0)",
+		"_pragma", fmt.Sprintf("journal_size_limit(%d)", opts.WALLimit)))
 	if err != nil {
 		return nil, err
 	}
@@ -146,7 +182,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	}
 	r.SetMaxOpenConns(8)
 	r.SetMaxIdleConns(8)
-	s := &Store{w: w, r: r, wc: newStmtCache(w), cache: newObjCache(), rc: newStmtCache(r), opts: opts, reqs: make(chan *request, 1024), stop: make(chan struct{}), done: make(chan struct{}), ckptDone: make(chan struct{})}
+	s := &Store{w: w, r: r, wc: newStmtCache(w), cache: newObjCache(), rc: newStmtCache(r), opts: opts, reqs: make(chan *request, 1024), stop: make(chan struct{}), done: make(chan struct{}), ckptDone: make(chan struct{}), walPath: path + "-wal"}
 	if s.ckpt, err = sql.Open("sqlite", dsn(path, opts.BusyTimeout)); err != nil {
 		s.wc.close()
 		w.Close()
@@ -311,10 +347,31 @@ func (s *Store) checkpointer() {
 
 func (s *Store) writer() {
 	defer close(s.done)
+	ticks := s.opts.idleTicks
+	if ticks == nil {
+		t := time.NewTicker(s.opts.IdleCheckpoint)
+		defer t.Stop()
+		ticks = t.C
+	}
+	// changes: the rows the writer had changed at the last tick (commits
+	// that change nothing, such as the provisioner's polls, leave the log
+	// as it is); logged: the log may hold frames. The log is truncated at
+	// the first tick that follows a tick without a change.
+	changes, logged := int64(-1), true
 	for {
 		var first *request
 		select {
 		case first = <-s.reqs:
+		case <-ticks:
+			var n int64
+			if err := s.w.QueryRow("SELECT total_changes()").Scan(&n); err != nil {
+				continue
+			}
+			if n == changes && logged {
+				logged = !s.truncateLog()
+			}
+			changes = n
+			continue
 		case <-s.stop:
 			// Finish what is queued, then refuse.
 			for {
@@ -337,7 +394,39 @@ func (s *Store) writer() {
 			}
 		}
 		s.commit(batch)
+		s.boundLog()
+		logged = true
 	}
+}
+
+// boundLog checkpoints the whole log (RESTART) when the last commit left it
+// larger than Options.WALLimit: the next commit then writes the log from its
+// beginning and truncates the file to the limit (journal_size_limit). It
+// runs on the writer's connection between two batches, so no write of this
+// process competes with it; it waits for readers on older snapshots only up
+// to the writer's busy step, and a checkpoint that could not finish (a
+// reader, another process, the background checkpointer) is tried again
+// after the next batch.
+func (s *Store) boundLog() {
+	fi, err := os.Stat(s.walPath)
+	if err != nil || fi.Size() <= s.opts.WALLimit {
+		return
+	}
+	s.checkpoint("RESTART")
+}
+
+// truncateLog checkpoints the whole log and truncates the file to nothing
+// (the store is idle). It reports whether it did.
+func (s *Store) truncateLog() bool {
+	return s.checkpoint("TRUNCATE")
+}
+
+// checkpoint runs a checkpoint of mode on the writer's connection and
+// reports whether it copied the whole log.
+func (s *Store) checkpoint(mode string) bool {
+	var busy, frames, copied int64
+	err := s.w.QueryRow("PRAGMA wal_checkpoint("+mode+")").Scan(&busy, &frames, &copied)
+	return err == nil && busy == 0 && frames == copied
 }
 
 func runFn(ctx context.Context, fn func(context.Context, store.Tx) error, tx store.Tx) (err error) {
@@ -418,7 +507,11 @@ func (s *Store) commit(batch []*request) {
 		}
 		time.Sleep(busyStep / 4)
 	}
+	// A full disk fails the statement that needed space, or the commit:
+	// either way nothing of the batch was kept (SQLite rolls the whole
+	// transaction back), and the requests are told the storage is full.
 	if err != nil {
+		err = asFull(err)
 		for _, r := range batch {
 			r.done <- err
 		}
@@ -428,7 +521,7 @@ func (s *Store) commit(batch []*request) {
 		s.opts.OnCommit(len(batch), time.Since(start))
 	}
 	for i, r := range batch {
-		r.done <- results[i]
+		r.done <- asFull(results[i])
 	}
 }
 
@@ -464,7 +557,13 @@ func (s *Store) runBatch(batch []*request, safe bool) ([]error, error) {
 	}
 	abort := func(what string, err error) ([]error, error) {
 		tx.Rollback()
-		return nil, fmt.Errorf("%s: %w", what, err)
+		err = fmt.Errorf("%s: %w", what, err)
+		// After SQLITE_FULL SQLite may have rolled the transaction back
+		// itself, and the savepoint's statements then fail in turn.
+		if i := slices.IndexFunc(results, isFull); i >= 0 {
+			err = fmt.Errorf("%w: %w", err, results[i])
+		}
+		return nil, err
 	}
 	for i, r := range batch {
 		if err := r.ctx.Err(); err != nil {

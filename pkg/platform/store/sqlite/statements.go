@@ -4,10 +4,12 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/botkit-dev/botkit/pkg/platform/store"
 	"github.com/botkit-dev/botkit/pkg/platform/store/rowcodec"
 	sqlite "modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
@@ -227,6 +229,21 @@ func (b *batchTx) flushVersion(ctx context.Context) error {
 func isBusy(err error) bool {
 	var se *sqlite.Error
 	return errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_BUSY
+}
+
+// isFull reports whether err is SQLITE_FULL: the disk holding the
+// database or its log is full.
+func isFull(err error) bool {
+	var se *sqlite.Error
+	return errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_FULL
+}
+
+// asFull marks err as store.ErrStorageFull when it is SQLITE_FULL.
+func asFull(err error) error {
+	if isFull(err) && !errors.Is(err, store.ErrStorageFull) {
+		return fmt.Errorf("%w: %w", store.ErrStorageFull, err)
+	}
+	return err
 }
 
 func isUnique(err error) bool {

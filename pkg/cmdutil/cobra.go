@@ -108,5 +108,8 @@ func Execute(ctx context.Context, root *cobra.Command, io *iostreams.IOStreams, 
 		// A line may carry a server's message: never a terminal escape.
 		fmt.Fprintf(io.ErrOut, "error: %s\n", iostreams.Printable(line))
 	}
+	for _, line := range ErrorDetails(err) {
+		fmt.Fprintf(io.ErrOut, "%s\n", iostreams.Printable(line))
+	}
 	return ExitCode(err)
 }

@@ -273,11 +273,13 @@ func generate(ctx context.Context, io *iostreams.IOStreams, cfg scaffold.Config,
 	if err := scaffold.Write(dir, files); err != nil {
 		var conflict *scaffold.ConflictError
 		if errors.As(err, &conflict) {
-			lines := []string{fmt.Sprintf("%s already holds files the project would write; nothing was written:", conflict.Dir)}
-			for _, f := range conflict.Files {
-				lines = append(lines, "  "+f)
+			// One error line, then the files as they are: a list to read
+			// (or paste), not one error per file.
+			files := make([]string, len(conflict.Files))
+			for i, f := range conflict.Files {
+				files[i] = "  " + f
 			}
-			return cmdutil.Problems(lines)
+			return cmdutil.UsageErrorDetails(files, "%s already holds files the project would write; nothing was written:", conflict.Dir)
 		}
 		var te *scaffold.TargetError
 		if errors.As(err, &te) {

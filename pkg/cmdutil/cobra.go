@@ -16,7 +16,7 @@ import (
 // typed, so that ExitCode maps it to exit 2 without looking at its text:
 // flag parse errors become *FlagError, argument validator errors become
 // *ArgsError, and a command group given an unknown subcommand answers an
-// *ArgsError naming it. Call it once the tree is complete.
+// *ArgsError naming it, with cobra's suggestions ("did you mean secrets?"). Call it once the tree is complete.
 func TypeUsageErrors(root *cobra.Command) {
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &FlagError{Err: fmt.Errorf("%w (see '%s --help')", err, c.CommandPath())}
@@ -61,7 +61,16 @@ func unknownSubcommand(c *cobra.Command, args []string) error {
 			names = append(names, sub.Name())
 		}
 	}
-	return &ArgsError{Err: fmt.Errorf("unknown command %q for %q (available: %s)", args[0], c.CommandPath(), strings.Join(names, ", "))}
+	// cobra's suggestions: a name within two edits or starting with what
+	// was typed, or naming it in its SuggestFor ("secret" → secrets).
+	if c.SuggestionsMinimumDistance <= 0 {
+		c.SuggestionsMinimumDistance = 2 // cobra's default, set only by its own lookup
+	}
+	hint := ""
+	if s := c.SuggestionsFor(args[0]); len(s) > 0 {
+		hint = "; did you mean " + strings.Join(s, " or ") + "?"
+	}
+	return &ArgsError{Err: fmt.Errorf("unknown command %q for %q%s (available: %s)", args[0], c.CommandPath(), hint, strings.Join(names, ", "))}
 }
 
 // ExactArgs accepts exactly n arguments; what names them for the error

@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -133,6 +134,11 @@ Valid services and transports: botkit create --list-options`,
 			cmdutil.BoolPair(fl, boolVals[f.Flag], f.Flag, f.Short, false, f.Usage)
 		}
 	}
+	for _, f := range scaffold.Fields() {
+		if scaffold.KeyValues(f.Key) != nil {
+			_ = cmd.RegisterFlagCompletionFunc(f.Flag, completeKey(f.Key))
+		}
+	}
 	fl.StringVarP(&opts.ConfigFile, "config", "c", "", "JSON or YAML config file, or ProjectConfig manifest (- for stdin); makes the command non-interactive")
 	fl.BoolVar(&opts.DryRun, "dry-run", false, "print the resolved config and write nothing")
 	cmdutil.EnumFlag(cmd, &opts.Format, "format", "", "json", dryRunFormats, "output format of --dry-run (yaml: a ProjectConfig manifest)")
@@ -141,6 +147,41 @@ Valid services and transports: botkit create --list-options`,
 
 	cmd.AddCommand(newCmdQuickstart(f, nil))
 	return cmd
+}
+
+// completeKey completes the flag of config key with the values
+// scaffold.KeyValues lists (the catalogue's ids, described by their labels,
+// and the other enumerations), never with file names. --transport's
+// comma-separated list completes its last item and leaves out the ids
+// already in it.
+func completeKey(key string) cobra.CompletionFunc {
+	return func(_ *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		prefix, word := "", toComplete
+		if key == "transports" {
+			if i := strings.LastIndex(toComplete, ","); i >= 0 {
+				prefix, word = toComplete[:i+1], toComplete[i+1:]
+			}
+		}
+		given := strings.Split(prefix, ",")
+		var out []cobra.Completion
+		for _, v := range scaffold.KeyValues(key) {
+			if !strings.HasPrefix(v, word) || slices.Contains(given, v) {
+				continue
+			}
+			label := ""
+			if s, ok := scaffold.LookupService(v); ok && key != "transports" {
+				label = s.Label
+			} else if t, ok := scaffold.LookupTransport(v); ok && key == "transports" {
+				label = t.Label
+			}
+			if label == "" {
+				out = append(out, prefix+v)
+			} else {
+				out = append(out, cobra.CompletionWithDesc(prefix+v, label))
+			}
+		}
+		return out, cobra.ShellCompDirectiveNoFileComp
+	}
 }
 
 func splitList(values []string) []string {

@@ -20,6 +20,7 @@ import (
 	"github.com/botkit-dev/botkit/pkg/agentsguide"
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
 	"github.com/botkit-dev/botkit/pkg/iostreams"
+	"github.com/botkit-dev/botkit/pkg/printers"
 	"github.com/botkit-dev/botkit/pkg/prompter"
 	"github.com/botkit-dev/botkit/pkg/resources"
 	"github.com/botkit-dev/botkit/pkg/scaffold"
@@ -213,6 +214,9 @@ func Run(ctx context.Context, opts *Options) error {
 	if opts.TargetDir != "" && opts.OutputSet {
 		return cmdutil.UsageErrorf("TARGET_DIR and --output cannot be used together; give one")
 	}
+	if err := checkOutputNotFormat(opts); err != nil {
+		return err
+	}
 
 	var p scaffold.Partial
 	var fileProblems []string
@@ -275,6 +279,29 @@ func Run(ctx context.Context, opts *Options) error {
 		return printConfig(opts.IO.Out, cfg, opts.Format)
 	}
 	return generate(ctx, opts.IO, cfg, projectDir(opts, cfg.ProjectName))
+}
+
+// checkOutputNotFormat refuses -o yaml (json, wide, name...: the name of
+// an output format of the other commands, pkg/printers) when no directory
+// of that name exists: out of habit (kubectl, gh) the user most likely
+// wanted the config printed, and create would quietly make ./yaml/<name>.
+// An existing directory, or ./yaml, is taken as asked.
+func checkOutputNotFormat(opts *Options) error {
+	if !opts.OutputSet {
+		return nil
+	}
+	format, _, _ := strings.Cut(opts.Output, "=") // go-template=…
+	if !slices.Contains(printers.Formats(), format) {
+		return nil
+	}
+	if fi, err := os.Stat(absJoin(opts.WorkingDir, opts.Output)); err == nil && fi.IsDir() {
+		return nil
+	}
+	print := "yaml"
+	if slices.Contains(dryRunFormats, format) {
+		print = format
+	}
+	return cmdutil.FlagErrorf("--output %q: create's --output is the directory the project goes in, and %q is an output format; --output ./%s makes a directory of that name, --dry-run --format %s prints the config", opts.Output, format, opts.Output, print)
 }
 
 // projectDir is where the project goes: TARGET_DIR, or <output>/<name>.

@@ -14,6 +14,7 @@ import (
 	"github.com/botkit-dev/botkit/internal/testenv"
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
 	"github.com/botkit-dev/botkit/pkg/iostreams"
+	"github.com/botkit-dev/botkit/pkg/printers"
 	"github.com/botkit-dev/botkit/pkg/prompter"
 	"github.com/botkit-dev/botkit/pkg/scaffold"
 )
@@ -284,5 +285,40 @@ func TestConfigAndFlagProblemsTogether(t *testing.T) {
 	joined := strings.Join(lines, "\n")
 	if cmdutil.ExitCode(err) != cmdutil.ExitUsage || !strings.Contains(joined, `<stdin>:2: unknown key "foo"`) || !strings.Contains(joined, `--stt (stt_service): unknown stt service "nope_stt"`) {
 		t.Errorf("exit %d:\n%s", cmdutil.ExitCode(err), joined)
+	}
+}
+
+// -o with an output format's name (kubectl's and gh's -o yaml) is refused
+// when no directory of that name exists, for every format of pkg/printers;
+// ./yaml, or an existing directory yaml, is a directory as asked.
+func TestOutputNamedLikeAFormat(t *testing.T) {
+	for _, format := range printers.Formats() {
+		wd := t.TempDir()
+		ios, _, out, _ := iostreams.Test()
+		opts := &Options{IO: ios, WorkingDir: wd, Output: format, OutputSet: true, Flags: scaffold.PartialOf(QuickstartConfig("bot"))}
+		err := Run(context.Background(), opts)
+		var fe *cmdutil.FlagError
+		if !errors.As(err, &fe) || cmdutil.ExitCode(err) != cmdutil.ExitUsage || !strings.Contains(err.Error(), "--output ./"+format+" makes a directory") || !strings.Contains(err.Error(), "--dry-run --format") {
+			t.Errorf("-o %s: %v (exit %d)", format, err, cmdutil.ExitCode(err))
+		}
+		if entries, _ := os.ReadDir(wd); len(entries) != 0 || out.Len() != 0 {
+			t.Errorf("-o %s wrote %v, printed %q", format, entries, out.String())
+		}
+	}
+	wd := t.TempDir()
+	for _, o := range []string{"./yaml", "json"} {
+		if o == "json" {
+			if err := os.Mkdir(filepath.Join(wd, "json"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ios, _, _, _ := iostreams.Test()
+		opts := &Options{IO: ios, WorkingDir: wd, Output: o, OutputSet: true, Flags: scaffold.PartialOf(QuickstartConfig("bot"))}
+		if err := Run(context.Background(), opts); err != nil {
+			t.Errorf("-o %s: %v", o, err)
+		}
+		if _, err := os.Stat(filepath.Join(wd, o, "bot", "server", "bot.py")); err != nil {
+			t.Errorf("-o %s: %v", o, err)
+		}
 	}
 }

@@ -250,13 +250,14 @@ func Run(ctx context.Context, opts *Options) error {
 		return cmdutil.Problems(probs)
 	}
 
+	var wz *Wizard // the wizard that asked, if one did
 	if !opts.nonInteractive() {
 		// --accessible asks for line prompts whatever the streams (screen
 		// readers, scripted answers); otherwise only on a terminal.
 		if !opts.IO.CanPrompt() && !opts.Accessible {
 			return cmdutil.UsageErrorf("no terminal to run the wizard on: give --name or --config (see botkit create --help)")
 		}
-		wz := Wizard{
+		wz = &Wizard{
 			Prompter: opts.Prompter(opts.Accessible),
 			ErrOut:   opts.IO.ErrOut,
 			Target:   func(name string) string { return projectDir(opts, name) },
@@ -278,7 +279,15 @@ func Run(ctx context.Context, opts *Options) error {
 		}
 		return printConfig(opts.IO.Out, cfg, opts.Format)
 	}
-	return generate(ctx, opts.IO, cfg, projectDir(opts, cfg.ProjectName))
+	dir := projectDir(opts, cfg.ProjectName)
+	if wz != nil {
+		// The wizard's answers are shown whole before anything is
+		// written (--dry-run prints them instead).
+		if err := wz.Confirm(ctx, cfg, dir); err != nil {
+			return err
+		}
+	}
+	return generate(ctx, opts.IO, cfg, dir)
 }
 
 // checkOutputNotFormat refuses -o yaml (json, wide, name...: the name of

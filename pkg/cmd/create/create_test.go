@@ -135,7 +135,7 @@ func TestProgressOnlyOnATerminal(t *testing.T) {
 		opts := &Options{IO: ios, WorkingDir: t.TempDir(), Format: "json", Accessible: true,
 			Flags: complete(),
 			Prompter: func(bool) prompter.Prompter {
-				return prompter.NewFake(t, prompter.Answer{Match: "--name", Value: "bot"})
+				return prompter.NewFake(t, prompter.Answer{Match: "--name", Value: "bot"}, prompter.Answer{Match: ConfirmTitle, Value: prompter.Default})
 			},
 		}
 		opts.Flags.ProjectName = nil
@@ -319,6 +319,82 @@ func TestOutputNamedLikeAFormat(t *testing.T) {
 		}
 		if _, err := os.Stat(filepath.Join(wd, o, "bot", "server", "bot.py")); err != nil {
 			t.Errorf("-o %s: %v", o, err)
+		}
+	}
+}
+
+// The wizard ends with the summary and a confirmation: Enter (the default,
+// yes) writes the project; "no" writes nothing and exits 1. --dry-run
+// prints the config without asking.
+func TestWizardConfirmsBeforeWriting(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		answer any
+		dryRun bool
+		code   int
+	}{
+		{"enter accepts", prompter.Default, false, cmdutil.ExitOK},
+		{"no writes nothing", false, false, cmdutil.ExitError},
+		{"dry run asks nothing", nil, true, cmdutil.ExitOK},
+	} {
+		wd := t.TempDir()
+		ios, _, out, errOut := iostreams.Test()
+		answers := []prompter.Answer{{Match: "--name", Value: "bot"}}
+		if c.answer != nil {
+			answers = append(answers, prompter.Answer{Match: ConfirmTitle, Value: c.answer})
+		}
+		fake := prompter.NewFake(t, answers...)
+		opts := &Options{IO: ios, WorkingDir: wd, Accessible: true, DryRun: c.dryRun, Flags: complete(),
+			Prompter: func(bool) prompter.Prompter { return fake }}
+		opts.Flags.ProjectName = nil
+		err := Run(context.Background(), opts)
+		if cmdutil.ExitCode(err) != c.code {
+			t.Fatalf("%s: exit %d (%v)", c.name, cmdutil.ExitCode(err), err)
+		}
+		_, statErr := os.Stat(filepath.Join(wd, "bot"))
+		if written := statErr == nil; written != (c.code == cmdutil.ExitOK && !c.dryRun) {
+			t.Errorf("%s: project written %v", c.name, written)
+		}
+		if c.answer == nil {
+			continue
+		}
+		q := fake.Asked()[len(fake.Asked())-1]
+		if q.Kind != "confirm" || q.Default != true {
+			t.Errorf("%s: last question %+v, want a confirm defaulting to yes", c.name, q)
+		}
+		summary := errOut.String()
+		for _, want := range []string{"Summary: bot in " + filepath.Join(wd, "bot"), "  stt_service           deepgram_stt (Deepgram)", "Without questions: botkit create --name bot "} {
+			if !strings.Contains(summary, want) {
+				t.Errorf("%s: stderr lacks %q:\n%s", c.name, want, summary)
+			}
+		}
+		if c.code != cmdutil.ExitOK && (out.Len() != 0 || !strings.Contains(err.Error(), "nothing was written")) {
+			t.Errorf("%s: stdout %q, error %v", c.name, out.String(), err)
+		}
+	}
+}
+
+// The summary's command makes the same config without questions.
+func TestSummaryCommandRecreatesTheConfig(t *testing.T) {
+	matrix, err := scaffold.Matrix()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cfg := range matrix {
+		ios, _, out, _ := iostreams.Test()
+		f := &cmdutil.Factory{IOStreams: ios, Getenv: func(string) string { return "" }, WorkingDir: func() (string, error) { return t.TempDir(), nil }}
+		cmd := NewCmdCreate(f, nil)
+		cmd.SetArgs(append(cfg.Args(), "--dry-run"))
+		cmd.SetOut(ios.Out)
+		if err := cmd.Execute(); err != nil {
+			t.Fatalf("%v: %v", cfg.Args(), err)
+		}
+		want, err := cfg.JSON()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out.String() != string(want) {
+			t.Errorf("%v made\n%s\nwant\n%s", cfg.Args(), out, want)
 		}
 	}
 }

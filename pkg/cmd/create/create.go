@@ -262,6 +262,12 @@ func Run(ctx context.Context, opts *Options) error {
 			ErrOut:   opts.IO.ErrOut,
 			Target:   func(name string) string { return projectDir(opts, name) },
 		}
+		switch {
+		case opts.TargetDir != "":
+			wz.Where = []string{opts.TargetDir}
+		case opts.OutputSet:
+			wz.Where = []string{"-o", opts.Output}
+		}
 		answered, err := wz.Run(ctx, p)
 		if err != nil {
 			return err

@@ -398,3 +398,20 @@ func TestSummaryCommandRecreatesTheConfig(t *testing.T) {
 		}
 	}
 }
+
+// The summary's command names where the project goes, quoted for a shell.
+func TestSummaryCommandKeepsTheTarget(t *testing.T) {
+	cfg := QuickstartConfig("bot")
+	for _, c := range []struct {
+		where []string
+		want  string
+	}{
+		{nil, "Without questions: botkit create --name bot "},
+		{[]string{"my dir/it's"}, `Without questions: botkit create 'my dir/it'\''s' --name bot `},
+		{[]string{"-o", "out/x"}, "Without questions: botkit create -o out/x --name bot "},
+	} {
+		if got := Summary(cfg, "/d", c.where...); !strings.Contains(got, c.want) {
+			t.Errorf("%q: %s", c.where, got)
+		}
+	}
+}

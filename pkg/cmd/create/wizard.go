@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -43,6 +44,9 @@ type Wizard struct {
 	// Target returns the directory a project of that name is written to;
 	// nil skips the checks of the target.
 	Target func(name string) string
+	// Where are the arguments that placed the project (TARGET_DIR, or -o
+	// DIR), repeated by the summary's command.
+	Where []string
 }
 
 // RunWizard runs a Wizard with p and no target checks.
@@ -405,7 +409,7 @@ func (wz Wizard) Confirm(ctx context.Context, cfg scaffold.Config, dir string) e
 	if errOut == nil {
 		errOut = io.Discard
 	}
-	fmt.Fprint(errOut, Summary(cfg, dir))
+	fmt.Fprint(errOut, Summary(cfg, dir, wz.Where...))
 	ok, err := wz.Prompter.WithContext(ctx).Confirm(ConfirmTitle, "--name", true)
 	if err != nil {
 		return err
@@ -419,8 +423,9 @@ func (wz Wizard) Confirm(ctx context.Context, cfg scaffold.Config, dir string) e
 // Summary lists what the project will be, one config key a line (the keys
 // of --dry-run and config files; services with their labels, bools as
 // yes/no, unset values left out), and the command that makes the same
-// project without questions.
-func Summary(cfg scaffold.Config, dir string) string {
+// project without questions: where (TARGET_DIR, or -o DIR) and the flags
+// of cfg, quoted for a POSIX shell where needed.
+func Summary(cfg scaffold.Config, dir string, where ...string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "\nSummary: %s in %s\n", cfg.ProjectName, dir)
 	for _, f := range scaffold.Fields() {
@@ -441,6 +446,20 @@ func Summary(cfg scaffold.Config, dir string) string {
 		}
 		fmt.Fprintf(&b, "  %-21s %s\n", f.Key, v)
 	}
-	fmt.Fprintf(&b, "Without questions: botkit create %s\n\n", strings.Join(cfg.Args(), " "))
+	args := append(slices.Clone(where), cfg.Args()...)
+	for i, a := range args {
+		args[i] = shellQuote(a)
+	}
+	fmt.Fprintf(&b, "Without questions: botkit create %s\n\n", strings.Join(args, " "))
 	return b.String()
+}
+
+var shellSafe = regexp.MustCompile(`^[A-Za-z0-9_./,:=@%+-]+$`)
+
+// shellQuote returns s as one word of a POSIX shell.
+func shellQuote(s string) string {
+	if shellSafe.MatchString(s) {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -223,9 +223,11 @@ func cmdRace(ts *testscript.TestScript, neg bool, args []string) {
 			if !strings.HasPrefix(lines[0], "error: ") || !strings.Contains(lines[0], target) || strings.Contains(r.stderr, "staging") {
 				ts.Fatalf("race: a loser's stderr does not start with an error line naming %s: %q", target, r.stderr)
 			}
-			for _, l := range lines {
-				if !strings.HasPrefix(l, "error: ") {
-					ts.Fatalf("race: a loser's stderr has a line without the error prefix: %q", l)
+			// The files of a conflict report follow the one error line,
+			// indented, without the prefix.
+			for _, l := range lines[1:] {
+				if !strings.HasPrefix(l, "  ") || strings.Contains(l, "error:") {
+					ts.Fatalf("race: a loser's stderr has a line after the error that is not a file: %q", l)
 				}
 			}
 		default:

@@ -17,9 +17,9 @@ import (
 // typed, so that ExitCode maps it to exit 2 without looking at its text:
 // flag parse errors become *FlagError, argument validator errors become
 // *ArgsError, and a command group given an unknown subcommand answers an
-// *ArgsError naming it. A flag that holds one value (not a list or a
-// count) given twice is a flag error too (see onceFlags). Call it once the
-// tree is complete.
+// *ArgsError naming it, with cobra's suggestions ("did you mean secrets?").
+// A flag that holds one value (not a list or a count) given twice is a flag
+// error too (see onceFlags). Call it once the tree is complete.
 func TypeUsageErrors(root *cobra.Command) {
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		if ive, ok := errors.AsType[*pflag.InvalidValueError](err); ok && errors.Is(err, errRepeated) {
@@ -118,7 +118,16 @@ func unknownSubcommand(c *cobra.Command, args []string) error {
 			names = append(names, sub.Name())
 		}
 	}
-	return &ArgsError{Err: fmt.Errorf("unknown command %q for %q (available: %s)", args[0], c.CommandPath(), strings.Join(names, ", "))}
+	// cobra's suggestions: a name within two edits or starting with what
+	// was typed, or naming it in its SuggestFor ("secret" → secrets).
+	if c.SuggestionsMinimumDistance <= 0 {
+		c.SuggestionsMinimumDistance = 2 // cobra's default, set only by its own lookup
+	}
+	hint := ""
+	if s := c.SuggestionsFor(args[0]); len(s) > 0 {
+		hint = "; did you mean " + strings.Join(s, " or ") + "?"
+	}
+	return &ArgsError{Err: fmt.Errorf("unknown command %q for %q%s (available: %s)", args[0], c.CommandPath(), hint, strings.Join(names, ", "))}
 }
 
 // ExactArgs accepts exactly n arguments; what names them for the error
@@ -164,6 +173,9 @@ func Execute(ctx context.Context, root *cobra.Command, io *iostreams.IOStreams, 
 	for _, line := range ErrorLines(err) {
 		// A line may carry a server's message: never a terminal escape.
 		fmt.Fprintf(io.ErrOut, "error: %s\n", iostreams.Printable(line))
+	}
+	for _, line := range ErrorDetails(err) {
+		fmt.Fprintf(io.ErrOut, "%s\n", iostreams.Printable(line))
 	}
 	return ExitCode(err)
 }

@@ -64,11 +64,13 @@ func (e *ArgsError) Error() string { return e.Err.Error() }
 func (e *ArgsError) Unwrap() error { return e.Err }
 
 // exitError is an error that carries the exit code the process ends with.
-// Problems, when set, are printed one per line instead of Err.
+// Problems, when set, are printed one per line instead of Err. Details are
+// printed as they are under the error's line (ErrorDetails).
 type exitError struct {
 	code     int
 	err      error
 	problems []string
+	details  []string
 }
 
 func (e *exitError) Error() string {
@@ -98,6 +100,23 @@ func UsageErrorf(format string, args ...any) error {
 func Problems(problems []string) error {
 	p := append([]string(nil), problems...)
 	return &exitError{code: ExitUsage, err: errors.New(strings.Join(p, "; ")), problems: p}
+}
+
+// UsageErrorDetails is an invalid-input error (exit 2) whose one line is
+// followed by details, printed as they are without the "error: " prefix
+// (the files of a conflict, one per line).
+func UsageErrorDetails(details []string, format string, args ...any) error {
+	return &exitError{code: ExitUsage, err: fmt.Errorf(format, args...), details: append([]string(nil), details...)}
+}
+
+// ErrorDetails returns the lines Execute prints as they are after err's
+// "error: " lines (UsageErrorDetails), or nil.
+func ErrorDetails(err error) []string {
+	var e *exitError
+	if errors.As(err, &e) {
+		return append([]string(nil), e.details...)
+	}
+	return nil
 }
 
 // SilentError ends the command with code and prints nothing more (the

@@ -29,3 +29,16 @@ func TestExecutePrintsErrorsWithoutEscapes(t *testing.T) {
 		t.Errorf("stderr %q", got)
 	}
 }
+
+// An error with details prints "error:" once, then the details as they are.
+func TestExecutePrintsDetailsUnderOneErrorLine(t *testing.T) {
+	root := &cobra.Command{Use: "x", RunE: func(*cobra.Command, []string) error {
+		return UsageErrorDetails([]string{"  a.txt", "  b/c.txt"}, "%s holds files", "dir")
+	}}
+	ios, _, out, errOut := iostreams.Test()
+	code := Execute(context.Background(), root, ios, nil)
+	want := "error: dir holds files\n  a.txt\n  b/c.txt\n"
+	if code != ExitUsage || errOut.String() != want || out.Len() != 0 {
+		t.Errorf("exit %d stderr %q stdout %q; want exit 2 and %q", code, errOut.String(), out.String(), want)
+	}
+}

@@ -43,7 +43,7 @@ func (p *huhPrompter) run(title string, field huh.Field) error {
 	if err := p.ctx.Err(); err != nil {
 		return interruptedOr(p.ctx, title, err)
 	}
-	form := huh.NewForm(huh.NewGroup(field)).WithInput(p.ios.In).WithOutput(p.ios.ErrOut).WithShowHelp(true)
+	form := huh.NewForm(huh.NewGroup(field)).WithInput(p.ios.In).WithOutput(p.ios.ErrOut).WithShowHelp(true).WithKeyMap(keyMap())
 	if !termHasWidth(p.ios.ErrOut) {
 		// A terminal that reports no size (some containers) would give
 		// huh's text input a negative width, which panics.
@@ -78,26 +78,53 @@ func selectField(title, def string, options []Option, value *string) *huh.Select
 	return s
 }
 
-// multiSelectField builds the full-screen multi-select of MultiSelect.
-// Options are set before the value: huh scrolls the list to the first
-// preselected option when the value comes first, and a two-line list then
-// shows only that option.
+// keyMap is huh's key map with the multi-select's keys named as the
+// field's help text names them: huh's footer says "x toggle" for a key that
+// is space as well, and "submit"; the help text and the footer both say
+// "space select", "enter confirm" (multiSelectHelp reads them from here).
+func keyMap() *huh.KeyMap {
+	km := huh.NewDefaultKeyMap()
+	km.MultiSelect.Toggle.SetHelp("space", "select")
+	km.MultiSelect.Submit.SetHelp("enter", "confirm")
+	km.MultiSelect.Next.SetHelp("enter", "confirm")
+	return km
+}
+
+// multiSelectHelp is the help text under a multi-select's title, from the
+// bindings of km that its footer shows.
+func multiSelectHelp(km *huh.KeyMap, filterable bool) string {
+	t, s := km.MultiSelect.Toggle.Help(), km.MultiSelect.Submit.Help()
+	h := fmt.Sprintf("%s to %s, %s to %s", t.Key, t.Desc, s.Key, s.Desc)
+	if filterable {
+		f := km.MultiSelect.Filter.Help()
+		h += fmt.Sprintf(", %s to %s", f.Key, f.Desc)
+	}
+	return h
+}
+
+// multiSelectField builds the full-screen multi-select of MultiSelect, with
+// keyMap's keys. Options are set before the value: huh scrolls the list to
+// the first preselected option when the value comes first, and a two-line
+// list then shows only that option.
 func multiSelectField(title string, defs []string, options []Option, atLeastOne bool, value *[]string) *huh.MultiSelect[string] {
+	km := keyMap()
+	filterable := len(options) > longList
 	*value = append([]string{}, defs...)
-	m := huh.NewMultiSelect[string]().Title(title).Options(huhOptions(options)...).Value(value).Filterable(len(options) > longList)
+	m := huh.NewMultiSelect[string]().Title(title).Options(huhOptions(options)...).Value(value).Filterable(filterable)
 	if atLeastOne {
+		toggle := km.MultiSelect.Toggle.Help()
 		m = m.Validate(func(v []string) error {
 			if len(v) == 0 {
-				return errors.New("choose at least one (space selects)")
+				return fmt.Errorf("choose at least one (%s to %s)", toggle.Key, toggle.Desc)
 			}
 			return nil
 		})
 	}
-	if len(options) > longList {
-		m = m.Height(longList + 4).Description("Space selects · type / to filter")
-	} else {
-		m = m.Description("Space selects, Enter confirms")
+	if filterable {
+		m = m.Height(longList + 4)
 	}
+	m = m.Description(multiSelectHelp(km, filterable))
+	m.WithKeyMap(km)
 	return m
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -348,5 +349,42 @@ func TestFakeFailsTheTest(t *testing.T) {
 	p := NewFake(rec).WithContext(ctx)
 	if _, err := p.Confirm("Sure?", "--yes", false); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled fake: %v", err)
+	}
+}
+
+// The full-screen multi-select's help text and its footer name the same
+// keys: space selects (huh's footer said "x toggle"), enter confirms.
+func TestFullScreenMultiSelectHelpAgreesWithFooter(t *testing.T) {
+	opts := []Option{{"daily", "Daily (daily)"}, {"smallwebrtc", "SmallWebRTC (smallwebrtc)"}}
+	var many []Option
+	for i := range 12 {
+		many = append(many, Option{fmt.Sprint(i), fmt.Sprintf("Option %d", i)})
+	}
+	for _, options := range [][]Option{opts, many} {
+		var v []string
+		field := multiSelectField("Transports", nil, options, false, &v)
+		form := huh.NewForm(huh.NewGroup(field)).WithShowHelp(true).WithKeyMap(keyMap()).WithTheme(huh.ThemeBase()).WithWidth(120)
+		form.Init()
+		view := form.View()
+		wantHelp := "space to select, enter to confirm"
+		if len(options) > longList {
+			wantHelp += ", / to filter"
+		}
+		for _, want := range []string{wantHelp, "space select", "enter confirm"} {
+			if !strings.Contains(view, want) {
+				t.Errorf("%d options: view lacks %q:\n%s", len(options), want, view)
+			}
+		}
+		for _, stale := range []string{"x toggle", "submit", "Space selects"} {
+			if strings.Contains(view, stale) {
+				t.Errorf("%d options: view shows %q:\n%s", len(options), stale, view)
+			}
+		}
+		// The key the footer names does select.
+		for _, b := range field.KeyBinds() {
+			if b.Help().Key == "space" && !slices.Contains(b.Keys(), " ") {
+				t.Errorf("footer says space for %v", b.Keys())
+			}
+		}
 	}
 }

@@ -1,5 +1,7 @@
 package scaffold
 
+import "strings"
+
 // FieldKind is the type of a config field's value.
 type FieldKind int
 
@@ -223,4 +225,40 @@ func fill(p Partial) Config {
 		}
 	}
 	return c
+}
+
+// ValueIn returns the field's value in c as its flag takes it: a string
+// ("" when unset), the transports comma-separated, a bool "true"/"false".
+func (f Field) ValueIn(c Config) string {
+	switch f.Kind {
+	case KindString:
+		return *f.cfgStr(&c)
+	case KindBool:
+		if *f.cfgBool(&c) {
+			return "true"
+		}
+		return "false"
+	}
+	return strings.Join(c.Transports, ",")
+}
+
+// Args returns the flags of `botkit create` that make c without a question:
+// every string and list that is set, and each bool that differs from its
+// default (--x or --no-x), in documented order.
+func (c Config) Args() []string {
+	var args []string
+	for _, f := range fieldTable {
+		v := f.ValueIn(c)
+		switch {
+		case f.Kind == KindBool && (v == "true") != f.Default:
+			if v == "true" {
+				args = append(args, f.FlagName())
+			} else {
+				args = append(args, "--no-"+f.Flag)
+			}
+		case f.Kind != KindBool && v != "":
+			args = append(args, f.FlagName(), v)
+		}
+	}
+	return args
 }

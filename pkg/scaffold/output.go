@@ -87,9 +87,16 @@ type Options struct {
 	TTS        []string            `json:"tts"`
 	Realtime   []string            `json:"realtime"`
 	Video      []string            `json:"video"`
+	// The enumerations besides the catalogue's ids, under their config keys.
+	Mode            []string `json:"mode"`
+	ClientFramework []string `json:"client_framework"`
+	ClientServer    []string `json:"client_server"`
+	PSTNMode        []string `json:"pstn_mode"`
+	SIPBridgeMode   []string `json:"sip_bridge_mode"`
 }
 
-// ListOptions returns every valid option value, from the catalogue.
+// ListOptions returns every valid option value, from the catalogue and
+// KeyValues (the one list of each enumeration).
 func ListOptions() Options {
 	return Options{
 		BotType: BotTypes(),
@@ -102,5 +109,11 @@ func ListOptions() Options {
 		TTS:      ServiceIDs(CategoryTTS),
 		Realtime: ServiceIDs(CategoryRealtime),
 		Video:    ServiceIDs(CategoryVideo),
+
+		Mode:            KeyValues("mode"),
+		ClientFramework: KeyValues("client_framework"),
+		ClientServer:    KeyValues("client_server"),
+		PSTNMode:        KeyValues("pstn_mode"),
+		SIPBridgeMode:   KeyValues("sip_bridge_mode"),
 	}
 }

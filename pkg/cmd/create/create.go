@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -19,6 +20,7 @@ import (
 	"github.com/botkit-dev/botkit/pkg/agentsguide"
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
 	"github.com/botkit-dev/botkit/pkg/iostreams"
+	"github.com/botkit-dev/botkit/pkg/printers"
 	"github.com/botkit-dev/botkit/pkg/prompter"
 	"github.com/botkit-dev/botkit/pkg/resources"
 	"github.com/botkit-dev/botkit/pkg/scaffold"
@@ -133,6 +135,11 @@ Valid services and transports: botkit create --list-options`,
 			cmdutil.BoolPair(fl, boolVals[f.Flag], f.Flag, f.Short, false, f.Usage)
 		}
 	}
+	for _, f := range scaffold.Fields() {
+		if scaffold.KeyValues(f.Key) != nil {
+			_ = cmd.RegisterFlagCompletionFunc(f.Flag, completeKey(f.Key))
+		}
+	}
 	fl.StringVarP(&opts.ConfigFile, "config", "c", "", "JSON or YAML config file, or ProjectConfig manifest (- for stdin); makes the command non-interactive")
 	fl.BoolVar(&opts.DryRun, "dry-run", false, "print the resolved config and write nothing")
 	cmdutil.EnumFlag(cmd, &opts.Format, "format", "", "json", dryRunFormats, "output format of --dry-run (yaml: a ProjectConfig manifest)")
@@ -141,6 +148,41 @@ Valid services and transports: botkit create --list-options`,
 
 	cmd.AddCommand(newCmdQuickstart(f, nil))
 	return cmd
+}
+
+// completeKey completes the flag of config key with the values
+// scaffold.KeyValues lists (the catalogue's ids, described by their labels,
+// and the other enumerations), never with file names. --transport's
+// comma-separated list completes its last item and leaves out the ids
+// already in it.
+func completeKey(key string) cobra.CompletionFunc {
+	return func(_ *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		prefix, word := "", toComplete
+		if key == "transports" {
+			if i := strings.LastIndex(toComplete, ","); i >= 0 {
+				prefix, word = toComplete[:i+1], toComplete[i+1:]
+			}
+		}
+		given := strings.Split(prefix, ",")
+		var out []cobra.Completion
+		for _, v := range scaffold.KeyValues(key) {
+			if !strings.HasPrefix(v, word) || slices.Contains(given, v) {
+				continue
+			}
+			label := ""
+			if s, ok := scaffold.LookupService(v); ok && key != "transports" {
+				label = s.Label
+			} else if t, ok := scaffold.LookupTransport(v); ok && key == "transports" {
+				label = t.Label
+			}
+			if label == "" {
+				out = append(out, prefix+v)
+			} else {
+				out = append(out, cobra.CompletionWithDesc(prefix+v, label))
+			}
+		}
+		return out, cobra.ShellCompDirectiveNoFileComp
+	}
 }
 
 func splitList(values []string) []string {
@@ -171,6 +213,9 @@ func Run(ctx context.Context, opts *Options) error {
 	}
 	if opts.TargetDir != "" && opts.OutputSet {
 		return cmdutil.UsageErrorf("TARGET_DIR and --output cannot be used together; give one")
+	}
+	if err := checkOutputNotFormat(opts); err != nil {
+		return err
 	}
 
 	var p scaffold.Partial
@@ -205,16 +250,23 @@ func Run(ctx context.Context, opts *Options) error {
 		return cmdutil.Problems(probs)
 	}
 
+	var wz *Wizard // the wizard that asked, if one did
 	if !opts.nonInteractive() {
 		// --accessible asks for line prompts whatever the streams (screen
 		// readers, scripted answers); otherwise only on a terminal.
 		if !opts.IO.CanPrompt() && !opts.Accessible {
 			return cmdutil.UsageErrorf("no terminal to run the wizard on: give --name or --config (see botkit create --help)")
 		}
-		wz := Wizard{
+		wz = &Wizard{
 			Prompter: opts.Prompter(opts.Accessible),
 			ErrOut:   opts.IO.ErrOut,
 			Target:   func(name string) string { return projectDir(opts, name) },
+		}
+		switch {
+		case opts.TargetDir != "":
+			wz.Where = []string{opts.TargetDir}
+		case opts.OutputSet:
+			wz.Where = []string{"-o", opts.Output}
 		}
 		answered, err := wz.Run(ctx, p)
 		if err != nil {
@@ -233,7 +285,38 @@ func Run(ctx context.Context, opts *Options) error {
 		}
 		return printConfig(opts.IO.Out, cfg, opts.Format)
 	}
-	return generate(ctx, opts.IO, cfg, projectDir(opts, cfg.ProjectName))
+	dir := projectDir(opts, cfg.ProjectName)
+	if wz != nil {
+		// The wizard's answers are shown whole before anything is
+		// written (--dry-run prints them instead).
+		if err := wz.Confirm(ctx, cfg, dir); err != nil {
+			return err
+		}
+	}
+	return generate(ctx, opts.IO, cfg, dir)
+}
+
+// checkOutputNotFormat refuses -o yaml (json, wide, name...: the name of
+// an output format of the other commands, pkg/printers) when no directory
+// of that name exists: out of habit (kubectl, gh) the user most likely
+// wanted the config printed, and create would quietly make ./yaml/<name>.
+// An existing directory, or ./yaml, is taken as asked.
+func checkOutputNotFormat(opts *Options) error {
+	if !opts.OutputSet {
+		return nil
+	}
+	format, _, _ := strings.Cut(opts.Output, "=") // go-template=…
+	if !slices.Contains(printers.Formats(), format) {
+		return nil
+	}
+	if fi, err := os.Stat(absJoin(opts.WorkingDir, opts.Output)); err == nil && fi.IsDir() {
+		return nil
+	}
+	print := "yaml"
+	if slices.Contains(dryRunFormats, format) {
+		print = format
+	}
+	return cmdutil.FlagErrorf("--output %q: create's --output is the directory the project goes in, and %q is an output format; --output ./%s makes a directory of that name, --dry-run --format %s prints the config", opts.Output, format, opts.Output, print)
 }
 
 // projectDir is where the project goes: TARGET_DIR, or <output>/<name>.
@@ -273,11 +356,13 @@ func generate(ctx context.Context, io *iostreams.IOStreams, cfg scaffold.Config,
 	if err := scaffold.Write(dir, files); err != nil {
 		var conflict *scaffold.ConflictError
 		if errors.As(err, &conflict) {
-			lines := []string{fmt.Sprintf("%s already holds files the project would write; nothing was written:", conflict.Dir)}
-			for _, f := range conflict.Files {
-				lines = append(lines, "  "+f)
+			// One error line, then the files as they are: a list to read
+			// (or paste), not one error per file.
+			files := make([]string, len(conflict.Files))
+			for i, f := range conflict.Files {
+				files[i] = "  " + f
 			}
-			return cmdutil.Problems(lines)
+			return cmdutil.UsageErrorDetails(files, "%s already holds files the project would write; nothing was written:", conflict.Dir)
 		}
 		var te *scaffold.TargetError
 		if errors.As(err, &te) {

@@ -14,6 +14,7 @@ import (
 	"github.com/botkit-dev/botkit/internal/testenv"
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
 	"github.com/botkit-dev/botkit/pkg/iostreams"
+	"github.com/botkit-dev/botkit/pkg/printers"
 	"github.com/botkit-dev/botkit/pkg/prompter"
 	"github.com/botkit-dev/botkit/pkg/scaffold"
 )
@@ -134,7 +135,7 @@ func TestProgressOnlyOnATerminal(t *testing.T) {
 		opts := &Options{IO: ios, WorkingDir: t.TempDir(), Format: "json", Accessible: true,
 			Flags: complete(),
 			Prompter: func(bool) prompter.Prompter {
-				return prompter.NewFake(t, prompter.Answer{Match: "--name", Value: "bot"})
+				return prompter.NewFake(t, prompter.Answer{Match: "--name", Value: "bot"}, prompter.Answer{Match: ConfirmTitle, Value: prompter.Default})
 			},
 		}
 		opts.Flags.ProjectName = nil
@@ -284,5 +285,133 @@ func TestConfigAndFlagProblemsTogether(t *testing.T) {
 	joined := strings.Join(lines, "\n")
 	if cmdutil.ExitCode(err) != cmdutil.ExitUsage || !strings.Contains(joined, `<stdin>:2: unknown key "foo"`) || !strings.Contains(joined, `--stt (stt_service): unknown stt service "nope_stt"`) {
 		t.Errorf("exit %d:\n%s", cmdutil.ExitCode(err), joined)
+	}
+}
+
+// -o with an output format's name (kubectl's and gh's -o yaml) is refused
+// when no directory of that name exists, for every format of pkg/printers;
+// ./yaml, or an existing directory yaml, is a directory as asked.
+func TestOutputNamedLikeAFormat(t *testing.T) {
+	for _, format := range printers.Formats() {
+		wd := t.TempDir()
+		ios, _, out, _ := iostreams.Test()
+		opts := &Options{IO: ios, WorkingDir: wd, Output: format, OutputSet: true, Flags: scaffold.PartialOf(QuickstartConfig("bot"))}
+		err := Run(context.Background(), opts)
+		var fe *cmdutil.FlagError
+		if !errors.As(err, &fe) || cmdutil.ExitCode(err) != cmdutil.ExitUsage || !strings.Contains(err.Error(), "--output ./"+format+" makes a directory") || !strings.Contains(err.Error(), "--dry-run --format") {
+			t.Errorf("-o %s: %v (exit %d)", format, err, cmdutil.ExitCode(err))
+		}
+		if entries, _ := os.ReadDir(wd); len(entries) != 0 || out.Len() != 0 {
+			t.Errorf("-o %s wrote %v, printed %q", format, entries, out.String())
+		}
+	}
+	wd := t.TempDir()
+	for _, o := range []string{"./yaml", "json"} {
+		if o == "json" {
+			if err := os.Mkdir(filepath.Join(wd, "json"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ios, _, _, _ := iostreams.Test()
+		opts := &Options{IO: ios, WorkingDir: wd, Output: o, OutputSet: true, Flags: scaffold.PartialOf(QuickstartConfig("bot"))}
+		if err := Run(context.Background(), opts); err != nil {
+			t.Errorf("-o %s: %v", o, err)
+		}
+		if _, err := os.Stat(filepath.Join(wd, o, "bot", "server", "bot.py")); err != nil {
+			t.Errorf("-o %s: %v", o, err)
+		}
+	}
+}
+
+// The wizard ends with the summary and a confirmation: Enter (the default,
+// yes) writes the project; "no" writes nothing and exits 1. --dry-run
+// prints the config without asking.
+func TestWizardConfirmsBeforeWriting(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		answer any
+		dryRun bool
+		code   int
+	}{
+		{"enter accepts", prompter.Default, false, cmdutil.ExitOK},
+		{"no writes nothing", false, false, cmdutil.ExitError},
+		{"dry run asks nothing", nil, true, cmdutil.ExitOK},
+	} {
+		wd := t.TempDir()
+		ios, _, out, errOut := iostreams.Test()
+		answers := []prompter.Answer{{Match: "--name", Value: "bot"}}
+		if c.answer != nil {
+			answers = append(answers, prompter.Answer{Match: ConfirmTitle, Value: c.answer})
+		}
+		fake := prompter.NewFake(t, answers...)
+		opts := &Options{IO: ios, WorkingDir: wd, Accessible: true, DryRun: c.dryRun, Flags: complete(),
+			Prompter: func(bool) prompter.Prompter { return fake }}
+		opts.Flags.ProjectName = nil
+		err := Run(context.Background(), opts)
+		if cmdutil.ExitCode(err) != c.code {
+			t.Fatalf("%s: exit %d (%v)", c.name, cmdutil.ExitCode(err), err)
+		}
+		_, statErr := os.Stat(filepath.Join(wd, "bot"))
+		if written := statErr == nil; written != (c.code == cmdutil.ExitOK && !c.dryRun) {
+			t.Errorf("%s: project written %v", c.name, written)
+		}
+		if c.answer == nil {
+			continue
+		}
+		q := fake.Asked()[len(fake.Asked())-1]
+		if q.Kind != "confirm" || q.Default != true {
+			t.Errorf("%s: last question %+v, want a confirm defaulting to yes", c.name, q)
+		}
+		summary := errOut.String()
+		for _, want := range []string{"Summary: bot in " + filepath.Join(wd, "bot"), "  stt_service           deepgram_stt (Deepgram)", "Without questions: botkit create --name bot "} {
+			if !strings.Contains(summary, want) {
+				t.Errorf("%s: stderr lacks %q:\n%s", c.name, want, summary)
+			}
+		}
+		if c.code != cmdutil.ExitOK && (out.Len() != 0 || !strings.Contains(err.Error(), "nothing was written")) {
+			t.Errorf("%s: stdout %q, error %v", c.name, out.String(), err)
+		}
+	}
+}
+
+// The summary's command makes the same config without questions.
+func TestSummaryCommandRecreatesTheConfig(t *testing.T) {
+	matrix, err := scaffold.Matrix()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cfg := range matrix {
+		ios, _, out, _ := iostreams.Test()
+		f := &cmdutil.Factory{IOStreams: ios, Getenv: func(string) string { return "" }, WorkingDir: func() (string, error) { return t.TempDir(), nil }}
+		cmd := NewCmdCreate(f, nil)
+		cmd.SetArgs(append(cfg.Args(), "--dry-run"))
+		cmd.SetOut(ios.Out)
+		if err := cmd.Execute(); err != nil {
+			t.Fatalf("%v: %v", cfg.Args(), err)
+		}
+		want, err := cfg.JSON()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out.String() != string(want) {
+			t.Errorf("%v made\n%s\nwant\n%s", cfg.Args(), out, want)
+		}
+	}
+}
+
+// The summary's command names where the project goes, quoted for a shell.
+func TestSummaryCommandKeepsTheTarget(t *testing.T) {
+	cfg := QuickstartConfig("bot")
+	for _, c := range []struct {
+		where []string
+		want  string
+	}{
+		{nil, "Without questions: botkit create --name bot "},
+		{[]string{"my dir/it's"}, `Without questions: botkit create 'my dir/it'\''s' --name bot `},
+		{[]string{"-o", "out/x"}, "Without questions: botkit create -o out/x --name bot "},
+	} {
+		if got := Summary(cfg, "/d", c.where...); !strings.Contains(got, c.want) {
+			t.Errorf("%q: %s", c.where, got)
+		}
 	}
 }

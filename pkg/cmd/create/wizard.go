@@ -2,8 +2,10 @@ package create
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -42,6 +44,9 @@ type Wizard struct {
 	// Target returns the directory a project of that name is written to;
 	// nil skips the checks of the target.
 	Target func(name string) string
+	// Where are the arguments that placed the project (TARGET_DIR, or -o
+	// DIR), repeated by the summary's command.
+	Where []string
 }
 
 // RunWizard runs a Wizard with p and no target checks.
@@ -390,3 +395,71 @@ func (w *wizard) askDeployment(p *scaffold.Partial) error {
 }
 
 func opt(label, value string) prompter.Option { return prompter.Option{Value: value, Label: label} }
+
+// ConfirmTitle is the wizard's last question, after the summary.
+const ConfirmTitle = "Create the project?"
+
+// Confirm ends the wizard: it shows the summary of cfg (Summary) and asks
+// whether to write the project to dir; Enter accepts. A "no" writes
+// nothing and returns an error that exits 1, as every declined
+// confirmation of botkit does (docs/design-decisions.md); Ctrl-C exits 130
+// as at any question.
+func (wz Wizard) Confirm(ctx context.Context, cfg scaffold.Config, dir string) error {
+	errOut := wz.ErrOut
+	if errOut == nil {
+		errOut = io.Discard
+	}
+	fmt.Fprint(errOut, Summary(cfg, dir, wz.Where...))
+	ok, err := wz.Prompter.WithContext(ctx).Confirm(ConfirmTitle, "--name", true)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return cmdutil.WithCode(cmdutil.ExitError, errors.New("cancelled: nothing was written"))
+	}
+	return nil
+}
+
+// Summary lists what the project will be, one config key a line (the keys
+// of --dry-run and config files; services with their labels, bools as
+// yes/no, unset values left out), and the command that makes the same
+// project without questions: where (TARGET_DIR, or -o DIR) and the flags
+// of cfg, quoted for a POSIX shell where needed.
+func Summary(cfg scaffold.Config, dir string, where ...string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "\nSummary: %s in %s\n", cfg.ProjectName, dir)
+	for _, f := range scaffold.Fields() {
+		v := f.ValueIn(cfg)
+		switch {
+		case f.Key == "project_name" || v == "":
+			continue
+		case f.Kind == scaffold.KindBool && v == "true":
+			v = "yes"
+		case f.Kind == scaffold.KindBool:
+			v = "no"
+		case f.Kind == scaffold.KindList:
+			v = strings.ReplaceAll(v, ",", ", ")
+		default:
+			if s, ok := scaffold.LookupService(v); ok {
+				v = fmt.Sprintf("%s (%s)", v, s.Label)
+			}
+		}
+		fmt.Fprintf(&b, "  %-21s %s\n", f.Key, v)
+	}
+	args := append(slices.Clone(where), cfg.Args()...)
+	for i, a := range args {
+		args[i] = shellQuote(a)
+	}
+	fmt.Fprintf(&b, "Without questions: botkit create %s\n\n", strings.Join(args, " "))
+	return b.String()
+}
+
+var shellSafe = regexp.MustCompile(`^[A-Za-z0-9_./,:=@%+-]+$`)
+
+// shellQuote returns s as one word of a POSIX shell.
+func shellQuote(s string) string {
+	if shellSafe.MatchString(s) {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

@@ -4,6 +4,7 @@ package root
 import (
 	"context"
 	"fmt"
+	"text/template"
 
 	"github.com/spf13/cobra"
 
@@ -38,7 +39,11 @@ manages the secret sets and image pull secrets they run with.`,
 	// The commands that act on a platform take --context.
 	cloudCmd := cloud.NewCmdCloud(f)
 	cloudutil.AddContextFlag(cloudCmd, f.Factory, true)
-	cmd.AddCommand(cloudCmd)
+	// `botkit secrets …` suggests cloud, where the groups live.
+	for _, sub := range cloudCmd.Commands() {
+		cloudCmd.SuggestFor = append(cloudCmd.SuggestFor, sub.Name())
+	}
+	cmd.AddCommand(cloudCmd, newCmdVersion())
 	for _, c := range []*cobra.Command{manifests.NewCmdApply(f, nil), manifests.NewCmdDiff(f, nil), manifests.NewCmdDelete(f, nil), seal.NewCmdSeal(f, nil), preflight.NewCmdPreflight(f, nil)} {
 		cloudutil.AddContextFlag(c, f.Factory, false)
 		cmd.AddCommand(c)
@@ -52,6 +57,24 @@ manages the secret sets and image pull secrets they run with.`,
 	cmd.InitDefaultCompletionCmd()
 	cmdutil.TypeUsageErrors(cmd)
 	return cmd
+}
+
+// newCmdVersion is `botkit version`, as gh has it: what --version prints
+// (the root's version template, so the two never differ).
+func newCmdVersion() *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print botkit's version (as --version does)",
+		Args:  cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			root := c.Root()
+			t, err := template.New("version").Parse(root.VersionTemplate())
+			if err != nil {
+				return err
+			}
+			return t.Execute(c.OutOrStdout(), root)
+		},
+	}
 }
 
 // Run executes botkit with args and returns the process exit code. Errors

@@ -59,3 +59,17 @@ func TestListOptionsIsJSONOnStdout(t *testing.T) {
 		t.Fatalf("exit %d stdout %.80q stderr %q", code, out, errOut)
 	}
 }
+
+// `botkit version` prints what --version prints; a mistyped group gets a
+// suggestion and stays exit 2.
+func TestVersionAndSuggestions(t *testing.T) {
+	code, out, errOut := run(t, context.Background(), "version")
+	_, flagOut, _ := run(t, context.Background(), "--version")
+	if code != 0 || errOut != "" || out != flagOut || !strings.HasPrefix(out, "botkit version ") {
+		t.Errorf("version: exit %d stdout %q stderr %q; --version %q", code, out, errOut, flagOut)
+	}
+	code, _, errOut = run(t, context.Background(), "cloud", "secret", "list")
+	if code != cmdutil.ExitUsage || !strings.Contains(errOut, "did you mean secrets?") {
+		t.Errorf("cloud secret: exit %d stderr %q", code, errOut)
+	}
+}

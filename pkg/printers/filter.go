@@ -98,7 +98,7 @@ type templateFilter struct {
 }
 
 func compileTemplate(flag, text string) (*templateFilter, error) {
-	t, err := template.New(strings.TrimLeft(flag, "-")).Parse(text)
+	t, err := template.New(strings.TrimPrefix(strings.TrimPrefix(flag, "-o "), "--")).Parse(text)
 	if err != nil {
 		return nil, err
 	}

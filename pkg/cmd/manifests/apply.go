@@ -28,7 +28,7 @@ type ApplyOptions struct {
 // ActionValidated is what --dry-run=client reports per object: the
 // manifest is valid and its values resolve; the platform was not asked
 // whether it would create or change the object.
-const ActionValidated = "validated"
+const ActionValidated = resources.ActionValidated
 
 // NewCmdApply returns `botkit apply`.
 func NewCmdApply(f *cloudutil.Factory, runF func(context.Context, *ApplyOptions) error) *cobra.Command {

@@ -155,7 +155,7 @@ func (v *templateValue) Set(s string) error {
 type outputValue struct{ f *Flags }
 
 func (v *outputValue) String() string { return v.f.Output }
-func (v *outputValue) Type() string   { return "format" }
+func (v *outputValue) Type() string   { return "string" }
 func (v *outputValue) Set(s string) error {
 	if err := v.f.checkOutput(s); err != nil {
 		// cobra names the flag: the reason alone.

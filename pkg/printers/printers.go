@@ -144,11 +144,9 @@ func (f *Flags) AddFlags(cmd *cobra.Command) {
 		shown += "|" + FormatGoTemplate + "=TEMPLATE|" + FormatGoTemplateFile + "=PATH"
 	}
 	cmd.Flags().VarP(&outputValue{f: f}, "output", "o", usage+" (one of: "+shown+")")
-	completions := values
-	if f.filters() {
-		completions = append(slices.Clone(values), FormatGoTemplate+"=", FormatGoTemplateFile+"=")
-	}
-	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(completions, cobra.ShellCompDirectiveNoFileComp|cobra.ShellCompDirectiveNoSpace))
+	// The template formats are not completed: their value follows "=",
+	// and completing them would take the space after every format away.
+	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(values, cobra.ShellCompDirectiveNoFileComp))
 	if f.filters() {
 		cmd.Flags().Var(&jqValue{f: f}, "jq", "Filter the JSON output with a jq `expression` (strings print raw, other values as compact JSON)")
 		cmd.Flags().Var(&templateValue{f: f}, "template", "Format the JSON output with a Go `template` (text/template; same as -o go-template=TEMPLATE)")
@@ -218,15 +216,9 @@ func (f *Flags) PrintRows(ios *iostreams.IOStreams, header []string, rows [][]st
 		return err
 	}
 	if flt != nil {
-		return PrintFiltered(ios, flt, v)
+		return writeFiltered(ios, flt, v)
 	}
 	return PrintRows(ios, f.Output, header, rows, v)
-}
-
-// Filtered reports whether the output goes through --jq or a template.
-func (f *Flags) Filtered() bool {
-	flt, err := f.validate()
-	return err == nil && flt != nil
 }
 
 // PrintValue prints v, a value that is not a platform object (an apply's
@@ -238,7 +230,7 @@ func (f *Flags) PrintValue(ios *iostreams.IOStreams, v any) error {
 		return err
 	}
 	if flt != nil {
-		return PrintFiltered(ios, flt, v)
+		return writeFiltered(ios, flt, v)
 	}
 	switch f.Output {
 	case FormatYAML:
@@ -249,8 +241,8 @@ func (f *Flags) PrintValue(ios *iostreams.IOStreams, v any) error {
 	return cmdutil.CheckEnum("output", f.Output, []string{FormatJSON, FormatYAML})
 }
 
-// PrintFiltered writes v's JSON form through flt.
-func PrintFiltered(ios *iostreams.IOStreams, flt filter, v any) error {
+// writeFiltered writes v's JSON form through flt.
+func writeFiltered(ios *iostreams.IOStreams, flt filter, v any) error {
 	var b bytes.Buffer
 	if err := writeJSON(&b, v); err != nil {
 		return err

@@ -95,6 +95,10 @@ func TestTemplates(t *testing.T) {
 			t.Errorf("%q: %q, want %q", args, list, want)
 		}
 	}
+	// A template sees what -o json shows: never a value.
+	if list, one := printFiltered(t, NewFlags(), "--template", "{{.}}"); strings.Contains(list+one, canary) {
+		t.Errorf("--template {{.}} shows a value: %s%s", list, one)
+	}
 	// One object is the object itself; numbers print as written.
 	_, one := printFiltered(t, NewFlags(), "--template", `{{.metadata.name}} version {{.metadata.resourceVersion}} {{if .spec}}{{len .spec.keys}}{{end}} keys`)
 	if one != "support-bot version 7 2 keys" {

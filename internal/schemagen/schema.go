@@ -1,7 +1,8 @@
 // Package schemagen generates the JSON Schemas of the manifests
 // (manifests/schema/*.json) from the Go types of package resources and the
-// catalogue of package scaffold. Its test fails when the committed schemas
-// are stale and rewrites them with -update:
+// catalogue of package scaffold, and the schema of what apply and diff print
+// with -o json (resources.ApplyReport, report.go). Its test fails when the
+// committed schemas are stale and rewrites them with -update:
 //
 //	go test ./internal/schemagen -run TestSchemasInSync -update
 //

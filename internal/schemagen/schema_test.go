@@ -11,6 +11,7 @@ import (
 
 	"github.com/botkit-dev/botkit/internal/testenv"
 	"github.com/botkit-dev/botkit/pkg/apply"
+	"github.com/botkit-dev/botkit/pkg/resources"
 	"github.com/botkit-dev/botkit/pkg/scaffold"
 	jsonschema "github.com/santhosh-tekuri/jsonschema/v6"
 	yaml "go.yaml.in/yaml/v3"
@@ -189,4 +190,61 @@ func TestProjectConfigSchemaKeys(t *testing.T) {
 	if strings.Contains(string(data), `"project_name"`) {
 		t.Error("project_name in the ProjectConfig schema")
 	}
+}
+
+// The schema of apply's and diff's -o json is generated from
+// resources.ApplyReport, and what they print validates against it.
+func TestReportSchema(t *testing.T) {
+	want, err := ReportSchema()
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(testenv.RepoRoot(t), "manifests", "schema", ReportFile)
+	if *update {
+		if err := os.WriteFile(path, want, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	} else if got, err := os.ReadFile(path); err != nil || !bytes.Equal(got, want) {
+		t.Errorf("%s is out of date (%v): run go test ./internal/schemagen -run TestReportSchema -update", path, err)
+	}
+	c := jsonschema.NewCompiler()
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(want))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.AddResource(ReportFile, doc); err != nil {
+		t.Fatal(err)
+	}
+	sch, err := c.Compile(ReportFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj := resources.Object{SecretSet: &resources.SecretSet{TypeMeta: resources.TypeMeta{APIVersion: resources.APIVersion, Kind: resources.KindSecretSet},
+		Metadata: resources.ObjectMeta{Name: "app"}, Spec: resources.SecretSetSpec{Keys: []string{"A"}}}}
+	rep := resources.ApplyReport{TypeMeta: resources.TypeMeta{APIVersion: resources.APIVersion, Kind: resources.KindApplyResult}, ApplySet: "voice",
+		Items: []resources.ApplyReportItem{{Kind: resources.KindSecretSet, Name: "app", Organization: "acme", Region: "us-west", Action: resources.ActionConfigured,
+			ResourceVersion: "3", Version: 2, ApplySet: "voice",
+			Keys:   []resources.KeyChange{{Key: "A", Change: resources.ChangeChanged}},
+			Fields: []resources.FieldChange{{Field: "metadata.labels", Change: resources.ChangeChanged}},
+			Labels: []resources.LabelChange{{Label: "team", Change: resources.ChangeChanged, From: "voice", To: "support"}},
+			Object: &obj}}}
+	check := func(name string, r resources.ApplyReport, valid bool) {
+		t.Helper()
+		b, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := sch.Validate(v); (err == nil) != valid {
+			t.Errorf("%s: valid %v, want %v (%v)", name, err == nil, valid, err)
+		}
+	}
+	check("apply result", rep, true)
+	bad := rep
+	bad.Items = []resources.ApplyReportItem{rep.Items[0]}
+	bad.Items[0].Action = "exploded"
+	check("unknown action", bad, false)
 }

@@ -1,6 +1,8 @@
 // Package printers prints botkit objects (SecretSet, ImagePullSecret) in the
 // formats every command offers through -o/--output: table (the default), wide,
-// json, yaml and name.
+// json, yaml and name, and, wherever json is one of them, --jq EXPR (a jq
+// expression on the JSON form, gojq) and Go templates (-o go-template=...,
+// -o go-template-file=PATH, --template).
 //
 // Several objects print as rows (table, wide), as a List (json, yaml) or as
 // one kind/name per line (name); an empty result prints "No resources found"
@@ -14,6 +16,9 @@
 package printers
 
 import (
+	"bytes"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
@@ -83,20 +88,31 @@ type Flags struct {
 	// Now is the clock AGE is measured against (nil: time.Now). Tests set it.
 	Now func() time.Time
 
+	// JQ is --jq: a jq expression the JSON form goes through.
+	JQ string
+	// Template is --template: a Go template the JSON form goes through.
+	Template string
+
 	formats []string // the formats allowed (nil: Formats())
 	lines   bool     // no -o prints the command's own lines (Operation)
+	def     string   // the default Output
+
+	outputSet bool            // -o was given
+	jq        *jqFilter       // JQ compiled
+	tmpl      *templateFilter // Template parsed
+	oTmpl     *templateFilter // -o go-template=... / go-template-file=... parsed
 }
 
 // NewFlags returns Flags defaulting to the table format, every format
 // allowed.
-func NewFlags() *Flags { return &Flags{Output: FormatTable} }
+func NewFlags() *Flags { return &Flags{Output: FormatTable, def: FormatTable} }
 
 // WithFormats limits -o to formats (the first is the default unless
 // WithLines).
 func (f *Flags) WithFormats(formats ...string) *Flags {
 	f.formats = formats
 	if !f.lines && len(formats) > 0 {
-		f.Output = formats[0]
+		f.Output, f.def = formats[0], formats[0]
 	}
 	return f
 }
@@ -104,7 +120,7 @@ func (f *Flags) WithFormats(formats ...string) *Flags {
 // WithLines makes the default, no -o, the command's own lines (one
 // Operation per object, as apply prints them); -o then prints objects.
 func (f *Flags) WithLines() *Flags {
-	f.lines, f.Output = true, ""
+	f.lines, f.Output, f.def = true, "", ""
 	return f
 }
 
@@ -122,26 +138,62 @@ func (f *Flags) AddFlags(cmd *cobra.Command) {
 	if f.lines {
 		usage = "Print the objects in this format instead of a line each"
 	}
-	cmdutil.EnumFlag(cmd, &f.Output, "output", "o", f.Output, f.allowed(), usage)
+	values := f.allowed()
+	shown := strings.Join(values, "|")
+	if f.filters() {
+		shown += "|" + FormatGoTemplate + "=TEMPLATE|" + FormatGoTemplateFile + "=PATH"
+	}
+	cmd.Flags().VarP(&outputValue{f: f}, "output", "o", usage+" (one of: "+shown+")")
+	// The template formats are not completed: their value follows "=",
+	// and completing them would take the space after every format away.
+	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(values, cobra.ShellCompDirectiveNoFileComp))
+	if f.filters() {
+		cmd.Flags().Var(&jqValue{f: f}, "jq", "Filter the JSON output with a jq `expression` (strings print raw, other values as compact JSON)")
+		cmd.Flags().Var(&templateValue{f: f}, "template", "Format the JSON output with a Go `template` (text/template; same as -o go-template=TEMPLATE)")
+	}
 }
 
-// Lines reports whether no -o was given to a command WithLines: it prints
-// its own lines.
-func (f *Flags) Lines() bool { return f.lines && f.Output == "" }
+// filters reports whether --jq and templates apply: wherever -o json does.
+func (f *Flags) filters() bool { return slices.Contains(f.allowed(), FormatJSON) }
 
-// Validate checks Output (for a run function called without cobra, which
-// did not parse the flag): a flag error naming the allowed formats.
+// Lines reports whether no -o was given to a command WithLines: it prints
+// its own lines (--jq and --template print the objects).
+func (f *Flags) Lines() bool {
+	return f.lines && f.Output == "" && f.JQ == "" && f.Template == ""
+}
+
+// Validate checks Output, JQ and Template (for a run function called
+// without cobra, which did not parse the flags, and for the combinations of
+// flags): a flag error naming the flag.
 func (f *Flags) Validate() error {
-	if f.Output == "" {
-		return nil // the default
+	_, err := f.validate()
+	return err
+}
+
+func (f *Flags) validate() (filter, error) {
+	if f.Output != "" {
+		if format, _, _ := parseOutput(f.Output); format != FormatGoTemplate && format != FormatGoTemplateFile {
+			if err := cmdutil.CheckEnum("output", f.Output, f.allowed()); err != nil {
+				return nil, err
+			}
+		} else if !f.filters() {
+			return nil, cmdutil.CheckEnum("output", f.Output, f.allowed())
+		}
 	}
-	return cmdutil.CheckEnum("output", f.Output, f.allowed())
+	if !f.filters() {
+		return nil, nil
+	}
+	return f.checkFilters()
 }
 
 // ToPrinter returns the printer of the chosen format.
 func (f *Flags) ToPrinter() (Printer, error) {
-	if err := f.Validate(); err != nil {
+	flt, err := f.validate()
+	if err != nil {
 		return nil, err
+	}
+	if flt != nil {
+		return filterPrinter{f: flt}, nil
 	}
 	return New(f.Output, f.Now)
 }
@@ -149,14 +201,73 @@ func (f *Flags) ToPrinter() (Printer, error) {
 // IsTable reports whether the chosen format is table or wide (the formats
 // meant for people rather than programs).
 func (f *Flags) IsTable() bool {
+	if f.JQ != "" || f.Template != "" {
+		return false
+	}
 	return f.Output == FormatTable || f.Output == FormatWide || (f.Output == "" && !f.lines)
 }
 
 // PrintRows prints rows that are not platform objects (organizations,
-// regions, tokens) in the chosen format; see PrintRows.
+// regions, tokens) in the chosen format; see PrintRows. With --jq or a
+// template, v goes through it.
 func (f *Flags) PrintRows(ios *iostreams.IOStreams, header []string, rows [][]string, v any) error {
-	if err := f.Validate(); err != nil {
+	flt, err := f.validate()
+	if err != nil {
 		return err
 	}
+	if flt != nil {
+		return writeFiltered(ios, flt, v)
+	}
 	return PrintRows(ios, f.Output, header, rows, v)
+}
+
+// PrintValue prints v, a value that is not a platform object (an apply's
+// result, a diff), in the chosen format: json, yaml, or through --jq or a
+// template. Row formats are the caller's.
+func (f *Flags) PrintValue(ios *iostreams.IOStreams, v any) error {
+	flt, err := f.validate()
+	if err != nil {
+		return err
+	}
+	if flt != nil {
+		return writeFiltered(ios, flt, v)
+	}
+	switch f.Output {
+	case FormatYAML:
+		return writeYAML(ios.Out, v)
+	case FormatJSON:
+		return writeJSON(ios.Out, v)
+	}
+	return cmdutil.CheckEnum("output", f.Output, []string{FormatJSON, FormatYAML})
+}
+
+// writeFiltered writes v's JSON form through flt.
+func writeFiltered(ios *iostreams.IOStreams, flt filter, v any) error {
+	var b bytes.Buffer
+	if err := writeJSON(&b, v); err != nil {
+		return err
+	}
+	return flt.apply(ios.Out, b.Bytes())
+}
+
+// filterPrinter prints what the json printer prints, through a jq
+// expression or a Go template.
+type filterPrinter struct{ f filter }
+
+func (p filterPrinter) run(ios *iostreams.IOStreams, print func(*iostreams.IOStreams) error) error {
+	var b bytes.Buffer
+	tmp := *ios
+	tmp.Out = &b
+	if err := print(&tmp); err != nil {
+		return err
+	}
+	return p.f.apply(ios.Out, b.Bytes())
+}
+
+func (p filterPrinter) PrintList(ios *iostreams.IOStreams, objs []resources.Object) error {
+	return p.run(ios, func(s *iostreams.IOStreams) error { return jsonPrinter{}.PrintList(s, objs) })
+}
+
+func (p filterPrinter) PrintObject(ios *iostreams.IOStreams, obj resources.Object) error {
+	return p.run(ios, func(s *iostreams.IOStreams) error { return jsonPrinter{}.PrintObject(s, obj) })
 }

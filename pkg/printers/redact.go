@@ -58,3 +58,7 @@ func list(objs []resources.Object) (any, error) {
 	}
 	return resources.NewList(items), nil
 }
+
+// Redact returns a copy of o fit for output, as every format prints it: key
+// names in spec.keys, no spec.data, no spec.credentials.
+func Redact(o resources.Object) (resources.Object, error) { return redact(o) }

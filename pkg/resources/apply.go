@@ -22,6 +22,10 @@ const (
 	ActionPruned   = "pruned"    // apply with prune: deleted
 	ActionDeleted  = "deleted"   // delete: deleted
 	ActionNotFound = "not found" // delete with ignoreNotFound: there was nothing to delete
+	// ActionValidated is what apply --dry-run=client reports (in its lines
+	// and its ApplyReport): the manifest is valid and its values resolve;
+	// the platform was not asked.
+	ActionValidated = "validated"
 )
 
 // ManagedByApply is the value of metadata.managedBy of an object whose last

@@ -30,7 +30,7 @@ type ApplyOptions struct {
 // ActionValidated is what --dry-run=client reports per object: the
 // manifest is valid and its values resolve; the platform was not asked
 // whether it would create or change the object.
-const ActionValidated = "validated"
+const ActionValidated = resources.ActionValidated
 
 // NewCmdApply returns `botkit apply`.
 func NewCmdApply(f *cloudutil.Factory, runF func(context.Context, *ApplyOptions) error) *cobra.Command {
@@ -67,8 +67,11 @@ Output is one line per object, never a value:
   secretset/NAME created|configured|unchanged|pruned
 with " (dry run)" for --dry-run=server (the platform's answer, nothing
 written) and "validated (dry run)" for --dry-run=client (checked locally,
-nothing sent). -o json|yaml prints the resulting objects as a List (key
-names only).`,
+nothing sent). -o json|yaml prints an ApplyResult: per object its
+organization, action, version, key and field changes and the object after
+the apply (key names only); its JSON Schema is manifests/schema/
+applyreport.schema.json. --jq EXPR and --template TEMPLATE (or -o
+go-template=TEMPLATE) work on that JSON; -o name prints kind/name.`,
 		Example: `  botkit apply -f secrets/ -R
   botkit apply -f support-bot.yaml --dry-run=server
   cat manifests.yaml | botkit apply -f -
@@ -153,10 +156,16 @@ func runApply(ctx context.Context, opts *ApplyOptions) error {
 			return err
 		}
 	}
-	if opts.Print.Lines() {
+	switch {
+	case opts.Print.Lines():
 		err = writeApplyLines(opts.IO.Out, results)
-	} else {
+	case opts.Print.Output == printers.FormatName:
 		err = printObjects(opts, results)
+	default:
+		var rep resources.ApplyReport
+		if rep, err = applyReport(results, opts.ApplySet, opts.DryRun == DryRunServer); err == nil {
+			err = opts.Print.PrintValue(opts.IO, rep)
+		}
 	}
 	if err != nil {
 		return err
@@ -169,6 +178,13 @@ func runApply(ctx context.Context, opts *ApplyOptions) error {
 
 // printLocal reports --dry-run=client: every object checked, nothing sent.
 func printLocal(opts *ApplyOptions, groups []apply.Group) error {
+	if !opts.Print.Lines() && opts.Print.Output != printers.FormatName {
+		rep, err := localReport(groups, opts.ApplySet)
+		if err != nil {
+			return err
+		}
+		return opts.Print.PrintValue(opts.IO, rep)
+	}
 	if !opts.Print.Lines() {
 		var objs []resources.Object
 		for _, g := range groups {
@@ -179,8 +195,8 @@ func printLocal(opts *ApplyOptions, groups []apply.Group) error {
 	return writeDryRunLines(opts.IO.Out, groups, ActionValidated)
 }
 
-// printObjects prints the objects as they are after the apply (as they would
-// be, for a dry run); pruned objects are gone and not printed.
+// printObjects prints the names of the objects as they are after the
+// apply (-o name); pruned objects are gone and not printed.
 func printObjects(opts *ApplyOptions, results []OrgApply) error {
 	var objs []resources.Object
 	for _, r := range results {
@@ -248,7 +264,8 @@ func guardChanges(ctx context.Context, opts *ManifestOptions, api API, groups []
 	if err != nil || !t.Protected || t.Explicit {
 		return err
 	}
-	plan, err := sendPlan(ctx, api, groups, req)
+	req.DryRun = true
+	plan, err := sendApply(ctx, api, groups, req)
 	if err != nil {
 		return perObject(err, groups[len(plan)], "nothing was applied")
 	}

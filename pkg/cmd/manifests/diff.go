@@ -8,6 +8,7 @@ import (
 
 	"github.com/botkit-dev/botkit/pkg/cmd/cloudutil"
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
+	"github.com/botkit-dev/botkit/pkg/printers"
 )
 
 // DiffOptions are the inputs of `botkit diff`.
@@ -17,12 +18,13 @@ type DiffOptions struct {
 	Prune          bool
 	Selector       string
 	ApplySet       string
-	AllowEmpty     bool // --allow-empty: --prune with no object in the manifests
+	AllowEmpty     bool            // --allow-empty: --prune with no object in the manifests
+	Print          *printers.Flags // -o json|yaml, --jq, --template; none: the lines
 }
 
 // NewCmdDiff returns `botkit diff`.
 func NewCmdDiff(f *cloudutil.Factory, runF func(context.Context, *DiffOptions) error) *cobra.Command {
-	opts := &DiffOptions{ManifestOptions: newManifestOptions(f)}
+	opts := &DiffOptions{ManifestOptions: newManifestOptions(f), Print: newDiffPrintFlags()}
 	cmd := &cobra.Command{
 		Use:   "diff -f PATH...",
 		Short: "Show what apply would change, key by key, never a value",
@@ -32,13 +34,26 @@ request, compared against what it stores. The client never reads a value.
 One line per object that would change, then one per key and field:
   + added   ~ changed   - removed
 Removed keys and, with --prune, the objects that would be pruned are shown.
-Unchanged objects are not.
+Unchanged objects are not. A change of labels shows each label's old and
+new value (labels are not secret).
+
+An object that another apply set owns (apply would refuse it without
+--applyset NAME) is compared as apply with its own apply set would write
+it: its line names the apply set, and a note on stderr says which
+--applyset apply needs. A diff only reads: ownership never changes its
+exit status.
+
+-o json|yaml prints the plan as an ApplyResult: per object its action
+(created, configured, unchanged, pruned) and per key, field and label its
+change (added, changed, removed, unchanged), never a value; JSON Schema
+manifests/schema/applyreport.schema.json. --jq and --template work on it.
 
 Exit status: 0 no differences, 1 differences, 2 or more an error (a failure
 that would be exit 1 elsewhere, such as an unreachable platform, is exit 2
 here, so that 1 always means differences).`,
 		Example: `  botkit diff -f secrets/ -R
-  botkit diff -f secrets/ --prune -l team=voice --applyset voice-prod`,
+  botkit diff -f secrets/ --prune -l team=voice --applyset voice-prod
+  botkit diff -f secrets/ --jq '.items[] | select(.action != "unchanged") | .name'`,
 		Args: cmdutil.ExactArgs(0, "no arguments (name manifests with -f)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var err error
@@ -53,7 +68,14 @@ here, so that 1 always means differences).`,
 	addManifestFlags(cmd, &opts.ManifestOptions, "compare")
 	addAllowPlaintextFlag(cmd, &opts.AllowPlaintext)
 	addPruneFlags(cmd, &opts.Prune, &opts.Selector, &opts.ApplySet, &opts.AllowEmpty)
+	opts.Print.AddFlags(cmd)
 	return cmd
+}
+
+// newDiffPrintFlags is diff's -o: lines by default, or the plan as json or
+// yaml.
+func newDiffPrintFlags() *printers.Flags {
+	return printers.NewFlags().WithLines().WithFormats(printers.FormatJSON, printers.FormatYAML)
 }
 
 // ErrDifferences is diff's answer when something would change: exit 1,
@@ -74,6 +96,12 @@ func diffExit(err error) error {
 }
 
 func runDiff(ctx context.Context, opts *DiffOptions) error {
+	if opts.Print == nil {
+		opts.Print = newDiffPrintFlags()
+	}
+	if err := opts.Print.Validate(); err != nil {
+		return err
+	}
 	if err := checkPrune(opts.Prune, opts.Selector, opts.ApplySet, opts.AllowEmpty); err != nil {
 		return err
 	}
@@ -88,12 +116,22 @@ func runDiff(ctx context.Context, opts *DiffOptions) error {
 	if err != nil {
 		return err
 	}
-	results, err := sendPlan(ctx, c, groups, applyRequest{ApplySet: opts.ApplySet, Prune: opts.Prune, Selector: opts.Selector})
+	diffs, failed, err := planDiff(ctx, c, groups, applyRequest{ApplySet: opts.ApplySet, Prune: opts.Prune, Selector: opts.Selector})
 	if err != nil {
 		// Show nothing partial: the diff is of every organization or none.
-		return perObject(err, groups[len(results)], "no difference could be computed")
+		return perObject(err, failed, "no difference could be computed")
 	}
-	changed, err := writeDiff(opts.IO.Out, results)
+	if err := writeOwners(opts.IO.ErrOut, diffs, opts.ApplySet); err != nil {
+		return err
+	}
+	var changed bool
+	if opts.Print.Lines() {
+		changed, err = writeDiff(opts.IO.Out, diffs, opts.ApplySet)
+	} else {
+		rep := diffReport(diffs, opts.ApplySet)
+		changed = differs(rep)
+		err = opts.Print.PrintValue(opts.IO, rep)
+	}
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package manifests
 
 import (
+	"fmt"
 	"io"
 	"strings"
 
@@ -54,25 +55,30 @@ var actionMark = map[string]string{
 
 // writeDiff writes what a plan changes, per object and then per key and
 // field: "+" added, "~" changed, "-" removed (objects to prune and their
-// keys included). Unchanged objects, keys and fields are not shown; no
-// value ever is. It reports whether anything differs (diff's exit status
-// 1).
+// keys included), and under metadata.labels each label that changes with
+// its old and new value (labels are not secret). Unchanged objects, keys
+// and fields are not shown; no value ever is. An object that an apply set
+// other than applySet owns says so. It reports whether anything differs
+// (diff's exit status 1).
 //
 //	~ secretset/app
 //	    ~ OPENAI_API_KEY
 //	    - OLD_KEY
 //	    + NEW_KEY
 //	    ~ metadata.labels
+//	        ~ team: voice -> support
 //	+ secretset/new
 //	    + LOG_LEVEL
+//	~ secretset/other (apply set voice-prod)
+//	    + B
 //	- secretset/gone (prune)
 //	    - A
-func writeDiff(w io.Writer, results []OrgApply) (bool, error) {
+func writeDiff(w io.Writer, diffs []orgDiff, applySet string) (bool, error) {
 	var b strings.Builder
 	changed := false
-	multi := len(results) > 1
-	for _, r := range results {
-		for _, it := range r.Result.Items {
+	multi := len(diffs) > 1
+	for _, d := range diffs {
+		for _, it := range d.Result.Items {
 			mark, ok := actionMark[it.Action]
 			if !ok {
 				continue
@@ -80,7 +86,10 @@ func writeDiff(w io.Writer, results []OrgApply) (bool, error) {
 			changed = true
 			b.WriteString(mark + " " + iostreams.Printable(it.Ref()))
 			if multi {
-				b.WriteString(" (organization " + iostreams.Printable(r.Organization) + ")")
+				b.WriteString(" (organization " + iostreams.Printable(d.Organization) + ")")
+			}
+			if owner := d.owner(it.Name); owner != "" && owner != applySet {
+				b.WriteString(" (apply set " + iostreams.Printable(owner) + ")")
 			}
 			if it.Action == resources.ActionPruned {
 				b.WriteString(" (prune)")
@@ -96,12 +105,66 @@ func writeDiff(w io.Writer, results []OrgApply) (bool, error) {
 				if it.Action != resources.ActionConfigured && strings.HasPrefix(f.Field, "metadata.") && f.Field != "metadata.labels" {
 					continue
 				}
-				if m, ok := changeMark[f.Change]; ok {
-					b.WriteString("    " + m + " " + iostreams.Printable(f.Field) + "\n")
+				m, ok := changeMark[f.Change]
+				if !ok {
+					continue
+				}
+				b.WriteString("    " + m + " " + iostreams.Printable(f.Field) + "\n")
+				if f.Field == "metadata.labels" {
+					had, has := d.labels(it)
+					for _, l := range labelChanges(had, has) {
+						writeLabel(&b, l)
+					}
 				}
 			}
 		}
 	}
 	_, err := io.WriteString(w, b.String())
 	return changed, err
+}
+
+// writeLabel writes the line of a label that changes: "+ team: voice",
+// "~ team: voice -> support", "- team: voice".
+func writeLabel(b *strings.Builder, l resources.LabelChange) {
+	m, ok := changeMark[l.Change]
+	if !ok {
+		return
+	}
+	b.WriteString("        " + m + " " + iostreams.Printable(l.Label) + ": ")
+	switch l.Change {
+	case resources.ChangeAdded:
+		b.WriteString(iostreams.Printable(l.To))
+	case resources.ChangeRemoved:
+		b.WriteString(iostreams.Printable(l.From))
+	default:
+		b.WriteString(iostreams.Printable(l.From) + " -> " + iostreams.Printable(l.To))
+	}
+	b.WriteByte('\n')
+}
+
+// writeOwners notes on stderr each object of the manifests that an apply
+// set other than applySet owns: apply would refuse it without that
+// --applyset.
+func writeOwners(w io.Writer, diffs []orgDiff, applySet string) error {
+	var b strings.Builder
+	for _, d := range diffs {
+		for _, it := range d.Result.Items {
+			if owner := d.owner(it.Name); owner != "" && owner != applySet && it.Action != resources.ActionPruned {
+				fmt.Fprintf(&b, "note: %s belongs to apply set %s: apply it with --applyset %s\n",
+					iostreams.Printable(it.Ref()), iostreams.Printable(owner), iostreams.Printable(owner))
+			}
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// differs reports whether a diff's plan changes anything.
+func differs(rep resources.ApplyReport) bool {
+	for _, it := range rep.Items {
+		if _, ok := actionMark[it.Action]; ok {
+			return true
+		}
+	}
+	return false
 }

@@ -19,7 +19,16 @@ func TestLinesCarryNoEscapes(t *testing.T) {
 	if err := writeApplyLines(&b, res); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := writeDiff(&b, []OrgApply{{Organization: "acme", Result: resources.ApplyResult{Items: []resources.ApplyResultItem{{Kind: resources.KindSecretSet, Name: hostile, Action: resources.ActionConfigured, Keys: item.Keys}}}}}); err != nil {
+	// Label values and the owning apply set come from the platform too.
+	cur := resources.Object{SecretSet: &resources.SecretSet{Metadata: resources.ObjectMeta{Name: hostile,
+		Labels: map[string]string{"team": "a\x1b[2J"}, ManagedBy: resources.ManagedByApply, ApplySet: "set\x1b[2J"}}}
+	d := orgDiff{OrgApply: OrgApply{Organization: "acme", Result: resources.ApplyResult{Items: []resources.ApplyResultItem{{Kind: resources.KindSecretSet, Name: hostile, Action: resources.ActionConfigured, Keys: item.Keys,
+		Fields: []resources.FieldChange{{Field: "metadata.labels", Change: resources.ChangeChanged}}}}}},
+		current: map[string]resources.Object{hostile: cur}}
+	if _, err := writeDiff(&b, []orgDiff{d}, ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeOwners(&b, []orgDiff{d}, ""); err != nil {
 		t.Fatal(err)
 	}
 	if err := writeDeleteLines(&b, []OrgDelete{{Organization: "acme", Result: resources.DeleteResult{Items: []resources.DeleteResultItem{{Kind: resources.KindSecretSet, Name: hostile, Action: "deleted"}}}}}); err != nil {

@@ -168,7 +168,7 @@ func TestNothingSent(t *testing.T) {
 	if err := runApply(context.Background(), &ApplyOptions{ManifestOptions: s, DryRun: DryRunClient, Print: jsonOutput()}); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(e.out.String(), `"kind": "List"`) || !strings.Contains(e.out.String(), `"K"`) {
+	if !strings.Contains(e.out.String(), `"kind": "ApplyResult"`) || !strings.Contains(e.out.String(), `"action": "validated"`) || !strings.Contains(e.out.String(), `"K"`) {
 		t.Errorf("client dry run -o json: %s", e.out)
 	}
 	e.noCanary(nil)

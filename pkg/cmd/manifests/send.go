@@ -47,13 +47,6 @@ func sendApply(ctx context.Context, api API, groups []apply.Group, opts applyReq
 	return out, nil
 }
 
-// sendPlan is sendApply as a dry run: what apply would do, computed by the platform
-// against what it stores (diff and --dry-run=server).
-func sendPlan(ctx context.Context, api API, groups []apply.Group, opts applyRequest) ([]OrgApply, error) {
-	opts.DryRun = true
-	return sendApply(ctx, api, groups, opts)
-}
-
 // deleteRequest is the delete request's options other than its objects.
 type deleteRequest struct {
 	IgnoreNotFound bool

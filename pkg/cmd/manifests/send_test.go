@@ -65,15 +65,15 @@ spec:
 	var out, all bytes.Buffer // all: everything written, for the canary check
 	opts := applyRequest{Prune: true, Selector: "team=voice"}
 
-	plan, err := sendPlan(ctx, api, load(), opts)
+	plan, _, err := planDiff(ctx, api, load(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	changed, err := writeDiff(io.MultiWriter(&out, &all), plan)
+	changed, err := writeDiff(io.MultiWriter(&out, &all), plan, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !changed || out.String() != "+ secretset/app\n    + A\n    + B\n    + metadata.labels\n+ secretset/old\n    + X\n    + metadata.labels\n+ imagepullsecret/reg\n    + spec.host\n    + spec.username\n    + spec.credentials\n" {
+	if !changed || out.String() != "+ secretset/app\n    + A\n    + B\n    + metadata.labels\n        + team: voice\n+ secretset/old\n    + X\n    + metadata.labels\n        + team: voice\n+ imagepullsecret/reg\n    + spec.host\n    + spec.username\n    + spec.credentials\n" {
 		t.Errorf("first diff:\n%s", out.String())
 	}
 	out.Reset()
@@ -90,10 +90,10 @@ spec:
 
 	// No differences now.
 	out.Reset()
-	if plan, err = sendPlan(ctx, api, load(), opts); err != nil {
+	if plan, _, err = planDiff(ctx, api, load(), opts); err != nil {
 		t.Fatal(err)
 	}
-	if changed, err := writeDiff(io.MultiWriter(&out, &all), plan); err != nil || changed || out.Len() != 0 {
+	if changed, err := writeDiff(io.MultiWriter(&out, &all), plan, ""); err != nil || changed || out.Len() != 0 {
 		t.Errorf("diff after apply: %v %q", changed, out.String())
 	}
 
@@ -106,14 +106,20 @@ spec:
     A: {fromEnv: KEY2}
 `)
 	out.Reset()
-	if plan, err = sendPlan(ctx, api, load(), opts); err != nil {
+	if plan, _, err = planDiff(ctx, api, load(), opts); err != nil {
 		t.Fatal(err)
 	}
-	if changed, err := writeDiff(io.MultiWriter(&out, &all), plan); err != nil || !changed || out.String() != "~ secretset/app\n    ~ A\n    - B\n- secretset/old (prune)\n    - X\n" {
+	if changed, err := writeDiff(io.MultiWriter(&out, &all), plan, ""); err != nil || !changed || out.String() != "~ secretset/app\n    ~ A\n    - B\n- secretset/old (prune)\n    - X\n" {
 		t.Errorf("diff:\n%s", out.String())
 	}
 	out.Reset()
-	if err := writeApplyLines(io.MultiWriter(&out, &all), plan); err != nil {
+	dry := opts
+	dry.DryRun = true
+	dryRes, err := sendApply(ctx, api, load(), dry)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := writeApplyLines(io.MultiWriter(&out, &all), dryRes); err != nil {
 		t.Fatal(err)
 	}
 	if out.String() != "secretset/app configured (dry run)\nimagepullsecret/reg unchanged (dry run)\nsecretset/old pruned (dry run)\n" {

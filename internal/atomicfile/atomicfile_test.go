@@ -67,8 +67,8 @@ func TestWriteSymlink(t *testing.T) {
 			t.Fatalf("target after writing %s: %q, %v", p, got, err)
 		}
 	}
-	if entries, _ := os.ReadDir(shared); len(entries) != 1 {
-		t.Errorf("left beside the target: %v", entries)
+	if entries, err := os.ReadDir(shared); err != nil || len(entries) != 1 {
+		t.Errorf("left beside the target: %v %v", entries, err)
 	}
 	// A link to a missing file creates the file.
 	dangling := filepath.Join(dir, "dangling")

@@ -154,13 +154,16 @@ func TestUpdateConcurrent(t *testing.T) {
 		t.Fatalf("%d contexts of %d: %v %v", len(f.Contexts), n+1, f.Names(), err)
 	}
 	// An error of the change writes nothing.
-	before, _ := os.ReadFile(path)
+	before, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
 	boom := errors.New("boom")
 	if err := Update(path, func(f *File) error { f.Remove("c00"); return boom }); err != boom {
 		t.Fatalf("error: %v", err)
 	}
-	if after, _ := os.ReadFile(path); string(after) != string(before) {
-		t.Error("a failed change was written")
+	if after, err := os.ReadFile(path); err != nil || string(after) != string(before) {
+		t.Errorf("a failed change was written (%v)", err)
 	}
 }
 

@@ -301,8 +301,8 @@ func TestOutputNamedLikeAFormat(t *testing.T) {
 		if !errors.As(err, &fe) || cmdutil.ExitCode(err) != cmdutil.ExitUsage || !strings.Contains(err.Error(), "--output ./"+format+" makes a directory") || !strings.Contains(err.Error(), "--dry-run --format") {
 			t.Errorf("-o %s: %v (exit %d)", format, err, cmdutil.ExitCode(err))
 		}
-		if entries, _ := os.ReadDir(wd); len(entries) != 0 || out.Len() != 0 {
-			t.Errorf("-o %s wrote %v, printed %q", format, entries, out.String())
+		if entries, err := os.ReadDir(wd); err != nil || len(entries) != 0 || out.Len() != 0 {
+			t.Errorf("-o %s wrote %v (%v), printed %q", format, entries, err, out.String())
 		}
 	}
 	wd := t.TempDir()

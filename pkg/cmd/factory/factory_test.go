@@ -237,7 +237,9 @@ func TestEmbeddedNoticeOnce(t *testing.T) {
 	ios, _, _, errOut := iostreams.Test()
 	ios.SetStderrTTY(true)
 	f := New(ios)
-	f.Getenv = func(k string) string { return map[string]string{"HOME": home, config.EnvConfigDir: cfgDir, config.EnvToken: "bkp_x"}[k] }
+	f.Getenv = func(k string) string {
+		return map[string]string{"HOME": home, config.EnvConfigDir: cfgDir, config.EnvToken: "bkp_x"}[k]
+	}
 	f.Credentials = emptyStore{}
 	if _, err := f.APIClient(ctx); err != nil {
 		t.Fatal(err)

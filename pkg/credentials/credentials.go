@@ -1,7 +1,8 @@
 // Package credentials keeps API tokens in the OS keyring (service
 // "botkit:<host>") through go-keyring, every call bounded by 3 seconds, and
 // resolves which token a command uses: BOTKIT_TOKEN, else the config file
-// (only there after `auth login --insecure-storage`), else the keyring.
+// (only there after `auth login --insecure-storage`, or a login that found
+// no keyring), else the keyring.
 package credentials
 
 import (
@@ -50,7 +51,7 @@ type UnavailableError struct {
 }
 
 func (e *UnavailableError) Error() string {
-	return fmt.Sprintf("the OS keyring is not available (%v): set BOTKIT_TOKEN in the environment, or log in with `botkit auth login --insecure-storage` to keep the token in the config file (mode 0600) instead", e.Err)
+	return fmt.Sprintf("the OS keyring is not available (%v): set BOTKIT_TOKEN in the environment, or log in with `botkit auth login`, which keeps the token in the config file (mode 0600) when there is no keyring (--insecure-storage: always)", e.Err)
 }
 
 func (e *UnavailableError) Unwrap() error { return e.Err }

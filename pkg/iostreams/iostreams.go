@@ -73,3 +73,9 @@ func (s *IOStreams) SetCI(v bool) { s.ci = v }
 // ShowProgress reports whether progress and hints may go to stderr: only on
 // a terminal, never when stdout is piped or CI is set (docs/development.md).
 func (s *IOStreams) ShowProgress() bool { return s.stderrTTY && s.stdoutTTY && !s.ci }
+
+// ShowNotices reports whether a one-time notice meant for a person (the
+// embedded platform's first use) may go to stderr: stderr is a terminal and
+// CI is not set, whatever stdout is — stderr does not disturb piped output,
+// and a script or CI run never sees it.
+func (s *IOStreams) ShowNotices() bool { return s.stderrTTY && !s.ci }

@@ -3,6 +3,7 @@ package platform_test
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"strings"
 	"testing"
 
@@ -70,6 +71,21 @@ func TestPreflight(t *testing.T) {
 		req.RequiredKeys = []string{"A", "D", "E"}
 		if ch, ok := preflight(req)["secret-set-keys/fail"]; !ok || !strings.Contains(ch.Detail, "bot lacks D, E (from .env.example)") {
 			t.Errorf("missing keys: %+v", ch)
+		}
+		// A required key stored empty (a copied .env.example) fails, named:
+		// the platform knows the value's size without reading it, and says
+		// "empty", never a length. An empty optional key is no failure.
+		do("PATCH", "/v1/organizations/acme/secrets/bot", `{"set":{"E":"","C":""}}`, 200)
+		req.RequiredKeys = []string{"A", "D", "E"}
+		ch, ok := preflight(req)["secret-set-keys/fail"]
+		if !ok || ch.Detail != "bot lacks D (from .env.example); E is empty in bot (required by .env.example); set them with botkit cloud secrets set bot KEY=..." {
+			t.Errorf("a missing and an empty key: %+v", ch)
+		}
+		if want := map[string]string{"D": resources.KeyMissing, "E": resources.KeyEmpty}; !maps.Equal(ch.Keys, want) {
+			t.Errorf("keys of the check: %v, want %v", ch.Keys, want)
+		}
+		if ch, ok := preflight(resources.PreflightRequest{SecretSet: "bot", RequiredKeys: []string{"A", "B"}, OptionalKeys: []string{"C"}})["secret-set-keys/ok"]; !ok || ch.Detail != "all 2 required keys present" || ch.Keys != nil {
+			t.Errorf("an empty optional key: %+v", ch)
 		}
 		// A failed set fails, with the provisioner's message.
 		obj, err := other.Object(ctx, orgID(t, other, "acme"), "bot")

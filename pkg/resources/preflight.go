@@ -30,7 +30,17 @@ type PreflightCheck struct {
 	// Line is the deploy file's line the check is about (0: none); the
 	// CLI's checks of the file only.
 	Line int `json:"line,omitempty"`
+	// Keys names, for the secret-set-keys check, each required key the
+	// set lacks (KeyMissing) or holds with an empty value (KeyEmpty):
+	// never a value nor its length.
+	Keys map[string]string `json:"keys,omitempty"`
 }
+
+// What is wrong with a key, in PreflightCheck.Keys.
+const (
+	KeyMissing = "missing"
+	KeyEmpty   = "empty"
+)
 
 // PreflightRequest is the body of POST /v1/organizations/{org}/preflight:
 // the facts of a deploy file the platform checks, nothing written. Region

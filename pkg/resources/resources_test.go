@@ -3,6 +3,7 @@ package resources
 import (
 	"encoding/json"
 	"errors"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -342,7 +343,7 @@ func TestAddCheck(t *testing.T) {
 		{ID: "image-pull-secret", Result: CheckFail, Detail: "creds holds credentials for a, but the image is on b"},
 		{ID: "image", Result: CheckWarning, Detail: "w1; w2"},
 	}
-	if len(cs) != len(want) || cs[0] != want[0] || cs[1] != want[1] {
+	if !reflect.DeepEqual(cs, want) {
 		t.Errorf("checks %+v, want %+v", cs, want)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -202,27 +203,43 @@ func TestLoginRefusals(t *testing.T) {
 	}
 }
 
-// No keyring: exit 4 with the one message, nothing written; with
-// --insecure-storage the token goes to the 0600 file, with a warning.
+// No keyring: --secure-storage is exit 4 naming the flag, nothing written;
+// without it the token falls back to the 0600 config file (the one storage
+// of --insecure-storage), with a warning naming the file; with
+// --insecure-storage it goes there with its own warning.
 func TestLoginWithoutKeyring(t *testing.T) {
 	e := setup(t)
 	ios, in, _, _ := iostreams.Test()
 	in.WriteString(e.token)
-	err := runLogin(context.Background(), &LoginOptions{IO: ios, Config: e.config, Credentials: downStore{}, NewClient: newClient, APIURL: e.url, WithToken: true})
-	var ue *credentials.UnavailableError
-	if !errors.As(err, &ue) || cmdutil.ExitCode(err) != cmdutil.ExitAuth {
+	err := runLogin(context.Background(), &LoginOptions{IO: ios, Config: e.config, Credentials: downStore{}, NewClient: newClient, APIURL: e.url, WithToken: true, SecureStorage: true})
+	if err == nil || cmdutil.ExitCode(err) != cmdutil.ExitAuth || !strings.HasPrefix(err.Error(), "--secure-storage: the OS keyring is not available (no bus): nothing was stored") || strings.Contains(err.Error(), e.token) {
 		t.Fatalf("%v", err)
 	}
 	if _, err := os.Stat(filepath.Join(e.cfgDir, config.FileName)); err == nil {
 		t.Fatal("config file written")
 	}
-	ios, in, _, errOut := iostreams.Test()
+	ios, in, _, _ = iostreams.Test()
 	in.WriteString(e.token)
-	if err := runLogin(context.Background(), &LoginOptions{IO: ios, Config: e.config, Credentials: downStore{}, NewClient: newClient, APIURL: e.url, WithToken: true, InsecureStorage: true}); err != nil {
-		t.Fatal(err)
+	if err := runLogin(context.Background(), &LoginOptions{IO: ios, Config: e.config, Credentials: downStore{}, NewClient: newClient, APIURL: e.url, WithToken: true, SecureStorage: true, InsecureStorage: true}); cmdutil.ExitCode(err) != cmdutil.ExitUsage || !strings.Contains(fmt.Sprint(err), "--secure-storage and --insecure-storage") {
+		t.Fatalf("both flags: %v", err)
 	}
-	if !strings.HasPrefix(errOut.String(), "warning: the token is stored in clear in ") {
-		t.Fatalf("stderr %q", errOut)
+	for _, insecure := range []bool{false, true} {
+		ios, in, out, errOut := iostreams.Test()
+		in.WriteString(e.token)
+		if err := runLogin(context.Background(), &LoginOptions{IO: ios, Config: e.config, Credentials: downStore{}, NewClient: newClient, APIURL: e.url, WithToken: true, InsecureStorage: insecure}); err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := e.config()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := "warning: no OS keyring here (no bus), so the token is stored in clear in " + cfg.Path + " (mode 0600)"
+		if insecure {
+			want = "warning: the token is stored in clear in " + cfg.Path
+		}
+		if !strings.HasPrefix(errOut.String(), want) || !strings.Contains(out.String(), "token stored in the config file "+cfg.Path) {
+			t.Fatalf("insecure-storage %v: stderr %q, stdout %q", insecure, errOut, out)
+		}
 	}
 	cfg, err := e.config()
 	if err != nil {

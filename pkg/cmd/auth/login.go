@@ -35,6 +35,9 @@ type LoginOptions struct {
 	APIURL          string // --api-url
 	WithToken       bool   // --with-token: the token comes from stdin
 	InsecureStorage bool   // --insecure-storage: the token goes to the config file
+	// SecureStorage (--secure-storage) refuses the fallback to the config
+	// file when the OS keyring is not available.
+	SecureStorage bool
 	// CertificateAuthority (--certificate-authority) is a PEM file of CA
 	// certificates to trust for the platform, stored in the context.
 	CertificateAuthority string
@@ -48,7 +51,7 @@ const maxTokenBytes = 4096
 func NewCmdLogin(f *cloudutil.Factory, runF func(context.Context, *LoginOptions) error) *cobra.Command {
 	opts := &LoginOptions{IO: f.IOStreams}
 	cmd := &cobra.Command{
-		Use:   "login --api-url URL [--with-token] [--insecure-storage]",
+		Use:   "login --api-url URL [--with-token] [--insecure-storage|--secure-storage]",
 		Short: "Log in to a remote platform",
 		Long: `Log in to a remote platform with an API token (botkit-platform tokens create).
 
@@ -63,9 +66,13 @@ with it and stores its absolute path in the context (certificateAuthority),
 trusted besides the system's CAs for that context's requests. Without the
 flag, BOTKIT_CA_FILE or the context's stored file is used.
 
-Without a keyring (a headless Linux machine with no Secret Service), either set
-BOTKIT_TOKEN for each command, or give --insecure-storage to keep the token in
-the config file (mode 0600) — readable by anyone who can read your files.`,
+Without a keyring (a headless Linux machine, an SSH session: no D-Bus session
+bus or no Secret Service on it), the token goes to the config file (mode 0600)
+instead, with a warning naming the file — readable by anyone who can read your
+files. --secure-storage refuses that fallback (exit 4, nothing stored);
+--insecure-storage uses the config file even when a keyring is there. In CI,
+set BOTKIT_TOKEN (and BOTKIT_API_URL) instead of logging in: it wins over any
+stored token.`,
 		Example: `  botkit auth login --api-url https://botkit.example.com
   echo "$TOKEN" | botkit auth login --api-url https://botkit.example.com --with-token
   botkit auth login --api-url https://botkit.internal:8787 --certificate-authority ca.pem`,
@@ -81,12 +88,16 @@ the config file (mode 0600) — readable by anyone who can read your files.`,
 	cmd.Flags().StringVar(&opts.APIURL, "api-url", "", "URL of the platform (default: BOTKIT_API_URL or the configured one)")
 	cmd.Flags().BoolVar(&opts.WithToken, "with-token", false, "Read the token from standard input")
 	cmd.Flags().BoolVar(&opts.InsecureStorage, "insecure-storage", false, "Keep the token in the config file (mode 0600) instead of the OS keyring")
+	cmd.Flags().BoolVar(&opts.SecureStorage, "secure-storage", false, "Store the token in the OS keyring or fail: never fall back to the config file")
 	cmd.Flags().StringVar(&opts.Context, "context", "", "The context to create or update (default: the platform's host[:port]); it becomes the current one")
 	cmd.Flags().StringVar(&opts.CertificateAuthority, "certificate-authority", "", "PEM file of the CA that signs the platform's certificate, trusted besides the system's CAs; stored in the context (default: "+config.EnvCAFile+", else the context's)")
 	return cmd
 }
 
 func runLogin(ctx context.Context, opts *LoginOptions) error {
+	if opts.SecureStorage && opts.InsecureStorage {
+		return cmdutil.FlagErrorf("--secure-storage and --insecure-storage: give one (the keyring only, or the config file)")
+	}
 	cfg, err := opts.Config()
 	if err != nil {
 		return err
@@ -152,14 +163,25 @@ func runLogin(ctx context.Context, opts *LoginOptions) error {
 
 	path := cfg.Path
 	storedIn := "the OS keyring (service " + credentials.Service(u.Host) + ")"
-	if opts.InsecureStorage {
+	inFile := opts.InsecureStorage // the token goes to the config file
+	var noKeyring *credentials.UnavailableError
+	if !inFile {
+		err := opts.Credentials.Set(u.Host, token)
+		switch {
+		case errors.As(err, &noKeyring) && opts.SecureStorage:
+			return cmdutil.WithCode(cmdutil.ExitAuth, fmt.Errorf("--secure-storage: the OS keyring is not available (%w): nothing was stored; log in without --secure-storage to keep the token in the config file (mode 0600), or set BOTKIT_TOKEN in the environment", noKeyring.Err))
+		case errors.As(err, &noKeyring):
+			inFile = true // the fallback: the one file storage of --insecure-storage
+		case err != nil:
+			return err
+		}
+	}
+	if inFile {
 		storedIn = "the config file " + path
-	} else if err := opts.Credentials.Set(u.Host, token); err != nil {
-		return err
 	}
 	var ctx2 config.Context
 	err = config.Update(path, func(file *config.File) error {
-		if opts.InsecureStorage {
+		if inFile {
 			if file.Tokens == nil {
 				file.Tokens = map[string]string{}
 			}
@@ -183,8 +205,11 @@ func runLogin(ctx context.Context, opts *LoginOptions) error {
 	if err != nil {
 		return err
 	}
-	if opts.InsecureStorage {
+	switch {
+	case opts.InsecureStorage:
 		fmt.Fprintf(opts.IO.ErrOut, "warning: the token is stored in clear in %s (mode 0600); anyone who can read that file can use it\n", path)
+	case inFile:
+		fmt.Fprintf(opts.IO.ErrOut, "warning: no OS keyring here (%v), so the token is stored in clear in %s (mode 0600); anyone who can read that file can use it (--secure-storage refuses this fallback)\n", noKeyring.Err, path)
 	}
 	fmt.Fprintf(opts.IO.Out, "Logged in to %s as %s; token stored in %s.\n", apiURL, iostreams.Printable(me.User), storedIn)
 	fmt.Fprintf(opts.IO.Out, "Context: %s (current)\n", iostreams.Printable(name))

@@ -68,7 +68,7 @@ func describeSource(src credentials.Source, host, configPath string) string {
 	case credentials.SourceKeyring:
 		return "keyring (service " + credentials.Service(host) + ")"
 	case credentials.SourceFile:
-		return "file (" + configPath + ", stored with --insecure-storage)"
+		return "file (" + configPath + ", stored in clear: --insecure-storage, or no keyring at login)"
 	}
 	return "none"
 }

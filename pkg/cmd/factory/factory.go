@@ -6,7 +6,10 @@ package factory
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 
@@ -76,7 +79,37 @@ func (w *wiring) apiClient(ctx context.Context) (*client.Client, error) {
 		return nil, err
 	}
 	w.client = c
+	if c.Embedded() {
+		announceEmbedded(w.f.IOStreams, cfg.DataDir)
+	}
 	return c, nil
+}
+
+// NoticeFile is the marker, in the embedded platform's data directory,
+// that its first-use notice was shown: the notice is said once per data
+// directory (a new one, after the old was removed, is a new platform).
+const NoticeFile = "first-use-notice-shown"
+
+// announceEmbedded says, once and only to a person (stderr a terminal, CI
+// unset), that the command used the embedded local platform: where its data
+// lives and how to use a remote one. "Once" is the marker file NoticeFile,
+// created exclusively: of two commands started together only one says it,
+// and a run without a terminal neither says it nor creates the marker, so
+// the first command run by hand still does. A marker that cannot be
+// created (whatever the reason) means no notice: it never repeats.
+func announceEmbedded(ios *iostreams.IOStreams, dataDir string) {
+	if !ios.ShowNotices() {
+		return
+	}
+	f, err := os.OpenFile(filepath.Join(dataDir, NoticeFile), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return
+	}
+	_, werr := f.WriteString("botkit showed its first-use notice of the embedded local platform; remove this file to see it again\n")
+	if err := errors.Join(werr, f.Close()); err != nil {
+		return
+	}
+	fmt.Fprintf(ios.ErrOut, "Using the embedded local platform: its data is in %s (organization %s).\nTo use a remote platform instead, run `botkit auth login --api-url URL`. (Shown once.)\n", iostreams.Printable(dataDir), embedded.Org)
 }
 
 func (w *wiring) close() error {

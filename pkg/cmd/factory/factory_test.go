@@ -170,3 +170,81 @@ func TestRemote(t *testing.T) {
 		t.Fatalf("message %q lacks %q", err, want)
 	}
 }
+
+// The first command that uses the embedded platform on a terminal says so
+// on stderr, once: where its data lives and how to log in to a remote one.
+// Without a terminal, or under CI, nothing is said and no marker written,
+// so the first command run by hand still says it.
+func TestEmbeddedNoticeOnce(t *testing.T) {
+	ctx := context.Background()
+	home := t.TempDir()
+	dataDir := filepath.Join(home, ".local", "share", "botkit")
+	marker := filepath.Join(dataDir, NoticeFile)
+	run := func(stderrTTY, ci bool) string {
+		t.Helper()
+		ios, _, _, errOut := iostreams.Test()
+		ios.SetStdinTTY(stderrTTY)
+		ios.SetStdoutTTY(stderrTTY)
+		ios.SetStderrTTY(stderrTTY)
+		ios.SetCI(ci)
+		f := New(ios)
+		f.Getenv = func(k string) string { return map[string]string{"HOME": home}[k] }
+		f.Credentials = emptyStore{}
+		c, err := f.APIClient(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Regions(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.APIClient(ctx); err != nil { // the same client: no second notice
+			t.Fatal(err)
+		}
+		if err := f.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return errOut.String()
+	}
+	for _, c := range []struct {
+		name          string
+		stderrTTY, ci bool
+	}{{"no terminal", false, false}, {"CI", true, true}} {
+		if got := run(c.stderrTTY, c.ci); got != "" {
+			t.Errorf("%s: stderr %q", c.name, got)
+		}
+		if _, err := os.Stat(marker); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s: the marker was written (%v)", c.name, err)
+		}
+	}
+	want := "Using the embedded local platform: its data is in " + dataDir + " (organization local).\nTo use a remote platform instead, run `botkit auth login --api-url URL`. (Shown once.)\n"
+	if got := run(true, false); got != want {
+		t.Errorf("first use on a terminal: stderr %q, want %q", got, want)
+	}
+	if st, err := os.Stat(marker); err != nil || st.Mode().Perm() != 0o600 {
+		t.Errorf("marker: %v %v", st, err)
+	}
+	if got := run(true, false); got != "" {
+		t.Errorf("second use: stderr %q", got)
+	}
+	// A remote platform says nothing.
+	cfgDir := t.TempDir()
+	if err := config.Save(filepath.Join(cfgDir, config.FileName), config.File{CurrentContext: "p", Contexts: []config.Context{{Name: "p", APIURL: "https://platform.example"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(marker); err != nil {
+		t.Fatal(err)
+	}
+	ios, _, _, errOut := iostreams.Test()
+	ios.SetStderrTTY(true)
+	f := New(ios)
+	f.Getenv = func(k string) string {
+		return map[string]string{"HOME": home, config.EnvConfigDir: cfgDir, config.EnvToken: "bkp_x"}[k]
+	}
+	f.Credentials = emptyStore{}
+	if _, err := f.APIClient(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if errOut.Len() != 0 {
+		t.Errorf("a remote platform: stderr %q", errOut)
+	}
+}

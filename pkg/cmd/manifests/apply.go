@@ -150,6 +150,9 @@ func runApply(ctx context.Context, opts *ApplyOptions) error {
 		}
 		return perObject(err, groups[len(results)], "nothing was applied")
 	}
+	if opts.DryRun == DryRunNone {
+		warnEmptyValues(opts.IO.ErrOut, groups)
+	}
 	var failed []string
 	if opts.Wait {
 		if failed, err = waitAll(ctx, opts, results); err != nil {

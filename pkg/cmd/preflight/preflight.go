@@ -64,8 +64,8 @@ or PATH itself) and what it names on the platform:
   deploy-file, agent-name, image-reference, scaling, ...   the file's keys and values
   region              the region the agent deploys to (default: the organization's)
   secret-set          exists, in that region, ready
-  secret-set-keys     holds every key of .env.example (commented keys are optional);
-                      values are never read
+  secret-set-keys     holds every key of .env.example (commented keys are optional),
+                      none of the required ones empty; values are never read
   image-pull-secret   exists, in that region, ready, for the image's registry
   image               the registry has the image: the platform asks it with the pull
                       secret's credentials, which never reach this machine

@@ -93,10 +93,15 @@ func (s *Service) Preflight(ctx context.Context, p Principal, req resources.Pref
 	} else if o, ok, err := s.preflightObject(ctx, p, req.SecretSet, resources.KindSecretSet, res.Region, "secret_set", checks, checkSecretSet); err != nil {
 		return res, err
 	} else if ok {
-		var missing, optional []string
+		var missing, empty, optional []string
 		for _, k := range req.RequiredKeys {
-			if _, has := o.Keys[k]; !has {
+			// Keys holds each value's size: an empty value is known
+			// without reading (or decrypting) it.
+			switch size, has := o.Keys[k]; {
+			case !has:
 				missing = append(missing, k)
+			case size == 0:
+				empty = append(empty, k)
 			}
 		}
 		for _, k := range req.OptionalKeys {
@@ -105,8 +110,15 @@ func (s *Service) Preflight(ctx context.Context, p Principal, req resources.Pref
 			}
 		}
 		switch {
-		case len(missing) > 0:
-			add(checkSecretSetKeys, resources.CheckFail, "%s lacks %s (from .env.example); add them with botkit cloud secrets set %s KEY=...", req.SecretSet, strings.Join(missing, ", "), req.SecretSet)
+		case len(missing)+len(empty) > 0:
+			var parts []string
+			if len(missing) > 0 {
+				parts = append(parts, fmt.Sprintf("%s lacks %s (from .env.example)", req.SecretSet, strings.Join(missing, ", ")))
+			}
+			if len(empty) > 0 {
+				parts = append(parts, fmt.Sprintf("%s %s empty in %s (required by .env.example)", strings.Join(empty, ", "), isAre(len(empty)), req.SecretSet))
+			}
+			checks.addKeys(checkSecretSetKeys, resources.CheckFail, keyStates(missing, empty), "%s; set them with botkit cloud secrets set %s KEY=...", strings.Join(parts, "; "), req.SecretSet)
 		case len(optional) > 0:
 			add(checkSecretSetKeys, resources.CheckOK, "all %d required keys present; optional keys not set: %s", len(req.RequiredKeys), strings.Join(optional, ", "))
 		default:
@@ -200,7 +212,32 @@ func port(name string) string {
 type preflightChecks struct{ list []resources.PreflightCheck }
 
 func (c *preflightChecks) add(id, result, format string, args ...any) {
-	c.list = resources.AddCheck(c.list, resources.PreflightCheck{ID: id, Result: result, Detail: fmt.Sprintf(format, args...)})
+	c.addKeys(id, result, nil, format, args...)
+}
+
+// addKeys adds a check about keys of a secret set: keys says, per key,
+// what is wrong with it (resources.KeyMissing, resources.KeyEmpty).
+func (c *preflightChecks) addKeys(id, result string, keys map[string]string, format string, args ...any) {
+	c.list = resources.AddCheck(c.list, resources.PreflightCheck{ID: id, Result: result, Detail: fmt.Sprintf(format, args...), Keys: keys})
+}
+
+// keyStates is the Keys of a check: each missing and each empty key.
+func keyStates(missing, empty []string) map[string]string {
+	m := make(map[string]string, len(missing)+len(empty))
+	for _, k := range missing {
+		m[k] = resources.KeyMissing
+	}
+	for _, k := range empty {
+		m[k] = resources.KeyEmpty
+	}
+	return m
+}
+
+func isAre(n int) string {
+	if n == 1 {
+		return "is"
+	}
+	return "are"
 }
 
 // preflightObject checks that name is an object of kind in region, ready;

@@ -50,7 +50,9 @@ double quotes. Arguments win over the file.
 
 Values are stored as given: a value that looks like a sealed value (the
 output of botkit seal) is stored as that text, with a warning; sealed values
-go in manifests, which botkit apply sends to be opened.
+go in manifests, which botkit apply sends to be opened. An empty value (KEY=,
+or a copied .env.example) is stored too, with a warning naming the key;
+botkit preflight fails when a key .env.example requires is empty.
 
 Overwriting keys the set already has asks for confirmation (key names only);
 --skip overwrites without asking. Without a terminal, --skip is required to
@@ -189,6 +191,14 @@ func runSet(ctx context.Context, opts *SetOptions) error {
 		}
 		backoff(ctx, attempt)
 	}
+	// Stored: now say which of the values were empty.
+	var empty []string
+	for _, k := range keys {
+		if data[k] == "" {
+			empty = append(empty, k)
+		}
+	}
+	cmdutil.WarnEmptyValues(opts.IO.ErrOut, ref(resources.KindSecretSet, opts.Name), empty)
 	// A write that changes no value leaves the set as it was: no new
 	// resourceVersion, no new version.
 	unchanged := !created && obj.Meta().ResourceVersion == readVersion

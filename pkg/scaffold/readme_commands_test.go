@@ -2,6 +2,7 @@ package scaffold
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strconv"
@@ -217,15 +218,8 @@ func TestREADMECommandsRunWithBotPy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	names := slices.Sorted(func(yield func(string) bool) {
-		for n := range projects {
-			if !yield(n) {
-				return
-			}
-		}
-	})
 	checked := 0
-	for _, name := range names {
+	for _, name := range slices.Sorted(maps.Keys(projects)) {
 		c := projects[name]
 		files, err := g.Generate(c)
 		if err != nil {

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/botkit-dev/botkit/pkg/scaffold"
 )
 
 // File names the guide is written to. CLAUDE.md only includes AGENTS.md
@@ -64,18 +66,26 @@ func Render(p Project, version string) []byte {
 			runnable = append(runnable, t)
 		}
 	}
+	runners := make([]string, len(runnable))
+	for i, t := range runnable {
+		runners[i] = t.Runner
+	}
+	// The same commands as the project's README (scaffold.RunCommand).
+	w("%s\n```\n", scaffold.RunCommand(runners))
 	if len(runnable) > 0 {
-		w("uv run bot.py --transport %s\n```\n", runnable[0].Runner)
-		w("\nTransports (`--transport NAME`):\n")
+		if len(runnable) > 1 && scaffold.ServesAll(runners) {
+			w("\nWithout `--transport` the runner serves every transport; each alone:\n")
+		} else {
+			w("\nTransports, each alone:\n")
+		}
 		for _, t := range runnable {
 			if t.Label != "" {
-				w("- `%s`: %s\n", t.Runner, t.Label)
+				w("- `%s`: %s: `%s %s`\n", t.Runner, t.Label, scaffold.RunPrefix, scaffold.RunArgs(t.Runner))
 			} else {
+				// Not a transport botkit knows: no command guessed.
 				w("- `%s`\n", t.Runner)
 			}
 		}
-	} else {
-		w("uv run bot.py\n```\n")
 	}
 	if p.Client != nil {
 		w("\nThe client, in another terminal:\n\n```sh\ncd %s\nnpm install\nnpm run dev\n```\n", p.Client.Dir)

@@ -150,7 +150,7 @@ func TestSealedValues(t *testing.T) {
 			"another key":  {seal(rcp, "bot", "B", "x"), "spec.data.A", "sealed value bound to organization acme, set bot, key B, not to organization acme, set new, key A"},
 			"another set":  {seal(rcp, "bot", "A", "x"), "spec.data.A", "set bot, key A, not to organization acme, set new"},
 			"tampered":     {string(tampered), "spec.data.A", "does not decrypt with key " + keys[0].KeyID},
-			"unknown key":  {"v1.0123456789abcdef." + strings.SplitN(oldA, ".", 3)[2], "spec.data.A", "sealed to key 0123456789abcdef, which organization acme does not hold (its keys: " + keys[0].KeyID + ")"},
+			"unknown key":  {"v1.0123456789abcdef." + strings.SplitN(oldA, ".", 3)[2], "spec.data.A", "sealed to key 0123456789abcdef, which organization acme does not hold (its keys: " + keys[0].KeyID + "): sealed for another organization or platform; seal the values again for organization acme: botkit seal new -f FILE.env --organization acme, or offline: botkit seal --fetch-cert --organization acme > acme.pub, then botkit seal new -f FILE.env --cert acme.pub"},
 			"not a sealed": {"v1.nothex.AAAA", "spec.data.A", "not a sealed value"},
 		} {
 			r := do(0, "POST", "/v1/organizations/acme/apply", applyBody(object("fine", map[string]string{"K": seal(rcp, "fine", "K", "v")}), object("new", map[string]string{"A": tc.value})), 400)
@@ -190,6 +190,15 @@ func TestSealedValues(t *testing.T) {
 		r = do(0, "POST", "/v1/organizations/acme/reseal", string(body), 400)
 		if !strings.Contains(string(r.Body), `"index":1`) || !strings.Contains(string(r.Body), "nothing was resealed") {
 			t.Errorf("reseal with a bad value: %s", r.Body)
+		}
+		// A value sealed for another organization: a reseal cannot move it,
+		// and the error says to seal the values again for this one.
+		if body, err = json.Marshal(resources.ResealRequest{Values: []string{"v1.0123456789abcdef." + strings.SplitN(oldA, ".", 3)[2]}}); err != nil {
+			t.Fatal(err)
+		}
+		r = do(0, "POST", "/v1/organizations/acme/reseal", string(body), 400)
+		if !strings.Contains(string(r.Body), "which organization acme does not hold") || !strings.Contains(string(r.Body), "seal the values again for organization acme: botkit seal NAME -f FILE.env --organization acme") {
+			t.Errorf("reseal of another organization's value: %s", r.Body)
 		}
 		if body, err = json.Marshal(resources.ResealRequest{Values: []string{oldA}}); err != nil {
 			t.Fatal(err)

@@ -9,7 +9,7 @@ import (
 
 // PrintRows prints data that is not a platform object (organizations,
 // regions) in format: table and wide print header and rows like the object
-// tables, json and yaml print v, name prints the first column of each row.
+// tables, json and yaml print v (yaml in the order of v's fields), name prints the first column of each row.
 // No rows print NoResourcesMessage on stderr in the row formats.
 func PrintRows(ios *iostreams.IOStreams, format string, header []string, rows [][]string, v any) error {
 	switch format {
@@ -33,7 +33,7 @@ func PrintRows(ios *iostreams.IOStreams, format string, header []string, rows []
 	case FormatJSON:
 		return writeJSON(ios.Out, v)
 	case FormatYAML:
-		return writeYAML(ios.Out, v)
+		return writeOrderedYAML(ios.Out, v)
 	}
 	return cmdutil.CheckEnum("output", format, Formats())
 }

@@ -163,16 +163,20 @@ func serviceBlock(s Service) string {
 // transportHowTo tells, in one sentence of the project README, how to use a
 // transport with the development runner.
 func transportHowTo(t Transport) string {
-	switch {
-	case t.NeedsMode != "":
+	if t.NeedsMode != "" {
 		return "calls go through Daily rooms; see the section on calls below."
+	}
+	run := "`" + RunPrefix + " " + RunArgs(t.Runner) + "`"
+	switch {
 	case t.Runner == "daily":
-		return "`uv run bot.py --transport daily`, then open http://localhost:7860 — the runner creates a Daily room (with `DAILY_API_KEY`) and sends you to it."
+		return run + ", then open http://localhost:7860 — the runner creates a Daily room (with `DAILY_API_KEY`) and sends you to it."
 	case t.Runner == "webrtc":
-		return "`uv run bot.py --transport webrtc`, then open http://localhost:7860/client and talk to the bot peer-to-peer."
+		return run + ", then open http://localhost:7860/client and talk to the bot peer-to-peer."
 	case t.Runner == "exotel":
-		return "`uv run bot.py --transport exotel --proxy YOUR_PUBLIC_HOST` serves the media-stream websocket at `/ws` on port 7860; expose it (for example with `ngrok http 7860`). Exotel calls no webhook: in the Exotel dashboard, add a Voicebot applet to your number's call flow and give it the WebSocket URL `wss://YOUR_PUBLIC_HOST/ws`. Audio runs at 8 kHz."
+		return fmt.Sprintf("%s serves the media-stream websocket at `/ws` on port 7860; expose it (for example with `ngrok http 7860`). Exotel calls no webhook: in the Exotel dashboard, add a Voicebot applet to your number's call flow and give it the WebSocket URL `wss://%s/ws`. Audio runs at 8 kHz.", run, PublicHostPlaceholder)
+	case t.mediaStream():
+		return fmt.Sprintf("%s serves the media-stream websocket at `/ws` on port 7860; expose it (for example with `ngrok http 7860`) and point your %s number's voice webhook at `https://%s/`. Audio runs at 8 kHz.", run, t.Label, PublicHostPlaceholder)
 	default:
-		return fmt.Sprintf("`uv run bot.py --transport %s --proxy YOUR_PUBLIC_HOST` serves the media-stream websocket at `/ws` on port 7860; expose it (for example with `ngrok http 7860`) and point your %s number's voice webhook at `https://YOUR_PUBLIC_HOST/`. Audio runs at 8 kHz.", t.Runner, t.Label)
+		return run + "."
 	}
 }

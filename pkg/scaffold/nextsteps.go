@@ -26,11 +26,7 @@ func NextSteps(c Config, dir string) string {
 	}
 	b.WriteString("  cd server && uv sync\n")
 	b.WriteString("  cp .env.example .env   # then fill in your API keys\n")
-	run := "uv run bot.py"
-	if r := firstRunner(c); r != "" {
-		run += " --transport " + r
-	}
-	fmt.Fprintf(&b, "  %s\n", run)
+	fmt.Fprintf(&b, "  %s\n", RunCommand(runners(c)))
 	if c.BotType == "web" && (c.ClientFramework == "react" || c.ClientFramework == "vanilla") {
 		b.WriteString("\nThen, in another terminal, the client:\n")
 		fmt.Fprintf(&b, "  %s\n", cd("client"))
@@ -46,17 +42,6 @@ func NextSteps(c Config, dir string) string {
 		}
 	}
 	return b.String()
-}
-
-// firstRunner is the development runner's --transport value for the first
-// transport of c.
-func firstRunner(c Config) string {
-	for _, id := range c.Transports {
-		if t, ok := LookupTransport(id); ok && t.Runner != "" {
-			return t.Runner
-		}
-	}
-	return ""
 }
 
 // shellQuote quotes s for a POSIX shell when it holds anything but safe

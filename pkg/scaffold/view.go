@@ -39,7 +39,8 @@ type view struct {
 	ServerModule bool // server/server.py (webhooks that start the bot)
 	WebSocketTel bool // a Twilio/Telnyx/Plivo/Exotel media-stream transport
 	RunnerArgs   []string
-	DefaultRun   string // the -t value shown first in the README
+	RunCommand   string // the command that starts the bot (README, bot.py, next steps)
+	ServesAll    bool   // RunCommand serves several transports (no --transport)
 	SecretSet    string
 	AgentName    string
 }
@@ -53,6 +54,10 @@ type paramEntry struct {
 type envGroup struct {
 	Title string
 	Vars  []EnvVar
+	// OnlyFor is the runner arguments of the transport whose variables
+	// these are ("--transport daily"), when the bot has several: they are
+	// needed only for that transport's sessions.
+	OnlyFor string
 }
 
 type pyImport struct {
@@ -96,16 +101,7 @@ func newView(c Config) *view {
 	extras := map[string]bool{"runner": true, "silero": true}
 	imports := importSet{}
 	seenRunner := map[string]bool{}
-	for _, id := range c.Transports {
-		t, ok := LookupTransport(id)
-		if !ok {
-			continue
-		}
-		if t.VariantOf != "" {
-			if base, ok := LookupTransport(t.VariantOf); ok {
-				t = base
-			}
-		}
+	for _, t := range baseTransports(c) {
 		v.Transports = append(v.Transports, t)
 		for _, e := range t.Extras {
 			extras[e] = true
@@ -118,7 +114,7 @@ func newView(c Config) *view {
 			v.SIPBridge = true
 			v.DialIn, v.DialOut = c.SIPBridgeMode == "dial-in", c.SIPBridgeMode == "dial-out"
 		}
-		if t.Kind == TransportTelephony && t.Runner != "daily" {
+		if t.mediaStream() {
 			v.WebSocketTel = true
 		}
 		if seenRunner[t.Runner] {
@@ -160,9 +156,8 @@ func newView(c Config) *view {
 		imports.add("pipecat.transports.websocket.server", "WebsocketServerParams")
 		v.Params = append(v.Params, paramEntry{Key: "eval", Class: "WebsocketServerParams", Fields: []string{"audio_in_enabled=True", "audio_out_enabled=True"}})
 	}
-	if len(v.RunnerArgs) > 0 {
-		v.DefaultRun = v.RunnerArgs[0]
-	}
+	v.RunCommand = RunCommand(v.RunnerArgs)
+	v.ServesAll = len(v.RunnerArgs) > 1 && ServesAll(v.RunnerArgs)
 	if c.EnableObservability {
 		extras["tracing"] = true
 		imports.add("pipecat.utils.tracing.setup", "setup_tracing")
@@ -260,6 +255,9 @@ func (v *view) envGroups() []envGroup {
 	}
 	for _, t := range v.Transports {
 		add("Transport: "+t.Label, t.Env)
+		if n := len(groups); len(v.RunnerArgs) > 1 && n > 0 && groups[n-1].Title == "Transport: "+t.Label {
+			groups[n-1].OnlyFor = "--transport " + t.Runner
+		}
 	}
 	for _, s := range v.Services {
 		add(categoryTitle(s.Category)+": "+s.Label, s.Env)

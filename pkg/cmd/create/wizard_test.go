@@ -504,7 +504,8 @@ func TestNextSteps(t *testing.T) {
 		"cd my-bot\n",
 		"cd server && uv sync\n",
 		"cp .env.example .env",
-		"uv run bot.py --transport webrtc\n",
+		// Two transports and a client that picks one: the runner serves both.
+		"uv run bot.py\n",
 		"cd my-bot/client\n",
 		"npm install\n",
 		"npm run dev\n",

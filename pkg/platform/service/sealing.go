@@ -192,8 +192,8 @@ func (r *keyring) open(ctx context.Context, field, name, key, s string) (string,
 	case err != nil:
 		return "", err
 	case k == nil:
-		return fail("sealed to key %s, which organization %s does not hold (its keys: %s): sealed for another organization or platform; seal it again with botkit seal",
-			v.KeyID, r.org.Name, describeKeys(r.keys))
+		return fail("sealed to key %s, which organization %s does not hold (its keys: %s): sealed for another organization or platform; %s",
+			v.KeyID, r.org.Name, describeKeys(r.keys), foreignKeyHint(r.org.Name, name))
 	case k.RetiredAt != nil:
 		return fail("sealed to key %s, retired on %s (keys tried: %s): reseal the manifests (botkit seal --reseal) before retiring a key",
 			v.KeyID, k.RetiredAt.Format(time.DateOnly), k.ID)
@@ -309,7 +309,8 @@ func (s *Service) Reseal(ctx context.Context, p Principal, req resources.ResealR
 		case err != nil:
 			return res, err
 		case k == nil:
-			bad(i, "sealed to key %s, which organization %s does not hold (its keys: %s)", v.KeyID, p.org.Name, describeKeys(r.keys))
+			bad(i, "sealed to key %s, which organization %s does not hold (its keys: %s): sealed for another organization or platform; %s",
+				v.KeyID, p.org.Name, describeKeys(r.keys), foreignKeyHint(p.org.Name, "NAME"))
 			continue
 		case k.RetiredAt != nil:
 			bad(i, "sealed to key %s, retired on %s: a retired key decrypts nothing; seal the value again with botkit seal", v.KeyID, k.RetiredAt.Format(time.DateOnly))
@@ -330,4 +331,14 @@ func (s *Service) Reseal(ctx context.Context, p Principal, req resources.ResealR
 		return res, err
 	}
 	return res, nil
+}
+
+// foreignKeyHint says what to do with a value sealed to a key org does not
+// hold (another organization's, or another platform's): seal the values
+// again for org, online or offline with its certificate. A reseal cannot
+// help: it opens a value with the keys of the organization it is bound to
+// and keeps that binding. set is the secret set's name ("NAME" when not
+// known).
+func foreignKeyHint(org, set string) string {
+	return fmt.Sprintf("seal the values again for organization %[1]s: botkit seal %[2]s -f FILE.env --organization %[1]s, or offline: botkit seal --fetch-cert --organization %[1]s > %[1]s.pub, then botkit seal %[2]s -f FILE.env --cert %[1]s.pub (botkit seal --reseal keeps a value in the organization it was sealed for)", org, set)
 }

@@ -2,6 +2,7 @@ package secrets
 
 import (
 	"context"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -74,23 +75,20 @@ func completeNames(s *PlatformOptions, kind func() string, pos int) cobra.Comple
 	}
 }
 
-// completeUnset completes `unset NAME KEY`: set names, then that set's keys.
+// completeUnset completes `unset NAME KEY...`: set names, then that set's
+// keys not given yet.
 func completeUnset(s *PlatformOptions) cobra.CompletionFunc {
 	names := completeNames(s, func() string { return resources.KindSecretSet }, 0)
 	return func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
-		switch len(args) {
-		case 0:
+		if len(args) == 0 {
 			return names(cmd, args, toComplete)
-		case 1:
-		default:
-			return nil, noFiles
 		}
 		return completeFrom(cmd, s, toComplete, func(ctx context.Context, c *client.Client, org string) ([]string, error) {
 			o, err := c.Get(ctx, org, args[0])
 			if err != nil || o.SecretSet == nil {
 				return nil, err
 			}
-			return o.SecretSet.Spec.Keys, nil
+			return slices.DeleteFunc(slices.Clone(o.SecretSet.Spec.Keys), func(k string) bool { return slices.Contains(args[1:], k) }), nil
 		})
 	}
 }

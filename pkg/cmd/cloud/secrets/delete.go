@@ -2,8 +2,10 @@ package secrets
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -17,7 +19,7 @@ import (
 type UnsetOptions struct {
 	PlatformOptions
 	Name string
-	Key  string
+	Keys []string // removed together, in one request
 	Skip bool
 }
 
@@ -25,16 +27,18 @@ type UnsetOptions struct {
 func NewCmdUnset(f *cloudutil.Factory, runF func(context.Context, *UnsetOptions) error) *cobra.Command {
 	opts := &UnsetOptions{PlatformOptions: newPlatformOptions(f)}
 	cmd := &cobra.Command{
-		Use:   "unset NAME KEY",
-		Short: "Remove one key from a secret set",
-		Long: `Remove KEY from the secret set NAME, after confirmation (--skip: without).
-Without a terminal, --skip is required. A missing set or key exits 3.`,
+		Use:   "unset NAME KEY...",
+		Short: "Remove keys from a secret set",
+		Long: `Remove the KEYs from the secret set NAME in one request: all of them or none.
+One confirmation lists the key names (--skip: without); without a terminal,
+--skip is required. A missing set exits 3, and so does a missing key, naming
+it: then nothing is removed.`,
 		Example: `  botkit cloud secrets unset support-bot LOG_LEVEL
-  botkit cloud secrets unset support-bot LOG_LEVEL --skip`,
-		Args:              cmdutil.ExactArgs(2, "NAME KEY"),
+  botkit cloud secrets unset support-bot LOG_LEVEL DEBUG_AUDIO --skip`,
+		Args:              cmdutil.RangeArgs(2, -1, "NAME KEY..."),
 		ValidArgsFunction: completeUnset(&opts.PlatformOptions),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Name, opts.Key = args[0], args[1]
+			opts.Name, opts.Keys = args[0], args[1:]
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
@@ -47,12 +51,25 @@ Without a terminal, --skip is required. A missing set or key exits 3.`,
 	return cmd
 }
 
+// runUnset removes the keys in one merge (its `remove` list), conditional
+// on the version it read: every key is checked there first, so a missing
+// one removes nothing, and a set that changed meanwhile is read and checked
+// again (a key removed by someone else meanwhile is then missing).
 func runUnset(ctx context.Context, opts *UnsetOptions) error {
 	if err := validateName(opts.Name); err != nil {
 		return err
 	}
-	if err := resources.ValidateKey(opts.Key); err != nil {
-		return &cmdutil.ArgsError{Err: err}
+	var keys []string
+	for _, k := range opts.Keys {
+		if err := resources.ValidateKey(k); err != nil {
+			return &cmdutil.ArgsError{Err: err}
+		}
+		if !slices.Contains(keys, k) {
+			keys = append(keys, k)
+		}
+	}
+	if len(keys) == 0 {
+		return &cmdutil.ArgsError{Err: errors.New("no KEY to remove")}
 	}
 	c, org, err := opts.connect(ctx)
 	if err != nil {
@@ -62,7 +79,10 @@ func runUnset(ctx context.Context, opts *UnsetOptions) error {
 		return err
 	}
 	setRef := ref(resources.KindSecretSet, opts.Name)
-	if !opts.Skip {
+	what := keyNoun(len(keys)) + " " + strings.Join(keys, ", ")
+	confirmed := opts.Skip
+	var obj resources.Object
+	for attempt := 1; ; attempt++ {
 		cur, err := c.Get(ctx, org, opts.Name)
 		if err != nil {
 			return err
@@ -70,19 +90,56 @@ func runUnset(ctx context.Context, opts *UnsetOptions) error {
 		if cur.SecretSet == nil {
 			return &resources.Error{Code: resources.CodeInvalid, Message: objRef(cur) + " has no keys (only a secret set does)"}
 		}
-		if !slices.Contains(cur.SecretSet.Spec.Keys, opts.Key) {
-			return &resources.Error{Code: resources.CodeNotFound, Message: fmt.Sprintf("key %s not found in %s", opts.Key, setRef)}
+		var missing []string
+		for _, k := range keys {
+			if !slices.Contains(cur.SecretSet.Spec.Keys, k) {
+				missing = append(missing, k)
+			}
 		}
-		if err := opts.confirm(ctx, org, fmt.Sprintf("Remove key %s from %s?", opts.Key, setRef), "removing key "+opts.Key+" from "+setRef+" needs confirmation"); err != nil {
+		if len(missing) > 0 {
+			msg := fmt.Sprintf("%s %s not found in %s", keyNoun(len(missing)), strings.Join(missing, ", "), setRef)
+			if len(keys) > 1 {
+				msg += "; nothing was removed"
+			}
+			return &resources.Error{Code: resources.CodeNotFound, Message: msg}
+		}
+		if !confirmed {
+			if err := opts.confirm(ctx, org, fmt.Sprintf("Remove %s from %s?", what, setRef), "removing "+what+" from "+setRef+" needs confirmation"); err != nil {
+				return err
+			}
+			confirmed = true
+		}
+		obj, _, err = c.Merge(ctx, org, opts.Name, resources.Patch{Remove: keys}, cur.Meta().ResourceVersion)
+		if err == nil {
+			break
+		}
+		if !hasCode(err, resources.CodeConflict) {
 			return err
 		}
+		// A 409: the set changed since it was read (or the conflict is of
+		// another kind, which the same read shows again: report it).
+		again, gerr := c.Get(ctx, org, opts.Name)
+		if gerr != nil {
+			return gerr
+		}
+		if again.Meta().ResourceVersion == cur.Meta().ResourceVersion {
+			return err
+		}
+		if attempt >= maxConditionalAttempts {
+			return cmdutil.WithCode(cmdutil.ExitConflict, fmt.Errorf(
+				"%s keeps changing while removing %s (%s); run the command again", setRef, strings.Join(keys, ", "), resources.Plural(attempt, "attempt")))
+		}
+		backoff(ctx, attempt)
 	}
-	obj, err := c.DeleteKey(ctx, org, opts.Name, opts.Key)
-	if err != nil {
-		return err
+	return printers.PrintOperations(opts.IO.Out, printers.Operation{Ref: setRef, Action: resources.ActionConfigured, Detail: "removed " + strings.Join(keys, ", "), Version: obj.Meta().Generation})
+}
+
+// keyNoun is "key" or "keys", for n keys named after it.
+func keyNoun(n int) string {
+	if n == 1 {
+		return "key"
 	}
-	err = printers.PrintOperations(opts.IO.Out, printers.Operation{Ref: setRef, Action: resources.ActionConfigured, Detail: "removed " + opts.Key, Version: obj.Meta().Generation})
-	return err
+	return "keys"
 }
 
 // DeleteOptions are the inputs of `botkit cloud secrets delete`.

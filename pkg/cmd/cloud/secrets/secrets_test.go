@@ -346,7 +346,7 @@ func TestUnsetAndDeleteConfirm(t *testing.T) {
 		prompter.Answer{Match: "Delete secretset/demo (1 key, region us-west, 2 versions of history)? [in organization local (context local)]", Value: false},
 	)
 	s := e.scope(p)
-	if err := runUnset(context.Background(), &UnsetOptions{PlatformOptions: s, Name: "demo", Key: "A"}); err != nil {
+	if err := runUnset(context.Background(), &UnsetOptions{PlatformOptions: s, Name: "demo", Keys: []string{"A"}}); err != nil {
 		t.Fatal(err)
 	}
 	err := runDelete(context.Background(), &DeleteOptions{PlatformOptions: s, Name: "demo"})
@@ -476,7 +476,7 @@ func TestRollbackConfirmsKeyChanges(t *testing.T) {
 	e.seed("demo", "A", canary, "B", "2") // version 1
 	e.terminal()
 	s := e.scope(nil)
-	if err := runUnset(context.Background(), &UnsetOptions{PlatformOptions: s, Name: "demo", Key: "B", Skip: true}); err != nil {
+	if err := runUnset(context.Background(), &UnsetOptions{PlatformOptions: s, Name: "demo", Keys: []string{"B"}, Skip: true}); err != nil {
 		t.Fatal(err)
 	}
 	if err := runSet(context.Background(), setOpts(s, "demo", "C=3")); err != nil { // version 3

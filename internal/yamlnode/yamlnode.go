@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	yaml "go.yaml.in/yaml/v3"
 
@@ -78,14 +79,14 @@ func Lookup(m *yaml.Node, key string) *yaml.Node {
 	return nil
 }
 
-var lineRe = regexp.MustCompile(`^line (\d+): `)
+var lineRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^line (\d+): `) })
 
 // ErrorMessage splits a parser error into its line (0 when the parser gave
 // none) and its message without the "yaml: " and "line N: " prefixes.
 // Parser messages name the problem, not the document's text.
 func ErrorMessage(err error) (int, string) {
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
-	if m := lineRe.FindStringSubmatch(msg); m != nil {
+	if m := lineRe().FindStringSubmatch(msg); m != nil {
 		n, _ := strconv.Atoi(m[1])
 		return n, msg[len(m[0]):]
 	}

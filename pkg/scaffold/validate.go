@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Allowed values of the enumerated options.
@@ -20,7 +21,7 @@ var (
 // BotTypes returns the valid bot types.
 func BotTypes() []string { return slices.Clone(botTypes) }
 
-var projectNameRE = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
+var projectNameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_.-]+$`) })
 
 // ValidateProjectName checks a project name: letters, digits, '-', '_', '.';
 // no path separators; not "." or "..".
@@ -32,7 +33,7 @@ func ValidateProjectName(name string) error {
 		return fmt.Errorf("project name %q is not allowed", name)
 	case len(name) > 100:
 		return fmt.Errorf("project name is longer than 100 characters")
-	case !projectNameRE.MatchString(name):
+	case !projectNameRE().MatchString(name):
 		return fmt.Errorf("project name %q may hold only letters, digits, '-', '_' and '.'", name)
 	}
 	return nil

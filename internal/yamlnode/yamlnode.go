@@ -6,6 +6,8 @@
 package yamlnode
 
 import (
+	"bytes"
+	"encoding/json"
 	"regexp"
 	"strconv"
 	"strings"
@@ -122,4 +124,34 @@ func tooDeep(n *yaml.Node, depth int) *yaml.Node {
 		}
 	}
 	return nil
+}
+
+// Marshal writes v as YAML the way its JSON form reads: through
+// encoding/json (json tags, MarshalJSON, omitempty), then as block YAML
+// with mapping keys sorted, two-space indentation and sequences flush with
+// their key ("key:\n- a"). It is the one YAML writer of the CLI (`-o yaml`,
+// `create --dry-run -o yaml`), on the same library as its readers, so the
+// binary links one YAML library (issue 28). Long strings stay on one line.
+func Marshal(v any) ([]byte, error) {
+	j, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	// JSON is YAML: decoding it keeps integers integers (json.Unmarshal
+	// into any would make every number a float64).
+	var doc any
+	if err := yaml.Unmarshal(j, &doc); err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	e := yaml.NewEncoder(&b)
+	e.SetIndent(2)
+	e.CompactSeqIndent()
+	if err := e.Encode(doc); err != nil {
+		return nil, err
+	}
+	if err := e.Close(); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
 }

@@ -3,8 +3,7 @@ package printers
 import (
 	"io"
 
-	"sigs.k8s.io/yaml"
-
+	"github.com/botkit-dev/botkit/internal/yamlnode"
 	"github.com/botkit-dev/botkit/pkg/iostreams"
 	"github.com/botkit-dev/botkit/pkg/resources"
 )
@@ -12,7 +11,7 @@ import (
 type yamlPrinter struct{}
 
 func writeYAML(w io.Writer, v any) error {
-	b, err := yaml.Marshal(v)
+	b, err := yamlnode.Marshal(v)
 	if err != nil {
 		return err
 	}

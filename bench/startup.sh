@@ -87,7 +87,7 @@ awk '/^init / {
 		printf "  of which botkit'"'"'s own: %d packages, %d allocs, %.1f KB, %.2f ms clock\n", pn, pallocs, pbytes / 1024, pclock
 	}' "$TMP/inittrace"
 echo "  largest by allocations:"
-awk '/^init / { printf "    %-55s %6d allocs %8d bytes %7s ms\n", $2, $10, $8, $5 }' "$TMP/inittrace" | sort -k2 -n -r | head -8
+awk '/^init / { printf "    %-55s %6d allocs %8d bytes %7s ms\n", $2, $10, $8, $5 }' "$TMP/inittrace" | sort -k2 -n -r | awk 'NR <= 8'
 
 # faults CMD...: page faults of one run of CMD.
 faults() {

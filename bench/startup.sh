@@ -5,6 +5,10 @@
 # the figure that counts (issue 28: goal <= 2x); absolute times depend on the
 # machine and its load.
 #
+# Both are built as .goreleaser.yaml builds the release (CGO_ENABLED=0,
+# -trimpath, -ldflags "-s -w": static, stripped); a plain `go build` of botkit
+# links the C library dynamically (net, os/user) and starts slower.
+#
 # Usage: bench/startup.sh [N]      (N runs of each, default 100; or env N)
 # Env:   BOTKIT=path       measure this botkit binary instead of building one
 #                          (e.g. the build of an older commit)
@@ -52,8 +56,8 @@ if [ -n "${BOTKIT:-}" ]; then
 	}
 	cp "$BOTKIT" "$TMP/botkit"
 else
-	echo "building botkit..." >&2
-	(cd "$repo" && go build -o "$TMP/botkit" ./cmd/botkit)
+	echo "building botkit as .goreleaser.yaml does..." >&2
+	(cd "$repo" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$TMP/botkit" ./cmd/botkit)
 fi
 
 echo "building hello-world..." >&2
@@ -66,7 +70,7 @@ import "fmt"
 func main() { fmt.Println("hello, world") }
 EOF
 printf 'module hello\n\ngo 1.22\n' >"$TMP/hello/go.mod"
-(cd "$TMP/hello" && GOFLAGS='' go build -o "$TMP/hello-world" .)
+(cd "$TMP/hello" && CGO_ENABLED=0 GOFLAGS='' go build -trimpath -ldflags "-s -w" -o "$TMP/hello-world" .)
 
 BK=$TMP/botkit
 HW=$TMP/hello-world

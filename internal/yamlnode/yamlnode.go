@@ -6,9 +6,12 @@
 package yamlnode
 
 import (
+	"bytes"
+	"encoding/json"
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	yaml "go.yaml.in/yaml/v3"
 
@@ -78,14 +81,14 @@ func Lookup(m *yaml.Node, key string) *yaml.Node {
 	return nil
 }
 
-var lineRe = regexp.MustCompile(`^line (\d+): `)
+var lineRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^line (\d+): `) })
 
 // ErrorMessage splits a parser error into its line (0 when the parser gave
 // none) and its message without the "yaml: " and "line N: " prefixes.
 // Parser messages name the problem, not the document's text.
 func ErrorMessage(err error) (int, string) {
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
-	if m := lineRe.FindStringSubmatch(msg); m != nil {
+	if m := lineRe().FindStringSubmatch(msg); m != nil {
 		n, _ := strconv.Atoi(m[1])
 		return n, msg[len(m[0]):]
 	}
@@ -121,4 +124,64 @@ func tooDeep(n *yaml.Node, depth int) *yaml.Node {
 		}
 	}
 	return nil
+}
+
+// Marshal writes v as YAML the way its JSON form reads: through
+// encoding/json (json tags, MarshalJSON, omitempty), then as block YAML
+// with mapping keys sorted, two-space indentation and sequences flush with
+// their key ("key:\n- a"). It is the one YAML writer of the CLI (`-o yaml`,
+// `create --dry-run -o yaml`), on the same library as its readers, so the
+// binary links one YAML library (issue 28). Long strings stay on one line.
+func Marshal(v any) ([]byte, error) {
+	j, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	// JSON is YAML: decoding it keeps integers integers (json.Unmarshal
+	// into any would make every number a float64).
+	var doc any
+	if err := yaml.Unmarshal(j, &doc); err != nil {
+		return nil, err
+	}
+	return encode(doc)
+}
+
+// MarshalOrdered is Marshal with the mapping keys in the order of v's JSON
+// encoding (a Go struct's field order: a report's check starts with its
+// id) instead of sorted. The JSON text parses into nodes that keep that
+// order; their flow style and quoting, JSON's, are dropped so that it
+// prints as block YAML, quoted only where YAML needs it.
+func MarshalOrdered(v any) ([]byte, error) {
+	j, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(j, &doc); err != nil {
+		return nil, err
+	}
+	var plain func(n *yaml.Node)
+	plain = func(n *yaml.Node) {
+		n.Style = 0
+		for _, c := range n.Content {
+			plain(c)
+		}
+	}
+	plain(&doc)
+	return encode(&doc)
+}
+
+// encode is the one encoder setup of Marshal and MarshalOrdered.
+func encode(doc any) ([]byte, error) {
+	var b bytes.Buffer
+	e := yaml.NewEncoder(&b)
+	e.SetIndent(2)
+	e.CompactSeqIndent()
+	if err := e.Encode(doc); err != nil {
+		return nil, err
+	}
+	if err := e.Close(); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
 }

@@ -2,6 +2,7 @@ package yamlnode
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	yaml "go.yaml.in/yaml/v3"
@@ -35,5 +36,55 @@ func TestDuplicatesAndDescribe(t *testing.T) {
 	}
 	if Describe(Lookup(m, "b")) != "a list" || Describe(m.Content[1]) != "a number" || Lookup(m, "c") != nil {
 		t.Error("describe/lookup")
+	}
+}
+
+// Marshal writes what `-o yaml` printed when it went through
+// sigs.k8s.io/yaml (keys sorted, lists flush with their key, strings that
+// would read as another type quoted, integers kept), except that a long
+// string stays on one line.
+func TestMarshal(t *testing.T) {
+	type meta struct {
+		Name   string            `json:"name"`
+		Labels map[string]string `json:"labels,omitempty"`
+	}
+	long := strings.Repeat("word ", 20) + "end"
+	v := map[string]any{
+		"kind":     "SecretSet",
+		"metadata": meta{Name: "app"},
+		"spec": map[string]any{
+			"keys":  []string{"A", "B"},
+			"items": []map[string]any{{"size": 12345678901, "ok": true}},
+			"no":    "no", "num": "0123", "empty": "", "null": nil, "multi": "a\nb\n", "long": long,
+		},
+	}
+	got, err := Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `kind: SecretSet
+metadata:
+  name: app
+spec:
+  empty: ""
+  items:
+  - ok: true
+    size: 12345678901
+  keys:
+  - A
+  - B
+  long: ` + long + `
+  multi: |
+    a
+    b
+  "no": "no"
+  "null": null
+  num: "0123"
+`
+	if string(got) != want {
+		t.Errorf("Marshal:\n%s\nwant:\n%s", got, want)
+	}
+	if _, err := Marshal(func() {}); err == nil {
+		t.Error("Marshal of a func: no error")
 	}
 }

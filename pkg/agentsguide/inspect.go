@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing/fstest" // an in-memory fs.FS; it links no testing code
 
 	"github.com/botkit-dev/botkit/pkg/deployfile"
@@ -71,9 +72,9 @@ type Client struct {
 }
 
 var (
-	transportRE = regexp.MustCompile(`^\s*"([a-z_]+)":\s*lambda\s*:`)
-	keyLineRE   = regexp.MustCompile(`^\s*(#\s*)?(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)=`)
-	titleRE     = regexp.MustCompile(`^\s*#\s*(\S.*)$`)
+	transportRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*"([a-z_]+)":\s*lambda\s*:`) })
+	keyLineRE   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*(#\s*)?(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)=`) })
+	titleRE     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*#\s*(\S.*)$`) })
 )
 
 // ProjectFiles are the files that make a directory a bot project, one of
@@ -135,7 +136,7 @@ func transports(botPy []byte) []Transport {
 	var out []Transport
 	sc := bufio.NewScanner(bytes.NewReader(botPy))
 	for sc.Scan() {
-		m := transportRE.FindStringSubmatch(sc.Text())
+		m := transportRE().FindStringSubmatch(sc.Text())
 		if m == nil || slices.ContainsFunc(out, func(t Transport) bool { return t.Runner == m[1] }) {
 			continue
 		}
@@ -173,7 +174,7 @@ func keyGroups(data []byte) []KeyGroup {
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	for sc.Scan() {
 		line := sc.Text()
-		if m := keyLineRE.FindStringSubmatch(line); m != nil {
+		if m := keyLineRE().FindStringSubmatch(line); m != nil {
 			if len(out) == 0 || out[len(out)-1].Title != title {
 				out = append(out, KeyGroup{Title: title})
 			}
@@ -181,7 +182,7 @@ func keyGroups(data []byte) []KeyGroup {
 			g.Keys = append(g.Keys, Key{Name: m[2], Optional: m[1] != "", Secret: secret[m[2]]})
 			continue
 		}
-		if m := titleRE.FindStringSubmatch(line); m != nil {
+		if m := titleRE().FindStringSubmatch(line); m != nil {
 			title = strings.TrimSpace(m[1])
 		} else if strings.TrimSpace(line) == "" {
 			continue

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/botkit-dev/botkit/pkg/scaffold"
 )
@@ -174,7 +175,9 @@ func joinDir(dir, f string) string {
 	return dir + "/" + f
 }
 
-var footerRE = regexp.MustCompile(`(?m)^<!-- botkit init ([^ ]+) sha256:([0-9a-f]{64}) .*-->$`)
+var footerRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?m)^<!-- botkit init ([^ ]+) sha256:([0-9a-f]{64}) .*-->$`)
+})
 
 func footer(version, body string) string {
 	sum := sha256.Sum256([]byte(body))
@@ -197,7 +200,7 @@ func State(existing []byte) string {
 		return Absent
 	}
 	existing = bytes.ReplaceAll(existing, []byte("\r\n"), []byte("\n"))
-	all := footerRE.FindAllSubmatchIndex(existing, -1)
+	all := footerRE().FindAllSubmatchIndex(existing, -1)
 	if all == nil {
 		return NotBotkit
 	}

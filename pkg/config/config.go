@@ -22,6 +22,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 
@@ -157,13 +158,19 @@ func (f *File) Names() []string {
 // '_', '-' or ':' (a host:port names the context of a login), starting with
 // a letter or digit.
 func ValidateContextName(name string) error {
-	if !contextNameRE.MatchString(name) {
+	if len(name) > 253 || !contextNameRE().MatchString(name) {
 		return fmt.Errorf("context name %s: use 1 to 253 letters, digits, '.', '_', '-' or ':', starting with a letter or digit", quoteKey(name))
 	}
 	return nil
 }
 
-var contextNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:-]{0,252}$`)
+// contextNameRE is compiled at its first use, not at init (`botkit
+// --version` never needs it); the length is checked apart, as a bounded
+// repetition {0,252} compiles to hundreds of instructions (~3,300
+// allocations).
+var contextNameRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:-]*$`)
+})
 
 // ContextNameFor returns a valid context name for a platform's host[:port]
 // (what `auth login` names a context by default): the host as it is when

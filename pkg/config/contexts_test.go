@@ -37,6 +37,12 @@ func TestContextNameFor(t *testing.T) {
 	if got := ContextNameFor(strings.Repeat("a", 300) + ".example.com"); len(got) != 253 || ValidateContextName(got) != nil {
 		t.Errorf("a long host: %d characters", len(got))
 	}
+	for name, valid := range map[string]bool{"a": true, strings.Repeat("a", 253): true, "a" + strings.Repeat(".", 252): true, "9:_-.": true,
+		"": false, strings.Repeat("a", 254): false, ".a": false, "a/b": false, "a b": false, "a\n": false, "é": false} {
+		if err := ValidateContextName(name); (err == nil) != valid {
+			t.Errorf("ValidateContextName(%q) = %v, want valid %v", name, err, valid)
+		}
+	}
 }
 
 func writeConfig(t *testing.T, body string) (string, func(string) string) {

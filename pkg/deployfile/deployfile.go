@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/pelletier/go-toml/v2"
 
@@ -277,8 +278,8 @@ func (f *File) Line(key string) int {
 }
 
 var (
-	tableRE = regexp.MustCompile(`^\s*\[\s*([A-Za-z0-9_.\- ]+?)\s*\]\s*(#.*)?$`)
-	keyRE   = regexp.MustCompile(`^\s*([A-Za-z0-9_.\-]+)\s*=`)
+	tableRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*\[\s*([A-Za-z0-9_.\- ]+?)\s*\]\s*(#.*)?$`) })
+	keyRE   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*([A-Za-z0-9_.\-]+)\s*=`) })
 )
 
 // keyLines maps each dotted key and table of the document to its line:
@@ -289,14 +290,14 @@ func keyLines(data []byte) map[string]int {
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	for n := 1; sc.Scan(); n++ {
 		line := sc.Text()
-		if m := tableRE.FindStringSubmatch(line); m != nil {
+		if m := tableRE().FindStringSubmatch(line); m != nil {
 			table = strings.ReplaceAll(m[1], " ", "")
 			if _, ok := out[table]; !ok {
 				out[table] = n
 			}
 			continue
 		}
-		if m := keyRE.FindStringSubmatch(line); m != nil {
+		if m := keyRE().FindStringSubmatch(line); m != nil {
 			k := m[1]
 			if table != "" {
 				k = table + "." + k
@@ -349,7 +350,9 @@ type Finding struct {
 	Message  string
 }
 
-var quantityRE = regexp.MustCompile(`^[0-9]+(\.[0-9]+)?(m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei)?$`)
+var quantityRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[0-9]+(\.[0-9]+)?(m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei)?$`)
+})
 
 // Check checks the values of the file (Parse checked its form): the rules
 // Pipecat Cloud applies at deploy, and botkit's names and regions.
@@ -424,7 +427,7 @@ func (f *File) Check() []Finding {
 			add("sizing", Fail, "resources", "needs both cpu and memory")
 		}
 		for k, v := range map[string]string{"cpu": r.CPU, "memory": r.Memory} {
-			if v != "" && !quantityRE.MatchString(v) {
+			if v != "" && !quantityRE().MatchString(v) {
 				add("sizing", Fail, "resources."+k, "%q: want a quantity such as 500m, 2 or 4Gi", v)
 			}
 		}

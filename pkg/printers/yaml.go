@@ -1,13 +1,9 @@
 package printers
 
 import (
-	"bytes"
-	"encoding/json"
 	"io"
 
-	yamlv3 "go.yaml.in/yaml/v3"
-	"sigs.k8s.io/yaml"
-
+	"github.com/botkit-dev/botkit/internal/yamlnode"
 	"github.com/botkit-dev/botkit/pkg/iostreams"
 	"github.com/botkit-dev/botkit/pkg/resources"
 )
@@ -15,7 +11,7 @@ import (
 type yamlPrinter struct{}
 
 func writeYAML(w io.Writer, v any) error {
-	b, err := yaml.Marshal(v)
+	b, err := yamlnode.Marshal(v)
 	if err != nil {
 		return err
 	}
@@ -25,41 +21,14 @@ func writeYAML(w io.Writer, v any) error {
 
 // writeOrderedYAML writes v as YAML with the fields in the order of its JSON
 // encoding (the Go struct's order: a report's check starts with its id),
-// where writeYAML sorts keys. JSON is YAML, so the JSON text parses into
-// nodes that keep that order; only the flow style and quoting of JSON are
-// dropped so that it prints as block YAML.
+// where writeYAML sorts keys.
 func writeOrderedYAML(w io.Writer, v any) error {
-	j, err := json.Marshal(v)
+	b, err := yamlnode.MarshalOrdered(v)
 	if err != nil {
 		return err
 	}
-	var doc yamlv3.Node
-	if err := yamlv3.Unmarshal(j, &doc); err != nil {
-		return err
-	}
-	blockStyle(&doc)
-	var buf bytes.Buffer
-	enc := yamlv3.NewEncoder(&buf)
-	enc.SetIndent(2)
-	enc.CompactSeqIndent() // "- " at the parent's indentation, as writeYAML prints lists
-	if err := enc.Encode(&doc); err != nil {
-		return err
-	}
-	if err := enc.Close(); err != nil {
-		return err
-	}
-	_, err = w.Write(buf.Bytes())
+	_, err = w.Write(b)
 	return err
-}
-
-// blockStyle clears the styles a node parsed from JSON has (flow
-// collections, double-quoted strings); the encoder then quotes a string
-// only where YAML needs it (its tag stays !!str).
-func blockStyle(n *yamlv3.Node) {
-	n.Style = 0
-	for _, c := range n.Content {
-		blockStyle(c)
-	}
 }
 
 func (yamlPrinter) PrintList(ios *iostreams.IOStreams, objs []resources.Object) error {

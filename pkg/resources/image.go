@@ -5,6 +5,7 @@ import (
 	"net"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // ImageRef is a parsed container image reference:
@@ -21,10 +22,21 @@ type ImageRef struct {
 // DockerHub is the registry name of Docker Hub.
 const DockerHub = "docker.io"
 
+// The patterns of an image reference, compiled at their first use, not at
+// init (`botkit --version` never needs them). Lengths are checked apart
+// (maxTagLen, digestLen): a bounded repetition such as {0,127} compiles to
+// one instruction per repeat (~1,900 allocations for these three).
 var (
-	repoComponentRE = regexp.MustCompile(`^[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*$`)
-	tagRE           = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$`)
-	digestRE        = regexp.MustCompile(`^sha256:[a-f0-9]{64}$`)
+	repoComponentRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*$`)
+	})
+	tagRE    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]*$`) })
+	digestRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^sha256:[a-f0-9]*$`) })
+)
+
+const (
+	maxTagLen = 128                 // a tag: 1 to 128 characters
+	digestLen = len("sha256:") + 64 // sha256: and 64 hex digits
 )
 
 // ParseImageRef parses an image reference; its errors say what is wrong.
@@ -33,13 +45,13 @@ func ParseImageRef(s string) (ImageRef, error) {
 	rest := s
 	if i := strings.IndexByte(rest, '@'); i >= 0 {
 		r.Digest, rest = rest[i+1:], rest[:i]
-		if !digestRE.MatchString(r.Digest) {
+		if len(r.Digest) != digestLen || !digestRE().MatchString(r.Digest) {
 			return r, fmt.Errorf("image %q: the digest must be sha256: and 64 hex digits", printable(s))
 		}
 	}
 	if i := strings.LastIndexByte(rest, ':'); i >= 0 && !strings.Contains(rest[i:], "/") {
 		r.Tag, rest = rest[i+1:], rest[:i]
-		if !tagRE.MatchString(r.Tag) {
+		if len(r.Tag) > maxTagLen || !tagRE().MatchString(r.Tag) {
 			return r, fmt.Errorf("image %q: invalid tag %q", printable(s), printable(r.Tag))
 		}
 	}
@@ -53,7 +65,7 @@ func ParseImageRef(s string) (ImageRef, error) {
 		parts = append([]string{"library"}, parts...)
 	}
 	for _, p := range parts {
-		if !repoComponentRE.MatchString(p) {
+		if !repoComponentRE().MatchString(p) {
 			return r, fmt.Errorf("image %q: invalid repository name (lowercase letters, digits, '.', '_', '-' between '/')", printable(s))
 		}
 	}

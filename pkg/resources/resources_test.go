@@ -305,7 +305,16 @@ func TestParseImageRef(t *testing.T) {
 			t.Errorf("ParseImageRef(%q) = %+v, %v; want %+v", in, got, err, want)
 		}
 	}
-	for _, bad := range []string{"", "Acme/Voice:1", "acme/voice:bad tag", "acme/voice@sha256:12", "acme//voice:1"} {
+	// The bounds the patterns no longer hold: a tag of 1 to 128 characters,
+	// a digest of exactly 64 hex digits.
+	for _, ok := range []string{"acme/voice:" + strings.Repeat("t", 128), "acme/voice:_", "acme/voice@sha256:" + sha64()} {
+		if _, err := ParseImageRef(ok); err != nil {
+			t.Errorf("ParseImageRef(%q): %v", ok, err)
+		}
+	}
+	for _, bad := range []string{"", "Acme/Voice:1", "acme/voice:bad tag", "acme/voice@sha256:12", "acme//voice:1",
+		"acme/voice:" + strings.Repeat("t", 129), "acme/voice:.t", "acme/voice@sha256:", "acme/voice@sha256:" + sha64()[1:],
+		"acme/voice@sha256:" + sha64() + "a", "acme/voice@sha256:" + strings.ToUpper(sha64()), "acme/voice@sha512:" + sha64()} {
 		if _, err := ParseImageRef(bad); err == nil {
 			t.Errorf("ParseImageRef(%q) accepted", bad)
 		}

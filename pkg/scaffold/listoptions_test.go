@@ -46,3 +46,20 @@ func TestListOptionsCoversEveryEnumeratedField(t *testing.T) {
 		}
 	}
 }
+
+// Enumerated (what create asks of every flag when it is built, without the
+// catalogue) agrees with KeyValues for every key.
+func TestEnumeratedAgreesWithKeyValues(t *testing.T) {
+	n := 0
+	for _, f := range Fields() {
+		if got, want := Enumerated(f.Key), KeyValues(f.Key) != nil; got != want {
+			t.Errorf("%s: Enumerated %v, KeyValues lists values %v", f.Key, got, want)
+		}
+		if Enumerated(f.Key) {
+			n++
+		}
+	}
+	if n < 10 || Enumerated("project_name") {
+		t.Errorf("%d enumerated keys; project_name enumerated: %v", n, Enumerated("project_name"))
+	}
+}

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 
-	"sigs.k8s.io/yaml"
+	"github.com/botkit-dev/botkit/internal/yamlnode"
 )
 
 // MarshalJSON writes the config with its keys in documented order and unset
@@ -75,7 +75,7 @@ func (c Config) ManifestYAML() ([]byte, error) {
 		"metadata":   map[string]any{"name": c.ProjectName},
 		"spec":       spec,
 	}
-	return yaml.Marshal(doc)
+	return yamlnode.Marshal(doc)
 }
 
 // Options is the listing of every valid option value (`--list-options`).

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Allowed values of the enumerated options.
@@ -20,7 +21,7 @@ var (
 // BotTypes returns the valid bot types.
 func BotTypes() []string { return slices.Clone(botTypes) }
 
-var projectNameRE = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
+var projectNameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_.-]+$`) })
 
 // ValidateProjectName checks a project name: letters, digits, '-', '_', '.';
 // no path separators; not "." or "..".
@@ -32,7 +33,7 @@ func ValidateProjectName(name string) error {
 		return fmt.Errorf("project name %q is not allowed", name)
 	case len(name) > 100:
 		return fmt.Errorf("project name is longer than 100 characters")
-	case !projectNameRE.MatchString(name):
+	case !projectNameRE().MatchString(name):
 		return fmt.Errorf("project name %q may hold only letters, digits, '-', '_' and '.'", name)
 	}
 	return nil
@@ -278,29 +279,45 @@ func allTransportIDs() []string {
 // the lists above (nil: any value of its type). The ProjectConfig JSON
 // Schema's enums come from it.
 func KeyValues(key string) []string {
+	if values := keyValues(key); values != nil {
+		return values()
+	}
+	return nil
+}
+
+// Enumerated reports whether config key accepts only the values KeyValues
+// lists, without building the catalogue: the create command asks it for
+// every flag when it is constructed, which every botkit run does.
+func Enumerated(key string) bool { return keyValues(key) != nil }
+
+// keyValues returns the function that lists the values of key (nil: the key
+// is not enumerated).
+func keyValues(key string) func() []string {
+	clone := func(s []string) func() []string { return func() []string { return slices.Clone(s) } }
+	services := func(c Category) func() []string { return func() []string { return ServiceIDs(c) } }
 	switch key {
 	case "bot_type":
-		return BotTypes()
+		return BotTypes
 	case "mode":
-		return slices.Clone(modes)
+		return clone(modes)
 	case "client_framework":
-		return slices.Clone(clientFrameworks)
+		return clone(clientFrameworks)
 	case "client_server":
-		return slices.Clone(clientServers)
+		return clone(clientServers)
 	case "pstn_mode", "sip_bridge_mode":
-		return slices.Clone(dialModes)
+		return clone(dialModes)
 	case "transports":
-		return append(TransportIDs(TransportWeb), TransportIDs(TransportTelephony)...)
+		return func() []string { return append(TransportIDs(TransportWeb), TransportIDs(TransportTelephony)...) }
 	case "stt_service":
-		return ServiceIDs(CategorySTT)
+		return services(CategorySTT)
 	case "llm_service":
-		return ServiceIDs(CategoryLLM)
+		return services(CategoryLLM)
 	case "tts_service":
-		return ServiceIDs(CategoryTTS)
+		return services(CategoryTTS)
 	case "realtime_service":
-		return ServiceIDs(CategoryRealtime)
+		return services(CategoryRealtime)
 	case "video_service":
-		return ServiceIDs(CategoryVideo)
+		return services(CategoryVideo)
 	}
 	return nil
 }

@@ -136,7 +136,7 @@ Valid services and transports: botkit create --list-options`,
 		}
 	}
 	for _, f := range scaffold.Fields() {
-		if scaffold.KeyValues(f.Key) != nil {
+		if scaffold.Enumerated(f.Key) {
 			_ = cmd.RegisterFlagCompletionFunc(f.Flag, completeKey(f.Key))
 		}
 	}

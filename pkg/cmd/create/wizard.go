@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
 	"github.com/botkit-dev/botkit/pkg/prompter"
@@ -454,11 +455,11 @@ func Summary(cfg scaffold.Config, dir string, where ...string) string {
 	return b.String()
 }
 
-var shellSafe = regexp.MustCompile(`^[A-Za-z0-9_./,:=@%+-]+$`)
+var shellSafe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_./,:=@%+-]+$`) })
 
 // shellQuote returns s as one word of a POSIX shell.
 func shellQuote(s string) string {
-	if shellSafe.MatchString(s) {
+	if shellSafe().MatchString(s) {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"

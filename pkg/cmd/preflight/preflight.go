@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -271,7 +272,7 @@ func localChecks(df *deployfile.File) []resources.PreflightCheck {
 	return out
 }
 
-var optionalKeyRE = regexp.MustCompile(`^\s*#\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=`)
+var optionalKeyRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*#\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=`) })
 
 // envKeys reads the keys the project needs from .env.example beside the
 // deploy file (else in the project's server/): its KEY= lines are
@@ -294,7 +295,7 @@ func envKeys(ctx context.Context, deployFile string) (required, optional []strin
 			}
 		}
 		for _, line := range strings.Split(string(data), "\n") {
-			if m := optionalKeyRE.FindStringSubmatch(line); m != nil && !slices.Contains(required, m[1]) && !slices.Contains(optional, m[1]) {
+			if m := optionalKeyRE().FindStringSubmatch(line); m != nil && !slices.Contains(required, m[1]) && !slices.Contains(optional, m[1]) {
 				optional = append(optional, m[1])
 			}
 		}

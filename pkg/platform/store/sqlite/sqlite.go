@@ -532,7 +532,7 @@ func (s *Store) runBatch(batch []*request, safe bool) ([]error, error) {
 	// (its one connection cannot prepare during one), not at Open: a
 	// command that only reads never pays for them (~4 ms of a botkit run).
 	if !s.prepared {
-		for _, q := range writerQueries {
+		for _, q := range writerQueries() {
 			if _, err := s.wc.get(ctx, q); err != nil {
 				return nil, fmt.Errorf("prepare: %w", err)
 			}

@@ -78,8 +78,9 @@ const (
 
 // qAuditRows[i] inserts 1<<i audit rows: batches write their audit records
 // with a few prepared statements (sizes 1, 2, 4, ... 128) instead of
-// parsing a statement of their own size every commit.
-var qAuditRows = func() []string {
+// parsing a statement of their own size every commit. Built at first use
+// (the writer's first batch), not at init.
+var qAuditRows = sync.OnceValue(func() []string {
 	var qs []string
 	for n := 1; n <= 128; n *= 2 {
 		var q strings.Builder
@@ -93,10 +94,14 @@ var qAuditRows = func() []string {
 		qs = append(qs, q.String())
 	}
 	return qs
-}()
+})
 
-var writerQueries = append([]string{qOrgByName, qObjectByName, qValues, qInsertOrg, qInsertToken, qRevokeToken, qUpdateObject, qUpdateSpec, qDeleteValue, qDeleteValues, qDeleteObject, qLoadVersion, qStoreVersion, qSetStatus, qMarkReady, qDataVersion, qInsertObject, qAppliedObjects, qUpsertValue, qSavepoint, qRollbackTo, qRelease,
-	qInsertVersion, qCopyVersionValues, qPurgeVersions, qVersion, qVersionValues, qSetHistoryLimit}, qAuditRows...)
+// writerQueries are the statements the writer prepares before its first
+// batch.
+var writerQueries = sync.OnceValue(func() []string {
+	return append([]string{qOrgByName, qObjectByName, qValues, qInsertOrg, qInsertToken, qRevokeToken, qUpdateObject, qUpdateSpec, qDeleteValue, qDeleteValues, qDeleteObject, qLoadVersion, qStoreVersion, qSetStatus, qMarkReady, qDataVersion, qInsertObject, qAppliedObjects, qUpsertValue, qSavepoint, qRollbackTo, qRelease,
+		qInsertVersion, qCopyVersionValues, qPurgeVersions, qVersion, qVersionValues, qSetHistoryLimit}, qAuditRows()...)
+})
 
 // stmtCache prepares each distinct query once per database handle.
 type stmtCache struct {

@@ -272,14 +272,14 @@ const auditCols = 8
 func (b *batchTx) flushAudit(ctx context.Context) error {
 	for len(b.audit) > 0 {
 		rows := len(b.audit) / auditCols
-		i := len(qAuditRows) - 1
+		i := len(qAuditRows()) - 1
 		for 1<<i > rows {
 			i--
 		}
 		n := 1 << i
 		args := b.audit[:n*auditCols]
 		b.audit = b.audit[n*auditCols:]
-		if _, err := b.ExecContext(ctx, qAuditRows[i], args...); err != nil {
+		if _, err := b.ExecContext(ctx, qAuditRows()[i], args...); err != nil {
 			return err
 		}
 	}

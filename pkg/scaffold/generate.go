@@ -170,6 +170,8 @@ func transportHowTo(t Transport) string {
 		return "`uv run bot.py --transport daily`, then open http://localhost:7860 — the runner creates a Daily room (with `DAILY_API_KEY`) and sends you to it."
 	case t.Runner == "webrtc":
 		return "`uv run bot.py --transport webrtc`, then open http://localhost:7860/client and talk to the bot peer-to-peer."
+	case t.Runner == "websocket":
+		return "`uv run bot.py --transport websocket` serves Pipecat's protobuf frames at `ws://localhost:7860/ws-client`, for a client of your own built on `@pipecat-ai/websocket-transport`."
 	case t.Runner == "exotel":
 		return "`uv run bot.py --transport exotel --proxy YOUR_PUBLIC_HOST` serves the media-stream websocket at `/ws` on port 7860; expose it (for example with `ngrok http 7860`). Exotel calls no webhook: in the Exotel dashboard, add a Voicebot applet to your number's call flow and give it the WebSocket URL `wss://YOUR_PUBLIC_HOST/ws`. Audio runs at 8 kHz."
 	default:

@@ -194,14 +194,14 @@ func newView(c Config) *view {
 	}
 	imports.add("pipecat.frames.frames", "LLMRunFrame")
 	imports.add("pipecat.pipeline.pipeline", "Pipeline")
-	imports.add("pipecat.pipeline.runner", "PipelineRunner")
-	imports.add("pipecat.pipeline.task", "PipelineParams")
-	imports.add("pipecat.pipeline.task", "PipelineTask")
+	imports.add("pipecat.pipeline.worker", "PipelineParams")
+	imports.add("pipecat.pipeline.worker", "PipelineWorker")
 	imports.add("pipecat.processors.aggregators.llm_context", "LLMContext")
 	imports.add("pipecat.processors.aggregators.llm_response_universal", "LLMContextAggregatorPair")
 	imports.add("pipecat.runner.types", "RunnerArguments")
 	imports.add("pipecat.runner.utils", "create_transport")
 	imports.add("pipecat.transports.base_transport", "BaseTransport")
+	imports.add("pipecat.workers.runner", "WorkerRunner")
 	v.Imports = imports.sorted()
 
 	for e := range extras {
@@ -233,6 +233,13 @@ func (v *view) paramsFor(t Transport, imports importSet) paramEntry {
 	case "webrtc":
 		imports.add("pipecat.transports.base_transport", "TransportParams")
 		return paramEntry{Key: "webrtc", Class: "TransportParams", Fields: fields}
+	case "websocket":
+		// The runner sets no serializer on a plain websocket: the client
+		// speaks Pipecat's protobuf frames, raw audio without WAV headers.
+		imports.add("pipecat.transports.websocket.fastapi", "FastAPIWebsocketParams")
+		imports.add("pipecat.serializers.protobuf", "ProtobufFrameSerializer")
+		fields = append(fields, "add_wav_header=False", "serializer=ProtobufFrameSerializer()")
+		return paramEntry{Key: "websocket", Class: "FastAPIWebsocketParams", Fields: fields}
 	default:
 		imports.add("pipecat.transports.websocket.fastapi", "FastAPIWebsocketParams")
 		return paramEntry{Key: t.Runner, Class: "FastAPIWebsocketParams", Fields: fields}

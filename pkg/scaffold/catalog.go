@@ -462,6 +462,7 @@ func sttServices() []Service {
 func sageMaker(s Service, endpointVar string) Service {
 	s.Args = append(s.Args, getenv("endpoint_name", endpointVar), getenvOr("region", "AWS_REGION", defaultAWSRegion))
 	s.Env = append(s.Env, required(endpointVar), setting("AWS_REGION", defaultAWSRegion))
+	s.Python = "3.12" // the sagemaker extra's SDK: python_version>='3.12'
 	return s
 }
 
@@ -821,6 +822,7 @@ func realtimeServices() []Service {
 				setting("AWS_REGION", defaultAWSRegion), setting("AWS_NOVA_SONIC_VOICE", "tiffany"),
 			},
 			Imports: imp("pipecat.services.aws.nova_sonic.llm", "AWSNovaSonicLLMSettings"),
+			Python:  "3.12", // the aws-nova-sonic extra's SDK: python_version>='3.12'
 		},
 		{
 			// AZURE_OPENAI_REALTIME_URL is the deployment's wss:// realtime

@@ -3,6 +3,7 @@ package scaffold
 import (
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -21,6 +22,7 @@ type view struct {
 	Transports []Transport  // chosen transports, variants mapped to their base
 	Params     []paramEntry // transport_params entries of bot.py
 	Extras     []string     // pipecat-ai extras, sorted
+	Python     string       // lowest Python version the project runs on
 	EnvGroups  []envGroup   // .env.example sections
 	Imports    []pyImport   // pipecat imports of bot.py
 	SampleRate int          // 8000 when every transport is a telephony one, else 0 (service default)
@@ -167,7 +169,11 @@ func newView(c Config) *view {
 		extras["tracing"] = true
 		imports.add("pipecat.utils.tracing.setup", "setup_tracing")
 	}
+	v.Python = defaultPython
 	for _, s := range v.Services {
+		if s.Python != "" && versionLess(v.Python, s.Python) {
+			v.Python = s.Python
+		}
 		for _, e := range s.Extras {
 			extras[e] = true
 		}
@@ -343,4 +349,20 @@ func (s importSet) sorted() []pyImport {
 	}
 	slices.SortFunc(out, func(a, b pyImport) int { return strings.Compare(a.Module, b.Module) })
 	return out
+}
+
+// defaultPython is the lowest Python version of pipecat-ai 1.7.0.
+const defaultPython = "3.11"
+
+// versionLess compares dotted versions such as 3.11 and 3.12.
+func versionLess(a, b string) bool {
+	as, bs := strings.Split(a, "."), strings.Split(b, ".")
+	for i := 0; i < len(as) && i < len(bs); i++ {
+		x, _ := strconv.Atoi(as[i])
+		y, _ := strconv.Atoi(bs[i])
+		if x != y {
+			return x < y
+		}
+	}
+	return len(as) < len(bs)
 }

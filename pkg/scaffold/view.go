@@ -30,6 +30,9 @@ type view struct {
 	// a browser) sets 8 kHz at run time, only when the session is a call:
 	// the runner argument classes that mean a call.
 	PhoneArgs []string
+	// PlainWebSocket: such a phone bot also has the plain websocket web
+	// transport, whose sessions are WebSocketRunnerArguments too.
+	PlainWebSocket bool
 
 	NeedsSession bool // an aiohttp.ClientSession is opened for services
 	Denoise      bool // KrispVivaFilter on the input (cloud deployments only)
@@ -140,6 +143,7 @@ func newView(c Config) *view {
 			switch {
 			case t.Kind == TransportWeb:
 				web = true
+				v.PlainWebSocket = v.PlainWebSocket || t.Runner == "websocket"
 			case t.Runner == "daily":
 				phoneArgs["DailyRunnerArguments"] = true
 			default:

@@ -157,7 +157,7 @@ func TestAliasesNameCatalogueIDs(t *testing.T) {
 			t.Errorf("alias %s stands for %s, which is not in the catalogue", old, to)
 			continue
 		}
-		if suffix := "_" + string(s.Category); strings.HasSuffix(old, suffix) != true {
+		if suffix := "_" + string(s.Category); !strings.HasSuffix(old, suffix) {
 			t.Errorf("alias %s stands for %s, a %s service", old, to, s.Category)
 		}
 	}

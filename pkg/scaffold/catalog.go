@@ -1,6 +1,7 @@
 package scaffold
 
 import (
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -23,8 +24,40 @@ import (
 //     constructor keywords model=, voice_id= and params= still exist in 1.7.0
 //     but log deprecation warnings at start-up.
 //   - Where a provider offers both, the streaming (websocket) class is used.
+//   - Ids are the framework's own (pipecat-ai's `pipecat init` registry,
+//     src/pipecat/cli/registry/service_metadata.py); testdata/
+//     pipecat-registry-1.7.0.txt holds its ids and catalog_registry_test.go
+//     compares. botkit's older ids are aliases (idAliases).
 //   - Services that only run on-device with model files the user must supply
-//     are left out; every entry runs with its environment variables filled in.
+//     are left out; local models that download themselves on first use
+//     (Whisper, Moonshine, Kokoro, Pocket TTS, Piper) are in. Every entry
+//     runs with its environment variables filled in.
+
+// idAliases maps botkit's earlier ids to the framework's ids that replaced
+// them (docs/create.md): still accepted on the command line and in config
+// files, with a note, and never listed. Resolve them with CanonicalID.
+var idAliases = map[string]string{
+	"aws_stt":                     "aws_transcribe_stt",
+	"google_llm":                  "google_gemini_llm",
+	"aws_tts":                     "aws_polly_tts",
+	"google_gemini_tts":           "gemini_tts",
+	"resembleai_tts":              "resemble_tts",
+	"aws_nova_sonic_realtime":     "aws_nova_realtime",
+	"gemini_live_vertex_realtime": "gemini_vertex_live_realtime",
+	"ultravox_realtime":           "ultravox",
+}
+
+// CanonicalID returns the catalogue id an earlier id was renamed to, and
+// whether id was such an alias; any other id comes back unchanged.
+func CanonicalID(id string) (string, bool) {
+	if to, ok := idAliases[id]; ok {
+		return to, true
+	}
+	return id, false
+}
+
+// Aliases returns the alias table: earlier id -> current id.
+func Aliases() map[string]string { return maps.Clone(idAliases) }
 
 // catalogIndex is the catalogue, built once and never changed afterwards:
 // every exported function hands out deep copies, so no caller can change
@@ -267,7 +300,7 @@ func sttServices() []Service {
 		apiKeyOnly("assemblyai_stt", "AssemblyAI", stt, "assemblyai",
 			"pipecat.services.assemblyai.stt", "AssemblyAISTTService", "ASSEMBLYAI_API_KEY"),
 		{
-			ID: "aws_stt", Label: "AWS Transcribe", Category: stt, Extras: []string{"aws"},
+			ID: "aws_transcribe_stt", Label: "AWS Transcribe", Category: stt, Extras: []string{"aws"},
 			Module: "pipecat.services.aws.stt", Class: "AWSTranscribeSTTService",
 			Args: []Arg{
 				getenv("api_key", "AWS_SECRET_ACCESS_KEY"),
@@ -284,6 +317,8 @@ func sttServices() []Service {
 		},
 		apiKeyOnly("cartesia_stt", "Cartesia", stt, "cartesia",
 			"pipecat.services.cartesia.stt", "CartesiaSTTService", "CARTESIA_API_KEY"),
+		withTurns(apiKeyOnly("cartesia_turns_stt", "Cartesia Turns", stt, "cartesia",
+			"pipecat.services.cartesia.turns.stt", "CartesiaTurnsSTTService", "CARTESIA_API_KEY")),
 		{
 			ID: "deepgram_stt", Label: "Deepgram", Category: stt, Extras: []string{"deepgram"},
 			Module: "pipecat.services.deepgram.stt", Class: "DeepgramSTTService",
@@ -306,7 +341,24 @@ func sttServices() []Service {
 			Imports:       imp("pipecat.services.deepgram.flux.stt", "DeepgramFluxSTTSettings"),
 			TurnDetection: true,
 		},
-		apiKeyOnly("elevenlabs_stt", "ElevenLabs (Scribe realtime)", stt, "elevenlabs",
+		withTurns(sageMaker(Service{
+			ID: "deepgram_flux_sagemaker_stt", Label: "Deepgram Flux on Amazon SageMaker", Category: stt,
+			Extras: []string{"deepgram", "sagemaker"},
+			Module: "pipecat.services.deepgram.flux.sagemaker.stt", Class: "DeepgramFluxSageMakerSTTService",
+		}, "DEEPGRAM_FLUX_SAGEMAKER_ENDPOINT")),
+		sageMaker(Service{
+			ID: "deepgram_sagemaker_stt", Label: "Deepgram on Amazon SageMaker", Category: stt,
+			Extras: []string{"deepgram", "sagemaker"},
+			Module: "pipecat.services.deepgram.sagemaker.stt", Class: "DeepgramSageMakerSTTService",
+		}, "DEEPGRAM_SAGEMAKER_STT_ENDPOINT"),
+		{
+			ID: "elevenlabs_stt", Label: "ElevenLabs (Scribe)", Category: stt, Extras: []string{"elevenlabs"},
+			Module: "pipecat.services.elevenlabs.stt", Class: "ElevenLabsSTTService",
+			Args:         []Arg{getenv("api_key", "ELEVENLABS_API_KEY"), sessionArg("aiohttp_session")},
+			Env:          []EnvVar{secret("ELEVENLABS_API_KEY")},
+			NeedsSession: true,
+		},
+		apiKeyOnly("elevenlabs_realtime_stt", "ElevenLabs (Scribe realtime)", stt, "elevenlabs",
 			"pipecat.services.elevenlabs.stt", "ElevenLabsRealtimeSTTService", "ELEVENLABS_API_KEY"),
 		{
 			ID: "fal_stt", Label: "fal (Wizper)", Category: stt, Extras: []string{"fal"},
@@ -340,10 +392,35 @@ func sttServices() []Service {
 		},
 		apiKeyOnly("mistral_stt", "Mistral (Voxtral)", stt, "mistral",
 			"pipecat.services.mistral.stt", "MistralSTTService", "MISTRAL_API_KEY"),
+		{
+			// Downloads the model on first use and runs on the bot's CPU.
+			ID: "moonshine_stt", Label: "Moonshine (local)", Category: stt, Extras: []string{"moonshine"},
+			Module: "pipecat.services.moonshine.stt", Class: "MoonshineSTTService",
+			Args: []Arg{call("settings", "MoonshineSTTSettings",
+				getenvOr("model", "MOONSHINE_MODEL", "small-streaming"))},
+			Env:     []EnvVar{setting("MOONSHINE_MODEL", "small-streaming")},
+			Imports: imp("pipecat.services.moonshine.stt", "MoonshineSTTSettings"),
+		},
 		apiKeyOnly("nvidia_stt", "NVIDIA Riva", stt, "nvidia",
 			"pipecat.services.nvidia.stt", "NvidiaSTTService", "NVIDIA_API_KEY"),
+		sageMaker(Service{
+			ID: "nvidia_sagemaker_stt", Label: "NVIDIA Riva on Amazon SageMaker", Category: stt,
+			Extras: []string{"aws", "sagemaker"},
+			Module: "pipecat.services.nvidia.sagemaker.stt", Class: "NvidiaSageMakerSTTService",
+		}, "NVIDIA_SAGEMAKER_STT_ENDPOINT"),
 		{
-			ID: "openai_stt", Label: "OpenAI (realtime transcription)", Category: stt, Extras: []string{"openai"},
+			ID: "openai_stt", Label: "OpenAI (transcription)", Category: stt, Extras: []string{"openai"},
+			Module: "pipecat.services.openai.stt", Class: "OpenAISTTService",
+			Args: []Arg{
+				getenv("api_key", "OPENAI_API_KEY"),
+				call("settings", "OpenAISTTSettings",
+					getenvOr("model", "OPENAI_STT_MODEL", "gpt-4o-transcribe")),
+			},
+			Env:     []EnvVar{secret("OPENAI_API_KEY"), setting("OPENAI_STT_MODEL", "gpt-4o-transcribe")},
+			Imports: imp("pipecat.services.openai.stt", "OpenAISTTSettings"),
+		},
+		{
+			ID: "openai_realtime_stt", Label: "OpenAI (realtime transcription)", Category: stt, Extras: []string{"openai"},
 			Module: "pipecat.services.openai.stt", Class: "OpenAIRealtimeSTTService",
 			Args: []Arg{
 				getenv("api_key", "OPENAI_API_KEY"),
@@ -363,9 +440,36 @@ func sttServices() []Service {
 			"pipecat.services.speechmatics.stt", "SpeechmaticsSTTService", "SPEECHMATICS_API_KEY"),
 		apiKeyOnly("together_stt", "Together AI", stt, "together",
 			"pipecat.services.together.stt", "TogetherSTTService", "TOGETHER_API_KEY"),
+		{
+			// faster-whisper on the bot's own CPU or GPU; the model is
+			// downloaded on first use.
+			ID: "whisper_stt", Label: "Whisper (local)", Category: stt, Extras: []string{"whisper"},
+			Module: "pipecat.services.whisper.stt", Class: "WhisperSTTService",
+			Args: []Arg{call("settings", "WhisperSTTSettings",
+				getenvOr("model", "WHISPER_MODEL", "Systran/faster-distil-whisper-medium.en"))},
+			Env:     []EnvVar{setting("WHISPER_MODEL", "Systran/faster-distil-whisper-medium.en")},
+			Imports: imp("pipecat.services.whisper.stt", "WhisperSTTSettings"),
+		},
 		apiKeyOnly("xai_stt", "xAI", stt, "xai",
 			"pipecat.services.xai.stt", "XAISTTService", "XAI_API_KEY"),
 	}
+}
+
+// sageMaker adds the arguments of a model served from an Amazon SageMaker
+// endpoint: the endpoint's name and its region. The AWS credentials come
+// from the environment's usual chain (AWS_ACCESS_KEY_ID and
+// AWS_SECRET_ACCESS_KEY, a profile or a role), read by the AWS SDK itself.
+func sageMaker(s Service, endpointVar string) Service {
+	s.Args = append(s.Args, getenv("endpoint_name", endpointVar), getenvOr("region", "AWS_REGION", defaultAWSRegion))
+	s.Env = append(s.Env, required(endpointVar), setting("AWS_REGION", defaultAWSRegion))
+	s.Python = "3.12" // the sagemaker extra's SDK: python_version>='3.12'
+	return s
+}
+
+// withTurns marks an STT service that detects the end of turns itself.
+func withTurns(s Service) Service {
+	s.TurnDetection = true
+	return s
 }
 
 // keyAndModel is an LLM service configured by an API key and, when model is
@@ -429,7 +533,7 @@ func llmServices() []Service {
 			"DeepSeekLLMSettings", "DEEPSEEK_MODEL", "deepseek-chat"),
 		keyAndModel("fireworks_llm", "Fireworks AI", "fireworks",
 			"pipecat.services.fireworks.llm", "FireworksLLMService", "FIREWORKS_API_KEY", "", "", ""),
-		keyAndModel("google_llm", "Google Gemini", "google",
+		keyAndModel("google_gemini_llm", "Google Gemini", "google",
 			"pipecat.services.google.llm", "GoogleLLMService", "GOOGLE_API_KEY",
 			"GoogleLLMSettings", "GOOGLE_MODEL", defaultGoogleModel),
 		{
@@ -527,7 +631,7 @@ func ttsServices() []Service {
 		apiKeyOnly("asyncai_tts", "Async", tts, "asyncai",
 			"pipecat.services.asyncai.tts", "AsyncAITTSService", "ASYNCAI_API_KEY"),
 		withVoice(Service{
-			ID: "aws_tts", Label: "AWS Polly", Category: tts, Extras: []string{"aws"},
+			ID: "aws_polly_tts", Label: "AWS Polly", Category: tts, Extras: []string{"aws"},
 			Module: "pipecat.services.aws.tts", Class: "AWSPollyTTSService",
 			Args: []Arg{
 				getenv("api_key", "AWS_SECRET_ACCESS_KEY"),
@@ -552,6 +656,11 @@ func ttsServices() []Service {
 			"DeepgramTTSSettings", "DEEPGRAM_VOICE", "aura-2-helena-en"),
 		apiKeyOnly("deepgram_flux_tts", "Deepgram Flux", tts, "deepgram",
 			"pipecat.services.deepgram.flux.tts", "DeepgramFluxTTSService", "DEEPGRAM_API_KEY"),
+		withVoice(sageMaker(Service{
+			ID: "deepgram_sagemaker_tts", Label: "Deepgram Aura on Amazon SageMaker", Category: tts,
+			Extras: []string{"deepgram", "sagemaker"},
+			Module: "pipecat.services.deepgram.sagemaker.tts", Class: "DeepgramSageMakerTTSService",
+		}, "DEEPGRAM_SAGEMAKER_TTS_ENDPOINT"), "DeepgramSageMakerTTSSettings", "DEEPGRAM_VOICE", "aura-2-helena-en"),
 		{
 			ID: "elevenlabs_tts", Label: "ElevenLabs", Category: tts, Extras: []string{"elevenlabs"},
 			Module: "pipecat.services.elevenlabs.tts", Class: "ElevenLabsTTSService",
@@ -577,7 +686,7 @@ func ttsServices() []Service {
 			Env:  []EnvVar{secret("GOOGLE_CREDENTIALS")},
 		}, "GoogleTTSSettings", "GOOGLE_TTS_VOICE", "en-US-Chirp3-HD-Charon"),
 		withVoice(Service{
-			ID: "google_gemini_tts", Label: "Google Gemini TTS", Category: tts, Extras: []string{"google"},
+			ID: "gemini_tts", Label: "Google Gemini TTS", Category: tts, Extras: []string{"google"},
 			Module: "pipecat.services.google.tts", Class: "GeminiTTSService",
 			Args: []Arg{getenv("credentials", "GOOGLE_CREDENTIALS")},
 			Env:  []EnvVar{secret("GOOGLE_CREDENTIALS")},
@@ -590,6 +699,12 @@ func ttsServices() []Service {
 		withVoice(apiKeyOnly("inworld_tts", "Inworld", tts, "inworld",
 			"pipecat.services.inworld.tts", "InworldTTSService", "INWORLD_API_KEY"),
 			"InworldTTSSettings", "INWORLD_VOICE", "Ashley"),
+		withVoice(Service{
+			// Kokoro (ONNX) on the bot's CPU; model and voices are
+			// downloaded on first use.
+			ID: "kokoro_tts", Label: "Kokoro (local)", Category: tts, Extras: []string{"kokoro"},
+			Module: "pipecat.services.kokoro.tts", Class: "KokoroTTSService",
+		}, "KokoroTTSSettings", "KOKORO_VOICE", "af_heart"),
 		withVoice(apiKeyOnly("lmnt_tts", "LMNT", tts, "lmnt",
 			"pipecat.services.lmnt.tts", "LmntTTSService", "LMNT_API_KEY"),
 			"LmntTTSSettings", "LMNT_VOICE", "morgan"),
@@ -611,6 +726,11 @@ func ttsServices() []Service {
 			"pipecat.services.neuphonic.tts", "NeuphonicTTSService", "NEUPHONIC_API_KEY"),
 		apiKeyOnly("nvidia_tts", "NVIDIA Riva", tts, "nvidia",
 			"pipecat.services.nvidia.tts", "NvidiaTTSService", "NVIDIA_API_KEY"),
+		withVoice(sageMaker(Service{
+			ID: "nvidia_sagemaker_tts", Label: "NVIDIA Riva on Amazon SageMaker", Category: tts,
+			Extras: []string{"aws", "sagemaker"},
+			Module: "pipecat.services.nvidia.sagemaker.tts", Class: "NvidiaSageMakerTTSService",
+		}, "NVIDIA_SAGEMAKER_TTS_ENDPOINT"), "NvidiaSageMakerTTSSettings", "NVIDIA_TTS_VOICE", "Magpie-Multilingual.EN-US.Aria"),
 		{
 			ID: "openai_tts", Label: "OpenAI", Category: tts, Extras: []string{"openai"},
 			Module: "pipecat.services.openai.tts", Class: "OpenAITTSService",
@@ -634,9 +754,14 @@ func ttsServices() []Service {
 			ID: "piper_tts", Label: "Piper (local)", Category: tts, Extras: []string{"piper"},
 			Module: "pipecat.services.piper.tts", Class: "PiperTTSService",
 		}, "PiperTTSSettings", "PIPER_VOICE", "en_US-ryan-high"),
+		withVoice(Service{
+			// Kyutai's Pocket TTS on the bot's CPU; no account, no key.
+			ID: "pockettts_tts", Label: "Pocket TTS (local)", Category: tts, Extras: []string{"pocket-tts"},
+			Module: "pipecat.services.pocket_tts.tts", Class: "PocketTTSService",
+		}, "PocketTTSSettings", "POCKET_TTS_VOICE", "alba"),
 		{
 			// Resemble voices belong to the account: there is no default.
-			ID: "resembleai_tts", Label: "Resemble AI", Category: tts, Extras: []string{"resembleai"},
+			ID: "resemble_tts", Label: "Resemble AI", Category: tts, Extras: []string{"resembleai"},
 			Module: "pipecat.services.resembleai.tts", Class: "ResembleAITTSService",
 			Args: []Arg{
 				getenv("api_key", "RESEMBLE_API_KEY"),
@@ -664,6 +789,19 @@ func ttsServices() []Service {
 			"pipecat.services.together.tts", "TogetherTTSService", "TOGETHER_API_KEY"),
 		apiKeyOnly("xai_tts", "xAI", tts, "xai",
 			"pipecat.services.xai.tts", "XAITTSService", "XAI_API_KEY"),
+		withVoice(Service{
+			// A Coqui XTTS streaming server the user runs (it has no pip
+			// extra: the service only needs aiohttp). The voice is one of
+			// the server's studio speakers.
+			ID: "xtts_tts", Label: "XTTS (Coqui, self-hosted)", Category: tts,
+			Module: "pipecat.services.xtts.tts", Class: "XTTSService",
+			Args: []Arg{
+				getenvOr("base_url", "XTTS_BASE_URL", "http://localhost:8000"),
+				sessionArg("aiohttp_session"),
+			},
+			Env:          []EnvVar{setting("XTTS_BASE_URL", "http://localhost:8000")},
+			NeedsSession: true,
+		}, "XTTSTTSSettings", "XTTS_VOICE", "Claribel Dervla"),
 	}
 }
 
@@ -671,7 +809,7 @@ func realtimeServices() []Service {
 	const rt = CategoryRealtime
 	return []Service{
 		{
-			ID: "aws_nova_sonic_realtime", Label: "AWS Nova Sonic", Category: rt, Extras: []string{"aws-nova-sonic"},
+			ID: "aws_nova_realtime", Label: "AWS Nova Sonic", Category: rt, Extras: []string{"aws-nova-sonic"},
 			Module: "pipecat.services.aws.nova_sonic.llm", Class: "AWSNovaSonicLLMService",
 			Args: []Arg{
 				getenv("secret_access_key", "AWS_SECRET_ACCESS_KEY"),
@@ -684,6 +822,7 @@ func realtimeServices() []Service {
 				setting("AWS_REGION", defaultAWSRegion), setting("AWS_NOVA_SONIC_VOICE", "tiffany"),
 			},
 			Imports: imp("pipecat.services.aws.nova_sonic.llm", "AWSNovaSonicLLMSettings"),
+			Python:  "3.12", // the aws-nova-sonic extra's SDK: python_version>='3.12'
 		},
 		{
 			// AZURE_OPENAI_REALTIME_URL is the deployment's wss:// realtime
@@ -707,7 +846,7 @@ func realtimeServices() []Service {
 			Imports: imp("pipecat.services.google.gemini_live.llm", "GeminiLiveLLMSettings"),
 		},
 		{
-			ID: "gemini_live_vertex_realtime", Label: "Google Gemini Live on Vertex AI", Category: rt,
+			ID: "gemini_vertex_live_realtime", Label: "Google Gemini Live on Vertex AI", Category: rt,
 			Extras: []string{"google"},
 			Module: "pipecat.services.google.gemini_live.vertex.llm", Class: "GeminiLiveVertexLLMService",
 			Args: []Arg{
@@ -739,7 +878,7 @@ func realtimeServices() []Service {
 		{
 			// Ultravox takes its key inside the connection parameters: a
 			// one-shot call created by the bot itself.
-			ID: "ultravox_realtime", Label: "Ultravox", Category: rt, Extras: []string{"ultravox"},
+			ID: "ultravox", Label: "Ultravox", Category: rt, Extras: []string{"ultravox"},
 			Module: "pipecat.services.ultravox.llm", Class: "UltravoxRealtimeLLMService",
 			Args:    []Arg{call("params", "OneShotInputParams", getenv("api_key", "ULTRAVOX_API_KEY"))},
 			Env:     []EnvVar{secret("ULTRAVOX_API_KEY")},
@@ -791,6 +930,11 @@ func catalogTransports() []Transport {
 			Extras: []string{"daily"}, Runner: "daily", Env: daily},
 		{ID: "smallwebrtc", Label: "SmallWebRTC (peer-to-peer WebRTC)", Kind: TransportWeb,
 			Extras: []string{"webrtc"}, Runner: "webrtc"},
+		// Pipecat's protobuf frames over a plain websocket (/ws), for
+		// clients of the user's own; the generated web clients speak
+		// daily and smallwebrtc.
+		{ID: "websocket", Label: "WebSocket (protobuf frames)", Kind: TransportWeb,
+			Extras: slices.Clone(websocket), Runner: "websocket"},
 		// The runner's telephony serializers read these to hang up calls.
 		{ID: "twilio", Label: "Twilio (media streams)", Kind: TransportTelephony,
 			Extras: websocket, Runner: "twilio", Env: twilio},
@@ -803,6 +947,12 @@ func catalogTransports() []Transport {
 			Extras: slices.Clone(websocket), Runner: "exotel"},
 		{ID: "daily_pstn", Label: "Daily PSTN (phone numbers on Daily)", Kind: TransportTelephony,
 			Extras: []string{"daily"}, Runner: "daily", Env: slices.Clone(daily), NeedsMode: "pstn"},
+		{ID: "daily_pstn_dialin", Label: "Daily PSTN (dial-in)", Kind: TransportTelephony,
+			Extras: []string{"daily"}, Runner: "daily", Env: slices.Clone(daily),
+			FixedMode: "dial-in", VariantOf: "daily_pstn"},
+		{ID: "daily_pstn_dialout", Label: "Daily PSTN (dial-out)", Kind: TransportTelephony,
+			Extras: []string{"daily"}, Runner: "daily", Env: slices.Clone(daily),
+			FixedMode: "dial-out", VariantOf: "daily_pstn"},
 		{ID: "twilio_daily_sip", Label: "Twilio + Daily SIP", Kind: TransportTelephony,
 			Extras: []string{"daily"}, Runner: "daily", Env: dailyTwilio, NeedsMode: "sip"},
 		{ID: "twilio_daily_sip_dialin", Label: "Twilio + Daily SIP (dial-in)", Kind: TransportTelephony,

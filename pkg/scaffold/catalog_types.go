@@ -72,6 +72,10 @@ type Service struct {
 	TurnDetection bool
 	// SampleRate, when non-zero, is the audio rate the service requires.
 	SampleRate int
+	// Python, when set, is the lowest Python version the service's extras
+	// install anything on (their requirements carry python_version
+	// markers); the project requires it instead of the default.
+	Python string
 }
 
 // TransportKind groups transports for --list-options.

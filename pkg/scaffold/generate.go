@@ -172,6 +172,8 @@ func transportHowTo(t Transport) string {
 		return run + ", then open http://localhost:7860 — the runner creates a Daily room (with `DAILY_API_KEY`) and sends you to it."
 	case t.Runner == "webrtc":
 		return run + ", then open http://localhost:7860/client and talk to the bot peer-to-peer."
+	case t.Runner == "websocket":
+		return run + " serves Pipecat's protobuf frames at `ws://localhost:7860/ws-client`, for a client of your own built on `@pipecat-ai/websocket-transport`."
 	case t.Runner == "exotel":
 		return fmt.Sprintf("%s serves the media-stream websocket at `/ws` on port 7860; expose it (for example with `ngrok http 7860`). Exotel calls no webhook: in the Exotel dashboard, add a Voicebot applet to your number's call flow and give it the WebSocket URL `wss://%s/ws`. Audio runs at 8 kHz.", run, PublicHostPlaceholder)
 	case t.mediaStream():

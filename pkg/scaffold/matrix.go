@@ -103,6 +103,9 @@ func Matrix() (map[string]Config, error) {
 	mixed.Transports = []string{"twilio", "exotel", "smallwebrtc", "daily"}
 	mixed.EnableDenoise, mixed.Recording = bp(true), bp(true)
 	add("telephony-with-web-transports", mixed)
+	mixedWS := cascadePartial()
+	mixedWS.Transports = []string{"twilio", "websocket"}
+	add("telephony-with-websocket", mixedWS)
 	mixedDaily := cascadePartial()
 	mixedDaily.Transports, mixedDaily.PSTNMode = []string{"daily_pstn", "telnyx", "smallwebrtc"}, sp("dial-out")
 	add("telephony-daily-with-webrtc", mixedDaily)

@@ -108,6 +108,17 @@ func TestPhoneBotWithWebTransport(t *testing.T) {
 	if strings.Contains(bot, "            audio_in_sample_rate=8000,") {
 		t.Error("the browser session is forced to 8 kHz")
 	}
+	// The plain websocket (a client of your own on /ws-client) arrives
+	// as WebSocketRunnerArguments too, but is no call: it keeps its rates.
+	p.Transports = []string{"twilio", "websocket"}
+	ws := generateMap(t, p)["server/bot.py"]
+	for _, want := range []string{"if isinstance(runner_args, WebSocketRunnerArguments):",
+		`if getattr(runner_args, "transport_type", None) == "websocket":`, `"websocket": lambda: FastAPIWebsocketParams(`} {
+		if !strings.Contains(ws, want) {
+			t.Errorf("twilio + websocket: bot.py lacks %q", want)
+		}
+	}
+	p.Transports = []string{"twilio", "smallwebrtc"}
 	// Without -b: inferred telephony, also allowed.
 	p.BotType = nil
 	if c := Resolve(p); c.BotType != "telephony" || len(Validate(c)) > 0 {

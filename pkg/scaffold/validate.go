@@ -50,17 +50,36 @@ func Resolve(p Partial) Config {
 	if c.ClientFramework == "react" && c.ClientServer == "" {
 		c.ClientServer = "vite"
 	}
-	if c.SIPBridgeMode == "" {
-		for _, id := range c.Transports {
-			if t, ok := LookupTransport(id); ok && t.FixedMode != "" {
-				c.SIPBridgeMode = t.FixedMode
-			}
+	for _, id := range c.Transports {
+		t, ok := LookupTransport(id)
+		if !ok || t.FixedMode == "" {
+			continue
+		}
+		if mode := modeOf(&c, t); mode != nil && *mode == "" {
+			*mode = t.FixedMode
 		}
 	}
 	if c.VideoService != "" && p.VideoOutput == nil {
 		c.VideoOutput = true
 	}
 	return c
+}
+
+// modeOf returns the dial-mode field of c that listed variant t fixes:
+// pstn_mode for the daily_pstn variants, sip_bridge_mode for the
+// twilio_daily_sip ones; nil when t is no variant.
+func modeOf(c *Config, t Transport) *string {
+	base, ok := LookupTransport(t.VariantOf)
+	if !ok {
+		return nil
+	}
+	switch base.NeedsMode {
+	case "pstn":
+		return &c.PSTNMode
+	case "sip":
+		return &c.SIPBridgeMode
+	}
+	return nil
 }
 
 // Problem is one thing wrong with a config.
@@ -142,8 +161,14 @@ func Check(c Config) []Problem {
 		base := t.ID
 		if t.VariantOf != "" {
 			base = t.VariantOf
-			if c.SIPBridgeMode != "" && sipOK && c.SIPBridgeMode != t.FixedMode {
-				add(false, keys("sip_bridge_mode", "transports"), "%q contradicts transport %q", c.SIPBridgeMode, id)
+			if mode := modeOf(&c, t); mode != nil && *mode != "" && *mode != t.FixedMode {
+				key, valid := "sip_bridge_mode", sipOK
+				if mode == &c.PSTNMode {
+					key, valid = "pstn_mode", pstnOK
+				}
+				if valid {
+					add(false, keys(key, "transports"), "%q contradicts transport %q", *mode, id)
+				}
 			}
 		}
 		if bt, ok := LookupTransport(base); ok {
@@ -250,6 +275,10 @@ func Check(c Config) []Problem {
 	if c.VideoService != "" && !c.VideoOutput {
 		add(false, keys("video_output", "video_service"), "a video avatar (--video %s) sends video; drop --no-video-output", c.VideoService)
 	}
+	if c.BotType != "telephony" && c.ClientFramework != "" && c.ClientFramework != "none" &&
+		len(c.Transports) > 0 && onlyWebTransports(c.Transports) && !hasClientTransport(c.Transports) {
+		add(false, keys("client_framework", "transports"), "the generated web clients connect over daily or smallwebrtc; add one of them, or give --client-framework none and a client of your own for %s", strings.Join(c.Transports, ", "))
+	}
 	if c.ClientServer != "" && c.ClientFramework != "react" && c.BotType != "telephony" {
 		add(false, keys("client_server", "client_framework"), "only applies with --client-framework react")
 	}
@@ -320,4 +349,22 @@ func keyValues(key string) func() []string {
 		return services(CategoryVideo)
 	}
 	return nil
+}
+
+// hasClientTransport reports whether a generated web client can connect
+// over one of the transports.
+func hasClientTransport(ids []string) bool {
+	return slices.ContainsFunc(ids, func(id string) bool {
+		_, ok := webClientTransport(id)
+		return ok
+	})
+}
+
+// onlyWebTransports reports whether every id is a known web transport (the
+// others are reported on their own).
+func onlyWebTransports(ids []string) bool {
+	return !slices.ContainsFunc(ids, func(id string) bool {
+		t, ok := LookupTransport(id)
+		return !ok || t.Kind != TransportWeb
+	})
 }

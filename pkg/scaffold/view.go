@@ -3,6 +3,7 @@ package scaffold
 import (
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -21,6 +22,7 @@ type view struct {
 	Transports []Transport  // chosen transports, variants mapped to their base
 	Params     []paramEntry // transport_params entries of bot.py
 	Extras     []string     // pipecat-ai extras, sorted
+	Python     string       // lowest Python version the project runs on
 	EnvGroups  []envGroup   // .env.example sections
 	Imports    []pyImport   // pipecat imports of bot.py
 	SampleRate int          // 8000 when every transport is a telephony one, else 0 (service default)
@@ -28,6 +30,9 @@ type view struct {
 	// a browser) sets 8 kHz at run time, only when the session is a call:
 	// the runner argument classes that mean a call.
 	PhoneArgs []string
+	// PlainWebSocket: such a phone bot also has the plain websocket web
+	// transport, whose sessions are WebSocketRunnerArguments too.
+	PlainWebSocket bool
 
 	NeedsSession bool // an aiohttp.ClientSession is opened for services
 	Denoise      bool // KrispVivaFilter on the input (cloud deployments only)
@@ -134,6 +139,7 @@ func newView(c Config) *view {
 			switch {
 			case t.Kind == TransportWeb:
 				web = true
+				v.PlainWebSocket = v.PlainWebSocket || t.Runner == "websocket"
 			case t.Runner == "daily":
 				phoneArgs["DailyRunnerArguments"] = true
 			default:
@@ -162,7 +168,11 @@ func newView(c Config) *view {
 		extras["tracing"] = true
 		imports.add("pipecat.utils.tracing.setup", "setup_tracing")
 	}
+	v.Python = defaultPython
 	for _, s := range v.Services {
+		if s.Python != "" && versionLess(v.Python, s.Python) {
+			v.Python = s.Python
+		}
 		for _, e := range s.Extras {
 			extras[e] = true
 		}
@@ -189,14 +199,14 @@ func newView(c Config) *view {
 	}
 	imports.add("pipecat.frames.frames", "LLMRunFrame")
 	imports.add("pipecat.pipeline.pipeline", "Pipeline")
-	imports.add("pipecat.pipeline.runner", "PipelineRunner")
-	imports.add("pipecat.pipeline.task", "PipelineParams")
-	imports.add("pipecat.pipeline.task", "PipelineTask")
+	imports.add("pipecat.pipeline.worker", "PipelineParams")
+	imports.add("pipecat.pipeline.worker", "PipelineWorker")
 	imports.add("pipecat.processors.aggregators.llm_context", "LLMContext")
 	imports.add("pipecat.processors.aggregators.llm_response_universal", "LLMContextAggregatorPair")
 	imports.add("pipecat.runner.types", "RunnerArguments")
 	imports.add("pipecat.runner.utils", "create_transport")
 	imports.add("pipecat.transports.base_transport", "BaseTransport")
+	imports.add("pipecat.workers.runner", "WorkerRunner")
 	v.Imports = imports.sorted()
 
 	for e := range extras {
@@ -228,6 +238,13 @@ func (v *view) paramsFor(t Transport, imports importSet) paramEntry {
 	case "webrtc":
 		imports.add("pipecat.transports.base_transport", "TransportParams")
 		return paramEntry{Key: "webrtc", Class: "TransportParams", Fields: fields}
+	case "websocket":
+		// The runner sets no serializer on a plain websocket: the client
+		// speaks Pipecat's protobuf frames, raw audio without WAV headers.
+		imports.add("pipecat.transports.websocket.fastapi", "FastAPIWebsocketParams")
+		imports.add("pipecat.serializers.protobuf", "ProtobufFrameSerializer")
+		fields = append(fields, "add_wav_header=False", "serializer=ProtobufFrameSerializer()")
+		return paramEntry{Key: "websocket", Class: "FastAPIWebsocketParams", Fields: fields}
 	default:
 		imports.add("pipecat.transports.websocket.fastapi", "FastAPIWebsocketParams")
 		return paramEntry{Key: t.Runner, Class: "FastAPIWebsocketParams", Fields: fields}
@@ -334,4 +351,20 @@ func (s importSet) sorted() []pyImport {
 	}
 	slices.SortFunc(out, func(a, b pyImport) int { return strings.Compare(a.Module, b.Module) })
 	return out
+}
+
+// defaultPython is the lowest Python version of pipecat-ai 1.7.0.
+const defaultPython = "3.11"
+
+// versionLess compares dotted versions such as 3.11 and 3.12.
+func versionLess(a, b string) bool {
+	as, bs := strings.Split(a, "."), strings.Split(b, ".")
+	for i := 0; i < len(as) && i < len(bs); i++ {
+		x, _ := strconv.Atoi(as[i])
+		y, _ := strconv.Atoi(bs[i])
+		if x != y {
+			return x < y
+		}
+	}
+	return len(as) < len(bs)
 }

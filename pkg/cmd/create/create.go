@@ -230,13 +230,20 @@ func Run(ctx context.Context, opts *Options) error {
 		case err != nil:
 			return err
 		}
+		for _, r := range scaffold.RenameAliases(&fp) {
+			fmt.Fprintf(opts.IO.ErrOut, "note: %s: %s %s is now %s\n", configFileName(opts), r.Field.Key, r.Old, r.New)
+		}
 		p = fp
+	}
+	flags := opts.Flags
+	for _, r := range scaffold.RenameAliases(&flags) {
+		fmt.Fprintf(opts.IO.ErrOut, "note: %s %s is now %s\n", r.Field.FlagName(), r.Old, r.New)
 	}
 	if opts.TargetDir != "" {
 		base := baseName(absJoin(opts.WorkingDir, opts.TargetDir))
 		p.ProjectName = &base
 	}
-	p = p.Over(opts.Flags)
+	p = p.Over(flags)
 	if len(fileProblems) > 0 {
 		// Every problem at once: the file's, and those of the flags and
 		// what the file did give (missing values aside: the file may have
@@ -380,12 +387,19 @@ func generate(ctx context.Context, io *iostreams.IOStreams, cfg scaffold.Config,
 // readConfigFile reads and decodes --config: at most scaffold.MaxConfigSize
 // bytes, and interruptible (Ctrl-C, SIGTERM) while it waits for input, as
 // with -c - on a terminal or a FIFO nobody writes to.
+// configFileName is the --config file as messages name it.
+func configFileName(opts *Options) string {
+	if opts.ConfigFile == "-" {
+		return "<stdin>"
+	}
+	return opts.ConfigFile
+}
+
 func readConfigFile(ctx context.Context, opts *Options) (scaffold.Partial, error) {
-	name := opts.ConfigFile
+	name := configFileName(opts)
 	var data []byte
 	var err error
-	if name == "-" {
-		name = "<stdin>"
+	if opts.ConfigFile == "-" {
 		data, err = ctxio.ReadAll(ctx, opts.IO.In, scaffold.MaxConfigSize)
 	} else {
 		data, err = ctxio.ReadFile(ctx, absJoin(opts.WorkingDir, name), scaffold.MaxConfigSize)

@@ -267,7 +267,11 @@ func TestREADMECommandsRunWithBotPy(t *testing.T) {
 		if len(next) == 1 && next[0].text != main.text {
 			t.Errorf("%s: the next steps run `%s`, the README `%s`", name, next[0].text, main.text)
 		}
-		mainArgs, _ := parseRunnerArgs(main.args)
+		mainArgs, err := parseRunnerArgs(main.args)
+		if err != nil {
+			t.Errorf("%s: run block `%s`: %v", name, main.text, err)
+			continue
+		}
 		if strings.Contains(readme, "without `--transport`") && len(mainArgs["--transport"]) > 0 {
 			t.Errorf("%s: the README says to start the bot without --transport, its run block runs `%s`", name, main.text)
 		}

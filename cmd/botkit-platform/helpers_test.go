@@ -17,9 +17,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/botkit-dev/botkit/internal/pgtest"
-	"github.com/botkit-dev/botkit/internal/platformtest"
-	"github.com/botkit-dev/botkit/internal/testenv"
+	"github.com/botkit-dev/botkit/internal/testsupport/pgtest"
+	"github.com/botkit-dev/botkit/internal/testsupport/platformtest"
+	"github.com/botkit-dev/botkit/internal/testsupport/testenv"
 )
 
 var binary string

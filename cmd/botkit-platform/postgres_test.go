@@ -2,7 +2,7 @@ package main_test
 
 // End-to-end tests of the platform on PostgreSQL: real botkit-platform
 // processes (several replicas on one database), a real PostgreSQL 15 server
-// (internal/pgtest), real HTTP on 127.0.0.1.
+// (internal/testsupport/pgtest), real HTTP on 127.0.0.1.
 
 import (
 	"bytes"
@@ -26,9 +26,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/botkit-dev/botkit/internal/pgtest"
 	"github.com/botkit-dev/botkit/internal/redact"
-	"github.com/botkit-dev/botkit/internal/testenv"
+	"github.com/botkit-dev/botkit/internal/testsupport/pgtest"
+	"github.com/botkit-dev/botkit/internal/testsupport/testenv"
 	"github.com/botkit-dev/botkit/pkg/sealed"
 )
 

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/botkit-dev/botkit/internal/registrytest"
-	"github.com/botkit-dev/botkit/internal/testenv"
+	"github.com/botkit-dev/botkit/internal/testsupport/registrytest"
+	"github.com/botkit-dev/botkit/internal/testsupport/testenv"
 )
 
 // startRegistry runs a real docker-registry (Debian package) on 127.0.0.1

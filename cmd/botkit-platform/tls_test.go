@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/botkit-dev/botkit/internal/tlstest"
+	"github.com/botkit-dev/botkit/internal/testsupport/tlstest"
 )
 
 // serve --tls-cert-file --tls-key-file on SQLite and on PostgreSQL: HTTPS

@@ -16,9 +16,9 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/botkit-dev/botkit/internal/platformtest"
-	"github.com/botkit-dev/botkit/internal/testenv"
-	"github.com/botkit-dev/botkit/internal/tlstest"
+	"github.com/botkit-dev/botkit/internal/testsupport/platformtest"
+	"github.com/botkit-dev/botkit/internal/testsupport/testenv"
+	"github.com/botkit-dev/botkit/internal/testsupport/tlstest"
 	"github.com/botkit-dev/botkit/pkg/credentials"
 )
 

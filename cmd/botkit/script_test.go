@@ -19,9 +19,9 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/botkit-dev/botkit/internal/platformtest"
-	"github.com/botkit-dev/botkit/internal/registrytest"
-	"github.com/botkit-dev/botkit/internal/testenv"
+	"github.com/botkit-dev/botkit/internal/testsupport/platformtest"
+	"github.com/botkit-dev/botkit/internal/testsupport/registrytest"
+	"github.com/botkit-dev/botkit/internal/testsupport/testenv"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files (cmp targets) in testdata/script")

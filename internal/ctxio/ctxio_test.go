@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/botkit-dev/botkit/internal/testenv"
+	"github.com/botkit-dev/botkit/internal/testsupport/testenv"
 )
 
 // ReadAll returns what was read (at most limit+1 bytes), or the context's

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/botkit-dev/botkit/internal/testenv"
+	"github.com/botkit-dev/botkit/internal/testsupport/testenv"
 	"github.com/botkit-dev/botkit/pkg/apply"
 	"github.com/botkit-dev/botkit/pkg/resources"
 	"github.com/botkit-dev/botkit/pkg/scaffold"

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/botkit-dev/botkit/internal/platformtest"
-	"github.com/botkit-dev/botkit/internal/tlstest"
+	"github.com/botkit-dev/botkit/internal/testsupport/platformtest"
+	"github.com/botkit-dev/botkit/internal/testsupport/tlstest"
 	"github.com/botkit-dev/botkit/pkg/client"
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
 	"github.com/botkit-dev/botkit/pkg/platform"

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/botkit-dev/botkit/internal/platformtest"
+	"github.com/botkit-dev/botkit/internal/testsupport/platformtest"
 	"github.com/botkit-dev/botkit/pkg/platform"
 )
 

@@ -13,8 +13,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/botkit-dev/botkit/internal/apitest"
-	"github.com/botkit-dev/botkit/internal/platformtest"
+	"github.com/botkit-dev/botkit/internal/testsupport/apitest"
+	"github.com/botkit-dev/botkit/internal/testsupport/platformtest"
 	"github.com/botkit-dev/botkit/pkg/platform"
 	"github.com/botkit-dev/botkit/pkg/platform/stores"
 	"github.com/botkit-dev/botkit/pkg/resources"

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/botkit-dev/botkit/internal/apitest"
+	"github.com/botkit-dev/botkit/internal/testsupport/apitest"
 	"github.com/botkit-dev/botkit/pkg/platform/store"
 	"github.com/botkit-dev/botkit/pkg/resources"
 )

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/botkit-dev/botkit/internal/platformtest"
-	"github.com/botkit-dev/botkit/internal/testenv"
+	"github.com/botkit-dev/botkit/internal/testsupport/platformtest"
+	"github.com/botkit-dev/botkit/internal/testsupport/testenv"
 	"github.com/botkit-dev/botkit/pkg/platform"
 )
 

@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/botkit-dev/botkit/internal/apitest"
-	"github.com/botkit-dev/botkit/internal/platformtest"
-	"github.com/botkit-dev/botkit/internal/registrytest"
+	"github.com/botkit-dev/botkit/internal/testsupport/apitest"
+	"github.com/botkit-dev/botkit/internal/testsupport/platformtest"
+	"github.com/botkit-dev/botkit/internal/testsupport/registrytest"
 	"github.com/botkit-dev/botkit/pkg/platform"
 	"github.com/botkit-dev/botkit/pkg/platform/stores"
 	"github.com/botkit-dev/botkit/pkg/resources"

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/botkit-dev/botkit/internal/apitest"
-	"github.com/botkit-dev/botkit/internal/platformtest"
+	"github.com/botkit-dev/botkit/internal/testsupport/apitest"
+	"github.com/botkit-dev/botkit/internal/testsupport/platformtest"
 	"github.com/botkit-dev/botkit/pkg/platform"
 	"github.com/botkit-dev/botkit/pkg/platform/httpapi"
 	"github.com/botkit-dev/botkit/pkg/resources"

@@ -5,7 +5,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/botkit-dev/botkit/internal/pgtest"
+	"github.com/botkit-dev/botkit/internal/testsupport/pgtest"
 	"github.com/botkit-dev/botkit/pkg/platform/store"
 	"github.com/botkit-dev/botkit/pkg/platform/stores"
 )
@@ -38,7 +38,7 @@ func (d testDB) open(t *testing.T) store.Store {
 }
 
 // eachStore runs fn once on SQLite and once on PostgreSQL (a real server,
-// internal/pgtest: missing binaries skip that half, or fail it under CI).
+// internal/testsupport/pgtest: missing binaries skip that half, or fail it under CI).
 func eachStore(t *testing.T, fn func(t *testing.T, db testDB)) {
 	for _, db := range []testDB{{name: "sqlite"}, {name: "postgres", postgres: true}} {
 		t.Run(db.name, func(t *testing.T) { fn(t, db) })

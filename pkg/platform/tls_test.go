@@ -15,7 +15,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/botkit-dev/botkit/internal/tlstest"
+	"github.com/botkit-dev/botkit/internal/testsupport/tlstest"
 	"github.com/botkit-dev/botkit/pkg/platform"
 )
 

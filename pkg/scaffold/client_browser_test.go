@@ -22,7 +22,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/botkit-dev/botkit/internal/testenv"
+	"github.com/botkit-dev/botkit/internal/testsupport/testenv"
 )
 
 // The slow tests of the generated clients: each variant is written to disk,

@@ -14,7 +14,7 @@ import (
 
 	"github.com/botkit-dev/botkit/pkg/deployfile"
 
-	"github.com/botkit-dev/botkit/internal/testenv"
+	"github.com/botkit-dev/botkit/internal/testsupport/testenv"
 )
 
 // cascade returns a valid web cascade partial to vary.

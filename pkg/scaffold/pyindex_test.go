@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/botkit-dev/botkit/internal/testenv"
+	"github.com/botkit-dev/botkit/internal/testsupport/testenv"
 )
 
 // pyIndex is the JSON index of pipecat-ai's public API in ../shared/pipecat

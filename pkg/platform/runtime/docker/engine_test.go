@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/botkit-dev/botkit/internal/dockertest"
-	"github.com/botkit-dev/botkit/internal/registrytest"
+	"github.com/botkit-dev/botkit/internal/testsupport/dockertest"
+	"github.com/botkit-dev/botkit/internal/testsupport/registrytest"
 	"github.com/botkit-dev/botkit/pkg/platform/runtime"
 	"github.com/botkit-dev/botkit/pkg/platform/runtime/docker"
 )

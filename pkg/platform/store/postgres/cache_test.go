@@ -9,7 +9,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/botkit-dev/botkit/internal/testenv"
+	"github.com/botkit-dev/botkit/internal/testsupport/testenv"
 	"github.com/botkit-dev/botkit/pkg/platform/store"
 	"github.com/jackc/pgx/v5"
 )

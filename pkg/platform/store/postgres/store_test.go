@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/botkit-dev/botkit/internal/pgtest"
-	"github.com/botkit-dev/botkit/internal/testenv"
+	"github.com/botkit-dev/botkit/internal/testsupport/pgtest"
+	"github.com/botkit-dev/botkit/internal/testsupport/testenv"
 	"github.com/botkit-dev/botkit/pkg/platform/store"
 	"github.com/botkit-dev/botkit/pkg/platform/store/storetest"
 	"github.com/jackc/pgx/v5/pgconn"

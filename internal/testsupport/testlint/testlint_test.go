@@ -9,7 +9,7 @@ import (
 
 // No test of the module throws an error away unannounced.
 func TestNoDiscardedErrorsInTests(t *testing.T) {
-	findings, err := Check(filepath.Join("..", ".."), "./...")
+	findings, err := Check(filepath.Join("..", "..", ".."), "./...")
 	if err != nil {
 		t.Fatal(err)
 	}

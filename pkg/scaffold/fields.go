@@ -12,7 +12,7 @@ const (
 	KindList                    // a list of ids (transports)
 )
 
-// Field is one of the 21 config fields (docs/create.md): its key in config
+// Field is one of the config file's fields (docs/create.md, "Config files"): its key in config
 // files and --dry-run output, its command-line flag and help, its default,
 // and how to reach it in a Config and a Partial. Fields() is the one table
 // that decoding, --dry-run output, defaults, flag registration and the

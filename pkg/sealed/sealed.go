@@ -7,7 +7,7 @@
 // is the age ciphertext in unpadded base64url. The plaintext is a small JSON
 // document binding the value to where it may be used (Binding) together with
 // the value, so a sealed value copied to another organization, set or key is
-// refused. docs/secrets.md ("Sealed values") is the user's guide.
+// refused. docs/manifests.md ("Sealed values: secrets in git") is the user's guide.
 package sealed
 
 import (

@@ -18,7 +18,7 @@ import (
 	"github.com/botkit-dev/botkit/pkg/sealed"
 )
 
-// Sealed values (docs/secrets.md, "Sealed values"): every organization has
+// Sealed values (docs/manifests.md, "Sealed values: secrets in git"): every organization has
 // age X25519 key pairs; the private parts are stored encrypted under the
 // master key, as values are, with the organization and key id as
 // associated data. An organization gets its first key pair the first time

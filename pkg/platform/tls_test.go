@@ -1,7 +1,6 @@
 package platform_test
 
 import (
-	"bytes"
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
@@ -18,24 +17,6 @@ import (
 	"github.com/botkit-dev/botkit/internal/testsupport/tlstest"
 	"github.com/botkit-dev/botkit/pkg/platform"
 )
-
-// syncBuffer is a log destination that handshakes write to at once.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // tlsServer serves cfg on 127.0.0.1 and returns its address.
 func tlsServer(t *testing.T, cfg *tls.Config) string {
@@ -95,7 +76,7 @@ func TestTLSRotation(t *testing.T) {
 	if err := issue(1).Write(certFile, keyFile); err != nil {
 		t.Fatal(err)
 	}
-	var log syncBuffer
+	var log lockedBuffer
 	cfg, err := platform.TLSConfig(certFile, keyFile, slog.New(slog.NewTextHandler(&log, nil)))
 	if err != nil {
 		t.Fatal(err)

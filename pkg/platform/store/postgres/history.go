@@ -15,10 +15,18 @@ import (
 const (
 	qInsertVersion     = `INSERT INTO object_versions (` + rowcodec.VersionCols + `) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`
 	qCopyVersionValues = `INSERT INTO object_version_values (object_id, version, key, size, ciphertext) SELECT object_id, $2, key, size, ciphertext FROM secret_values WHERE object_id = $1`
-	qPurgeVersions     = `DELETE FROM object_versions WHERE object_id = $1 AND version <= $2 - (SELECT history_limit FROM orgs WHERE id = $3)`
-	qVersion           = `SELECT ` + rowcodec.VersionCols + ` FROM object_versions WHERE object_id = $1 AND version = $2`
-	qVersionValues     = `SELECT key, size, ciphertext FROM object_version_values WHERE object_id = $1 AND version = $2 ORDER BY key`
-	qSetHistoryLimit   = `UPDATE orgs SET history_limit = $1 WHERE id = $2`
+	// qPurgeVersions deletes the versions that fell out of the window and
+	// their values (no foreign key links them: migration 0008). It looks at
+	// versions from latest - history_limit_max only: older ones cannot
+	// exist (see migration 0008), and an index range from the object's
+	// first version would cross the dead entries of every version purged
+	// since the last vacuum.
+	qPurgeVersions = `WITH l AS (SELECT history_limit AS keep, history_limit_max AS widest FROM orgs WHERE id = $3),
+		d AS (DELETE FROM object_versions WHERE object_id = $1 AND version >= $2::bigint - (SELECT widest FROM l) AND version <= $2::bigint - (SELECT keep FROM l) RETURNING version)
+		DELETE FROM object_version_values v USING d WHERE v.object_id = $1 AND v.version = d.version`
+	qVersion         = `SELECT ` + rowcodec.VersionCols + ` FROM object_versions WHERE object_id = $1 AND version = $2`
+	qVersionValues   = `SELECT key, size, ciphertext FROM object_version_values WHERE object_id = $1 AND version = $2 ORDER BY key`
+	qSetHistoryLimit = `UPDATE orgs SET history_limit = $1, history_limit_max = GREATEST(history_limit_max, $1) WHERE id = $2`
 )
 
 func (t *pgTx) PutVersion(ctx context.Context, v store.Version) error {

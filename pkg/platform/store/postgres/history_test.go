@@ -76,3 +76,85 @@ func TestHistoryMigrationStartsAtVersionOne(t *testing.T) {
 		t.Errorf("history limit %d (%v), want 10", n, err)
 	}
 }
+
+// No foreign key links a version's values to its header (migration 0008):
+// the purge and DeleteObject delete them themselves, leaving no value of a
+// version that is gone.
+func TestHistoryValuesGoWithTheirVersions(t *testing.T) {
+	ctx := context.Background()
+	url := pg.Database(t)
+	s, err := Open(ctx, url, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var orgID, objID int64
+	write := func(tx store.Tx, gen int64, keys ...string) error {
+		v, err := tx.NextVersion(ctx)
+		if err != nil {
+			return err
+		}
+		o := store.Object{ID: objID, OrgID: orgID, Name: "bot", Kind: "SecretSet", Region: "us-west", Keys: map[string]int{},
+			Version: v, Generation: gen, State: "ready", CreatedAt: time.Now().UTC(), UpdatedAt: time.Now().UTC()}
+		var vals []store.Value
+		for _, k := range keys {
+			o.Keys[k] = 1
+			vals = append(vals, store.Value{Key: k, Size: 1, Ciphertext: []byte("ct-" + k)})
+		}
+		if objID, err = tx.PutObject(ctx, o); err != nil {
+			return err
+		}
+		if err := tx.PutValues(ctx, objID, vals); err != nil {
+			return err
+		}
+		if err := tx.PutVersion(ctx, store.Version{ObjectID: objID, Version: gen, Actor: "a", Source: "set", Keys: o.Keys}); err != nil {
+			return err
+		}
+		return tx.PurgeVersions(ctx, orgID, objID, gen)
+	}
+	err = s.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+		org, err := tx.CreateOrg(ctx, store.Org{Name: "acme", DefaultRegion: "us-west"})
+		if err != nil {
+			return err
+		}
+		orgID = org.ID
+		if err := tx.SetHistoryLimit(ctx, orgID, 2); err != nil {
+			return err
+		}
+		return write(tx, 1, "A", "B")
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for gen := int64(2); gen <= 5; gen++ {
+		if err := s.Update(ctx, func(ctx context.Context, tx store.Tx) error { return write(tx, gen, "A", "B") }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	versionsOfValues := func() []int64 {
+		t.Helper()
+		rows, err := conn.Query(ctx, `SELECT DISTINCT version FROM object_version_values ORDER BY version`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		vs, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return vs
+	}
+	if vs := versionsOfValues(); len(vs) != 2 || vs[0] != 4 || vs[1] != 5 {
+		t.Fatalf("values kept of versions %v, want [4 5] (the history limit)", vs)
+	}
+	if err := s.Update(ctx, func(ctx context.Context, tx store.Tx) error { return tx.DeleteObject(ctx, objID) }); err != nil {
+		t.Fatal(err)
+	}
+	if vs := versionsOfValues(); len(vs) != 0 {
+		t.Fatalf("values of versions %v left after the object was deleted", vs)
+	}
+}

@@ -77,7 +77,7 @@ func TestHistoryMigrationStartsAtVersionOne(t *testing.T) {
 	}
 }
 
-// No foreign key links a version's values to its header (migration 0008):
+// No foreign key links a version to its object or its values to it (migration 0008):
 // the purge and DeleteObject delete them themselves, leaving no value of a
 // version that is gone.
 func TestHistoryValuesGoWithTheirVersions(t *testing.T) {
@@ -156,5 +156,9 @@ func TestHistoryValuesGoWithTheirVersions(t *testing.T) {
 	}
 	if vs := versionsOfValues(); len(vs) != 0 {
 		t.Fatalf("values of versions %v left after the object was deleted", vs)
+	}
+	var headers int
+	if err := conn.QueryRow(ctx, `SELECT count(*) FROM object_versions`).Scan(&headers); err != nil || headers != 0 {
+		t.Fatalf("%d versions left after the object was deleted (%v)", headers, err)
 	}
 }

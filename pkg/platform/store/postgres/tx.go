@@ -32,12 +32,12 @@ const (
 		ON CONFLICT (object_id, key) DO UPDATE SET size = excluded.size, ciphertext = excluded.ciphertext`
 	qDeleteValues = `DELETE FROM secret_values WHERE object_id = $1 AND key = ANY($2)`
 	qDeleteAll    = `DELETE FROM secret_values WHERE object_id = $1`
-	// qDeleteHistoryValues: the values of an object's versions (their
-	// headers go with the object, ON DELETE CASCADE).
-	qDeleteHistoryValues = `DELETE FROM object_version_values WHERE object_id = $1`
-	qDeleteObject        = `DELETE FROM objects WHERE id = $1`
-	qInsertAudit         = `INSERT INTO audit (at, org, actor, action, kind, name, region, keys) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`
-	qAdvance             = `SELECT setval('versions', GREATEST($1::bigint, (SELECT last_value FROM versions)))`
+	// qDeleteHistory deletes an object's versions and their values (no
+	// foreign key cascades: migration 0008).
+	qDeleteHistory = `WITH d AS (DELETE FROM object_versions WHERE object_id = $1) DELETE FROM object_version_values WHERE object_id = $1`
+	qDeleteObject  = `DELETE FROM objects WHERE id = $1`
+	qInsertAudit   = `INSERT INTO audit (at, org, actor, action, kind, name, region, keys) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`
+	qAdvance       = `SELECT setval('versions', GREATEST($1::bigint, (SELECT last_value FROM versions)))`
 )
 
 // queued is a write whose result nobody reads: it is sent with the next
@@ -354,7 +354,7 @@ func (t *pgTx) DeleteValues(ctx context.Context, objectID int64, keys []string) 
 
 func (t *pgTx) DeleteObject(ctx context.Context, objectID int64) error {
 	var n int64
-	err := t.sendw(ctx, true, []queued{{qDeleteAll, []any{objectID}}, {qDeleteHistoryValues, []any{objectID}}, {qDeleteObject, []any{objectID}}},
+	err := t.sendw(ctx, true, []queued{{qDeleteAll, []any{objectID}}, {qDeleteHistory, []any{objectID}}, {qDeleteObject, []any{objectID}}},
 		[]func(pgx.BatchResults) error{nil, nil, rowsAffected(&n)})
 	if err != nil {
 		return err

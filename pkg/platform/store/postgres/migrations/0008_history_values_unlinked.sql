@@ -1,10 +1,11 @@
--- History without foreign-key triggers on its values (issue 28): the
--- purge deletes a version's values itself, in the same statement as its
--- header, and DeleteObject deletes an object's versions' values with its
--- values. The constraint's triggers (a key-share lock on the header for
--- every copied value, a cascading DELETE per purged version) were the
--- largest part of a merge's database work.
+-- History without foreign-key triggers (issue 28): the purge deletes a
+-- version's values itself, in the same statement as its header, and
+-- DeleteObject deletes an object's versions and their values with its
+-- values. The constraints' triggers (a key-share lock on the object row
+-- for every version and on the header for every copied value, a cascading
+-- DELETE per purged version) were a large part of a merge's database work.
 ALTER TABLE object_version_values DROP CONSTRAINT object_version_values_object_id_version_fkey;
+ALTER TABLE object_versions DROP CONSTRAINT object_versions_object_id_fkey;
 
 -- The widest history limit an organization has had: the purge deletes the
 -- versions between latest - history_limit_max and latest - history_limit

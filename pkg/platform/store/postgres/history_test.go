@@ -90,27 +90,9 @@ func TestHistoryValuesGoWithTheirVersions(t *testing.T) {
 	defer s.Close()
 	var orgID, objID int64
 	write := func(tx store.Tx, gen int64, keys ...string) error {
-		v, err := tx.NextVersion(ctx)
-		if err != nil {
-			return err
-		}
-		o := store.Object{ID: objID, OrgID: orgID, Name: "bot", Kind: "SecretSet", Region: "us-west", Keys: map[string]int{},
-			Version: v, Generation: gen, State: "ready", CreatedAt: time.Now().UTC(), UpdatedAt: time.Now().UTC()}
-		var vals []store.Value
-		for _, k := range keys {
-			o.Keys[k] = 1
-			vals = append(vals, store.Value{Key: k, Size: 1, Ciphertext: []byte("ct-" + k)})
-		}
-		if objID, err = tx.PutObject(ctx, o); err != nil {
-			return err
-		}
-		if err := tx.PutValues(ctx, objID, vals); err != nil {
-			return err
-		}
-		if err := tx.PutVersion(ctx, store.Version{ObjectID: objID, Version: gen, Actor: "a", Source: "set", Keys: o.Keys}); err != nil {
-			return err
-		}
-		return tx.PurgeVersions(ctx, orgID, objID, gen)
+		var err error
+		objID, err = writeVersion(ctx, tx, orgID, objID, gen, keys...)
+		return err
 	}
 	err = s.Update(ctx, func(ctx context.Context, tx store.Tx) error {
 		org, err := tx.CreateOrg(ctx, store.Org{Name: "acme", DefaultRegion: "us-west"})
@@ -160,5 +142,101 @@ func TestHistoryValuesGoWithTheirVersions(t *testing.T) {
 	var headers int
 	if err := conn.QueryRow(ctx, `SELECT count(*) FROM object_versions`).Scan(&headers); err != nil || headers != 0 {
 		t.Fatalf("%d versions left after the object was deleted (%v)", headers, err)
+	}
+}
+
+// writeVersion writes generation gen of object bot (objID 0: creates it)
+// with keys, its version, and purges as the platform does.
+func writeVersion(ctx context.Context, tx store.Tx, orgID, objID, gen int64, keys ...string) (int64, error) {
+	v, err := tx.NextVersion(ctx)
+	if err != nil {
+		return 0, err
+	}
+	o := store.Object{ID: objID, OrgID: orgID, Name: "bot", Kind: "SecretSet", Region: "us-west", Keys: map[string]int{},
+		Version: v, Generation: gen, State: "ready", CreatedAt: time.Now().UTC(), UpdatedAt: time.Now().UTC()}
+	var vals []store.Value
+	for _, k := range keys {
+		o.Keys[k] = 1
+		vals = append(vals, store.Value{Key: k, Size: 1, Ciphertext: []byte("ct-" + k)})
+	}
+	if objID, err = tx.PutObject(ctx, o); err != nil {
+		return 0, err
+	}
+	if err := tx.PutValues(ctx, objID, vals); err != nil {
+		return 0, err
+	}
+	if err := tx.PutVersion(ctx, store.Version{ObjectID: objID, Version: gen, Actor: "a", Source: "set", Keys: o.Keys}); err != nil {
+		return 0, err
+	}
+	return objID, tx.PurgeVersions(ctx, orgID, objID, gen)
+}
+
+// The purge looks at versions from latest - history_limit_max only
+// (migration 0008). A database where a limit was lowered before 0008, and
+// whose objects kept their versions since, gets a history_limit_max that
+// covers them: the next write purges every version past the limit.
+func TestHistoryWindowCoversVersionsFromBeforeItsMigration(t *testing.T) {
+	ctx := context.Background()
+	url := pg.Database(t)
+	s, err := Open(ctx, url, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var orgID, objID int64
+	err = s.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+		org, err := tx.CreateOrg(ctx, store.Org{Name: "acme", DefaultRegion: "us-west"})
+		if err != nil {
+			return err
+		}
+		orgID = org.ID
+		return tx.SetHistoryLimit(ctx, orgID, 20)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for gen := int64(1); gen <= 15; gen++ {
+		err := s.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+			var err error
+			objID, err = writeVersion(ctx, tx, orgID, objID, gen, "A")
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.Close()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	// The database as 0007 left it, after the limit was lowered to 2.
+	for _, q := range []string{`ALTER TABLE orgs DROP COLUMN history_limit_max`, `UPDATE orgs SET history_limit = 2`,
+		`ALTER TABLE object_versions ADD CONSTRAINT object_versions_object_id_fkey FOREIGN KEY (object_id) REFERENCES objects(id) ON DELETE CASCADE`,
+		`ALTER TABLE object_version_values ADD CONSTRAINT object_version_values_object_id_version_fkey FOREIGN KEY (object_id, version) REFERENCES object_versions (object_id, version) ON DELETE CASCADE`,
+		`DELETE FROM schema_migrations WHERE version = 8`} {
+		if _, err := conn.Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	s, err = Open(ctx, url, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	err = s.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+		_, err := writeVersion(ctx, tx, orgID, objID, 16, "A")
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	vs, err := s.Versions(ctx, objID, 0, 100)
+	if err != nil || len(vs) != 2 || vs[0].Version != 16 || vs[1].Version != 15 {
+		t.Fatalf("%d versions kept after the first write since the migration (%v), want 16 and 15", len(vs), err)
+	}
+	var values int
+	if err := conn.QueryRow(ctx, `SELECT count(*) FROM object_version_values`).Scan(&values); err != nil || values != 2 {
+		t.Fatalf("%d version values kept (%v), want 2", values, err)
 	}
 }

@@ -14,23 +14,14 @@ import (
 // each object's current contents become its version 1, values and all.
 func TestHistoryMigrationStartsAtVersionOne(t *testing.T) {
 	ctx := context.Background()
-	url := pg.Database(t)
-	s, err := Open(ctx, url, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var orgID, objID int64
-	err = s.Update(ctx, func(ctx context.Context, tx store.Tx) error {
-		org, err := tx.CreateOrg(ctx, store.Org{Name: "acme", DefaultRegion: "us-west"})
-		if err != nil {
-			return err
-		}
-		orgID = org.ID
+	url, s, orgID := openWithOrg(ctx, t, 0)
+	var objID int64
+	err := s.Update(ctx, func(ctx context.Context, tx store.Tx) error {
 		v, err := tx.NextVersion(ctx)
 		if err != nil {
 			return err
 		}
-		objID, err = tx.PutObject(ctx, store.Object{OrgID: org.ID, Name: "bot", Kind: "SecretSet", Region: "us-west",
+		objID, err = tx.PutObject(ctx, store.Object{OrgID: orgID, Name: "bot", Kind: "SecretSet", Region: "us-west",
 			Keys: map[string]int{"A": 1}, Version: v, Generation: 7, State: "ready", CreatedAt: time.Now().UTC(), UpdatedAt: time.Now().UTC()})
 		if err != nil {
 			return err
@@ -82,27 +73,15 @@ func TestHistoryMigrationStartsAtVersionOne(t *testing.T) {
 // version that is gone.
 func TestHistoryValuesGoWithTheirVersions(t *testing.T) {
 	ctx := context.Background()
-	url := pg.Database(t)
-	s, err := Open(ctx, url, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	url, s, orgID := openWithOrg(ctx, t, 2)
 	defer s.Close()
-	var orgID, objID int64
+	var objID int64
 	write := func(tx store.Tx, gen int64, keys ...string) error {
 		var err error
 		objID, err = writeVersion(ctx, tx, orgID, objID, gen, keys...)
 		return err
 	}
-	err = s.Update(ctx, func(ctx context.Context, tx store.Tx) error {
-		org, err := tx.CreateOrg(ctx, store.Org{Name: "acme", DefaultRegion: "us-west"})
-		if err != nil {
-			return err
-		}
-		orgID = org.ID
-		if err := tx.SetHistoryLimit(ctx, orgID, 2); err != nil {
-			return err
-		}
+	err := s.Update(ctx, func(ctx context.Context, tx store.Tx) error {
 		return write(tx, 1, "A", "B")
 	})
 	if err != nil {
@@ -177,23 +156,8 @@ func writeVersion(ctx context.Context, tx store.Tx, orgID, objID, gen int64, key
 // covers them: the next write purges every version past the limit.
 func TestHistoryWindowCoversVersionsFromBeforeItsMigration(t *testing.T) {
 	ctx := context.Background()
-	url := pg.Database(t)
-	s, err := Open(ctx, url, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var orgID, objID int64
-	err = s.Update(ctx, func(ctx context.Context, tx store.Tx) error {
-		org, err := tx.CreateOrg(ctx, store.Org{Name: "acme", DefaultRegion: "us-west"})
-		if err != nil {
-			return err
-		}
-		orgID = org.ID
-		return tx.SetHistoryLimit(ctx, orgID, 20)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	url, s, orgID := openWithOrg(ctx, t, 20)
+	var objID int64
 	for gen := int64(1); gen <= 15; gen++ {
 		err := s.Update(ctx, func(ctx context.Context, tx store.Tx) error {
 			var err error
@@ -239,4 +203,30 @@ func TestHistoryWindowCoversVersionsFromBeforeItsMigration(t *testing.T) {
 	if err := conn.QueryRow(ctx, `SELECT count(*) FROM object_version_values`).Scan(&values); err != nil || values != 2 {
 		t.Fatalf("%d version values kept (%v), want 2", values, err)
 	}
+}
+
+// openWithOrg opens the store on a fresh database and creates organization
+// acme in it, with history limit limit (0: the default).
+func openWithOrg(ctx context.Context, t *testing.T, limit int) (url string, s *Store, orgID int64) {
+	t.Helper()
+	url = pg.Database(t)
+	s, err := Open(ctx, url, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = s.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+		org, err := tx.CreateOrg(ctx, store.Org{Name: "acme", DefaultRegion: "us-west"})
+		if err != nil {
+			return err
+		}
+		orgID = org.ID
+		if limit == 0 {
+			return nil
+		}
+		return tx.SetHistoryLimit(ctx, orgID, limit)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return url, s, orgID
 }

@@ -27,15 +27,7 @@ func TestServeTLS(t *testing.T) {
 				t.Fatal(err)
 			}
 			certFile, keyFile := filepath.Join(dir, "tls.crt"), filepath.Join(dir, "tls.key")
-			issue := func(serial int64) *tlstest.Leaf {
-				t.Helper()
-				l, err := ca.Issue(serial, "127.0.0.1")
-				if err != nil {
-					t.Fatal(err)
-				}
-				return l
-			}
-			if err := issue(1).Write(certFile, keyFile); err != nil {
+			if err := ca.MustIssue(t, 1, "127.0.0.1").Write(certFile, keyFile); err != nil {
 				t.Fatal(err)
 			}
 			tlsFlags := []string{"--tls-cert-file", certFile, "--tls-key-file", keyFile}
@@ -110,7 +102,7 @@ func TestServeTLS(t *testing.T) {
 			}
 
 			// Half-written: the new certificate beside the old key.
-			two := issue(2)
+			two := ca.MustIssue(t, 2, "127.0.0.1")
 			if err := os.WriteFile(certFile, two.CertPEM, 0o644); err != nil {
 				t.Fatal(err)
 			}

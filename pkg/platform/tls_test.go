@@ -65,15 +65,7 @@ func TestTLSRotation(t *testing.T) {
 	}
 	pool := x509.NewCertPool()
 	pool.AddCert(ca.Cert)
-	issue := func(serial int64) *tlstest.Leaf {
-		t.Helper()
-		l, err := ca.Issue(serial, "127.0.0.1")
-		if err != nil {
-			t.Fatal(err)
-		}
-		return l
-	}
-	if err := issue(1).Write(certFile, keyFile); err != nil {
+	if err := ca.MustIssue(t, 1, "127.0.0.1").Write(certFile, keyFile); err != nil {
 		t.Fatal(err)
 	}
 	var log lockedBuffer
@@ -94,13 +86,13 @@ func TestTLSRotation(t *testing.T) {
 		t.Error("a TLS 1.1 handshake succeeded")
 	}
 
-	if err := issue(2).Write(certFile, keyFile); err != nil {
+	if err := ca.MustIssue(t, 2, "127.0.0.1").Write(certFile, keyFile); err != nil {
 		t.Fatal(err)
 	}
 	expect(2)
 
 	// Half-written: the certificate is new, the key still the old one.
-	three := issue(3)
+	three := ca.MustIssue(t, 3, "127.0.0.1")
 	if err := os.WriteFile(certFile, three.CertPEM, 0o644); err != nil {
 		t.Fatal(err)
 	}

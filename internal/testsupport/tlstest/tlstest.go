@@ -15,6 +15,7 @@ import (
 	"math/big"
 	"net"
 	"os"
+	"testing"
 	"time"
 )
 
@@ -66,6 +67,16 @@ type Leaf struct {
 	Serial  *big.Int
 	CertPEM []byte
 	KeyPEM  []byte
+}
+
+// MustIssue is Issue that fails t on an error.
+func (ca *CA) MustIssue(t testing.TB, serial int64, hosts ...string) *Leaf {
+	t.Helper()
+	l, err := ca.Issue(serial, hosts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
 }
 
 // Issue returns a server certificate for hosts (IP addresses or DNS names)

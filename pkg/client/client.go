@@ -528,6 +528,13 @@ func pause(ctx context.Context, delay *time.Duration) error {
 	return nil
 }
 
+// fixedSegments are the path segments orgPath writes as they are: the
+// API's own words, never a name.
+var fixedSegments = map[string]bool{
+	"secrets": true, "keys": true, "versions": true, "rollback": true,
+	"agents": true, "deployments": true, "status": true, "restart": true, "logs": true,
+}
+
 // orgPath builds /v1/organizations/{org}/{parts...} with every segment
 // escaped.
 func orgPath(org string, parts ...string) string {
@@ -536,7 +543,7 @@ func orgPath(org string, parts ...string) string {
 	b.WriteString(url.PathEscape(org))
 	for _, p := range parts {
 		b.WriteByte('/')
-		if p == "secrets" || p == "keys" || p == "versions" || p == "rollback" {
+		if fixedSegments[p] {
 			b.WriteString(p)
 			continue
 		}

@@ -36,6 +36,7 @@ var exitByCode = map[string]int{
 	resources.CodeConflict:        ExitConflict,
 	resources.CodeInternal:        ExitError,
 	resources.CodeUnavailable:     ExitError,
+	resources.CodeUnprocessable:   ExitError,
 }
 
 // Coded is implemented by domain errors that carry one of the error codes of

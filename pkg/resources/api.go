@@ -18,6 +18,10 @@ const (
 	CodeTooLarge        = "too_large"       // 413: body over 1 MiB, or a value/key/set limit
 	CodeInternal        = "internal"        // 500
 	CodeUnavailable     = "unavailable"     // 503: the platform's database cannot be reached; retry
+	// CodeUnprocessable: a valid request the platform cannot carry out
+	// (a deploy to a region with no runtime, an image its pull secret
+	// cannot resolve): 422, exit 1.
+	CodeUnprocessable = "unprocessable"
 )
 
 // statusByCode is the HTTP status of each code: the platform's HTTP layer
@@ -32,6 +36,7 @@ var statusByCode = map[string]int{
 	CodeTooLarge:        413,
 	CodeInternal:        500,
 	CodeUnavailable:     503,
+	CodeUnprocessable:   422,
 }
 
 // HTTPStatus is the HTTP status of code (500 for a code this version does
@@ -53,7 +58,7 @@ func CodeOfStatus(status int) string {
 		}
 	}
 	switch {
-	case status == 405 || status == 422:
+	case status == 405:
 		return CodeInvalid
 	case status == 412:
 		return CodeConflict

@@ -453,10 +453,12 @@ func kwargsName(t []pysource.Token) string {
 }
 
 // kwargsUse says what a function body does with its **name (see
-// Signature.VarKwargs): passes it to a base's __init__ only, never reads
-// it, or reads it otherwise.
+// Signature.VarKwargs). Passed on to a base's __init__, it is
+// "passed_to_base" even when also spread into other calls (helpers given
+// the same keywords); read any other way (kwargs.get, stored, iterated) or
+// spread only into other calls, it is "used"; never mentioned, "unused".
 func kwargsUse(body []*pysource.Stmt, name string) string {
-	passed, other := false, false
+	passed, spread, other := false, false, false
 	var walk func([]*pysource.Stmt)
 	walk = func(stmts []*pysource.Stmt) {
 		for _, s := range stmts {
@@ -465,9 +467,12 @@ func kwargsUse(body []*pysource.Stmt, name string) string {
 				if tok.Kind != pysource.Name || tok.Text != name || i > 0 && t[i-1].Is(".") {
 					continue
 				}
-				if i > 0 && t[i-1].Is("**") && insideInitCall(t, i) {
+				switch {
+				case i > 0 && t[i-1].Is("**") && insideInitCall(t, i):
 					passed = true
-				} else {
+				case i > 0 && t[i-1].Is("**"):
+					spread = true
+				default:
 					other = true
 				}
 			}
@@ -480,6 +485,8 @@ func kwargsUse(body []*pysource.Stmt, name string) string {
 		return KwargsUsed
 	case passed:
 		return KwargsPassedToBase
+	case spread:
+		return KwargsUsed
 	}
 	return KwargsUnused
 }

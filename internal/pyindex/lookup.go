@@ -6,6 +6,17 @@ import (
 	"strings"
 )
 
+// TopLevel is the package's top-level import name ("pipecat").
+func (ix *Index) TopLevel() string {
+	top := ""
+	for m := range ix.Modules {
+		if !strings.Contains(m, ".") && (top == "" || m < top) {
+			top = m
+		}
+	}
+	return top
+}
+
 // HasModule reports whether module exists (a file, or a package: a
 // directory with modules under it).
 func (ix *Index) HasModule(module string) bool {
@@ -176,8 +187,8 @@ type Verdict int
 const (
 	// Exact: the constructor accepts exactly the keywords returned.
 	Exact Verdict = iota
-	// Open: it accepts any keyword (a **kwargs kept by the class itself
-	// rather than passed to a base).
+	// Open: it accepts any keyword (a **kwargs the class reads itself),
+	// and names the keywords returned.
 	Open
 	// Unknown: a base outside the package, or a name the index cannot
 	// follow, leaves it undecided.
@@ -214,7 +225,7 @@ func (ix *Index) Keywords(module, name string) (map[string]bool, Verdict) {
 	}
 	if f := ix.Function(r); f != nil {
 		if f.VarKwargs == KwargsUsed || f.VarKwargs == KwargsPassedToBase {
-			return nil, Open
+			return set(f.Params), Open
 		}
 		return set(f.Params), Exact
 	}
@@ -266,7 +277,7 @@ func (ix *Index) classKeywords(r Ref, depth int) (map[string]bool, Verdict, bool
 		case "", KwargsUnused:
 			return own, Exact, model
 		case KwargsUsed:
-			return own, Open, model
+			verdict = max(verdict, Open)
 		}
 		if model {
 			for _, f := range c.Fields {

@@ -24,12 +24,38 @@ import (
 	"github.com/botkit-dev/botkit/internal/pysource"
 )
 
+// Kind is what a problem is about.
+type Kind int
+
+// The kinds of problem.
+const (
+	// Syntax: a file cannot be read as Python.
+	Syntax Kind = iota + 1
+	// Import: no such module, or the module has no such name.
+	Import
+	// NotCurrent: an imported module or name is deprecated.
+	NotCurrent
+	// Keyword: a call passes a keyword the callee does not take.
+	Keyword
+	// DeprecatedKeyword: a call passes a deprecated keyword.
+	DeprecatedKeyword
+	// Project: pyproject.toml (missing, invalid, no dependency on the
+	// framework, an extra it does not have, no requires-python) or a
+	// missing server/, .env.example or Python file.
+	Project
+	// Env: a variable the code reads is not in .env.example.
+	Env
+)
+
 // Problem is one finding, at a file (relative to the project) and line
-// (0 when it is about the whole file).
+// (0 when it is about the whole file). Module is the framework module an
+// import or call problem is about.
 type Problem struct {
-	File string
-	Line int
-	Msg  string
+	Kind   Kind
+	File   string
+	Line   int
+	Module string
+	Msg    string
 }
 
 func (p Problem) String() string {
@@ -53,7 +79,7 @@ func Check(dir string, ix *pyindex.Index) (Result, error) {
 	c := &checker{ix: ix, root: dir, env: map[string]Problem{}}
 	server := filepath.Join(dir, "server")
 	if st, err := os.Stat(server); err != nil || !st.IsDir() {
-		c.add("server", 0, "no server/ directory")
+		c.add(Project, "server", 0, "", "no server/ directory")
 		return c.res, nil
 	}
 	var pyFiles []string
@@ -73,7 +99,7 @@ func Check(dir string, ix *pyindex.Index) (Result, error) {
 		return c.res, err
 	}
 	if len(pyFiles) == 0 {
-		c.add("server", 0, "no Python files")
+		c.add(Project, "server", 0, "", "no Python files")
 	}
 	for _, p := range pyFiles {
 		data, err := os.ReadFile(p)
@@ -106,8 +132,8 @@ func (c *checker) rel(p string) string {
 	return filepath.ToSlash(r)
 }
 
-func (c *checker) add(file string, line int, format string, args ...any) {
-	c.res.Problems = append(c.res.Problems, Problem{File: file, Line: line, Msg: fmt.Sprintf(format, args...)})
+func (c *checker) add(kind Kind, file string, line int, module, format string, args ...any) {
+	c.res.Problems = append(c.res.Problems, Problem{Kind: kind, File: file, Line: line, Module: module, Msg: fmt.Sprintf(format, args...)})
 }
 
 func (c *checker) version() string { return c.ix.Package + " " + c.ix.Version }
@@ -119,9 +145,9 @@ func (c *checker) file(rel string, data []byte) {
 	stmts, err := pysource.Parse(data)
 	if err != nil {
 		if pe := (*pysource.Error)(nil); errors.As(err, &pe) {
-			c.add(rel, pe.Line, "cannot be read as Python: %s", pe.Msg)
+			c.add(Syntax, rel, pe.Line, "", "cannot be read as Python: %s", pe.Msg)
 		} else {
-			c.add(rel, 0, "cannot be read as Python: %v", err)
+			c.add(Syntax, rel, 0, "", "cannot be read as Python: %v", err)
 		}
 		return
 	}
@@ -140,9 +166,9 @@ func (c *checker) file(rel string, data []byte) {
 					continue
 				}
 				if !c.ix.HasModule(mod) {
-					c.add(rel, t[0].Line, "no module %s in %s", mod, c.version())
+					c.add(Import, rel, t[0].Line, mod, "no module %s in %s", mod, c.version())
 				} else if m := c.ix.Modules[mod]; m != nil && m.Deprecated != "" {
-					c.add(rel, t[0].Line, "module %s is deprecated in %s: %s", mod, c.version(), m.Deprecated)
+					c.add(NotCurrent, rel, t[0].Line, mod, "module %s is deprecated in %s: %s", mod, c.version(), m.Deprecated)
 				}
 			}
 		}
@@ -177,7 +203,7 @@ func (c *checker) fromImport(rel string, t []pysource.Token, root string, names 
 		rest = rest[1:pysource.Close(rest, 0)]
 	}
 	if !c.ix.HasModule(mod) {
-		c.add(rel, line, "no module %s in %s", mod, c.version())
+		c.add(Import, rel, line, mod, "no module %s in %s", mod, c.version())
 		return
 	}
 	for _, part := range pysource.Split(rest, ",") {
@@ -185,7 +211,7 @@ func (c *checker) fromImport(rel string, t []pysource.Token, root string, names 
 			continue
 		}
 		if part[0].Is("*") {
-			c.add(rel, line, "from %s import *: import the names used", mod)
+			c.add(Import, rel, line, mod, "from %s import *: import the names used", mod)
 			continue
 		}
 		name := part[0].Text
@@ -194,12 +220,12 @@ func (c *checker) fromImport(rel string, t []pysource.Token, root string, names 
 			local = part[2].Text
 		}
 		if !c.ix.Binds(mod, name) {
-			c.add(rel, part[0].Line, "%s has no name %s in %s", mod, name, c.version())
+			c.add(Import, rel, part[0].Line, mod, "%s has no name %s in %s", mod, name, c.version())
 			continue
 		}
 		names[local] = imported{module: mod, name: name}
 		if why := c.ix.Deprecation(mod, name); why != "" {
-			c.add(rel, part[0].Line, "%s from %s is not current in %s: %s", name, mod, c.version(), why)
+			c.add(NotCurrent, rel, part[0].Line, mod, "%s from %s is not current in %s: %s", name, mod, c.version(), why)
 		}
 	}
 }
@@ -240,11 +266,11 @@ func (c *checker) calls(rel string, t []pysource.Token, names map[string]importe
 		for _, k := range kws {
 			switch {
 			case !accepted[k.Text] && verdict == pyindex.Open:
-				c.add(rel, k.Line, "%s() has no parameter %q in %s (its **kwargs would take it unchecked)", dotted, k.Text, c.version())
+				c.add(Keyword, rel, k.Line, im.module, "%s() has no parameter %q in %s (its **kwargs would take it unchecked)", dotted, k.Text, c.version())
 			case !accepted[k.Text]:
-				c.add(rel, k.Line, "%s() takes no keyword argument %q in %s", dotted, k.Text, c.version())
+				c.add(Keyword, rel, k.Line, im.module, "%s() takes no keyword argument %q in %s", dotted, k.Text, c.version())
 			case deprecated[k.Text]:
-				c.add(rel, k.Line, "%s(): keyword argument %q is deprecated in %s", dotted, k.Text, c.version())
+				c.add(DeprecatedKeyword, rel, k.Line, im.module, "%s(): keyword argument %q is deprecated in %s", dotted, k.Text, c.version())
 			}
 		}
 	}
@@ -285,7 +311,7 @@ func (c *checker) pyproject(path string) error {
 	rel := c.rel(path)
 	data, err := os.ReadFile(path)
 	if os.IsNotExist(err) {
-		c.add(rel, 0, "missing")
+		c.add(Project, rel, 0, "", "missing")
 		return nil
 	}
 	if err != nil {
@@ -298,7 +324,7 @@ func (c *checker) pyproject(path string) error {
 		} `toml:"project"`
 	}
 	if err := toml.Unmarshal(data, &p); err != nil {
-		c.add(rel, 0, "invalid TOML: %v", err)
+		c.add(Project, rel, 0, "", "invalid TOML: %v", err)
 		return nil
 	}
 	found := false
@@ -310,15 +336,15 @@ func (c *checker) pyproject(path string) error {
 		found = true
 		for _, e := range strings.Split(m[2], ",") {
 			if e = strings.TrimSpace(e); e != "" && !c.ix.HasExtra(e) {
-				c.add(rel, 0, "%s has no extra %q in %s", c.ix.Package, e, c.ix.Version)
+				c.add(Project, rel, 0, "", "%s has no extra %q in %s", c.ix.Package, e, c.ix.Version)
 			}
 		}
 	}
 	if !found {
-		c.add(rel, 0, "no dependency on %s", c.ix.Package)
+		c.add(Project, rel, 0, "", "no dependency on %s", c.ix.Package)
 	}
 	if p.Project.RequiresPython == "" {
-		c.add(rel, 0, "no requires-python")
+		c.add(Project, rel, 0, "", "no requires-python")
 	}
 	return nil
 }
@@ -329,7 +355,7 @@ func (c *checker) envExample(path string) error {
 	rel := c.rel(path)
 	data, err := os.ReadFile(path)
 	if os.IsNotExist(err) {
-		c.add(rel, 0, "missing")
+		c.add(Project, rel, 0, "", "missing")
 		return nil
 	}
 	if err != nil {
@@ -349,7 +375,7 @@ func (c *checker) envExample(path string) error {
 	for _, v := range vars {
 		if !listed[v] {
 			where := c.env[v]
-			c.add(where.File, where.Line, "reads %s, which %s does not list", v, rel)
+			c.add(Env, where.File, where.Line, "", "reads %s, which %s does not list", v, rel)
 		}
 	}
 	return nil

@@ -35,6 +35,13 @@ func pipecatIndex(t testing.TB) *pyindex.Index {
 	return ix
 }
 
+// deprecatedButOffered are the catalogue's services whose module
+// pipecat-ai 1.7.0 deprecates (no replacement) while the framework's own
+// registry (`pipecat init`) still offers them: kept for parity with that
+// registry (TestCatalogFollowsPipecatRegistry). Their projects may import
+// that module's names; any other deprecated name still fails.
+var deprecatedButOffered = map[string]string{"xtts_tts": "pipecat.services.xtts.tts"}
+
 // serviceProblems checks one catalogue entry against the pipecat API index
 // and the catalogue's own rules, returning one line per problem.
 func serviceProblems(ix *pyindex.Index, s Service) []string {
@@ -67,6 +74,8 @@ func serviceProblems(ix *pyindex.Index, s Service) []string {
 		bad("no module %s in pipecat-ai %s", s.Module, ix.Version)
 	} else if !ix.Binds(s.Module, s.Class) {
 		bad("%s has no name %s in pipecat-ai %s", s.Module, s.Class, ix.Version)
+	} else if why := ix.Deprecation(s.Module, s.Class); why != "" && deprecatedButOffered[s.ID] != s.Module {
+		bad("%s from %s is not current in pipecat-ai %s: %s", s.Class, s.Module, ix.Version, why)
 	}
 	for _, e := range s.Extras {
 		if !ix.HasExtra(e) {
@@ -77,6 +86,8 @@ func serviceProblems(ix *pyindex.Index, s Service) []string {
 	for _, im := range s.Imports {
 		if !ix.Binds(im.Module, im.Name) {
 			bad("import: %s has no name %s in pipecat-ai %s", im.Module, im.Name, ix.Version)
+		} else if why := ix.Deprecation(im.Module, im.Name); why != "" && deprecatedButOffered[s.ID] != im.Module {
+			bad("import: %s from %s is not current in pipecat-ai %s: %s", im.Name, im.Module, ix.Version, why)
 		}
 		if _, dup := importNames[im.Name]; dup || im.Name == s.Class {
 			bad("import %s listed twice", im.Name)
@@ -469,6 +480,8 @@ func TestCatalogCheckCatchesBrokenEntries(t *testing.T) {
 			s.Args[1] = call("settings", "DeepgramSTTSettings", getenvOr("voice", "DEEPGRAM_STT_MODEL", "nova-3"))
 		}},
 		{"extra", "no extra", func(s *Service) { s.Extras = []string{"deepgramm"} }},
+		{"deprecated class", "LiveOptions from pipecat.services.deepgram.stt is not current", func(s *Service) { s.Class = "LiveOptions" }},
+		{"deprecated kwarg", `keyword argument "live_options" is deprecated`, func(s *Service) { s.Args[0].Name = "live_options" }},
 		{"import", "has no name DeepgramSettings", func(s *Service) { s.Imports[0].Name = "DeepgramSettings" }},
 		{"unused import", "not used", func(s *Service) {
 			s.Imports = append(s.Imports, Import{Module: "pipecat.services.deepgram.stt", Name: "DeepgramSTTSettings2"})

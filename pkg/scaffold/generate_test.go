@@ -61,6 +61,7 @@ func TestGeneratedProjectsPassPipecatChecks(t *testing.T) {
 	}
 	var serverDirs, pyFiles []string
 	undecided := map[string]bool{}
+	excused := 0
 	for _, name := range names {
 		files, err := g.Generate(configs[name])
 		if err != nil {
@@ -81,12 +82,19 @@ func TestGeneratedProjectsPassPipecatChecks(t *testing.T) {
 			t.Fatalf("%s: %v", name, err)
 		}
 		for _, p := range res.Problems {
+			if p.Kind == pycheck.NotCurrent && slices.Contains(slices.Collect(maps.Values(deprecatedButOffered)), p.Module) {
+				excused++
+				continue
+			}
 			t.Errorf("%s: %s", name, p)
 		}
 		for _, u := range res.Undecided {
 			_, call, _ := strings.Cut(u, ": ")
 			undecided[call] = true
 		}
+	}
+	if excused == 0 {
+		t.Errorf("no project imports a module of deprecatedButOffered %v: drop the exception", deprecatedButOffered)
 	}
 	// Every call's keywords were decided (a new base outside the
 	// framework would show here).
@@ -222,7 +230,7 @@ func TestGeneratedFilesFollowOptions(t *testing.T) {
 		t.Errorf("checks of the generated deploy file: %+v", fs)
 	}
 	bot := byPath["server/bot.py"]
-	for _, want := range []string{`"eval": lambda: WebsocketServerParams(`, "audio_in_filter=krisp_filter()"} {
+	for _, want := range []string{`"eval": lambda: EvalTransportParams(`, "audio_in_filter=krisp_filter()"} {
 		if !strings.Contains(bot, want) {
 			t.Errorf("bot.py lacks %q", want)
 		}

@@ -329,19 +329,31 @@ func (b *moduleBuilder) assignment(t []pysource.Token) {
 		return
 	}
 	for _, target := range parts[:len(parts)-1] {
-		if len(target) > 0 && (target[0].Is("(") || target[0].Is("[")) {
-			target = target[1:pysource.Close(target, 0)]
-		}
-		for _, tt := range pysource.Split(target, ",") {
-			if len(tt) == 1 && tt[0].Kind == pysource.Name {
-				b.bind(tt[0].Text)
-			} else if len(tt) == 2 && tt[0].Is("*") && tt[1].Kind == pysource.Name {
-				b.bind(tt[1].Text)
-			}
-		}
+		b.bindTargets(target)
 	}
 	if last := parts[len(parts)-2]; len(last) == 1 && last[0].Is("__all__") || len(parts[0]) == 1 && parts[0][0].Is("__all__") {
 		b.m.All = stringList(parts[len(parts)-1])
+	}
+}
+
+// bindTargets binds the names of an assignment target: a name, *name, or
+// a tuple or list of targets.
+func (b *moduleBuilder) bindTargets(t []pysource.Token) {
+	if len(t) > 0 && (t[0].Is("(") || t[0].Is("[")) && pysource.Close(t, 0) == len(t)-1 {
+		t = t[1 : len(t)-1]
+	}
+	parts := pysource.Split(t, ",")
+	if len(parts) > 1 {
+		for _, p := range parts {
+			b.bindTargets(p)
+		}
+		return
+	}
+	switch {
+	case len(t) == 1 && t[0].Kind == pysource.Name:
+		b.bind(t[0].Text)
+	case len(t) == 2 && t[0].Is("*") && t[1].Kind == pysource.Name:
+		b.bind(t[1].Text)
 	}
 }
 

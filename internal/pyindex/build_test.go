@@ -141,7 +141,7 @@ func TestBuildReadsModules(t *testing.T) {
 """
 from pkg.service import Service
 `,
-		"warned.py": "import warnings\nwarnings.warn(\"pkg.warned is deprecated\", DeprecationWarning, stacklevel=2)\n",
+		"warned.py":        "import warnings\nwarnings.warn(\"pkg.warned is deprecated\", DeprecationWarning, stacklevel=2)\n",
 		"lazy/__init__.py": "__all__ = [\"Late\"]\n\ndef __getattr__(name):\n    pass\n",
 	})
 	if ix.Package != "pkg-dist" || ix.RequiresPython != ">=3.11" || !slices.Equal(ix.Extras, []string{"alpha", "zeta"}) {
@@ -225,11 +225,11 @@ func TestLookups(t *testing.T) {
     def __init__(self, *, name=None, **kwargs):
         pass
 `,
-		"helpers.py": "def helper(**kw): pass\nother = 1\n",
-		"service.py": servicePy,
-		"reexport.py": "from pkg.service import Service as Svc, Settings\n",
+		"helpers.py":       "def helper(**kw): pass\nother = 1\n",
+		"service.py":       servicePy,
+		"reexport.py":      "from pkg.service import Service as Svc, Settings\n",
 		"lazy/__init__.py": "__all__ = [\"Late\"]\n\ndef __getattr__(name):\n    pass\n",
-		"lazy/late.py": "",
+		"lazy/late.py":     "",
 	})
 	if !ix.HasModule("pkg.lazy") || !ix.HasModule("pkg") || ix.HasModule("pkg.nosuch") || ix.TopLevel() != "pkg" {
 		t.Error("HasModule")

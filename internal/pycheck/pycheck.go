@@ -247,6 +247,17 @@ func (c *checker) calls(rel string, t []pysource.Token, names map[string]importe
 			continue
 		}
 		target := im.name + strings.TrimPrefix(dotted, t[i].Text)
+		if target != im.name {
+			// An attribute of an imported class (Service.InputParams):
+			// the import was checked, the attribute not yet.
+			if r, ok := c.ix.Resolve(im.module, target); ok {
+				if cl := c.ix.Class(r); cl != nil && cl.Deprecated != "" {
+					c.add(NotCurrent, rel, t[i].Line, im.module, "%s is deprecated in %s: %s", dotted, c.version(), cl.Deprecated)
+				}
+			} else {
+				c.add(Import, rel, t[i].Line, im.module, "%s has no attribute %s in %s", im.name, strings.TrimPrefix(target, im.name+"."), c.version())
+			}
+		}
 		end := pysource.Close(t, open)
 		var kws []pysource.Token
 		for _, arg := range pysource.Split(t[open+1:end], ",") {

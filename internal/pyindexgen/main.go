@@ -2,11 +2,11 @@
 // repository at a tag, and writes, into a directory: the source it read as
 // a .tar.gz (the .py files under src/<package>/ and pyproject.toml), the
 // list of their git blob ids (compare with `git ls-tree -r TAG`), and the
-// index (pyindex.Index as JSON). internal/pyindex's test rebuilds the index
+// index (pyindex.Index as JSON). internal/testsupport/pyindex's test rebuilds the index
 // from the archive and compares it byte for byte.
 //
 //	go run ./internal/pyindexgen -git-dir /path/to/pipecat.git -ref v1.7.0 \
-//	    -version 1.7.0 -out internal/pyindex/testdata
+//	    -version 1.7.0 -out internal/testsupport/pyindex/testdata
 package main
 
 import (
@@ -21,7 +21,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/botkit-dev/botkit/internal/pyindex"
+	"github.com/botkit-dev/botkit/internal/testsupport/pyindex"
 )
 
 func main() {
@@ -32,7 +32,7 @@ func main() {
 		repo    = flag.String("repository", "github.com/pipecat-ai/pipecat", "where the repository is published")
 		pkg     = flag.String("package", "pipecat", "the import package under src/")
 		dist    = flag.String("dist", "pipecat-ai", "the distribution's name: the files are <dist>-<version>.{tar.gz,files,json}")
-		out     = flag.String("out", "internal/pyindex/testdata", "the directory to write to")
+		out     = flag.String("out", "internal/testsupport/pyindex/testdata", "the directory to write to")
 	)
 	flag.Parse()
 	if *gitDir == "" || *ref == "" || *version == "" {

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/botkit-dev/botkit/internal/pyindex"
+	"github.com/botkit-dev/botkit/internal/testsupport/pyindex"
 )
 
 // Generated bot.py code puts one constructor argument per line inside
@@ -24,7 +24,7 @@ var (
 	serviceID  = regexp.MustCompile(`^[a-z0-9]+(_[a-z0-9]+)*$`)
 )
 
-// pipecatIndex is the API index of pipecat-ai 1.7.0 (internal/pyindex,
+// pipecatIndex is the API index of pipecat-ai 1.7.0 (internal/testsupport/pyindex,
 // built from the release's source).
 func pipecatIndex(t testing.TB) *pyindex.Index {
 	t.Helper()

@@ -14,7 +14,7 @@ import (
 
 	"github.com/botkit-dev/botkit/pkg/deployfile"
 
-	"github.com/botkit-dev/botkit/internal/pycheck"
+	"github.com/botkit-dev/botkit/internal/testsupport/pycheck"
 	"github.com/botkit-dev/botkit/internal/testsupport/testenv"
 )
 
@@ -37,7 +37,7 @@ func matrix(t *testing.T) map[string]Config {
 
 // TestGeneratedProjectsPassPipecatChecks generates a project for every
 // catalogue id, transport, dial mode and feature, and runs the real checks on
-// it: internal/pycheck against pipecat-ai 1.7.0's API index (imports and
+// it: internal/testsupport/pycheck against pipecat-ai 1.7.0's API index (imports and
 // their being current, keyword arguments, extras, env vars), pyflakes and
 // black --check.
 func TestGeneratedProjectsPassPipecatChecks(t *testing.T) {

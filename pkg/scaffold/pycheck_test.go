@@ -7,11 +7,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/botkit-dev/botkit/internal/pycheck"
+	"github.com/botkit-dev/botkit/internal/testsupport/pycheck"
 )
 
 // TestPipecatCheckCatchesBrokenProjects breaks a generated project on
-// purpose, one defect at a time, and requires internal/pycheck to report
+// purpose, one defect at a time, and requires internal/testsupport/pycheck to report
 // it (the kind of problem, at the file that has it): the checks that hold
 // every generated project to pipecat-ai 1.7.0 cannot pass a wrong project.
 func TestPipecatCheckCatchesBrokenProjects(t *testing.T) {

@@ -11,7 +11,7 @@ import (
 
 	"github.com/pelletier/go-toml/v2"
 
-	"github.com/botkit-dev/botkit/internal/pysource"
+	"github.com/botkit-dev/botkit/internal/testsupport/pysource"
 )
 
 // Build indexes the package whose files are given (path -> content, as in

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/botkit-dev/botkit/internal/pyindex"
+	"github.com/botkit-dev/botkit/internal/testsupport/pyindex"
 )
 
 // A hand-written project (testdata/project) against pipecat-ai 1.7.0:

@@ -1,5 +1,5 @@
 // Package pycheck checks a generated bot project against the API index of
-// the framework it runs on (internal/pyindex), statically, without
+// the framework it runs on (internal/testsupport/pyindex), statically, without
 // installing anything: every pipecat import resolves and is current (not
 // deprecated), every keyword argument given to a pipecat class or
 // function is one it takes (and not a deprecated one), the pip extras
@@ -20,8 +20,8 @@ import (
 
 	"github.com/pelletier/go-toml/v2"
 
-	"github.com/botkit-dev/botkit/internal/pyindex"
-	"github.com/botkit-dev/botkit/internal/pysource"
+	"github.com/botkit-dev/botkit/internal/testsupport/pyindex"
+	"github.com/botkit-dev/botkit/internal/testsupport/pysource"
 )
 
 // Kind is what a problem is about.

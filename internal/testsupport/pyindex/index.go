@@ -77,7 +77,7 @@ type Class struct {
 	// Aliases are class attributes bound to a name (`Settings =
 	// FooSettings`).
 	Aliases map[string]string `json:"aliases,omitempty"`
-	// Deprecated: decorated @deprecated, or a top-level `..
+	// Deprecated is set when the class is decorated @deprecated, or has a top-level `..
 	// deprecated::` in its docstring.
 	Deprecated string `json:"deprecated,omitempty"`
 	// DeprecatedParams are the parameters or fields whose docstring
@@ -106,7 +106,7 @@ type Signature struct {
 	// keyword is silently dropped) or "used" (read otherwise: any keyword
 	// may mean something).
 	VarKwargs string `json:"var_kwargs,omitempty"`
-	// Deprecated: a function decorated @deprecated.
+	// Deprecated is the message of a function decorated @deprecated.
 	Deprecated string `json:"deprecated,omitempty"`
 }
 

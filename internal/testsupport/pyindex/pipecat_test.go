@@ -53,13 +53,23 @@ func TestPipecatIndexIsRebuiltFromItsSource(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(got, want) {
-		out := filepath.Join(t.TempDir(), "rebuilt.json")
-		_ = os.WriteFile(out, got, 0o644) // for the diff in the message; the test fails either way
-		t.Fatalf("rebuilding %s from %s gives other bytes (%d, committed %d): diff %s %s",
-			PipecatFile, archive, len(got), len(want), PipecatFile, out)
+		gl, wl := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
+		n := 0
+		for n < len(gl) && n < len(wl) && gl[n] == wl[n] {
+			n++
+		}
+		t.Fatalf("rebuilding %s from %s gives other bytes (%d, committed %d); first difference at line %d:\nrebuilt:   %q\ncommitted: %q",
+			PipecatFile, archive, len(got), len(want), n+1, line(gl, n), line(wl, n))
 	}
 	embedded, err := Pipecat()
 	if err != nil || embedded.Version != "1.7.0" || len(embedded.Modules) != len(ix.Modules) {
 		t.Fatalf("Pipecat() = %v, %v", embedded, err)
 	}
+}
+
+func line(lines []string, i int) string {
+	if i < len(lines) {
+		return lines[i]
+	}
+	return "(end)"
 }

@@ -159,8 +159,10 @@ func newView(c Config) *view {
 	if c.Eval {
 		extras["evals"] = true
 		extras["websocket"] = true
-		imports.add("pipecat.transports.websocket.server", "WebsocketServerParams")
-		v.Params = append(v.Params, paramEntry{Key: "eval", Class: "WebsocketServerParams", Fields: []string{"audio_in_enabled=True", "audio_out_enabled=True"}})
+		// The runner's eval transport takes EvalTransportParams only (a
+		// ValueError otherwise); WebsocketServerParams is deprecated.
+		imports.add("pipecat.evals.transport", "EvalTransportParams")
+		v.Params = append(v.Params, paramEntry{Key: "eval", Class: "EvalTransportParams", Fields: []string{"audio_in_enabled=True", "audio_out_enabled=True"}})
 	}
 	v.RunCommand = RunCommand(v.RunnerArgs)
 	v.ServesAll = len(v.RunnerArgs) > 1 && ServesAll(v.RunnerArgs)

@@ -1,5 +1,5 @@
-// Package testenv finds what tests need outside the Go toolchain (the shared
-// directory beside the repository, external programs) and decides what
+// Package testenv finds what tests need outside the Go toolchain (external
+// programs, the repository's root, free ports) and decides what
 // happens when it is missing: under CI (CI set) the test fails, elsewhere it
 // is skipped with the reason.
 package testenv
@@ -45,16 +45,6 @@ func RepoRoot(t testing.TB) string {
 		}
 		dir = parent
 	}
-}
-
-// SharedDir returns ../shared beside the repository root.
-func SharedDir(t testing.TB) string {
-	t.Helper()
-	dir := filepath.Join(RepoRoot(t), "..", "shared")
-	if _, err := os.Stat(filepath.Join(dir, "DESIGN.md")); err != nil {
-		Missing(t, "../shared not found beside the repository (%s)", dir)
-	}
-	return dir
 }
 
 // LookPath returns the path of an external program.

@@ -801,6 +801,8 @@ func ttsServices() []Service {
 			},
 			Env:          []EnvVar{setting("XTTS_BASE_URL", "http://localhost:8000")},
 			NeedsSession: true,
+			// Still in the framework's registry (pipecat init offers it).
+			Deprecated: "pipecat-ai 1.7.0 deprecates pipecat.services.xtts.tts, with no replacement (the bot runs and logs a DeprecationWarning); a hosted TTS service is the lasting choice",
 		}, "XTTSTTSSettings", "XTTS_VOICE", "Claribel Dervla"),
 	}
 }
@@ -962,4 +964,16 @@ func catalogTransports() []Transport {
 			Extras: []string{"daily"}, Runner: "daily", Env: slices.Clone(dailyTwilio),
 			FixedMode: "dial-out", VariantOf: "twilio_daily_sip"},
 	}
+}
+
+// DeprecatedServices returns the services of c that the framework
+// deprecates (Service.Deprecated), in the config's field order.
+func DeprecatedServices(c Config) []Service {
+	var out []Service
+	for _, id := range []string{c.STTService, c.LLMService, c.TTSService, c.RealtimeService, c.VideoService} {
+		if s, ok := LookupService(id); ok && s.Deprecated != "" {
+			out = append(out, s)
+		}
+	}
+	return out
 }

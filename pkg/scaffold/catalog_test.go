@@ -40,7 +40,16 @@ func pipecatIndex(t testing.TB) *pyindex.Index {
 // registry (`pipecat init`) still offers them: kept for parity with that
 // registry (TestCatalogFollowsPipecatRegistry). Their projects may import
 // that module's names; any other deprecated name still fails.
-var deprecatedButOffered = map[string]string{"xtts_tts": "pipecat.services.xtts.tts"}
+// The catalogue says which (Service.Deprecated), and create warns of it.
+var deprecatedButOffered = func() map[string]string {
+	m := map[string]string{}
+	for _, s := range Services() {
+		if s.Deprecated != "" {
+			m[s.ID] = s.Module
+		}
+	}
+	return m
+}()
 
 // serviceProblems checks one catalogue entry against the pipecat API index
 // and the catalogue's own rules, returning one line per problem.
@@ -76,6 +85,8 @@ func serviceProblems(ix *pyindex.Index, s Service) []string {
 		bad("%s has no name %s in pipecat-ai %s", s.Module, s.Class, ix.Version)
 	} else if why := ix.Deprecation(s.Module, s.Class); why != "" && deprecatedButOffered[s.ID] != s.Module {
 		bad("%s from %s is not current in pipecat-ai %s: %s", s.Class, s.Module, ix.Version, why)
+	} else if why == "" && s.Deprecated != "" {
+		bad("says Deprecated, but pipecat-ai %s deprecates neither %s nor %s", ix.Version, s.Module, s.Class)
 	}
 	for _, e := range s.Extras {
 		if !ix.HasExtra(e) {

@@ -76,6 +76,10 @@ type Service struct {
 	// install anything on (their requirements carry python_version
 	// markers); the project requires it instead of the default.
 	Python string
+	// Deprecated, when set, says that the framework deprecates the
+	// service (its module warns when imported) and what to do instead:
+	// create warns when a project uses it.
+	Deprecated string
 }
 
 // TransportKind groups transports for --list-options.

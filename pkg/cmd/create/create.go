@@ -286,6 +286,9 @@ func Run(ctx context.Context, opts *Options) error {
 	if probs := scaffold.Validate(cfg); len(probs) > 0 {
 		return cmdutil.Problems(probs)
 	}
+	for _, s := range scaffold.DeprecatedServices(cfg) {
+		fmt.Fprintf(opts.IO.ErrOut, "warning: %s (%s): %s\n", s.ID, s.Label, s.Deprecated)
+	}
 	if opts.DryRun {
 		if err := cmdutil.CheckEnum("format", cmp.Or(opts.Format, "json"), dryRunFormats); err != nil {
 			return err

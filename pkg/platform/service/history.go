@@ -20,7 +20,11 @@ const (
 	SourceReplace         = "replace"           // PUT
 	SourceApply           = "apply"             // POST .../apply
 	SourceRollback        = "rollback"          // POST .../versions/N/rollback
+	SourceMigration       = "migration"         // botkit-platform migrate, or a database migration
 )
+
+// migrationActor is the actor of the versions a migration writes.
+const migrationActor = "botkit-platform"
 
 // History limits: how many versions an object keeps by default, and the
 // range an organization may choose (botkit-platform orgs set
@@ -41,16 +45,13 @@ type history struct {
 }
 
 // putVersion records obj's contents after a write as its version
-// obj.Generation (the store copies all its values, encrypted as stored,
-// without them leaving the database) and purges the
-// versions past the organization's history limit, in the write's
-// transaction.
+// obj.Generation and purges the versions past the organization's history
+// limit, in the write's transaction. The store keeps the values the write
+// put and the keys it removed; the version's other values are those of
+// the version before it.
 func putVersion(ctx context.Context, tx store.Tx, obj store.Object, h history, put []store.Value, removed []string, now time.Time) error {
 	v := store.Version{ObjectID: obj.ID, Version: obj.Generation, At: now, Actor: h.p.actor(), Source: h.source,
-		Labels: obj.Labels, Host: obj.Host, Username: obj.Username, Keys: obj.Keys}
-	if obj.Kind == resources.KindImagePullSecret {
-		v.Keys = map[string]int{store.CredentialsKey: 0}
-	}
+		Labels: obj.Labels, Host: obj.Host, Username: obj.Username, Keys: versionKeys(obj), Values: put}
 	for _, val := range put {
 		if _, had := h.before[val.Key]; had {
 			v.Changed = append(v.Changed, val.Key)
@@ -70,6 +71,15 @@ func putVersion(ctx context.Context, tx store.Tx, obj store.Object, h history, p
 		return err
 	}
 	return tx.PurgeVersions(ctx, obj.OrgID, obj.ID, obj.Generation)
+}
+
+// versionKeys are the key names and sizes a version of obj shows: an
+// image pull secret's one value, a secret set's keys.
+func versionKeys(obj store.Object) map[string]int {
+	if obj.Kind == resources.KindImagePullSecret {
+		return map[string]int{store.CredentialsKey: 0}
+	}
+	return obj.Keys
 }
 
 // toVersion is a stored version as the API shows it: key names, never a

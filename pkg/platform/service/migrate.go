@@ -129,6 +129,14 @@ func Migrate(ctx context.Context, src, dst store.Store) (MigrateStats, error) {
 				if err := tx.PutValues(ctx, id, c.vals); err != nil {
 					return fmt.Errorf("%s of organization %s: %w", describe(obj), org.Name, err)
 				}
+				// The copy's history starts at its current contents (the
+				// source's versions stay behind): the versions of its next
+				// writes store only what they change, on top of this one.
+				obj.ID = id
+				if err := tx.PutVersion(ctx, store.Version{ObjectID: id, Version: obj.Generation, At: obj.UpdatedAt, Actor: migrationActor, Source: SourceMigration,
+					Labels: obj.Labels, Keys: versionKeys(obj), Host: obj.Host, Username: obj.Username, Values: c.vals}); err != nil {
+					return fmt.Errorf("%s of organization %s: %w", describe(obj), org.Name, err)
+				}
 				st.Objects++
 				st.Values += len(c.vals)
 			}

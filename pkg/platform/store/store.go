@@ -191,10 +191,12 @@ type Tx interface {
 	Audit(ctx context.Context, r AuditRecord) error
 
 	// PutVersion stores one version of an object's contents: its header,
-	// and a copy of the object's values as they are now in this
-	// transaction (encrypted, copied inside the database). A version that
-	// exists is an error (the store's unique constraint on object and
-	// version).
+	// the values the write set (v.Values, encrypted as stored) and the
+	// keys it removed (v.Removed). Only those are stored: the version's
+	// other keys keep the values of the version before it, which the
+	// store reads back when the version is read (the object's first
+	// version sets all its values). A version that exists is an error
+	// (the store's unique constraint on object and version).
 	PutVersion(ctx context.Context, v Version) error
 	// PurgeVersions removes the versions of the object older than the
 	// newest history limit of its organization, latest being the newest.
@@ -243,9 +245,9 @@ type Version struct {
 	Labels                  map[string]string
 	Keys                    map[string]int // key name → value size
 	Host, Username          string         // an ImagePullSecret's
-	// Values are the version's encrypted values: filled by Tx.Version
-	// only (Store.Versions and Store.Version read headers; PutVersion
-	// copies the object's current values instead).
+	// Values are the version's encrypted values: all of them as
+	// Tx.Version reads them (Store.Versions and Store.Version read
+	// headers); the ones the write set as PutVersion takes them.
 	Values []Value
 }
 

@@ -17,6 +17,7 @@ var (
 	qUpsertValues  = `INSERT INTO secret_values (` + names(valueCols) + `) SELECT * FROM ` + unnestOf(valueCols, 1, "u") + upsertValue
 	qDeleteKeys    = `DELETE FROM secret_values WHERE (object_id, key) IN (SELECT * FROM ` + unnestOf(valueCols[:2], 1, "u") + `)`
 	qInsertAudits  = `INSERT INTO audit (` + names(auditCols) + `) SELECT * FROM ` + unnestOf(auditCols, 1, "u")
+	qInsertVersions = `INSERT INTO object_versions (` + names(versionCols) + `) SELECT * FROM ` + unnestOf(versionCols, 1, "u")
 )
 
 const upsertValue = ` ON CONFLICT (object_id, key) DO UPDATE SET size = excluded.size, ciphertext = excluded.ciphertext`
@@ -28,6 +29,8 @@ var (
 	objectRowCols = []column{{"labels", "text"}, {"keys", "text"}, {"host", "text"}, {"username", "text"}, {"version", "bigint"},
 		{"generation", "bigint"}, {"state", "text"}, {"message", "text"}, {"updated_at", "bigint"}, {"managed", "bool"}, {"apply_set", "text"}, {"id", "bigint"}}
 	valueCols = []column{{"object_id", "bigint"}, {"key", "text"}, {"size", "int"}, {"ciphertext", "bytea"}}
+	versionCols = []column{{"object_id", "bigint"}, {"version", "bigint"}, {"created_at", "bigint"}, {"actor", "text"}, {"source", "text"},
+		{"added", "text"}, {"changed", "text"}, {"removed", "text"}, {"labels", "text"}, {"keys", "text"}, {"host", "text"}, {"username", "text"}}
 	auditCols = []column{{"at", "bigint"}, {"org", "text"}, {"actor", "text"}, {"action", "text"}, {"kind", "text"}, {"name", "text"}, {"region", "text"}, {"keys", "text"}}
 )
 
@@ -62,10 +65,13 @@ func setFrom(cols []column, alias string) string {
 }
 
 // compact rewrites the queued writes into fewer statements with the same
-// effect. Only runs of object-row updates, value upserts, key deletions and
-// audit inserts are merged; any other statement (a savepoint, a counter)
-// keeps its place between them. Within a run the last write of an object
-// row, or of a value, wins, and audit records keep their order.
+// effect. Only runs of object-row updates, value upserts, key deletions,
+// version inserts, history purges and audit inserts are merged; any other
+// statement (a savepoint, a counter) keeps its place between them. Within
+// a run the last write of an object row, or of a value, wins, and audit
+// records keep their order. A run's purges go after its versions: a purge
+// deletes only what versions up to its own made unreadable, which a later
+// version of the run does not change.
 func compact(q []queued) []queued {
 	out := make([]queued, 0, len(q))
 	for i := 0; i < len(q); {
@@ -86,7 +92,7 @@ func compact(q []queued) []queued {
 
 func compactable(sql string) bool {
 	switch sql {
-	case qUpdateObject, qUpsertValue, qDeleteValues, qInsertAudit:
+	case qUpdateObject, qUpsertValue, qDeleteValues, qInsertAudit, qInsertVersion, qInsertVersionValues, qPurgeVersions:
 		return true
 	}
 	return false
@@ -102,6 +108,9 @@ type valueKey struct {
 // of each value), and the audit records in order.
 type rowWrites struct {
 	objs, dels, ups, audits []queued
+	// versions are version headers; versionValues and purges are array
+	// statements, merged by concatenating their arrays.
+	versions, versionValues, purges []queued
 }
 
 func collect(run []queued) rowWrites {
@@ -110,6 +119,7 @@ func collect(run []queued) rowWrites {
 	var vals []queued // last write of each value: an upsert, or a deletion
 	valAt := map[valueKey]int{}
 	var audits []queued
+	var rw rowWrites
 	setVal := func(k valueKey, w queued) {
 		if at, ok := valAt[k]; ok {
 			vals[at] = w
@@ -137,9 +147,15 @@ func collect(run []queued) rowWrites {
 			}
 		case qInsertAudit:
 			audits = append(audits, w)
+		case qInsertVersion:
+			rw.versions = append(rw.versions, w)
+		case qInsertVersionValues:
+			rw.versionValues = append(rw.versionValues, w)
+		case qPurgeVersions:
+			rw.purges = append(rw.purges, w)
 		}
 	}
-	rw := rowWrites{objs: objs, audits: audits}
+	rw.objs, rw.audits = objs, audits
 	for _, w := range vals {
 		if w.sql == qUpsertValue {
 			rw.ups = append(rw.ups, w)
@@ -160,7 +176,45 @@ func compactRun(out, run []queued) []queued {
 		out = append(out, queued{qDeleteKeys, columns(rw.dels, valueCols[:2])})
 	}
 	out = asOne(out, rw.ups, qUpsertValues, valueCols)
+	out = asOne(out, rw.versions, qInsertVersions, versionCols)
+	out = concatArrays(out, rw.versionValues)
+	out = concatArrays(out, rw.purges)
 	return asOne(out, rw.audits, qInsertAudits, auditCols)
+}
+
+// concatArrays appends ws, statements of one SQL whose arguments are all
+// arrays (one per column), as one statement of the concatenated arrays.
+func concatArrays(out, ws []queued) []queued {
+	switch len(ws) {
+	case 0:
+		return out
+	case 1:
+		return append(out, ws[0])
+	}
+	args := make([]any, len(ws[0].args))
+	for c := range args {
+		switch ws[0].args[c].(type) {
+		case []int64:
+			args[c] = concatArg[int64](ws, c)
+		case []int32:
+			args[c] = concatArg[int32](ws, c)
+		case []string:
+			args[c] = concatArg[string](ws, c)
+		case [][]byte:
+			args[c] = concatArg[[]byte](ws, c)
+		default:
+			panic(fmt.Sprintf("postgres: cannot concatenate an argument of type %T", ws[0].args[c]))
+		}
+	}
+	return append(out, queued{ws[0].sql, args})
+}
+
+func concatArg[T any](ws []queued, c int) []T {
+	var a []T
+	for _, w := range ws {
+		a = append(a, w.args[c].([]T)...)
+	}
+	return a
 }
 
 // asOne appends ws as one statement: the single-row write itself, or the

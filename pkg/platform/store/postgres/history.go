@@ -10,23 +10,45 @@ import (
 	"github.com/botkit-dev/botkit/pkg/platform/store/rowcodec"
 )
 
-// Secret-set history: the versions of an object's contents.
+// Secret-set history: the versions of an object's contents. A version
+// stores the values its write set and the keys it removed (a row without
+// ciphertext) in object_version_values, keyed by the version they start
+// at (since); a version's values are, for each key, its newest row from
+// that version or before (migration 0010).
 
 const (
-	qInsertVersion     = `INSERT INTO object_versions (` + rowcodec.VersionCols + `) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`
-	qCopyVersionValues = `INSERT INTO object_version_values (object_id, version, key, size, ciphertext) SELECT object_id, $2, key, size, ciphertext FROM secret_values WHERE object_id = $1`
-	// qPurgeVersions deletes the versions that fell out of the window and
-	// their values (no foreign key links them: migration 0008). It looks at
-	// versions from latest - history_limit_max only: older ones cannot
-	// exist (see migration 0008), and an index range from the object's
-	// first version would cross the dead entries of every version purged
-	// since the last vacuum.
-	qPurgeVersions = `WITH l AS (SELECT history_limit AS keep, history_limit_max AS widest FROM orgs WHERE id = $3),
-		d AS (DELETE FROM object_versions WHERE object_id = $1 AND version >= $2::bigint - (SELECT widest FROM l) AND version <= $2::bigint - (SELECT keep FROM l) RETURNING version)
-		DELETE FROM object_version_values v USING d WHERE v.object_id = $1 AND v.version = d.version`
-	qVersion         = `SELECT ` + rowcodec.VersionCols + ` FROM object_versions WHERE object_id = $1 AND version = $2`
-	qVersionValues   = `SELECT key, size, ciphertext FROM object_version_values WHERE object_id = $1 AND version = $2 ORDER BY key`
+	qInsertVersion = `INSERT INTO object_versions (` + rowcodec.VersionCols + `) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`
+	// qPurgeVersions purges the history of one or more writes (arrays of
+	// object, latest version and organization): the versions that fell
+	// out of the window and the value rows no kept version reads any
+	// more. With keep the organization's limit, the oldest kept version
+	// is latest - keep + 1: a row is no longer read when a newer row of
+	// its key starts at that version or before, and a removal row is not
+	// read when it does. It looks at versions from latest -
+	// history_limit_max only (migration 0008): rows that started before
+	// were purged by an earlier write. The index range of the object's
+	// rows is a few entries (its keys, and the rows of the keys its last
+	// versions changed).
+	qPurgeVersions = `WITH p AS (SELECT u.object_id, u.latest - o.history_limit_max AS lo, u.latest - o.history_limit AS hi
+			FROM unnest($1::bigint[], $2::bigint[], $3::bigint[]) AS u(object_id, latest, org_id) JOIN orgs o ON o.id = u.org_id),
+		d AS (DELETE FROM object_versions v USING p WHERE v.object_id = p.object_id AND v.version >= p.lo AND v.version <= p.hi)
+		DELETE FROM object_version_values r USING p, object_version_values n
+		WHERE n.object_id = p.object_id AND n.since >= p.lo AND n.since <= p.hi + 1
+			AND r.object_id = n.object_id AND r.key = n.key AND (r.since < n.since OR (r.since = n.since AND r.ciphertext IS NULL))`
+	qVersion = `SELECT ` + rowcodec.VersionCols + ` FROM object_versions WHERE object_id = $1 AND version = $2`
+	// qVersionValues reads a version's values: each key's newest row from
+	// the version or before, when it has a ciphertext.
+	qVersionValues = `SELECT key, size, ciphertext FROM (SELECT DISTINCT ON (key) key, size, ciphertext FROM object_version_values
+		WHERE object_id = $1 AND since <= $2 ORDER BY key, since DESC) v WHERE ciphertext IS NOT NULL ORDER BY key`
 	qSetHistoryLimit = `UPDATE orgs SET history_limit = $1, history_limit_max = GREATEST(history_limit_max, $1) WHERE id = $2`
+)
+
+var (
+	// versionValueCols are the columns of qInsertVersionValues' arrays.
+	versionValueCols = []column{{"object_id", "bigint"}, {"key", "text"}, {"since", "bigint"}, {"size", "int"}, {"ciphertext", "bytea"}}
+	// qInsertVersionValues inserts the rows of one or more versions: one
+	// array per column of versionValueCols.
+	qInsertVersionValues = `INSERT INTO object_version_values (` + names(versionValueCols) + `) SELECT * FROM ` + unnestOf(versionValueCols, 1, "u")
 )
 
 func (t *pgTx) PutVersion(ctx context.Context, v store.Version) error {
@@ -35,12 +57,25 @@ func (t *pgTx) PutVersion(ctx context.Context, v store.Version) error {
 		return err
 	}
 	t.enqueue(qInsertVersion, v.ObjectID, v.Version, r.At, v.Actor, v.Source, r.Added, r.Changed, r.Removed, r.Labels, r.Keys, v.Host, v.Username)
-	t.enqueue(qCopyVersionValues, v.ObjectID, v.Version)
+	n := len(v.Values) + len(v.Removed)
+	if n == 0 {
+		return nil
+	}
+	ids, keys, since, sizes, cts := make([]int64, n), make([]string, 0, n), make([]int64, n), make([]int32, n), make([][]byte, n)
+	for i := range n {
+		ids[i], since[i] = v.ObjectID, v.Version
+	}
+	for i, val := range v.Values {
+		keys = append(keys, val.Key)
+		sizes[i], cts[i] = int32(val.Size), val.Ciphertext
+	}
+	keys = append(keys, v.Removed...) // no ciphertext: removed
+	t.enqueue(qInsertVersionValues, ids, keys, since, sizes, cts)
 	return nil
 }
 
 func (t *pgTx) PurgeVersions(ctx context.Context, orgID, objectID, latest int64) error {
-	t.enqueue(qPurgeVersions, objectID, latest, orgID)
+	t.enqueue(qPurgeVersions, []int64{objectID}, []int64{latest}, []int64{orgID})
 	return nil
 }
 

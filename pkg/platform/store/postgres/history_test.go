@@ -36,8 +36,9 @@ func TestHistoryMigrationStartsAtVersionOne(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Back to the schema before history: 0006, 0008 and 0010 run again.
 	for _, q := range []string{`DROP TABLE object_version_values`, `DROP TABLE object_versions`, `ALTER TABLE orgs DROP COLUMN history_limit`,
-		`DELETE FROM schema_migrations WHERE version = 6`} {
+		`ALTER TABLE orgs DROP COLUMN history_limit_max`, `DELETE FROM schema_migrations WHERE version IN (6, 8, 10)`} {
 		if _, err := conn.Exec(ctx, q); err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}
@@ -99,7 +100,7 @@ func TestHistoryValuesGoWithTheirVersions(t *testing.T) {
 	defer conn.Close(ctx)
 	versionsOfValues := func() []int64 {
 		t.Helper()
-		rows, err := conn.Query(ctx, `SELECT DISTINCT version FROM object_version_values ORDER BY version`)
+		rows, err := conn.Query(ctx, `SELECT DISTINCT since FROM object_version_values ORDER BY since`)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -144,7 +145,7 @@ func writeVersion(ctx context.Context, tx store.Tx, orgID, objID, gen int64, key
 	if err := tx.PutValues(ctx, objID, vals); err != nil {
 		return 0, err
 	}
-	if err := tx.PutVersion(ctx, store.Version{ObjectID: objID, Version: gen, Actor: "a", Source: "set", Keys: o.Keys}); err != nil {
+	if err := tx.PutVersion(ctx, store.Version{ObjectID: objID, Version: gen, Actor: "a", Source: "set", Keys: o.Keys, Values: vals}); err != nil {
 		return 0, err
 	}
 	return objID, tx.PurgeVersions(ctx, orgID, objID, gen)
@@ -175,10 +176,11 @@ func TestHistoryWindowCoversVersionsFromBeforeItsMigration(t *testing.T) {
 	}
 	defer conn.Close(ctx)
 	// The database as 0007 left it, after the limit was lowered to 2.
+	toFullCopies(ctx, t, conn)
 	for _, q := range []string{`ALTER TABLE orgs DROP COLUMN history_limit_max`, `UPDATE orgs SET history_limit = 2`,
 		`ALTER TABLE object_versions ADD CONSTRAINT object_versions_object_id_fkey FOREIGN KEY (object_id) REFERENCES objects(id) ON DELETE CASCADE`,
 		`ALTER TABLE object_version_values ADD CONSTRAINT object_version_values_object_id_version_fkey FOREIGN KEY (object_id, version) REFERENCES object_versions (object_id, version) ON DELETE CASCADE`,
-		`DELETE FROM schema_migrations WHERE version = 8`} {
+		`DELETE FROM schema_migrations WHERE version IN (8, 10)`} {
 		if _, err := conn.Exec(ctx, q); err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}
@@ -202,6 +204,28 @@ func TestHistoryWindowCoversVersionsFromBeforeItsMigration(t *testing.T) {
 	var values int
 	if err := conn.QueryRow(ctx, `SELECT count(*) FROM object_version_values`).Scan(&values); err != nil || values != 2 {
 		t.Fatalf("%d version values kept (%v), want 2", values, err)
+	}
+}
+
+// toFullCopies turns the history tables back into their form before
+// migration 0010, a copy of every value of each version, and marks 0010
+// not applied.
+func toFullCopies(ctx context.Context, t *testing.T, conn *pgx.Conn) {
+	t.Helper()
+	for _, q := range []string{
+		`CREATE TABLE object_version_values_full (object_id BIGINT NOT NULL, version BIGINT NOT NULL, key TEXT COLLATE "C" NOT NULL,
+			size INTEGER NOT NULL, ciphertext BYTEA NOT NULL, PRIMARY KEY (object_id, version, key))`,
+		`INSERT INTO object_version_values_full SELECT h.object_id, h.version, x.key, x.size, x.ciphertext FROM object_versions h
+			CROSS JOIN LATERAL (SELECT DISTINCT ON (key) key, size, ciphertext FROM object_version_values
+				WHERE object_id = h.object_id AND since <= h.version ORDER BY key, since DESC) x WHERE x.ciphertext IS NOT NULL`,
+		`DROP TABLE object_version_values`,
+		`ALTER TABLE object_version_values_full RENAME TO object_version_values`,
+		`ALTER TABLE object_version_values RENAME CONSTRAINT object_version_values_full_pkey TO object_version_values_pkey`,
+		`DELETE FROM schema_migrations WHERE version = 10`,
+	} {
+		if _, err := conn.Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
 	}
 }
 

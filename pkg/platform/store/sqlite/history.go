@@ -9,15 +9,31 @@ import (
 	"github.com/botkit-dev/botkit/pkg/platform/store/rowcodec"
 )
 
-// Secret-set history: the versions of an object's contents.
+// Secret-set history: the versions of an object's contents. A version
+// stores the values its write set and the keys it removed (a row without
+// ciphertext) in object_version_values, keyed by the version they start
+// at (since); a version's values are, for each key, its newest row from
+// that version or before (migration 0016).
 
 const (
-	qInsertVersion     = `INSERT INTO object_versions (` + rowcodec.VersionCols + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
-	qCopyVersionValues = `INSERT INTO object_version_values (object_id, version, key, size, ciphertext) SELECT object_id, ?, key, size, ciphertext FROM secret_values WHERE object_id = ?`
-	qPurgeVersions     = `DELETE FROM object_versions WHERE object_id = ? AND version <= ? - (SELECT history_limit FROM orgs WHERE id = ?)`
-	qVersion           = `SELECT ` + rowcodec.VersionCols + ` FROM object_versions WHERE object_id = ? AND version = ?`
-	qVersionValues     = `SELECT key, size, ciphertext FROM object_version_values WHERE object_id = ? AND version = ? ORDER BY key`
-	qSetHistoryLimit   = `UPDATE orgs SET history_limit = ? WHERE id = ?`
+	qInsertVersion      = `INSERT INTO object_versions (` + rowcodec.VersionCols + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	qInsertVersionValue = `INSERT INTO object_version_values (object_id, key, since, size, ciphertext) VALUES (?, ?, ?, ?, ?)`
+	qPurgeVersions      = `DELETE FROM object_versions WHERE object_id = ? AND version <= ? - (SELECT history_limit FROM orgs WHERE id = ?)`
+	// qPurgeVersionValues deletes the value rows of object ?1 (latest
+	// version ?2, organization ?3) that no kept version reads: with m the
+	// oldest kept version, the rows with a newer row of their key from m
+	// or before, and the removals from m or before.
+	qPurgeVersionValues = `WITH l(m) AS (SELECT ?2 - history_limit + 1 FROM orgs WHERE id = ?3)
+		DELETE FROM object_version_values AS r WHERE object_id = ?1 AND since <= (SELECT m FROM l)
+		AND (ciphertext IS NULL OR EXISTS (SELECT 1 FROM object_version_values n WHERE n.object_id = ?1 AND n.key = r.key AND n.since > r.since AND n.since <= (SELECT m FROM l)))`
+	qVersion = `SELECT ` + rowcodec.VersionCols + ` FROM object_versions WHERE object_id = ? AND version = ?`
+	// qVersionValues reads a version's values: each key's newest row from
+	// the version or before (SQLite takes a bare column of an aggregate
+	// query with max() from the row that has the maximum), when it has a
+	// ciphertext.
+	qVersionValues = `SELECT key, size, ciphertext FROM (SELECT key, size, ciphertext, max(since) FROM object_version_values
+		WHERE object_id = ? AND since <= ? GROUP BY key) WHERE ciphertext IS NOT NULL ORDER BY key`
+	qSetHistoryLimit = `UPDATE orgs SET history_limit = ? WHERE id = ?`
 )
 
 func (t *sqlTx) PutVersion(ctx context.Context, v store.Version) error {
@@ -32,12 +48,24 @@ func (t *sqlTx) PutVersion(ctx context.Context, v store.Version) error {
 		}
 		return err
 	}
-	_, err = t.exec(ctx, qCopyVersionValues, v.Version, v.ObjectID)
-	return err
+	for _, val := range v.Values {
+		if _, err := t.exec(ctx, qInsertVersionValue, v.ObjectID, val.Key, v.Version, val.Size, val.Ciphertext); err != nil {
+			return err
+		}
+	}
+	for _, k := range v.Removed {
+		if _, err := t.exec(ctx, qInsertVersionValue, v.ObjectID, k, v.Version, 0, nil); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (t *sqlTx) PurgeVersions(ctx context.Context, orgID, objectID, latest int64) error {
-	_, err := t.exec(ctx, qPurgeVersions, objectID, latest, orgID)
+	if _, err := t.exec(ctx, qPurgeVersions, objectID, latest, orgID); err != nil {
+		return err
+	}
+	_, err := t.exec(ctx, qPurgeVersionValues, objectID, latest, orgID)
 	return err
 }
 

@@ -101,7 +101,7 @@ var qAuditRows = sync.OnceValue(func() []string {
 // batch.
 var writerQueries = sync.OnceValue(func() []string {
 	return slices.Concat([]string{qOrgByName, qObjectByName, qValues, qInsertOrg, qInsertToken, qRevokeToken, qUpdateObject, qUpdateSpec, qDeleteValue, qDeleteValues, qDeleteObject, qLoadVersion, qStoreVersion, qSetStatus, qMarkReady, qDataVersion, qInsertObject, qAppliedObjects, qUpsertValue, qSavepoint, qRollbackTo, qRelease,
-		qInsertVersion, qCopyVersionValues, qPurgeVersions, qVersion, qVersionValues, qSetHistoryLimit}, agentQueries, qAuditRows())
+		qInsertVersion, qInsertVersionValue, qPurgeVersions, qPurgeVersionValues, qVersion, qVersionValues, qSetHistoryLimit}, agentQueries, qAuditRows())
 })
 
 // stmtCache prepares each distinct query once per database handle.

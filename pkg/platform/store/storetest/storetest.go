@@ -100,11 +100,10 @@ func mergeTx(ctx context.Context, tx store.Tx, orgID int64, name string, set map
 	if keys == nil {
 		keys = map[string]int{}
 	}
-	var vals []store.Value
 	for k, n := range set {
 		keys[k] = n
-		vals = append(vals, store.Value{Key: k, Size: n, Ciphertext: []byte("ct-" + k)})
 	}
+	vals := mergeValues(set)
 	o.Keys = keys
 	if o.Version, err = tx.NextVersion(ctx); err != nil {
 		return o, err
@@ -115,6 +114,15 @@ func mergeTx(ctx context.Context, tx store.Tx, orgID int64, name string, set map
 		return o, err
 	}
 	return o, tx.PutValues(ctx, o.ID, vals)
+}
+
+// mergeValues are the values mergeTx writes for set.
+func mergeValues(set map[string]int) []store.Value {
+	var vals []store.Value
+	for _, k := range slices.Sorted(maps.Keys(set)) {
+		vals = append(vals, store.Value{Key: k, Size: set[k], Ciphertext: []byte("ct-" + k)})
+	}
+	return vals
 }
 
 // mergeAlso is merge; a non-empty also is an undeclared object it reads
@@ -1087,7 +1095,7 @@ func mergeVersion(s store.Store, orgID int64, name string, set map[string]int) e
 			return err
 		}
 		if err := tx.PutVersion(ctx, store.Version{ObjectID: o.ID, Version: o.Generation, Actor: "a", Source: "set",
-			Added: slices.Sorted(maps.Keys(set)), Keys: o.Keys}); err != nil {
+			Added: slices.Sorted(maps.Keys(set)), Keys: o.Keys, Values: mergeValues(set)}); err != nil {
 			return err
 		}
 		return tx.PurgeVersions(ctx, orgID, o.ID, o.Generation)

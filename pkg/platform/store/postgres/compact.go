@@ -13,10 +13,10 @@ import (
 // single-row statements' arguments; the statements and the arrays are made
 // from them.
 var (
-	qUpdateObjects = `UPDATE objects o SET ` + setFrom(objectRowCols[:11], "u") + ` FROM ` + unnestOf(objectRowCols, 1, "u") + ` WHERE o.id = u.id`
-	qUpsertValues  = `INSERT INTO secret_values (` + names(valueCols) + `) SELECT * FROM ` + unnestOf(valueCols, 1, "u") + upsertValue
-	qDeleteKeys    = `DELETE FROM secret_values WHERE (object_id, key) IN (SELECT * FROM ` + unnestOf(valueCols[:2], 1, "u") + `)`
-	qInsertAudits  = `INSERT INTO audit (` + names(auditCols) + `) SELECT * FROM ` + unnestOf(auditCols, 1, "u")
+	qUpdateObjects  = `UPDATE objects o SET ` + setFrom(objectRowCols[:11], "u") + ` FROM ` + unnestOf(objectRowCols, 1, "u") + ` WHERE o.id = u.id`
+	qUpsertValues   = `INSERT INTO secret_values (` + names(valueCols) + `) SELECT * FROM ` + unnestOf(valueCols, 1, "u") + upsertValue
+	qDeleteKeys     = `DELETE FROM secret_values WHERE (object_id, key) IN (SELECT * FROM ` + unnestOf(valueCols[:2], 1, "u") + `)`
+	qInsertAudits   = `INSERT INTO audit (` + names(auditCols) + `) SELECT * FROM ` + unnestOf(auditCols, 1, "u")
 	qInsertVersions = `INSERT INTO object_versions (` + names(versionCols) + `) SELECT * FROM ` + unnestOf(versionCols, 1, "u")
 )
 
@@ -28,7 +28,7 @@ type column struct{ name, sqlType string }
 var (
 	objectRowCols = []column{{"labels", "text"}, {"keys", "text"}, {"host", "text"}, {"username", "text"}, {"version", "bigint"},
 		{"generation", "bigint"}, {"state", "text"}, {"message", "text"}, {"updated_at", "bigint"}, {"managed", "bool"}, {"apply_set", "text"}, {"id", "bigint"}}
-	valueCols = []column{{"object_id", "bigint"}, {"key", "text"}, {"size", "int"}, {"ciphertext", "bytea"}}
+	valueCols   = []column{{"object_id", "bigint"}, {"key", "text"}, {"size", "int"}, {"ciphertext", "bytea"}}
 	versionCols = []column{{"object_id", "bigint"}, {"version", "bigint"}, {"created_at", "bigint"}, {"actor", "text"}, {"source", "text"},
 		{"added", "text"}, {"changed", "text"}, {"removed", "text"}, {"labels", "text"}, {"keys", "text"}, {"host", "text"}, {"username", "text"}}
 	auditCols = []column{{"at", "bigint"}, {"org", "text"}, {"actor", "text"}, {"action", "text"}, {"kind", "text"}, {"name", "text"}, {"region", "text"}, {"keys", "text"}}

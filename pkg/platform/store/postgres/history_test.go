@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/botkit-dev/botkit/pkg/platform/store"
+	"github.com/botkit-dev/botkit/pkg/platform/store/storetest"
 )
 
 // A database written before history existed gets it at its next open:
@@ -253,4 +254,37 @@ func openWithOrg(ctx context.Context, t *testing.T, limit int) (url string, s *S
 		t.Fatal(err)
 	}
 	return url, s, orgID
+}
+
+// The purge deletes the values no kept version reads from the database:
+// a value overwritten and a key removed before the oldest kept version
+// leave no row, and their ciphertexts are nowhere in the history table.
+func TestHistoryPurgeDeletesValues(t *testing.T) {
+	ctx := context.Background()
+	url, s, orgID := openWithOrg(ctx, t, 1)
+	defer s.Close()
+	storetest.WriteDelta(t, s, orgID, "bot", storetest.DeltaWrite{Set: map[string]string{"A": "canary-old-a", "B": "canary-b"}})
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	count := func(q string) int {
+		t.Helper()
+		var n int
+		if err := conn.QueryRow(ctx, q).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if n := count(`SELECT count(*) FROM object_version_values WHERE ciphertext IN ('canary-old-a', 'canary-b')`); n != 2 {
+		t.Fatalf("%d history rows of version 1's values, want 2", n)
+	}
+	storetest.WriteDelta(t, s, orgID, "bot", storetest.DeltaWrite{Set: map[string]string{"A": "a2"}, Removed: []string{"B"}})
+	if n := count(`SELECT count(*) FROM object_version_values WHERE position('canary' IN convert_from(ciphertext, 'UTF8')) > 0`); n != 0 {
+		t.Errorf("%d purged values still in the history table", n)
+	}
+	if n := count(`SELECT count(*) FROM object_version_values`); n != 1 {
+		t.Errorf("%d history rows, want 1 (A of version 2; the removal of B is read by no kept version)", n)
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/botkit-dev/botkit/pkg/platform/store"
+	"github.com/botkit-dev/botkit/pkg/platform/store/storetest"
 )
 
 // A database written before history existed gets it at its next open:
@@ -90,5 +91,54 @@ func TestHistoryMigrationStartsAtVersionOne(t *testing.T) {
 	}
 	if n, err := s.HistoryLimit(ctx, 1); err != nil || n != 10 {
 		t.Errorf("history limit %d (%v), want the default 10", n, err)
+	}
+}
+
+// The purge deletes the values no kept version reads from the database:
+// a value overwritten and a key removed before the oldest kept version
+// leave no row, and their ciphertexts are nowhere in the history table.
+func TestHistoryPurgeDeletesValues(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "platform.db")
+	s, err := Open(ctx, path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var orgID int64
+	err = s.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+		org, err := tx.CreateOrg(ctx, store.Org{Name: "acme", DefaultRegion: "us-west"})
+		orgID = org.ID
+		if err != nil {
+			return err
+		}
+		return tx.SetHistoryLimit(ctx, org.ID, 1)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	storetest.WriteDelta(t, s, orgID, "bot", storetest.DeltaWrite{Set: map[string]string{"A": "canary-old-a", "B": "canary-b"}})
+	raw, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	count := func(q string, args ...any) int {
+		t.Helper()
+		var n int
+		if err := raw.QueryRow(q, args...).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if n := count(`SELECT count(*) FROM object_version_values WHERE CAST(ciphertext AS TEXT) IN ('canary-old-a', 'canary-b')`); n != 2 {
+		t.Fatalf("%d history rows of version 1's values, want 2", n)
+	}
+	storetest.WriteDelta(t, s, orgID, "bot", storetest.DeltaWrite{Set: map[string]string{"A": "a2"}, Removed: []string{"B"}})
+	if n := count(`SELECT count(*) FROM object_version_values WHERE CAST(ciphertext AS TEXT) LIKE '%canary%'`); n != 0 {
+		t.Errorf("%d purged values still in the history table", n)
+	}
+	if n := count(`SELECT count(*) FROM object_version_values`); n != 1 {
+		t.Errorf("%d history rows, want 1 (A of version 2; the removal of B is read by no kept version)", n)
 	}
 }

@@ -47,6 +47,7 @@ func Run(t *testing.T, newDB func(t *testing.T) Opener) {
 		{"AppliedObjects", testAppliedObjects},
 		{"GroupedUpdates", testGroupedUpdates},
 		{"History", testHistory},
+		{"HistoryDeltas", testHistoryDeltas},
 		{"SealingKeys", testSealingKeys},
 		{"Digests", testDigests},
 		{"Agents", testAgents},
@@ -1186,6 +1187,176 @@ func testHistory(t *testing.T, open Opener) {
 	}
 	if err := s1.Update(ctx, func(ctx context.Context, tx store.Tx) error { return tx.SetHistoryLimit(ctx, 1<<40, 5) }); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("history limit of a missing organization: %v", err)
+	}
+}
+
+// DeltaWrite is a write of an object's contents: the values it sets (key
+// → ciphertext), the keys it removes, its labels.
+type DeltaWrite struct {
+	Set     map[string]string
+	Removed []string
+	Labels  map[string]string
+}
+
+// WriteDelta writes w as the next generation of object name (creating
+// it), its version and the purge, as the platform does, and returns the
+// object after it.
+func WriteDelta(t *testing.T, s store.Store, orgID int64, name string, w DeltaWrite) store.Object {
+	t.Helper()
+	var o store.Object
+	ctx := store.WithObjects(context.Background(), store.ObjectKey{OrgID: orgID, Name: name})
+	err := s.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+		var err error
+		o, err = tx.Object(ctx, orgID, name)
+		if errors.Is(err, store.ErrNotFound) {
+			o = store.Object{OrgID: orgID, Name: name, Kind: "SecretSet", Region: "us-west", CreatedAt: time.Now().UTC()}
+		} else if err != nil {
+			return err
+		}
+		before := o.Keys
+		o.Keys = maps.Clone(o.Keys)
+		if o.Keys == nil {
+			o.Keys = map[string]int{}
+		}
+		var vals []store.Value
+		var added, changed []string
+		for _, k := range slices.Sorted(maps.Keys(w.Set)) {
+			if _, had := before[k]; had {
+				changed = append(changed, k)
+			} else {
+				added = append(added, k)
+			}
+			o.Keys[k] = len(w.Set[k])
+			vals = append(vals, store.Value{Key: k, Size: len(w.Set[k]), Ciphertext: []byte(w.Set[k])})
+		}
+		for _, k := range w.Removed {
+			delete(o.Keys, k)
+		}
+		o.Labels = w.Labels
+		if o.Version, err = tx.NextVersion(ctx); err != nil {
+			return err
+		}
+		o.Generation++
+		o.State, o.UpdatedAt = "pending", time.Now().UTC()
+		if o.ID, err = tx.PutObject(ctx, o); err != nil {
+			return err
+		}
+		if err := tx.DeleteValues(ctx, o.ID, w.Removed); err != nil {
+			return err
+		}
+		if err := tx.PutValues(ctx, o.ID, vals); err != nil {
+			return err
+		}
+		if err := tx.PutVersion(ctx, store.Version{ObjectID: o.ID, Version: o.Generation, Actor: "a", Source: "set",
+			Added: added, Changed: changed, Removed: w.Removed, Labels: o.Labels, Keys: o.Keys, Values: vals}); err != nil {
+			return err
+		}
+		return tx.PurgeVersions(ctx, orgID, o.ID, o.Generation)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o
+}
+
+// versionValues reads version v of object id as a transaction does (what
+// a rollback writes back): key → ciphertext; nil when it is purged.
+func versionValues(t *testing.T, s store.Store, id, v int64) map[string]string {
+	t.Helper()
+	var got map[string]string
+	err := s.Update(context.Background(), func(ctx context.Context, tx store.Tx) error {
+		ver, err := tx.Version(ctx, id, v)
+		if errors.Is(err, store.ErrNotFound) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		got = map[string]string{}
+		for _, val := range ver.Values {
+			if val.Size != len(val.Ciphertext) {
+				return fmt.Errorf("version %d: key %s has size %d, want %d", v, val.Key, val.Size, len(val.Ciphertext))
+			}
+			got[val.Key] = string(val.Ciphertext)
+		}
+		if !slices.Equal(slices.Sorted(maps.Keys(got)), slices.Sorted(maps.Keys(ver.Keys))) {
+			return fmt.Errorf("version %d: values of %v, header keys %v", v, slices.Sorted(maps.Keys(got)), ver.Keys)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
+// History stores what each write changed and reads every kept version
+// whole: a key removed then added again, a version whose values all
+// stayed (labels only), and the versions kept past a purge that read
+// values written before the oldest kept version (what a rollback across
+// the purge boundary writes back).
+func testHistoryDeltas(t *testing.T, open Opener) {
+	s1, s2 := open(t), open(t)
+	o := newOrg(t, s1, "o")
+	update(t, s1, func(ctx context.Context, tx store.Tx) error { return tx.SetHistoryLimit(ctx, o.ID, 10) })
+	writes := []DeltaWrite{
+		{Set: map[string]string{"A": "a1", "B": "b1"}},              // 1
+		{Set: map[string]string{"A": "a2"}},                         // 2
+		{Removed: []string{"B"}},                                    // 3
+		{Labels: map[string]string{"team": "voice"}},                // 4: no value changes
+		{Set: map[string]string{"B": "b5"}},                         // 5: B again
+		{Set: map[string]string{"B": "b6"}, Removed: []string{"A"}}, // 6
+		{Set: map[string]string{"A": "a7"}},                         // 7: A again
+	}
+	want := []map[string]string{
+		{"A": "a1", "B": "b1"},
+		{"A": "a2", "B": "b1"},
+		{"A": "a2"},
+		{"A": "a2"},
+		{"A": "a2", "B": "b5"},
+		{"B": "b6"},
+		{"A": "a7", "B": "b6"},
+	}
+	var obj store.Object
+	for i, w := range writes {
+		obj = WriteDelta(t, []store.Store{s1, s2}[i%2], o.ID, "bot", w)
+	}
+	for i, w := range want {
+		if got := versionValues(t, s2, obj.ID, int64(i+1)); !maps.Equal(got, w) {
+			t.Errorf("version %d: values %v, want %v", i+1, got, w)
+		}
+	}
+	if vals, err := s1.Values(context.Background(), obj.ID); err != nil || len(vals) != 2 {
+		t.Errorf("current values %v (%v), want A and B", vals, err)
+	}
+	// A limit of 2: the next write keeps versions 7 and 8, whose A and B
+	// were written at 7 and 6 (before the oldest kept version).
+	update(t, s1, func(ctx context.Context, tx store.Tx) error { return tx.SetHistoryLimit(ctx, o.ID, 2) })
+	obj = WriteDelta(t, s2, o.ID, "bot", DeltaWrite{Labels: map[string]string{"team": "ops"}})
+	for v := int64(1); v <= 6; v++ {
+		if got := versionValues(t, s1, obj.ID, v); got != nil {
+			t.Errorf("version %d kept after the purge: %v", v, got)
+		}
+	}
+	for _, v := range []int64{7, 8} {
+		if got := versionValues(t, s1, obj.ID, v); !maps.Equal(got, want[6]) {
+			t.Errorf("version %d after the purge: values %v, want %v", v, got, want[6])
+		}
+	}
+	// A limit of 1 and a write that removes B: only version 9 remains,
+	// without B.
+	update(t, s1, func(ctx context.Context, tx store.Tx) error { return tx.SetHistoryLimit(ctx, o.ID, 1) })
+	obj = WriteDelta(t, s1, o.ID, "bot", DeltaWrite{Removed: []string{"B"}})
+	if got := versionValues(t, s2, obj.ID, 9); !maps.Equal(got, map[string]string{"A": "a7"}) {
+		t.Errorf("version 9: values %v, want A only", got)
+	}
+	if got := versionValues(t, s2, obj.ID, 8); got != nil {
+		t.Errorf("version 8 kept with a limit of 1: %v", got)
+	}
+	// B added again after its removal was purged.
+	obj = WriteDelta(t, s2, o.ID, "bot", DeltaWrite{Set: map[string]string{"B": "b10"}})
+	if got := versionValues(t, s1, obj.ID, 10); !maps.Equal(got, map[string]string{"A": "a7", "B": "b10"}) {
+		t.Errorf("version 10: values %v, want A and B", got)
 	}
 }
 

@@ -2,6 +2,9 @@ package postgres
 
 import (
 	"context"
+	"errors"
+	"maps"
+	"strings"
 	"testing"
 	"time"
 
@@ -286,5 +289,103 @@ func TestHistoryPurgeDeletesValues(t *testing.T) {
 	}
 	if n := count(`SELECT count(*) FROM object_version_values`); n != 1 {
 		t.Errorf("%d history rows, want 1 (A of version 2; the removal of B is read by no kept version)", n)
+	}
+}
+
+// A database whose versions are full copies (before migration 0010)
+// migrates to value rows from the version they start at, and every kept
+// version reads the same values: a key removed and added again, an
+// overwritten value, an object without history (an older migrate); the
+// next writes build on the migrated rows.
+func TestHistoryMigrationOfFullCopies(t *testing.T) {
+	ctx := context.Background()
+	url, s, orgID := openWithOrg(ctx, t, 0)
+	// Headers of versions 1 to 4 (1 is purged below) and the current
+	// values: A=a2, B=b4.
+	var bot store.Object
+	for _, w := range []storetest.DeltaWrite{
+		{Set: map[string]string{"A": "a1", "B": "b1"}},
+		{Set: map[string]string{"A": "a2"}},
+		{Removed: []string{"B"}},
+		{Set: map[string]string{"B": "b4"}},
+	} {
+		bot = storetest.WriteDelta(t, s, orgID, "bot", w)
+	}
+	var impID int64
+	err := s.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+		v, err := tx.NextVersion(ctx)
+		if err != nil {
+			return err
+		}
+		impID, err = tx.PutObject(ctx, store.Object{OrgID: orgID, Name: "imported", Kind: "SecretSet", Region: "us-west",
+			Keys: map[string]int{"X": 2}, Version: v, Generation: 3, State: "ready", CreatedAt: time.Now().UTC(), UpdatedAt: time.Now().UTC()})
+		if err != nil {
+			return err
+		}
+		return tx.PutValues(ctx, impID, []store.Value{{Key: "X", Size: 2, Ciphertext: []byte("x3")}})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	// The history as the full-copy schema stored it: versions 2 to 4 of
+	// bot, each with all its values; nothing for imported.
+	toFullCopies(ctx, t, conn)
+	for _, q := range []string{`DELETE FROM object_versions WHERE version = 1`, `DELETE FROM object_version_values`,
+		`INSERT INTO object_version_values (object_id, version, key, size, ciphertext) VALUES
+			($1, 2, 'A', 2, 'a2'), ($1, 2, 'B', 2, 'b1'), ($1, 3, 'A', 2, 'a2'), ($1, 4, 'A', 2, 'a2'), ($1, 4, 'B', 2, 'b4')`} {
+		var args []any
+		if strings.Contains(q, "$1") {
+			args = []any{bot.ID}
+		}
+		if _, err := conn.Exec(ctx, q, args...); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	s, err = Open(ctx, url, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	read := func(id, v int64) map[string]string {
+		t.Helper()
+		var got map[string]string
+		err := s.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+			ver, err := tx.Version(ctx, id, v)
+			if errors.Is(err, store.ErrNotFound) {
+				return nil
+			}
+			got = map[string]string{}
+			for _, val := range ver.Values {
+				got[val.Key] = string(val.Ciphertext)
+			}
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	for v, want := range map[int64]map[string]string{1: nil, 2: {"A": "a2", "B": "b1"}, 3: {"A": "a2"}, 4: {"A": "a2", "B": "b4"}} {
+		if got := read(bot.ID, v); !maps.Equal(got, want) || (got == nil) != (want == nil) {
+			t.Errorf("version %d after the migration: %v, want %v", v, got, want)
+		}
+	}
+	var rows int
+	if err := conn.QueryRow(ctx, `SELECT count(*) FROM object_version_values WHERE object_id = $1`, bot.ID).Scan(&rows); err != nil || rows != 4 {
+		t.Errorf("%d value rows of bot (%v), want 4 (A and B of version 2, the removal of B at 3, B at 4)", rows, err)
+	}
+	bot = storetest.WriteDelta(t, s, orgID, "bot", storetest.DeltaWrite{Set: map[string]string{"A": "a5"}})
+	if got := read(bot.ID, 5); !maps.Equal(got, map[string]string{"A": "a5", "B": "b4"}) {
+		t.Errorf("version 5: %v", got)
+	}
+	imp := storetest.WriteDelta(t, s, orgID, "imported", storetest.DeltaWrite{Set: map[string]string{"Y": "y4"}})
+	if got := read(impID, imp.Generation); imp.Generation != 4 || !maps.Equal(got, map[string]string{"X": "x3", "Y": "y4"}) {
+		t.Errorf("version %d of the imported object: %v, want X and Y", imp.Generation, got)
 	}
 }

@@ -696,4 +696,12 @@ func TestMigrate(t *testing.T) {
 	if nv, ov := strings.Trim(r.header.Get("ETag"), `"`), strings.Trim(old0, `"`); len(nv) < len(ov) || (len(nv) == len(ov) && nv <= ov) {
 		t.Errorf("version after the migration %s, before %s", nv, ov)
 	}
+	// The copy's history starts at its contents (version 1 of set-0, the
+	// generation it had): a rollback to it after that write gives back
+	// exactly the migrated values.
+	expectStatus(t, s.call(tokA, "POST", objPath("acme", "set-0")+"/versions/1/rollback", nil), 200, "rollback to the migrated version")
+	r = s.call(tokA, "PUT", objPath("acme", "set-0")+"?dryRun=true", secretSet("set-0", map[string]string{"team": "voice"}, values["set-0"], ""))
+	if r.status != 200 || !strings.Contains(string(r.body), `"action":"unchanged"`) {
+		t.Errorf("set-0 after the rollback to its migrated version: %d %s", r.status, r.body)
+	}
 }

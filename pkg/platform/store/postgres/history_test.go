@@ -3,7 +3,9 @@ package postgres
 import (
 	"context"
 	"errors"
+	"fmt"
 	"maps"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -387,5 +389,100 @@ func TestHistoryMigrationOfFullCopies(t *testing.T) {
 	imp := storetest.WriteDelta(t, s, orgID, "imported", storetest.DeltaWrite{Set: map[string]string{"Y": "y4"}})
 	if got := read(impID, imp.Generation); imp.Generation != 4 || !maps.Equal(got, map[string]string{"X": "x3", "Y": "y4"}) {
 		t.Errorf("version %d of the imported object: %v, want X and Y", imp.Generation, got)
+	}
+}
+
+// A transaction's history writes go out compacted (one statement per
+// table for its versions, their values, the purges): several versions of
+// one object, a removal and another object in one transaction leave what
+// they leave one by one. With a limit of 1, bot keeps only version 3.
+func TestHistoryCompacted(t *testing.T) {
+	ctx := context.Background()
+	url, s, orgID := openWithOrg(ctx, t, 1)
+	defer s.Close()
+	var ids [2]int64
+	var compacted []string
+	err := s.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+		objs := [2]store.Object{{OrgID: orgID, Name: "bot", Kind: "SecretSet", Region: "us-west", Keys: map[string]int{}},
+			{OrgID: orgID, Name: "other", Kind: "SecretSet", Region: "us-west", Keys: map[string]int{}}}
+		write := func(i int, set map[string]string, removed ...string) error {
+			o := &objs[i]
+			var err error
+			if o.Version, err = tx.NextVersion(ctx); err != nil {
+				return err
+			}
+			o.Generation++
+			var vals []store.Value
+			for _, k := range slices.Sorted(maps.Keys(set)) {
+				o.Keys[k] = len(set[k])
+				vals = append(vals, store.Value{Key: k, Size: len(set[k]), Ciphertext: []byte(set[k])})
+			}
+			for _, k := range removed {
+				delete(o.Keys, k)
+			}
+			if o.ID, err = tx.PutObject(ctx, *o); err != nil {
+				return err
+			}
+			ids[i] = o.ID
+			if err := tx.DeleteValues(ctx, o.ID, removed); err != nil {
+				return err
+			}
+			if err := tx.PutValues(ctx, o.ID, vals); err != nil {
+				return err
+			}
+			if err := tx.PutVersion(ctx, store.Version{ObjectID: o.ID, Version: o.Generation, Actor: "a", Source: "set", Removed: removed, Keys: maps.Clone(o.Keys), Values: vals}); err != nil {
+				return err
+			}
+			return tx.PurgeVersions(ctx, orgID, o.ID, o.Generation)
+		}
+		// The objects exist (their inserts are sent at once); then
+		// everything queues.
+		if err := write(0, map[string]string{"A": "a1", "B": "b1"}); err != nil {
+			return err
+		}
+		if err := write(1, map[string]string{"X": "x1"}); err != nil {
+			return err
+		}
+		if err := write(0, map[string]string{"A": "a2"}); err != nil {
+			return err
+		}
+		if err := write(0, nil, "B"); err != nil {
+			return err
+		}
+		for _, w := range compact(tx.(*pgTx).queue) {
+			compacted = append(compacted, map[string]string{qInsertVersions: "versions", qInsertVersionValues: "version values", qPurgeVersions: "purges"}[w.sql])
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(compacted, ","); !strings.Contains(got, "versions,version values,purges") {
+		t.Errorf("queued history writes compact to %q, want one statement each for versions, values and purges", got)
+	}
+	vs, err := s.Versions(ctx, ids[0], 0, 10)
+	if err != nil || len(vs) != 1 || vs[0].Version != 3 {
+		t.Fatalf("versions of bot %+v (%v), want 3 only", vs, err)
+	}
+	var v store.Version
+	err = s.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+		v, err = tx.Version(ctx, ids[0], 3)
+		return err
+	})
+	if err != nil || len(v.Values) != 1 || string(v.Values[0].Ciphertext) != "a2" {
+		t.Errorf("version 3 of bot: %+v (%v), want A=a2", v.Values, err)
+	}
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var rows []string
+	r, err := conn.Query(ctx, `SELECT object_id::text || ' ' || key || ' ' || since::text FROM object_version_values ORDER BY object_id, key, since`)
+	if err == nil {
+		rows, err = pgx.CollectRows(r, pgx.RowTo[string])
+	}
+	if want := fmt.Sprintf("[%d A 2 %d X 1]", ids[0], ids[1]); err != nil || fmt.Sprint(rows) != want {
+		t.Errorf("history rows %v (%v), want %s", rows, err, want)
 	}
 }

@@ -1329,25 +1329,26 @@ func testHistoryDeltas(t *testing.T, open Opener) {
 	if vals, err := s1.Values(context.Background(), obj.ID); err != nil || len(vals) != 2 {
 		t.Errorf("current values %v (%v), want A and B", vals, err)
 	}
-	// A limit of 2: the next write keeps versions 7 and 8, whose A and B
-	// were written at 7 and 6 (before the oldest kept version).
+	// A limit of 2: the next write (A again) keeps versions 7 and 8; B of
+	// both was written at 6, before the oldest kept version, and A of 7
+	// at 7, the row just before the one of 8.
 	update(t, s1, func(ctx context.Context, tx store.Tx) error { return tx.SetHistoryLimit(ctx, o.ID, 2) })
-	obj = WriteDelta(t, s2, o.ID, "bot", DeltaWrite{Labels: map[string]string{"team": "ops"}})
+	obj = WriteDelta(t, s2, o.ID, "bot", DeltaWrite{Set: map[string]string{"A": "a8"}, Labels: map[string]string{"team": "ops"}})
 	for v := int64(1); v <= 6; v++ {
 		if got := versionValues(t, s1, obj.ID, v); got != nil {
 			t.Errorf("version %d kept after the purge: %v", v, got)
 		}
 	}
-	for _, v := range []int64{7, 8} {
-		if got := versionValues(t, s1, obj.ID, v); !maps.Equal(got, want[6]) {
-			t.Errorf("version %d after the purge: values %v, want %v", v, got, want[6])
+	for v, w := range map[int64]map[string]string{7: want[6], 8: {"A": "a8", "B": "b6"}} {
+		if got := versionValues(t, s1, obj.ID, v); !maps.Equal(got, w) {
+			t.Errorf("version %d after the purge: values %v, want %v", v, got, w)
 		}
 	}
 	// A limit of 1 and a write that removes B: only version 9 remains,
 	// without B.
 	update(t, s1, func(ctx context.Context, tx store.Tx) error { return tx.SetHistoryLimit(ctx, o.ID, 1) })
 	obj = WriteDelta(t, s1, o.ID, "bot", DeltaWrite{Removed: []string{"B"}})
-	if got := versionValues(t, s2, obj.ID, 9); !maps.Equal(got, map[string]string{"A": "a7"}) {
+	if got := versionValues(t, s2, obj.ID, 9); !maps.Equal(got, map[string]string{"A": "a8"}) {
 		t.Errorf("version 9: values %v, want A only", got)
 	}
 	if got := versionValues(t, s2, obj.ID, 8); got != nil {
@@ -1355,7 +1356,7 @@ func testHistoryDeltas(t *testing.T, open Opener) {
 	}
 	// B added again after its removal was purged.
 	obj = WriteDelta(t, s2, o.ID, "bot", DeltaWrite{Set: map[string]string{"B": "b10"}})
-	if got := versionValues(t, s1, obj.ID, 10); !maps.Equal(got, map[string]string{"A": "a7", "B": "b10"}) {
+	if got := versionValues(t, s1, obj.ID, 10); !maps.Equal(got, map[string]string{"A": "a8", "B": "b10"}) {
 		t.Errorf("version 10: values %v, want A and B", got)
 	}
 }

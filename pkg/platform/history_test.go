@@ -219,6 +219,31 @@ func TestHistoryUnderConcurrentMerges(t *testing.T) {
 		if r := c.status(t, "POST", "/v1/organizations/acme/secrets/bot/versions/50/rollback"); r != 404 {
 			t.Errorf("rollback to a purged version: %d, want 404", r)
 		}
+		// A rollback to the oldest kept version gives back its exact values,
+		// most of them written long before it (K0 at version 1, which is
+		// purged): K0 is "v" again, and a replace with "v" for each of its
+		// keys changes nothing.
+		var v100 resources.ObjectVersion
+		c.get(t, "/v1/organizations/acme/secrets/bot/versions/100", &v100)
+		c.do(t, "POST", "/v1/organizations/acme/secrets/bot/versions/100/rollback", "")
+		data := map[string]string{}
+		for _, k := range v100.Keys {
+			data[k] = "v"
+		}
+		if len(data) != 100 || data["K0"] != "v" {
+			t.Fatalf("version 100 has keys %v, want K0 and 99 others", v100.Keys)
+		}
+		body, err := json.Marshal(map[string]any{"apiVersion": "botkit.dev/v1", "kind": "SecretSet", "metadata": map[string]string{"name": "bot"}, "spec": map[string]any{"data": data}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var pl resources.Plan
+		if err := json.Unmarshal(c.do(t, "PUT", "/v1/organizations/acme/secrets/bot?dryRun=true", string(body)), &pl); err != nil {
+			t.Fatal(err)
+		}
+		if pl.Action != resources.ActionUnchanged {
+			t.Errorf("a replace with version 100's values after the rollback plans %s, want unchanged", pl.Action)
+		}
 	})
 }
 

@@ -57,6 +57,9 @@ type Options struct {
 	// Holder names this process in it ("": a random name).
 	LeaseTTL time.Duration
 	Holder   string
+	// SkipEmptyRegions: ReconcileAll leaves the regions without agents
+	// alone (their engine is not asked for containers to remove).
+	SkipEmptyRegions bool
 	// Logger receives the reconciler's events (never a value).
 	Logger *slog.Logger
 	// AfterStart, when set, is called by a pass right after it started a
@@ -254,6 +257,16 @@ func (r *Reconciler) ReconcileRegion(ctx context.Context, region string) error {
 func (r *Reconciler) ReconcileAll(ctx context.Context) error {
 	var errs []error
 	for _, region := range r.Regions() {
+		if r.opts.SkipEmptyRegions {
+			list, err := r.st.RegionAgents(ctx, region)
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			if len(list) == 0 {
+				continue
+			}
+		}
 		if err := r.ReconcileRegion(ctx, region); err != nil {
 			errs = append(errs, fmt.Errorf("region %s: %w", region, err))
 		}

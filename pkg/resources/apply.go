@@ -174,6 +174,8 @@ func RequiredFields(kind string) []string {
 		req = append(req, "spec", "spec.host", "spec.credentials")
 	case KindSecretSet:
 		req = append(req, "spec", "spec.data")
+	case KindAgent:
+		req = append(req, "spec", "spec.image")
 	}
 	return req
 }

@@ -194,12 +194,13 @@ type ImagePullSecret struct {
 	Status   *Status             `json:"status,omitempty"`
 }
 
-// Object is any platform object as returned by the API: a SecretSet or an
-// ImagePullSecret, decoded by kind. Exactly one of SecretSet and
-// ImagePullSecret is set.
+// Object is any platform object as returned by the API: a SecretSet, an
+// ImagePullSecret or (in apply, diff and delete -f) an Agent, decoded by
+// kind. Exactly one of SecretSet, ImagePullSecret and Agent is set.
 type Object struct {
 	SecretSet       *SecretSet
 	ImagePullSecret *ImagePullSecret
+	Agent           *Agent
 }
 
 // Kind returns the kind of the object.
@@ -209,6 +210,8 @@ func (o Object) Kind() string {
 		return KindSecretSet
 	case o.ImagePullSecret != nil:
 		return KindImagePullSecret
+	case o.Agent != nil:
+		return KindAgent
 	}
 	return ""
 }
@@ -220,17 +223,22 @@ func (o Object) Meta() *ObjectMeta {
 		return &o.SecretSet.Metadata
 	case o.ImagePullSecret != nil:
 		return &o.ImagePullSecret.Metadata
+	case o.Agent != nil:
+		return &o.Agent.Metadata
 	}
 	return nil
 }
 
-// Status returns the object's status (nil when absent).
+// Status returns the object's status (nil when absent). An Agent's is its
+// state (deploying, ready, degraded, failed, stopped) and message.
 func (o Object) Status() *Status {
 	switch {
 	case o.SecretSet != nil:
 		return o.SecretSet.Status
 	case o.ImagePullSecret != nil:
 		return o.ImagePullSecret.Status
+	case o.Agent != nil && o.Agent.Status != nil:
+		return &Status{State: o.Agent.Status.State, Message: o.Agent.Status.Message}
 	}
 	return nil
 }
@@ -242,11 +250,13 @@ func (o Object) MarshalJSON() ([]byte, error) {
 		return json.Marshal(o.SecretSet)
 	case o.ImagePullSecret != nil:
 		return json.Marshal(o.ImagePullSecret)
+	case o.Agent != nil:
+		return json.Marshal(o.Agent)
 	}
 	return []byte("null"), nil
 }
 
-// objectWire holds either kind in one decode: the fields of both specs.
+// objectWire holds any kind in one decode: the fields of every spec.
 type objectWire struct {
 	TypeMeta `json:",inline"`
 	Metadata ObjectMeta `json:"metadata"`
@@ -257,8 +267,14 @@ type objectWire struct {
 		Credentials *ValueSource           `json:"credentials"`
 		Encode      *bool                  `json:"encode"`
 		Username    string                 `json:"username"`
+		// An Agent's.
+		Image           string        `json:"image"`
+		ImagePullSecret string        `json:"imagePullSecret"`
+		SecretSet       string        `json:"secretSet"`
+		Scaling         *AgentScaling `json:"scaling"`
+		Profile         string        `json:"profile"`
 	} `json:"spec"`
-	Status *Status `json:"status"`
+	Status json.RawMessage `json:"status"`
 }
 
 // UnmarshalJSON decodes a SecretSet or ImagePullSecret by its kind, in one
@@ -280,14 +296,35 @@ func (o *Object) UnmarshalJSON(b []byte) error {
 
 func (w *objectWire) object() (Object, error) {
 	switch w.Kind {
-	case KindSecretSet:
-		return Object{SecretSet: &SecretSet{TypeMeta: w.TypeMeta, Metadata: w.Metadata, Status: w.Status,
-			Spec: SecretSetSpec{Data: w.Spec.Data, Keys: w.Spec.Keys}}}, nil
-	case KindImagePullSecret:
-		return Object{ImagePullSecret: &ImagePullSecret{TypeMeta: w.TypeMeta, Metadata: w.Metadata, Status: w.Status,
+	case KindSecretSet, KindImagePullSecret:
+		var st *Status
+		if err := unmarshalStatus(w.Status, &st); err != nil {
+			return Object{}, err
+		}
+		if w.Kind == KindSecretSet {
+			return Object{SecretSet: &SecretSet{TypeMeta: w.TypeMeta, Metadata: w.Metadata, Status: st,
+				Spec: SecretSetSpec{Data: w.Spec.Data, Keys: w.Spec.Keys}}}, nil
+		}
+		return Object{ImagePullSecret: &ImagePullSecret{TypeMeta: w.TypeMeta, Metadata: w.Metadata, Status: st,
 			Spec: ImagePullSecretSpec{Host: w.Spec.Host, Credentials: w.Spec.Credentials, Encode: w.Spec.Encode, Username: w.Spec.Username}}}, nil
+	case KindAgent:
+		var st *AgentStatus
+		if err := unmarshalStatus(w.Status, &st); err != nil {
+			return Object{}, err
+		}
+		return Object{Agent: &Agent{TypeMeta: w.TypeMeta, Metadata: w.Metadata, Status: st,
+			Spec: AgentSpec{Image: w.Spec.Image, ImagePullSecret: w.Spec.ImagePullSecret, SecretSet: w.Spec.SecretSet, Scaling: w.Spec.Scaling, Profile: w.Spec.Profile}}}, nil
 	}
-	return Object{}, fmt.Errorf("unknown kind %q (want %s or %s)", w.Kind, KindSecretSet, KindImagePullSecret)
+	return Object{}, fmt.Errorf("unknown kind %q (want %s, %s or %s)", w.Kind, KindSecretSet, KindImagePullSecret, KindAgent)
+}
+
+// unmarshalStatus decodes a status kept raw by objectWire (absent or null:
+// nil).
+func unmarshalStatus[T any](raw json.RawMessage, st **T) error {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil
+	}
+	return json.Unmarshal(raw, st)
 }
 
 // ListMeta carries the pagination cursor of a List.

@@ -129,4 +129,3 @@ func TestAgentsRoutesWithoutRuntime(t *testing.T) {
 		do(auth, "DELETE", agent, "", 404)
 	})
 }
-

@@ -92,7 +92,23 @@ func (a *api) handlePutAgent(w http.ResponseWriter, r *http.Request) {
 		writeError(w, resources.Errorf(resources.CodeInvalid, "spec is required"))
 		return
 	}
-	delete(raw, "status") // output only
+	if _, ok := raw["status"]; ok {
+		writeError(w, resources.Errorf(resources.CodeInvalid, "status is the platform's (output only): send the agent without it"))
+		return
+	}
+	if m, ok := raw["metadata"]; ok {
+		var meta map[string]json.RawMessage
+		if err := json.Unmarshal(m, &meta); err == nil {
+			for k := range meta {
+				switch k {
+				case "name", "organization", "region", "labels", "resourceVersion":
+				default:
+					writeError(w, resources.Errorf(resources.CodeInvalid, "metadata.%s is the platform's (output only): send the agent without it", k))
+					return
+				}
+			}
+		}
+	}
 	body, err := json.Marshal(raw)
 	if err != nil {
 		a.fail(w, r, err)

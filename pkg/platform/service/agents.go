@@ -113,7 +113,7 @@ func wireDeployment(d store.Deployment) resources.Deployment {
 
 // ListAgents lists p's agents (of region when not ""), with their status.
 func (s *Service) ListAgents(ctx context.Context, p Principal, region string) (resources.AgentList, error) {
-	list := resources.AgentList{TypeMeta: resources.TypeMeta{APIVersion: resources.APIVersion, Kind: "List"}, Items: []resources.Agent{}}
+	list := resources.AgentList{TypeMeta: resources.TypeMeta{APIVersion: resources.APIVersion, Kind: "AgentList"}, Items: []resources.Agent{}}
 	if region != "" {
 		if err := resources.ValidateRegion(region); err != nil {
 			return list, errInvalid("region: %v", err)

@@ -406,10 +406,14 @@ type KeyChange struct {
 }
 
 // FieldChange is what a replace would do to one other field: metadata.labels,
-// spec.host, spec.username or spec.credentials.
+// spec.host, spec.username or spec.credentials; for an Agent, each field of
+// its spec (spec.image, spec.scaling.minAgents, ...), with its value before
+// (From) and after (To): an agent's spec holds no secret.
 type FieldChange struct {
 	Field  string `json:"field"`
 	Change string `json:"change"`
+	From   string `json:"from,omitempty"`
+	To     string `json:"to,omitempty"`
 }
 
 // PlanMeta names the object a Plan is about.

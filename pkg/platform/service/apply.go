@@ -120,12 +120,12 @@ func (s *Service) parseApply(ctx context.Context, p Principal, w wire.RawApplyRe
 			errs.add(i, kind, "", err)
 			continue
 		}
-		ns, why := "", "a name is unique across secret sets and image pull secrets, in every region"
+		ns, why := "", "a name is unique across kinds and regions; agents have names of their own"
 		if obj.Agent != nil {
 			ns, why = resources.KindAgent, "an agent's name is unique in its organization"
 		}
 		if j, dup := seen[[2]string{ns, meta.Name}]; dup {
-			errs.add(i, kind, meta.Name, errInvalid("objects[%d] and objects[%d] both name %s (%s)", j, i, resources.Ref(kind, meta.Name), why))
+			errs.add(i, kind, meta.Name, errInvalid("objects[%d] and objects[%d] both name %s (%s)", j, i, meta.Name, why))
 			continue
 		}
 		seen[[2]string{ns, meta.Name}] = i

@@ -1,0 +1,159 @@
+package manifests
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/botkit-dev/botkit/internal/testsupport/dockertest"
+	"github.com/botkit-dev/botkit/internal/testsupport/platformtest"
+	"github.com/botkit-dev/botkit/internal/testsupport/registrytest"
+	"github.com/botkit-dev/botkit/pkg/client"
+	"github.com/botkit-dev/botkit/pkg/cmdutil"
+	"github.com/botkit-dev/botkit/pkg/iostreams"
+	"github.com/botkit-dev/botkit/pkg/platform"
+	"github.com/botkit-dev/botkit/pkg/platform/runtime"
+	"github.com/botkit-dev/botkit/pkg/platform/runtime/docker"
+)
+
+// An Agent manifest through botkit apply, diff and delete -f, on a platform
+// whose region runs a real Docker Engine, the image in a real registry
+// behind a password: apply --wait rolls the agent out (a container runs),
+// applying again changes nothing, diff shows the spec's fields old -> new,
+// an image the registry does not have exits 1 naming the agent, and
+// delete -f removes the agent with its container.
+func TestApplyAgentManifest(t *testing.T) {
+	eng := dockertest.Start(t)
+	registrytest.Need(t)
+	const user, pass = "bot", "manifests-registry-pass-4e1a"
+	reg, err := registrytest.Start(t.TempDir(), user, pass)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(reg.Stop)
+	host := strings.TrimPrefix(reg.URL, "http://")
+	image := eng.PushAgent(t, host, "acme/agent:1", user, pass, dockertest.ImageOptions{})
+	rt, err := docker.NewRuntime(eng.Host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(rt.Close)
+
+	url, srv := platformtest.Start(t, platform.Options{PollInterval: 20 * time.Millisecond, AllowPrivateRegistries: true,
+		Runtimes: map[string]runtime.Runtime{"us-west": rt}, AgentNetwork: "none", AgentSettle: 300 * time.Millisecond})
+	platformtest.CreateOrg(t, srv, "acme", "")
+	e := &env{t: t, dir: t.TempDir()}
+	if e.c, err = client.New(client.Options{BaseURL: url, Token: platformtest.CreateToken(t, srv, "acme", "ci"), PollInterval: 20 * time.Millisecond, Timeout: 2 * time.Minute}); err != nil {
+		t.Fatal(err)
+	}
+	reset := func() { e.ios, e.in, e.out, e.errOut = iostreams.Test() }
+	reset()
+	scope := func(files ...string) ManifestOptions {
+		s := e.scope(files...)
+		s.LookupEnv = func(k string) (string, bool) {
+			switch k {
+			case "KEY":
+				return canary, true
+			case "REG":
+				return user + ":" + pass, true
+			}
+			return "", false
+		}
+		return s
+	}
+	manifests := func(imageRef string, minAgents string) string {
+		return `apiVersion: botkit.dev/v1
+kind: SecretSet
+metadata: {name: bot}
+spec:
+  data: {API_KEY: {fromEnv: KEY}}
+---
+apiVersion: botkit.dev/v1
+kind: ImagePullSecret
+metadata: {name: reg}
+spec: {host: "` + host + `", credentials: {fromEnv: REG}}
+---
+apiVersion: botkit.dev/v1
+kind: Agent
+metadata: {name: bot, labels: {team: voice}}
+spec:
+  image: ` + imageRef + `
+  imagePullSecret: reg
+  secretSet: bot
+  scaling: {minAgents: ` + minAgents + `, maxAgents: 3}
+`
+	}
+	ctx := context.Background()
+	containers := func(agent string) []runtime.Agent {
+		t.Helper()
+		cs, err := rt.List(ctx, runtime.Selector{runtime.LabelOrganization: "acme", runtime.LabelAgent: agent})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cs
+	}
+
+	m := e.write("bot.yaml", manifests(image.Ref, "1"))
+	err = runApply(ctx, &ApplyOptions{ManifestOptions: scope(m), DryRun: DryRunNone, Wait: true})
+	e.noCanary(err)
+	if err != nil {
+		t.Fatalf("apply --wait: %v\n%s", err, e.errOut)
+	}
+	want := "secretset/bot created (version 1)\nimagepullsecret/reg created (version 1)\nagent/bot created: deployment 1 serving (version 1)\n"
+	if got := e.out.String(); got != want {
+		t.Fatalf("apply --wait:\n%s\nwant\n%s", got, want)
+	}
+	if cs := containers("bot"); len(cs) != 1 || cs[0].State != "running" {
+		t.Fatalf("containers after apply: %+v", cs)
+	}
+
+	reset()
+	if err := runApply(ctx, &ApplyOptions{ManifestOptions: scope(m), DryRun: DryRunNone}); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := e.out.String(), "secretset/bot unchanged\nimagepullsecret/reg unchanged\nagent/bot unchanged\n"; got != want {
+		t.Fatalf("apply again:\n%s\nwant\n%s", got, want)
+	}
+
+	reset()
+	m2 := e.write("bot2.yaml", manifests(host+"/acme/agent:2", "2"))
+	err = runDiff(ctx, &DiffOptions{ManifestOptions: scope(m2)})
+	if err != ErrDifferences {
+		t.Fatalf("diff: %v", err)
+	}
+	if got, want := e.out.String(), "~ agent/bot\n    ~ spec.image: "+image.Ref+" -> "+host+"/acme/agent:2\n    ~ spec.scaling.minAgents: 1 -> 2\n"; got != want {
+		t.Fatalf("diff:\n%s\nwant\n%s", got, want)
+	}
+
+	// acme/agent:2 was never pushed: the deployment fails at once, exit 1
+	// naming the agent and why; deployment 1 keeps serving.
+	reset()
+	err = runApply(ctx, &ApplyOptions{ManifestOptions: scope(m2), DryRun: DryRunNone})
+	e.noCanary(err)
+	lines := cmdutil.ErrorLines(err)
+	if cmdutil.ExitCode(err) != cmdutil.ExitError || len(lines) != 1 || !strings.HasPrefix(lines[0], "agent/bot failed: deployment 2: ") || !strings.Contains(lines[0], "acme/agent:2") {
+		t.Fatalf("apply of a missing image: exit %d, %q", cmdutil.ExitCode(err), lines)
+	}
+	if got := e.out.String(); !strings.Contains(got, "agent/bot configured: deployment 2 failed (version 2)\n") {
+		t.Fatalf("apply of a missing image:\n%s", got)
+	}
+	if cs := containers("bot"); len(cs) != 1 || cs[0].Owner.Deployment != 1 {
+		t.Fatalf("after a failed deployment the serving one must stay: %+v", cs)
+	}
+
+	reset()
+	agentOnly := e.write("agent.yaml", "apiVersion: botkit.dev/v1\nkind: Agent\nmetadata: {name: bot}\nspec: {image: x.example/y:1}\n")
+	if err := runDelete(ctx, &DeleteOptions{ManifestOptions: scope(agentOnly), DryRun: DryRunNone}); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.out.String(); got != "agent/bot deleted\n" {
+		t.Fatalf("delete -f: %q", got)
+	}
+	if cs := containers("bot"); len(cs) != 0 {
+		t.Fatalf("containers after delete -f: %+v", cs)
+	}
+	if _, err := e.c.Get(ctx, "acme", "bot"); err != nil {
+		t.Fatalf("delete -f of agent/bot removed secretset/bot: %v", err)
+	}
+}

@@ -273,3 +273,48 @@ func isNotFound(err error) bool {
 	var re *resources.Error
 	return errors.As(err, &re) && re.Code == resources.CodeNotFound
 }
+
+// Without a runtime in the agent's region, an apply that would roll an
+// agent out is refused (422, naming the agent and how to add a runtime)
+// and writes nothing, not even the secret set beside it; an agent written
+// before (PUT) and applied unchanged needs no runtime.
+func TestApplyAgentsWithoutRuntime(t *testing.T) {
+	contract := apitest.Load(t)
+	eachStore(t, func(t *testing.T, db testDB) {
+		ctx := context.Background()
+		base, srv := platformtest.Start(t, storeOptions(t, db))
+		platformtest.CreateOrg(t, srv, "acme", "")
+		c, err := client.New(client.Options{BaseURL: base, Token: platformtest.CreateToken(t, srv, "acme", "ci"), Transport: contractTransport{t: t, c: contract}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		set := resources.Object{SecretSet: &resources.SecretSet{TypeMeta: resources.TypeMeta{APIVersion: resources.APIVersion, Kind: resources.KindSecretSet},
+			Metadata: resources.ObjectMeta{Name: "bot"}, Spec: resources.SecretSetSpec{Data: map[string]resources.ValueSource{"A": resources.Literal(applyCanary)}}}}
+		agent := resources.Agent{TypeMeta: resources.TypeMeta{APIVersion: resources.APIVersion, Kind: resources.KindAgent},
+			Metadata: resources.ObjectMeta{Name: "bot"}, Spec: resources.AgentSpec{Image: "registry.example/acme/bot:1", SecretSet: "bot"}}
+		_, err = c.Apply(ctx, "acme", resources.ApplyRequest{Objects: []resources.Object{set, {Agent: &agent}}})
+		var re *resources.Error
+		if !errors.As(err, &re) || re.Code != resources.CodeUnprocessable || !strings.HasPrefix(re.Message, "agent/bot: region us-west has no runtime") ||
+			len(re.Details) != 1 || re.Details[0].Index != 1 || re.Details[0].Kind != resources.KindAgent {
+			t.Fatalf("apply without a runtime: %v", err)
+		}
+		if _, err := c.Get(ctx, "acme", "bot"); !isNotFound(err) {
+			t.Fatalf("a refused apply wrote secretset/bot: %v", err)
+		}
+		if _, err := c.Agent(ctx, "acme", "bot"); !isNotFound(err) {
+			t.Fatalf("a refused apply wrote agent/bot: %v", err)
+		}
+
+		// Written with PUT, applied as it is: no rollout, no runtime needed.
+		if _, _, err := c.PutAgent(ctx, "acme", agent, ""); err != nil {
+			t.Fatal(err)
+		}
+		res, err := c.Apply(ctx, "acme", resources.ApplyRequest{Objects: []resources.Object{set, {Agent: &agent}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if it := res.Items[1]; it.Action != resources.ActionConfigured || it.Deployment != nil || it.Object.Agent.Metadata.ManagedBy != resources.ManagedByApply {
+			t.Fatalf("apply of an unchanged spec: %+v", it)
+		}
+	})
+}

@@ -286,6 +286,9 @@ func DecodeObject(raw []byte) (resources.Object, error) {
 	// above): a SecretSet without spec would replace its keys with none.
 	for _, f := range []string{"metadata", "spec"} {
 		if field(doc, f) == nil {
+			if o.Agent != nil {
+				return resources.Object{}, errInvalid("%s is required", f)
+			}
 			return resources.Object{}, errInvalid("%s is required (a %s with no keys says spec: {data: {}})", f, resources.KindSecretSet)
 		}
 	}

@@ -209,7 +209,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, a store.Agent) error {
 		return err
 	}
 	cur.OrgName = a.OrgName
-	return r.pass(ctx, rt, cur)
+	if err := r.pass(ctx, rt, cur); err != nil {
+		r.log.Warn("reconcile", "org", a.OrgName, "agent", a.Name, "error", err.Error())
+		return err
+	}
+	return nil
 }
 
 // ReconcileRegion runs one pass over every agent of region and removes the

@@ -533,9 +533,10 @@ func (s *Service) record(ctx context.Context, p Principal, a store.Agent, d stor
 		return resources.Deployment{}, false, err
 	}
 	if d.Result == resources.DeploymentRollingOut {
-		if _, err := s.reconciled(ctx, p, a.Name); err != nil {
-			return resources.Deployment{}, false, err
-		}
+		// The deployment is recorded: a pass that fails here (the
+		// reconciler logs why) is the next one's to finish, and the answer
+		// is the deployment as it stands.
+		_ = s.ReconcileAgent(ctx, p, a.Name)
 	}
 	out, err := s.store.Deployment(ctx, a.ID, d.Number)
 	if err != nil {

@@ -274,13 +274,24 @@ type objectWire struct {
 		Scaling         *AgentScaling `json:"scaling"`
 		Profile         string        `json:"profile"`
 	} `json:"spec"`
-	Status json.RawMessage `json:"status"`
+	// Status holds any kind's: an Agent's has every field of a
+	// SecretSet's (state, message) and more.
+	Status *AgentStatus `json:"status"`
 }
 
-// UnmarshalJSON decodes a SecretSet or ImagePullSecret by its kind, in one
-// pass over b (a list of 10,000 objects decodes in half the time of a kind
-// peek followed by a full decode). The other kind's spec fields are ignored,
-// as unknown fields are.
+// plainStatus is a SecretSet's or an ImagePullSecret's status read as an
+// Agent's.
+func plainStatus(st *AgentStatus) *Status {
+	if st == nil {
+		return nil
+	}
+	return &Status{State: st.State, Message: st.Message}
+}
+
+// UnmarshalJSON decodes a SecretSet, ImagePullSecret or Agent by its kind,
+// in one pass over b (a list of 10,000 objects decodes in half the time of
+// a kind peek followed by a full decode). The other kinds' spec fields are
+// ignored, as unknown fields are.
 func (o *Object) UnmarshalJSON(b []byte) error {
 	var w objectWire
 	if err := json.Unmarshal(b, &w); err != nil {
@@ -296,35 +307,17 @@ func (o *Object) UnmarshalJSON(b []byte) error {
 
 func (w *objectWire) object() (Object, error) {
 	switch w.Kind {
-	case KindSecretSet, KindImagePullSecret:
-		var st *Status
-		if err := unmarshalStatus(w.Status, &st); err != nil {
-			return Object{}, err
-		}
-		if w.Kind == KindSecretSet {
-			return Object{SecretSet: &SecretSet{TypeMeta: w.TypeMeta, Metadata: w.Metadata, Status: st,
-				Spec: SecretSetSpec{Data: w.Spec.Data, Keys: w.Spec.Keys}}}, nil
-		}
-		return Object{ImagePullSecret: &ImagePullSecret{TypeMeta: w.TypeMeta, Metadata: w.Metadata, Status: st,
+	case KindSecretSet:
+		return Object{SecretSet: &SecretSet{TypeMeta: w.TypeMeta, Metadata: w.Metadata, Status: plainStatus(w.Status),
+			Spec: SecretSetSpec{Data: w.Spec.Data, Keys: w.Spec.Keys}}}, nil
+	case KindImagePullSecret:
+		return Object{ImagePullSecret: &ImagePullSecret{TypeMeta: w.TypeMeta, Metadata: w.Metadata, Status: plainStatus(w.Status),
 			Spec: ImagePullSecretSpec{Host: w.Spec.Host, Credentials: w.Spec.Credentials, Encode: w.Spec.Encode, Username: w.Spec.Username}}}, nil
 	case KindAgent:
-		var st *AgentStatus
-		if err := unmarshalStatus(w.Status, &st); err != nil {
-			return Object{}, err
-		}
-		return Object{Agent: &Agent{TypeMeta: w.TypeMeta, Metadata: w.Metadata, Status: st,
+		return Object{Agent: &Agent{TypeMeta: w.TypeMeta, Metadata: w.Metadata, Status: w.Status,
 			Spec: AgentSpec{Image: w.Spec.Image, ImagePullSecret: w.Spec.ImagePullSecret, SecretSet: w.Spec.SecretSet, Scaling: w.Spec.Scaling, Profile: w.Spec.Profile}}}, nil
 	}
 	return Object{}, fmt.Errorf("unknown kind %q (want %s, %s or %s)", w.Kind, KindSecretSet, KindImagePullSecret, KindAgent)
-}
-
-// unmarshalStatus decodes a status kept raw by objectWire (absent or null:
-// nil).
-func unmarshalStatus[T any](raw json.RawMessage, st **T) error {
-	if len(raw) == 0 || string(raw) == "null" {
-		return nil
-	}
-	return json.Unmarshal(raw, st)
 }
 
 // ListMeta carries the pagination cursor of a List.

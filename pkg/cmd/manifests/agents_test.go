@@ -10,11 +10,13 @@ import (
 	"github.com/botkit-dev/botkit/internal/testsupport/platformtest"
 	"github.com/botkit-dev/botkit/internal/testsupport/registrytest"
 	"github.com/botkit-dev/botkit/pkg/client"
+	"github.com/botkit-dev/botkit/pkg/cmd/cloudutil"
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
 	"github.com/botkit-dev/botkit/pkg/iostreams"
 	"github.com/botkit-dev/botkit/pkg/platform"
 	"github.com/botkit-dev/botkit/pkg/platform/runtime"
 	"github.com/botkit-dev/botkit/pkg/platform/runtime/docker"
+	"github.com/botkit-dev/botkit/pkg/resources"
 )
 
 // An Agent manifest through botkit apply, diff and delete -f, on a platform
@@ -155,5 +157,47 @@ spec:
 	}
 	if _, err := e.c.Get(ctx, "acme", "bot"); err != nil {
 		t.Fatalf("delete -f of agent/bot removed secretset/bot: %v", err)
+	}
+}
+
+// In a protected context, an apply that changes an agent goes through the
+// protection check like any other change (no terminal: exit 2 naming
+// --context, nothing written); an apply that leaves it unchanged does not.
+func TestApplyAgentProtected(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	// Written as apply would write it, then changed in the manifests
+	// (labels only: no rollout, so no engine is needed).
+	m := e.write("bot.yaml", "apiVersion: botkit.dev/v1\nkind: Agent\nmetadata: {name: bot, labels: {team: voice}}\nspec: {image: registry.example/acme/bot:1}\n")
+	if _, _, err := e.c.PutAgent(ctx, "acme", resources.Agent{Metadata: resources.ObjectMeta{Name: "bot", Labels: map[string]string{"team": "voice"}},
+		Spec: resources.AgentSpec{Image: "registry.example/acme/bot:1"}}, ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := runApply(ctx, &ApplyOptions{ManifestOptions: e.scope(m), DryRun: DryRunNone}); err != nil {
+		t.Fatal(err)
+	}
+	prod := func() (cloudutil.Target, error) {
+		return cloudutil.Target{Context: "prod", Platform: "https://api.example.com", Protected: true}, nil
+	}
+	s := e.scope(m)
+	s.Target = prod
+	e.out.Reset()
+	if err := runApply(ctx, &ApplyOptions{ManifestOptions: s, DryRun: DryRunNone}); err != nil {
+		t.Fatalf("an unchanged agent in a protected context: %v", err)
+	}
+	if got := e.out.String(); got != "agent/bot unchanged\n" {
+		t.Fatalf("stdout %q", got)
+	}
+
+	changed := e.write("bot2.yaml", "apiVersion: botkit.dev/v1\nkind: Agent\nmetadata: {name: bot, labels: {team: support}}\nspec: {image: registry.example/acme/bot:1}\n")
+	s = e.scope(changed)
+	s.Target = prod
+	err := runApply(ctx, &ApplyOptions{ManifestOptions: s, DryRun: DryRunNone})
+	if cmdutil.ExitCode(err) != cmdutil.ExitUsage || !strings.Contains(err.Error(), "context prod is protected: apply changes to agent/bot needs --context prod") {
+		t.Fatalf("a changed agent in a protected context: exit %d, %v", cmdutil.ExitCode(err), err)
+	}
+	a, err := e.c.Agent(ctx, "acme", "bot")
+	if err != nil || a.Metadata.Labels["team"] != "voice" {
+		t.Fatalf("the refused apply changed the agent: %+v, %v", a.Metadata.Labels, err)
 	}
 }

@@ -121,7 +121,9 @@ func (s *Service) agentStep(ctx context.Context, tx store.Tx, p Principal, in ag
 			return st, err
 		}
 		if !s.agents.HasRuntime(st.region) {
-			return st, s.noRuntime(st.region)
+			e := s.noRuntime(st.region)
+			e.Field = "metadata.region"
+			return st, e
 		}
 	}
 	owner := func(field string, had, has, same bool) {
@@ -191,12 +193,17 @@ func agentFields(exists bool, old, next resources.AgentSpec) []resources.FieldCh
 // the agent's region, and that the pull secret is for the image's
 // registry: a deployment after the commit could not be made otherwise.
 func (s *Service) checkAgentRefs(ctx context.Context, tx store.Tx, p Principal, in agentInput, region string, objects map[string]applyRef) error {
+	unprocessable := func(field, format string, args ...any) error {
+		e := resources.Errorf(resources.CodeUnprocessable, "%s: "+format, append([]any{field}, args...)...)
+		e.Field = field // the CLI points at the manifest's line
+		return e
+	}
 	lookup := func(name, kind, field string) (applyRef, error) {
 		r, ok := objects[name]
 		if !ok {
 			o, err := tx.Object(ctx, p.org.ID, name)
 			if errors.Is(err, store.ErrNotFound) {
-				return r, resources.Errorf(resources.CodeUnprocessable, "%s: %s %s does not exist in organization %s", field, strings.ToLower(kindWords(kind)), name, p.org.Name)
+				return r, unprocessable(field, "%s %s does not exist in organization %s", strings.ToLower(kindWords(kind)), name, p.org.Name)
 			}
 			if err != nil {
 				return r, err
@@ -205,9 +212,9 @@ func (s *Service) checkAgentRefs(ctx context.Context, tx store.Tx, p Principal, 
 		}
 		switch {
 		case r.kind != kind:
-			return r, resources.Errorf(resources.CodeUnprocessable, "%s: %s is %s, not %s", field, name, kindWords(r.kind), kindWords(kind))
+			return r, unprocessable(field, "%s is %s, not %s", name, kindWords(r.kind), kindWords(kind))
 		case r.region != region:
-			return r, resources.Errorf(resources.CodeUnprocessable, "%s: %s is in region %s; agent %s runs in %s", field, name, r.region, in.name, region)
+			return r, unprocessable(field, "%s is in region %s; agent %s runs in %s", name, r.region, in.name, region)
 		}
 		return r, nil
 	}
@@ -222,7 +229,7 @@ func (s *Service) checkAgentRefs(ctx context.Context, tx store.Tx, p Principal, 
 			return errInvalid("spec.image: %v", err)
 		}
 		if have, want := resources.RegistryName(r.host), resources.RegistryName(ref.Registry); have != want {
-			return resources.Errorf(resources.CodeUnprocessable, "spec.imagePullSecret: %s", registryMismatch(spec.ImagePullSecret, have, want))
+			return unprocessable("spec.imagePullSecret", "%s", registryMismatch(spec.ImagePullSecret, have, want))
 		}
 	}
 	if spec.SecretSet != "" {

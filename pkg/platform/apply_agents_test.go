@@ -301,6 +301,14 @@ func TestApplyAgentsWithoutRuntime(t *testing.T) {
 		if _, err := c.Get(ctx, "acme", "bot"); !isNotFound(err) {
 			t.Fatalf("a refused apply wrote secretset/bot: %v", err)
 		}
+
+		// An agent of another organization than the request's: refused.
+		other := agent
+		other.Metadata.Organization = "beta"
+		_, err = c.Apply(ctx, "acme", resources.ApplyRequest{Objects: []resources.Object{{Agent: &other}}})
+		if !errors.As(err, &re) || re.Code != resources.CodeInvalid || !strings.Contains(re.Message, `metadata.organization "beta" does not match`) {
+			t.Fatalf("apply of another organization's agent: %v", err)
+		}
 		if _, err := c.Agent(ctx, "acme", "bot"); !isNotFound(err) {
 			t.Fatalf("a refused apply wrote agent/bot: %v", err)
 		}

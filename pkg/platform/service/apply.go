@@ -130,7 +130,7 @@ func (s *Service) parseApply(ctx context.Context, p Principal, w wire.RawApplyRe
 		}
 		seen[[2]string{ns, meta.Name}] = i
 		if obj.Agent != nil {
-			in, err := parseAgent(i, *obj.Agent)
+			in, err := parseAgent(p, i, *obj.Agent)
 			if err != nil {
 				errs.add(i, kind, meta.Name, err)
 				continue

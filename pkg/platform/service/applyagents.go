@@ -54,10 +54,13 @@ func (st *agentStep) action() string {
 }
 
 // parseAgent validates an Agent of an apply request (what needs no store).
-func parseAgent(index int, a resources.Agent) (agentInput, error) {
+func parseAgent(p Principal, index int, a resources.Agent) (agentInput, error) {
 	name := a.Metadata.Name
 	if err := validateAgentInput(name, &a, ""); err != nil {
 		return agentInput{}, err
+	}
+	if a.Metadata.Organization != "" && a.Metadata.Organization != p.org.Name {
+		return agentInput{}, errInvalid("metadata.organization %q does not match the organization %q in the URL", a.Metadata.Organization, p.org.Name)
 	}
 	if a.Spec.Profile == "" {
 		a.Spec.Profile = runtime.DefaultProfile

@@ -59,6 +59,8 @@ func TestApplyAgentManifest(t *testing.T) {
 				return canary, true
 			case "REG":
 				return user + ":" + pass, true
+			case "EXIT":
+				return "3", true
 			}
 			return "", false
 		}
@@ -142,6 +144,25 @@ spec:
 	}
 	if cs := containers("bot"); len(cs) != 1 || cs[0].Owner.Deployment != 1 {
 		t.Fatalf("after a failed deployment the serving one must stay: %+v", cs)
+	}
+
+	// A deployment whose agent exits: apply --wait waits for the rollout
+	// to fail, exits 1 with the reason; deployment 1 keeps serving.
+	reset()
+	crash := strings.Replace(manifests(image.Ref, "1"), "data: {API_KEY: {fromEnv: KEY}}", "data: {API_KEY: {fromEnv: KEY}, BOTKIT_TEST_EXIT: {fromEnv: EXIT}}", 1)
+	crash = strings.Replace(crash, "maxAgents: 3", "maxAgents: 2", 1)
+	m3 := e.write("crash.yaml", crash)
+	err = runApply(ctx, &ApplyOptions{ManifestOptions: scope(m3), DryRun: DryRunNone, Wait: true})
+	e.noCanary(err)
+	lines = cmdutil.ErrorLines(err)
+	if cmdutil.ExitCode(err) != cmdutil.ExitError || len(lines) != 1 || !strings.HasPrefix(lines[0], "agent/bot failed: deployment 3: ") {
+		t.Fatalf("apply --wait of a crashing agent: exit %d, %q\n%s", cmdutil.ExitCode(err), lines, e.out)
+	}
+	if got := e.out.String(); !strings.Contains(got, "secretset/bot configured (version 2)\n") || !strings.Contains(got, "agent/bot configured: deployment 3 failed (version 3)\n") {
+		t.Fatalf("apply --wait of a crashing agent:\n%s", got)
+	}
+	if cs := containers("bot"); len(cs) != 1 || cs[0].Owner.Deployment != 1 || cs[0].State != "running" {
+		t.Fatalf("after a failed rollout the serving deployment must stay: %+v", cs)
 	}
 
 	reset()

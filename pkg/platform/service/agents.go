@@ -230,7 +230,7 @@ func (s *Service) PutAgent(ctx context.Context, p Principal, name string, in res
 			}
 		}
 		if exists && cur.Region != in.Metadata.Region {
-			return errConflict("agent %s is in region %s, not %s: an agent does not move between regions (delete it and create it in %s)", name, cur.Region, in.Metadata.Region, in.Metadata.Region)
+			return errAgentMoves(name, cur.Region, in.Metadata.Region)
 		}
 		now := time.Now().UTC()
 		a := cur

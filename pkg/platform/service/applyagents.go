@@ -53,6 +53,12 @@ func (st *agentStep) action() string {
 	return resources.ActionUnchanged
 }
 
+// errAgentMoves is the conflict of a write that would move agent name from
+// region have to want.
+func errAgentMoves(name, have, want string) error {
+	return errConflict("agent %s is in region %s, not %s: an agent does not move between regions (delete it and create it in %s)", name, have, want, want)
+}
+
 // parseAgent validates an Agent of an apply request (what needs no store).
 func parseAgent(p Principal, index int, a resources.Agent) (agentInput, error) {
 	name := a.Metadata.Name
@@ -94,7 +100,7 @@ func (s *Service) agentStep(ctx context.Context, tx store.Tx, p Principal, in ag
 	case st.region == "":
 		st.region = p.org.DefaultRegion
 	case st.exists && cur.Region != st.region:
-		return st, errConflict("agent %s is in region %s, not %s: an agent does not move between regions (delete it and create it in %s)", in.name, cur.Region, st.region, st.region)
+		return st, errAgentMoves(in.name, cur.Region, st.region)
 	}
 	if in.rv != "" {
 		if !st.exists {

@@ -324,5 +324,13 @@ func TestApplyAgentsWithoutRuntime(t *testing.T) {
 		if it := res.Items[1]; it.Action != resources.ActionConfigured || it.Deployment != nil || it.Object.Agent.Metadata.ManagedBy != resources.ManagedByApply {
 			t.Fatalf("apply of an unchanged spec: %+v", it)
 		}
+
+		// An agent does not move between regions.
+		moved := agent
+		moved.Metadata.Region = "eu-central"
+		_, err = c.Apply(ctx, "acme", resources.ApplyRequest{Objects: []resources.Object{{Agent: &moved}}})
+		if !errors.As(err, &re) || re.Code != resources.CodeConflict || !strings.Contains(re.Message, "agent bot is in region us-west, not eu-central") {
+			t.Fatalf("apply moving an agent: %v", err)
+		}
 	})
 }

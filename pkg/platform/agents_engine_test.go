@@ -593,7 +593,6 @@ func grepTree(t *testing.T, dir, s string) {
 	}
 }
 
-
 func codeOf(err error) string {
 	var re *resources.Error
 	if errors.As(err, &re) {

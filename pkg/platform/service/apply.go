@@ -561,12 +561,8 @@ func (s *Service) deleteMany(ctx context.Context, p Principal, req resources.Del
 // engine that does not answer leaves them to the reconciler, which removes
 // the containers of agents that no longer exist).
 func (s *Service) removeAgents(ctx context.Context, p Principal, gone []store.Agent) error {
-	if s.agents == nil {
-		return nil
-	}
 	for _, a := range gone {
-		a.OrgName = p.org.Name
-		if err := s.agents.Remove(ctx, a); err != nil && runtime.ReasonOf(err) == "" {
+		if err := s.RemoveAgentContainers(ctx, p, a); err != nil && runtime.ReasonOf(err) == "" {
 			return err
 		}
 	}

@@ -332,16 +332,7 @@ func (s *Service) rollOut(ctx context.Context, p Principal, res *resources.Apply
 			return err
 		}
 		if st.specChg {
-			spec, err := agents.SpecOf(a)
-			if err != nil {
-				return err
-			}
-			d, err := s.resolveDeployment(ctx, p, a, spec)
-			var dep resources.Deployment
-			if err == nil {
-				d.Source = SourceApply
-				dep, _, err = s.record(ctx, p, a, d, nil)
-			}
+			dep, err := s.RolloutAgent(ctx, p, st.in.name)
 			var re *resources.Error
 			switch {
 			case errors.As(err, &re) && re.Code != resources.CodeInternal && re.Code != resources.CodeUnavailable:

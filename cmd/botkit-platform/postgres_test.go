@@ -29,6 +29,7 @@ import (
 	"github.com/botkit-dev/botkit/internal/redact"
 	"github.com/botkit-dev/botkit/internal/testsupport/pgtest"
 	"github.com/botkit-dev/botkit/internal/testsupport/testenv"
+	"github.com/botkit-dev/botkit/pkg/resources"
 	"github.com/botkit-dev/botkit/pkg/sealed"
 )
 
@@ -569,7 +570,9 @@ func TestMigrate(t *testing.T) {
 	tokB := newOrg(t, dir, "beta")
 	revoked := strings.TrimSpace(admin(t, "tokens", "create", "--org", "acme", "--data-dir", dir))
 	admin(t, "tokens", "revoke", revoked, "--data-dir", dir)
-	old := startServer(t, dir, "--allow-private-registries")
+	// acme's region has a runtime (an engine that is not there: nothing
+	// runs, but a deployment is recorded).
+	old := startServer(t, dir, "--allow-private-registries", "--runtime", "eu-central=docker://"+filepath.Join(dir, "no-engine.sock"))
 	values := map[string]map[string]string{}
 	for i := range 5 {
 		name := fmt.Sprint("set-", i)
@@ -600,11 +603,34 @@ func TestMigrate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// An agent with a deployment (failed: the fake registry gives no
+	// digest), and one without.
+	agentBody := func(image string) map[string]any {
+		return map[string]any{"apiVersion": "botkit.dev/v1", "kind": "Agent", "metadata": map[string]any{"labels": map[string]string{"team": "voice"}},
+			"spec": map[string]any{"image": image, "secretSet": "set-0", "scaling": map[string]any{"minAgents": 1, "maxAgents": 2}}}
+	}
+	regHost := strings.TrimPrefix(reg.srv.URL, "http://")
+	expectStatus(t, old.call(tokA, "PUT", "/v1/organizations/acme/agents/bot", agentBody(regHost+"/acme/bot:1")), 201, "create agent")
+	expectStatus(t, old.call(tokA, "POST", "/v1/organizations/acme/agents/bot/deployments", map[string]any{}), 201, "deploy")
+	expectStatus(t, old.call(tokA, "PUT", "/v1/organizations/acme/agents/idle", agentBody(regHost+"/acme/idle:2")), 201, "create agent")
 	snapshot := func(s *server) map[string][]byte {
 		out := map[string][]byte{}
 		for _, q := range []struct{ tok, org string }{{tokA, "acme"}, {tokB, "beta"}} {
 			out[q.org+" list"] = s.call(q.tok, "GET", fmt.Sprintf(secretsPath, q.org), nil).body
 			out[q.org+" audit"] = s.call(q.tok, "GET", "/v1/organizations/"+q.org+"/audit?limit=1000", nil).body
+		}
+		for _, a := range []string{"bot", "idle"} {
+			out[a+" deployments"] = s.call(tokA, "GET", "/v1/organizations/acme/agents/"+a+"/deployments", nil).body
+			var ag resources.Agent
+			if err := json.Unmarshal(s.call(tokA, "GET", "/v1/organizations/acme/agents/"+a, nil).body, &ag); err != nil {
+				t.Fatal(err)
+			}
+			ag.Status = nil // what the engine shows (here: none)
+			b, err := json.Marshal(ag)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out[a] = b
 		}
 		return out
 	}
@@ -614,7 +640,7 @@ func TestMigrate(t *testing.T) {
 
 	url := pg.Database(t)
 	out := admin(t, "migrate", "--from", dir, "--to", url)
-	if !strings.Contains(out, "migrated 2 organizations, 3 tokens, 1 sealing keys, 7 objects (11 values), 8 audit records") {
+	if !strings.Contains(out, "migrated 2 organizations, 3 tokens, 1 sealing keys, 7 objects (11 values), 2 agents (1 deployments), 11 audit records") {
 		t.Errorf("migrate: %s", out)
 	}
 	if _, e, code := runCmd("migrate", "--from", dir, "--to", url); code != 5 || !strings.Contains(e, "empty database") {

@@ -3,6 +3,7 @@ package schemagen
 import (
 	"encoding/json"
 	"reflect"
+	"time"
 
 	"github.com/botkit-dev/botkit/pkg/apply"
 	"github.com/botkit-dev/botkit/pkg/resources"
@@ -12,7 +13,10 @@ import (
 // what `botkit apply -o json|yaml` and `botkit diff -o json|yaml` print.
 const ReportFile = "applyreport.schema.json"
 
-var objectType = reflect.TypeFor[resources.Object]()
+var (
+	objectType = reflect.TypeFor[resources.Object]()
+	timeType   = reflect.TypeFor[time.Time]()
+)
 
 // ReportSchema returns the JSON Schema (draft 2020-12) of
 // resources.ApplyReport, derived from its Go type: every field that is not
@@ -39,6 +43,8 @@ func reportType(t reflect.Type, field string) map[string]any {
 	switch {
 	case t == objectType:
 		return map[string]any{"type": "object", "description": "The object after the apply as botkit cloud secrets list -o json prints it: key names only (apply only)."}
+	case t == timeType:
+		return map[string]any{"type": "string", "format": "date-time"}
 	case t.Kind() == reflect.Pointer:
 		return reportType(t.Elem(), field)
 	case t.Kind() == reflect.String:

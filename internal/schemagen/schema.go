@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/botkit-dev/botkit/pkg/apply"
+	"github.com/botkit-dev/botkit/pkg/platform/runtime"
 	"github.com/botkit-dev/botkit/pkg/resources"
 	"github.com/botkit-dev/botkit/pkg/scaffold"
 )
@@ -34,7 +35,7 @@ func outputOnly() map[string]bool {
 
 // SchemaKinds are the kinds with a JSON Schema in manifests/schema.
 func SchemaKinds() []string {
-	return []string{resources.KindSecretSet, resources.KindImagePullSecret, resources.KindProjectConfig}
+	return []string{resources.KindSecretSet, resources.KindImagePullSecret, resources.KindAgent, resources.KindProjectConfig}
 }
 
 // SchemaFile is the file name of kind's schema in manifests/schema.
@@ -54,6 +55,8 @@ func Schema(kind string) ([]byte, error) {
 		s = objectSchema(reflect.TypeFor[resources.SecretSet](), kind)
 	case resources.KindImagePullSecret:
 		s = objectSchema(reflect.TypeFor[resources.ImagePullSecret](), kind)
+	case resources.KindAgent:
+		s = objectSchema(reflect.TypeFor[resources.Agent](), kind)
 	case resources.KindProjectConfig:
 		s = projectConfigSchema()
 	default:
@@ -92,6 +95,18 @@ func constraints(path string) map[string]any {
 		return map[string]any{"description": "<username>:<password> (its base64 when encode is false)."}
 	case "spec.encode":
 		return map[string]any{"default": true}
+	case "spec.image":
+		return map[string]any{"minLength": 1, "description": "REGISTRY/REPOSITORY:TAG or REGISTRY/REPOSITORY@sha256:DIGEST (a tag or a digest is required)."}
+	case "spec.imagePullSecret":
+		return map[string]any{"pattern": "^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?$", "maxLength": resources.MaxNameLength, "description": "An image pull secret of the same organization and region."}
+	case "spec.secretSet":
+		return map[string]any{"pattern": "^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?$", "maxLength": resources.MaxNameLength, "description": "A secret set of the same organization and region: its values become the agents' environment."}
+	case "spec.profile":
+		return map[string]any{"enum": runtime.ProfileNames(), "default": runtime.DefaultProfile}
+	case "spec.scaling.minAgents":
+		return map[string]any{"minimum": 0, "maximum": resources.MaxAgents}
+	case "spec.scaling.maxAgents":
+		return map[string]any{"minimum": 0, "maximum": resources.MaxAgents, "description": "0 or absent: no maximum but the platform's."}
 	}
 	return nil
 }
@@ -156,6 +171,8 @@ func typeSchema(t reflect.Type, path string, skip map[string]bool) map[string]an
 		s = map[string]any{"type": "string"}
 	case t.Kind() == reflect.Bool:
 		s = map[string]any{"type": "boolean"}
+	case t.Kind() == reflect.Int:
+		s = map[string]any{"type": "integer"}
 	case t.Kind() == reflect.Slice:
 		s = map[string]any{"type": "array", "items": typeSchema(t.Elem(), path+"[]", skip)}
 	case t.Kind() == reflect.Map:

@@ -91,7 +91,7 @@ func compileSchemas(t *testing.T) map[string]*jsonschema.Schema {
 func TestExamplesAndSchemas(t *testing.T) {
 	schemas := compileSchemas(t)
 	root := filepath.Join(testenv.RepoRoot(t), "manifests")
-	for kind, file := range map[string]string{"SecretSet": "secretset.yaml", "ImagePullSecret": "imagepullsecret.yaml", "ProjectConfig": "projectconfig.yaml"} {
+	for kind, file := range map[string]string{"SecretSet": "secretset.yaml", "ImagePullSecret": "imagepullsecret.yaml", "Agent": "agent.yaml", "ProjectConfig": "projectconfig.yaml"} {
 		path := filepath.Join(root, file)
 		data, err := os.ReadFile(path)
 		if err != nil {
@@ -137,6 +137,12 @@ func TestExamplesAndSchemas(t *testing.T) {
 		{"SecretSet", "apiVersion: botkit.dev/v1\nkind: SecretSet\nmetadata: {name: x, labels: {bad key!: x}}\nspec: {data: {}}\n", "a label key with a space"},
 		{"SecretSet", "apiVersion: botkit.dev/v1\nkind: SecretSet\nmetadata: {name: x}\nspec: null\n", "spec: null"},
 		{"SecretSet", "apiVersion: botkit.dev/v1\nkind: SecretSet\nmetadata: {name: x}\n", "no spec"},
+		{"Agent", "apiVersion: botkit.dev/v1\nkind: Agent\nmetadata: {name: x}\nspec: {secretSet: s}\n", "no image"},
+		{"Agent", "apiVersion: botkit.dev/v1\nkind: Agent\nmetadata: {name: x}\nspec: {image: r.example/a:1, profile: huge}\n", "unknown profile"},
+		{"Agent", "apiVersion: botkit.dev/v1\nkind: Agent\nmetadata: {name: x}\nspec: {image: r.example/a:1, scaling: {minAgents: -1}}\n", "negative minAgents"},
+		{"Agent", "apiVersion: botkit.dev/v1\nkind: Agent\nmetadata: {name: x}\nspec: {image: r.example/a:1, scaling: {minAgents: 1.5}}\n", "fractional minAgents"},
+		{"Agent", "apiVersion: botkit.dev/v1\nkind: Agent\nmetadata: {name: x}\nspec: {image: r.example/a:1, replicas: 2}\n", "unknown spec field"},
+		{"Agent", "apiVersion: botkit.dev/v1\nkind: Agent\nmetadata: {name: x}\nspec: {image: r.example/a:1}\nstatus: {state: ready}\n", "status"},
 	}
 	for _, b := range bad {
 		if err := schemas[b.kind].Validate(yamlToJSON(t, b.doc)); err == nil {

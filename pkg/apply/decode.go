@@ -17,7 +17,7 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 )
 
-// Document is one SecretSet or ImagePullSecret decoded from a manifest,
+// Document is one SecretSet, ImagePullSecret or Agent decoded from a manifest,
 // with the line of each of its fields (for later problems).
 type Document struct {
 	File   string // the file as named on the command line ("<stdin>" for -)
@@ -260,19 +260,23 @@ func (d *decoder) document(n *yaml.Node, lineOffset int, inList bool) {
 		}
 		d.list(n, lineOffset)
 		return
-	case resources.KindSecretSet, resources.KindImagePullSecret:
+	case resources.KindSecretSet, resources.KindImagePullSecret, resources.KindAgent:
 	default:
 		d.addf(kindNode.Line+lineOffset, "kind: unknown kind %q (want %s)", printable(kind), strings.Join(kinds(), ", "))
 		return
 	}
 	doc := &Document{File: d.file, Line: line, lines: map[string]int{}, bad: map[string]bool{}, null: map[string]bool{}}
 	var target reflect.Value
-	if kind == resources.KindSecretSet {
+	switch kind {
+	case resources.KindSecretSet:
 		doc.Object.SecretSet = &resources.SecretSet{}
 		target = reflect.ValueOf(doc.Object.SecretSet).Elem()
-	} else {
+	case resources.KindImagePullSecret:
 		doc.Object.ImagePullSecret = &resources.ImagePullSecret{}
 		target = reflect.ValueOf(doc.Object.ImagePullSecret).Elem()
+	default:
+		doc.Object.Agent = &resources.Agent{}
+		target = reflect.ValueOf(doc.Object.Agent).Elem()
 	}
 	before := len(d.problems)
 	fd := &fieldDecoder{d: d, doc: doc, offset: lineOffset, outputOnly: outputOnly()}
@@ -334,7 +338,7 @@ func (d *decoder) list(n *yaml.Node, lineOffset int) {
 }
 
 func kinds() []string {
-	return []string{resources.KindSecretSet, resources.KindImagePullSecret, resources.KindProjectConfig, resources.KindList}
+	return []string{resources.KindSecretSet, resources.KindImagePullSecret, resources.KindAgent, resources.KindProjectConfig, resources.KindList}
 }
 
 func outputOnly() map[string]bool {
@@ -441,6 +445,13 @@ func (f *fieldDecoder) decode(n *yaml.Node, v reflect.Value, path string) {
 			return
 		}
 		v.SetBool(b)
+	case reflect.Int:
+		var i int64
+		if n.Kind != yaml.ScalarNode || n.Tag != "!!int" || n.Decode(&i) != nil || i != int64(int(i)) {
+			f.add(n, path, "want a whole number, got %s", yamlnode.Describe(n))
+			return
+		}
+		v.SetInt(i)
 	case reflect.Map:
 		if isNull(n) {
 			return

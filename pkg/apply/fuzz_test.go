@@ -21,6 +21,7 @@ var manifestTemplates = []string{
 	`{"apiVersion":"botkit.dev/v1","kind":"SecretSet","metadata":{"name":"x"},"spec":{"data":{"A":%V%}}}`,
 	`{"apiVersion":"botkit.dev/v1","kind":"List","items":[{"apiVersion":"botkit.dev/v1","kind":"SecretSet","metadata":{"name":"x"},"spec":{"data":{"A":"%V%","A":"%V%"}}}]}`,
 	"apiVersion: botkit.dev/v1\nkind: SecretSet\nmetadata: {name: x}\nspec:\n  data:\n    A: \"%V%\n---\nkind: [\n",
+	"apiVersion: botkit.dev/v1\nkind: Agent\nmetadata: {name: x}\nspec: {image: 'r.example/a:1', scaling: {minAgents: %V%, maxAgents: %V%}}\n",
 }
 
 // FuzzDecode feeds manifests to the decoder: it never panics, every

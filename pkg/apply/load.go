@@ -64,7 +64,17 @@ func (g Group) Objects() []resources.Object {
 // Find returns the document of the object named name, or nil.
 func (g Group) Find(name string) *Document {
 	for _, d := range g.Documents {
-		if d.Name() == name {
+		if d.Name() == name && d.Object.Agent == nil {
+			return d
+		}
+	}
+	return nil
+}
+
+// FindKind returns the document of the object of kind named name, or nil.
+func (g Group) FindKind(kind, name string) *Document {
+	for _, d := range g.Documents {
+		if d.Name() == name && d.Kind() == kind {
 			return d
 		}
 	}
@@ -302,20 +312,26 @@ func Regroup(groups []Group, org string) ([]Group, error) {
 }
 
 // group sorts the documents by organization (defaultOrg for those naming
-// none) and refuses two documents naming the same object.
+// none) and refuses two documents naming the same object. SecretSets and
+// ImagePullSecrets share one namespace; Agents have their own (an agent
+// and its secret set may share a name).
 func group(docs []*Document, defaultOrg string) ([]Group, []Problem) {
 	var problems []Problem
 	byOrg := map[string]*Group{}
-	first := map[[2]string]*Document{}
+	first := map[[3]string]*Document{}
 	for _, d := range docs {
 		org := d.Object.Meta().Organization
 		if org == "" {
 			org = defaultOrg
 		}
-		k := [2]string{org, d.Name()}
+		ns, why := "", "a name is unique in an organization, across secret sets and image pull secrets"
+		if d.Object.Agent != nil {
+			ns, why = resources.KindAgent, "an agent's name is unique in its organization"
+		}
+		k := [3]string{org, ns, d.Name()}
 		if prev, dup := first[k]; dup {
 			problems = append(problems, Problem{File: d.File, Line: d.LineOf("metadata.name"),
-				Message: fmt.Sprintf("%s is also defined at %s:%d (a name is unique in an organization, across kinds)", d.Ref(), prev.File, prev.LineOf("metadata.name"))})
+				Message: fmt.Sprintf("%s is also defined at %s:%d (%s)", d.Ref(), prev.File, prev.LineOf("metadata.name"), why)})
 			continue
 		}
 		first[k] = d

@@ -170,7 +170,7 @@ spec:
 		bad + `:5: unknown field "nmae" in metadata (valid: name, organization, region, labels, resourceVersion)`,
 		bad + ":8: spec.data.A: want a string, {fromEnv: VAR}, {fromFile: PATH} or {sealed: VALUE}, got a number (quote the value to make it a string)",
 		bad + `:13: apiVersion: unknown apiVersion "botkit.dev/v2" (want botkit.dev/v1)`,
-		bad + `:18: kind: unknown kind "Secret" (want SecretSet, ImagePullSecret, ProjectConfig, List)`,
+		bad + `:18: kind: unknown kind "Secret" (want SecretSet, ImagePullSecret, Agent, ProjectConfig, List)`,
 		bad + `:25: duplicate key "metadata.name" (first at line 24)`,
 		bad + ":26: spec.keys: output only (the platform sets it); remove it from the manifest",
 		bad + ":31: spec.credentials is required",

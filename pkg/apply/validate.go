@@ -11,6 +11,7 @@ import (
 	"slices"
 
 	"github.com/botkit-dev/botkit/internal/ctxio"
+	"github.com/botkit-dev/botkit/pkg/platform/runtime"
 	"github.com/botkit-dev/botkit/pkg/resources"
 )
 
@@ -63,8 +64,31 @@ func validate(doc *Document) []Problem {
 		if _, err := resources.NormalizeRegistryHost(doc.Object.ImagePullSecret.Spec.Host); err != nil {
 			ps = append(ps, doc.problemAt("spec.host", err))
 		}
+	case doc.Object.Agent != nil && doc.has("spec.image"):
+		ps = append(ps, validateAgent(doc)...)
 	}
 	return ps
+}
+
+// validateAgent checks an Agent's spec as the platform will
+// (resources.ValidateAgentSpec), each problem at the line of its field.
+// The checks stop at the first problem of the spec; fields that did not
+// decode were reported already.
+func validateAgent(doc *Document) []Problem {
+	for _, f := range []string{"spec.image", "spec.imagePullSecret", "spec.secretSet", "spec.profile", "spec.scaling", "spec.scaling.minAgents", "spec.scaling.maxAgents"} {
+		if doc.bad[f] {
+			return nil
+		}
+	}
+	err := resources.ValidateAgentSpec(doc.Object.Agent.Spec, runtime.ProfileNames())
+	if err == nil {
+		return nil
+	}
+	var fe *resources.FieldError
+	if errors.As(err, &fe) {
+		return []Problem{doc.problemAt(fe.Field, err)}
+	}
+	return []Problem{doc.problem("spec", "%v", err)}
 }
 
 // ResolveOptions say where value sources are read from.

@@ -33,8 +33,11 @@ func (jsonPrinter) PrintList(ios *iostreams.IOStreams, objs []resources.Object) 
 			return err
 		}
 		var v any = r.SecretSet
-		if r.ImagePullSecret != nil {
+		switch {
+		case r.ImagePullSecret != nil:
 			v = r.ImagePullSecret
+		case r.Agent != nil:
+			v = r.Agent
 		}
 		b, err := json.MarshalIndent(v, "    ", "  ")
 		if err != nil {

@@ -22,8 +22,13 @@ func redact(o resources.Object) (resources.Object, error) {
 		s.TypeMeta = resources.TypeMeta{APIVersion: resources.APIVersion, Kind: resources.KindImagePullSecret}
 		s.Spec.Credentials = nil
 		return resources.Object{ImagePullSecret: &s}, nil
+	case o.Agent != nil:
+		// An agent's spec names its secrets, never holds them.
+		a := *o.Agent
+		a.TypeMeta = resources.TypeMeta{APIVersion: resources.APIVersion, Kind: resources.KindAgent}
+		return resources.Object{Agent: &a}, nil
 	}
-	return resources.Object{}, fmt.Errorf("printers: an object must be a %s or an %s", resources.KindSecretSet, resources.KindImagePullSecret)
+	return resources.Object{}, fmt.Errorf("printers: an object must be a %s, an %s or an %s", resources.KindSecretSet, resources.KindImagePullSecret, resources.KindAgent)
 }
 
 // keysOf returns the sorted key names of s: spec.keys, plus the keys of

@@ -80,9 +80,18 @@ type ApplyResultItem struct {
 	Keys            []KeyChange   `json:"keys"`
 	Fields          []FieldChange `json:"fields"`
 	Object          *Object       `json:"object,omitempty"`
+	// Deployment is, for an Agent whose spec the apply changed, the
+	// deployment that rolls it out, made after the commit (rolling-out, or
+	// failed when its image could not be resolved; botkit apply --wait
+	// waits for it). Absent in a dry run and when the spec is unchanged.
+	Deployment *Deployment `json:"deployment,omitempty"`
+	// Message says, for an Agent whose spec the apply changed, why no
+	// deployment could be made after the commit (the agent is written;
+	// botkit deploy retries).
+	Message string `json:"message,omitempty"`
 }
 
-// Ref returns "secretset/NAME" or "imagepullsecret/NAME".
+// Ref returns "secretset/NAME", "imagepullsecret/NAME" or "agent/NAME".
 func (it ApplyResultItem) Ref() string { return Ref(it.Kind, it.Name) }
 
 // ApplyResult is the answer of apply: one item per object of the request,
@@ -174,6 +183,8 @@ func RequiredFields(kind string) []string {
 		req = append(req, "spec", "spec.host", "spec.credentials")
 	case KindSecretSet:
 		req = append(req, "spec", "spec.data")
+	case KindAgent:
+		req = append(req, "spec", "spec.image")
 	}
 	return req
 }

@@ -40,6 +40,12 @@ type ApplyReportItem struct {
 	Labels []LabelChange `json:"labels,omitempty"`
 	// Object is the object after the apply, key names only (apply only).
 	Object *Object `json:"object,omitempty"`
+	// Deployment is, for an Agent whose spec the apply changed, the
+	// deployment that rolls it out (apply only; with --wait, as it ended).
+	Deployment *Deployment `json:"deployment,omitempty"`
+	// Message says why an Agent whose spec the apply changed was not
+	// rolled out.
+	Message string `json:"message,omitempty"`
 }
 
 // ApplyReport is what apply -o json|yaml (DryRun false, unless

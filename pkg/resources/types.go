@@ -194,12 +194,13 @@ type ImagePullSecret struct {
 	Status   *Status             `json:"status,omitempty"`
 }
 
-// Object is any platform object as returned by the API: a SecretSet or an
-// ImagePullSecret, decoded by kind. Exactly one of SecretSet and
-// ImagePullSecret is set.
+// Object is any platform object as returned by the API: a SecretSet, an
+// ImagePullSecret or (in apply, diff and delete -f) an Agent, decoded by
+// kind. Exactly one of SecretSet, ImagePullSecret and Agent is set.
 type Object struct {
 	SecretSet       *SecretSet
 	ImagePullSecret *ImagePullSecret
+	Agent           *Agent
 }
 
 // Kind returns the kind of the object.
@@ -209,6 +210,8 @@ func (o Object) Kind() string {
 		return KindSecretSet
 	case o.ImagePullSecret != nil:
 		return KindImagePullSecret
+	case o.Agent != nil:
+		return KindAgent
 	}
 	return ""
 }
@@ -220,17 +223,22 @@ func (o Object) Meta() *ObjectMeta {
 		return &o.SecretSet.Metadata
 	case o.ImagePullSecret != nil:
 		return &o.ImagePullSecret.Metadata
+	case o.Agent != nil:
+		return &o.Agent.Metadata
 	}
 	return nil
 }
 
-// Status returns the object's status (nil when absent).
+// Status returns the object's status (nil when absent). An Agent's is its
+// state (deploying, ready, degraded, failed, stopped) and message.
 func (o Object) Status() *Status {
 	switch {
 	case o.SecretSet != nil:
 		return o.SecretSet.Status
 	case o.ImagePullSecret != nil:
 		return o.ImagePullSecret.Status
+	case o.Agent != nil && o.Agent.Status != nil:
+		return &Status{State: o.Agent.Status.State, Message: o.Agent.Status.Message}
 	}
 	return nil
 }
@@ -242,11 +250,13 @@ func (o Object) MarshalJSON() ([]byte, error) {
 		return json.Marshal(o.SecretSet)
 	case o.ImagePullSecret != nil:
 		return json.Marshal(o.ImagePullSecret)
+	case o.Agent != nil:
+		return json.Marshal(o.Agent)
 	}
 	return []byte("null"), nil
 }
 
-// objectWire holds either kind in one decode: the fields of both specs.
+// objectWire holds any kind in one decode: the fields of every spec.
 type objectWire struct {
 	TypeMeta `json:",inline"`
 	Metadata ObjectMeta `json:"metadata"`
@@ -257,14 +267,31 @@ type objectWire struct {
 		Credentials *ValueSource           `json:"credentials"`
 		Encode      *bool                  `json:"encode"`
 		Username    string                 `json:"username"`
+		// An Agent's.
+		Image           string        `json:"image"`
+		ImagePullSecret string        `json:"imagePullSecret"`
+		SecretSet       string        `json:"secretSet"`
+		Scaling         *AgentScaling `json:"scaling"`
+		Profile         string        `json:"profile"`
 	} `json:"spec"`
-	Status *Status `json:"status"`
+	// Status holds any kind's: an Agent's has every field of a
+	// SecretSet's (state, message) and more.
+	Status *AgentStatus `json:"status"`
 }
 
-// UnmarshalJSON decodes a SecretSet or ImagePullSecret by its kind, in one
-// pass over b (a list of 10,000 objects decodes in half the time of a kind
-// peek followed by a full decode). The other kind's spec fields are ignored,
-// as unknown fields are.
+// plainStatus is a SecretSet's or an ImagePullSecret's status read as an
+// Agent's.
+func plainStatus(st *AgentStatus) *Status {
+	if st == nil {
+		return nil
+	}
+	return &Status{State: st.State, Message: st.Message}
+}
+
+// UnmarshalJSON decodes a SecretSet, ImagePullSecret or Agent by its kind,
+// in one pass over b (a list of 10,000 objects decodes in half the time of
+// a kind peek followed by a full decode). The other kinds' spec fields are
+// ignored, as unknown fields are.
 func (o *Object) UnmarshalJSON(b []byte) error {
 	var w objectWire
 	if err := json.Unmarshal(b, &w); err != nil {
@@ -281,13 +308,16 @@ func (o *Object) UnmarshalJSON(b []byte) error {
 func (w *objectWire) object() (Object, error) {
 	switch w.Kind {
 	case KindSecretSet:
-		return Object{SecretSet: &SecretSet{TypeMeta: w.TypeMeta, Metadata: w.Metadata, Status: w.Status,
+		return Object{SecretSet: &SecretSet{TypeMeta: w.TypeMeta, Metadata: w.Metadata, Status: plainStatus(w.Status),
 			Spec: SecretSetSpec{Data: w.Spec.Data, Keys: w.Spec.Keys}}}, nil
 	case KindImagePullSecret:
-		return Object{ImagePullSecret: &ImagePullSecret{TypeMeta: w.TypeMeta, Metadata: w.Metadata, Status: w.Status,
+		return Object{ImagePullSecret: &ImagePullSecret{TypeMeta: w.TypeMeta, Metadata: w.Metadata, Status: plainStatus(w.Status),
 			Spec: ImagePullSecretSpec{Host: w.Spec.Host, Credentials: w.Spec.Credentials, Encode: w.Spec.Encode, Username: w.Spec.Username}}}, nil
+	case KindAgent:
+		return Object{Agent: &Agent{TypeMeta: w.TypeMeta, Metadata: w.Metadata, Status: w.Status,
+			Spec: AgentSpec{Image: w.Spec.Image, ImagePullSecret: w.Spec.ImagePullSecret, SecretSet: w.Spec.SecretSet, Scaling: w.Spec.Scaling, Profile: w.Spec.Profile}}}, nil
 	}
-	return Object{}, fmt.Errorf("unknown kind %q (want %s or %s)", w.Kind, KindSecretSet, KindImagePullSecret)
+	return Object{}, fmt.Errorf("unknown kind %q (want %s, %s or %s)", w.Kind, KindSecretSet, KindImagePullSecret, KindAgent)
 }
 
 // ListMeta carries the pagination cursor of a List.
@@ -369,10 +399,14 @@ type KeyChange struct {
 }
 
 // FieldChange is what a replace would do to one other field: metadata.labels,
-// spec.host, spec.username or spec.credentials.
+// spec.host, spec.username or spec.credentials; for an Agent, each field of
+// its spec (spec.image, spec.scaling.minAgents, ...), with its value before
+// (From) and after (To): an agent's spec holds no secret.
 type FieldChange struct {
 	Field  string `json:"field"`
 	Change string `json:"change"`
+	From   string `json:"from,omitempty"`
+	To     string `json:"to,omitempty"`
 }
 
 // PlanMeta names the object a Plan is about.

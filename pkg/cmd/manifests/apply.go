@@ -2,11 +2,13 @@ package manifests
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/botkit-dev/botkit/pkg/apply"
+	"github.com/botkit-dev/botkit/pkg/client"
 	"github.com/botkit-dev/botkit/pkg/cmd/cloudutil"
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
 	"github.com/botkit-dev/botkit/pkg/iostreams"
@@ -37,9 +39,10 @@ func NewCmdApply(f *cloudutil.Factory, runF func(context.Context, *ApplyOptions)
 	opts := &ApplyOptions{ManifestOptions: newManifestOptions(f), DryRun: DryRunNone, Print: newApplyPrintFlags()}
 	cmd := &cobra.Command{
 		Use:   "apply -f PATH...",
-		Short: "Make secret sets and image pull secrets equal their manifests",
-		Long: `Apply SecretSet and ImagePullSecret manifests: each object becomes equal to
-its manifest (keys the manifest does not list are removed, labels replaced).
+		Short: "Make secret sets, image pull secrets and agents equal their manifests",
+		Long: `Apply SecretSet, ImagePullSecret and Agent manifests: each object becomes
+equal to its manifest (keys the manifest does not list are removed, labels
+replaced).
 
 Every manifest is read, checked and its values resolved before anything is
 sent: one bad document means nothing is applied (exit 2), and every problem
@@ -55,9 +58,19 @@ seal): encrypted to the organization's key, sent as they are and decrypted by
 the platform only, so the manifest can hold them in git. Literal values are
 refused unless --allow-plaintext: manifests live in git.
 
+Agents are written in the same transaction as the secrets they name; an
+agent whose spec changes must name a secret set and an image pull secret
+that exist in its region (in the manifests or already), in a region with a
+runtime. After the commit, each agent whose spec changed (or that is new)
+gets a deployment, as botkit deploy makes one; an agent whose spec and
+labels are unchanged gets none. --wait waits for those rollouts; a
+deployment that fails exits 1 (with or without --wait). An agent's name is
+its own: it may be a secret set's name too.
+
 --prune -l key=value deletes, in the same transaction, objects that apply
 wrote, that match the selector, that the manifests no longer name and that
-belong to no other apply set (--applyset NAME). An object created with
+belong to no other apply set (--applyset NAME); a pruned agent's containers
+are stopped and removed. An object created with
 ` + "`botkit cloud secrets set`" + ` is never pruned, whatever its labels. Manifests
 that hold no object still prune (the last one was removed): with --applyset
 the set, without it only with --allow-empty, since the selector alone would
@@ -65,6 +78,7 @@ choose every object to delete.
 
 Output is one line per object, never a value:
   secretset/NAME created|configured|unchanged|pruned
+  agent/NAME created|configured: deployment N rolling-out|serving|failed
 with " (dry run)" for --dry-run=server (the platform's answer, nothing
 written) and "validated (dry run)" for --dry-run=client (checked locally,
 nothing sent). -o json|yaml prints an ApplyResult: per object its
@@ -88,7 +102,7 @@ go-template=TEMPLATE) work on that JSON; -o name prints kind/name.`,
 	addAllowPlaintextFlag(cmd, &opts.AllowPlaintext)
 	addDryRunFlag(cmd, &opts.DryRun, "check locally, send nothing", "the platform says what would change")
 	addPruneFlags(cmd, &opts.Prune, &opts.Selector, &opts.ApplySet, &opts.AllowEmpty)
-	cmd.Flags().BoolVar(&opts.Wait, "wait", false, "Wait until every applied object is ready or failed (any failed exits 1)")
+	cmd.Flags().BoolVar(&opts.Wait, "wait", false, "Wait until every applied object is ready or failed and every agent's rollout has ended (any failed exits 1)")
 	opts.Print.AddFlags(cmd)
 	return cmd
 }
@@ -158,6 +172,10 @@ func runApply(ctx context.Context, opts *ApplyOptions) error {
 		if failed, err = waitAll(ctx, opts, results); err != nil {
 			return err
 		}
+	} else if opts.DryRun == DryRunNone {
+		// A deployment that failed at once (its image could not be
+		// resolved) or none made: exit 1 without --wait too.
+		failed = failedRollouts(results)
 	}
 	switch {
 	case opts.Print.Lines():
@@ -237,7 +255,7 @@ func waitAll(ctx context.Context, opts *ApplyOptions, results []OrgApply) ([]str
 		var items []*resources.ApplyResultItem
 		for i := range r.Result.Items {
 			it := &r.Result.Items[i]
-			if it.Action != resources.ActionPruned {
+			if it.Action != resources.ActionPruned && it.Kind != resources.KindAgent {
 				names = append(names, it.Name)
 				items = append(items, it)
 			}
@@ -250,8 +268,60 @@ func waitAll(ctx context.Context, opts *ApplyOptions, results []OrgApply) ([]str
 			items[i].Object = &o
 		}
 		failed = append(failed, lines...)
+		if err := waitRollouts(ctx, opts, c, r); err != nil {
+			return nil, err
+		}
 	}
-	return failed, nil
+	return append(failed, failedRollouts(results)...), nil
+}
+
+// waitRollouts waits until the deployment apply made of each agent of r is
+// no longer rolling out, then reads the agent again (its status).
+func waitRollouts(ctx context.Context, opts *ApplyOptions, c *client.Client, r OrgApply) error {
+	for i := range r.Result.Items {
+		it := &r.Result.Items[i]
+		if it.Kind != resources.KindAgent || it.Deployment == nil {
+			continue
+		}
+		if it.Deployment.Result == resources.DeploymentRollingOut {
+			if opts.IO.ShowProgress() {
+				fmt.Fprintf(opts.IO.ErrOut, "Waiting for the rollout of %s (deployment %d)...\n", iostreams.Printable(it.Ref()), it.Deployment.Number)
+			}
+			d, err := c.WaitRollout(ctx, r.Organization, it.Name, it.Deployment.Number, nil)
+			if err != nil {
+				return err
+			}
+			it.Deployment = &d
+		}
+		a, err := c.Agent(ctx, r.Organization, it.Name)
+		if err != nil {
+			return err
+		}
+		it.Object = &resources.Object{Agent: &a}
+	}
+	return nil
+}
+
+// failedRollouts returns a line per agent whose deployment failed, or for
+// which none could be made: "agent/NAME failed: deployment N: why".
+func failedRollouts(results []OrgApply) []string {
+	var out []string
+	for _, r := range results {
+		for _, it := range r.Result.Items {
+			switch {
+			case it.Kind != resources.KindAgent:
+			case it.Message != "":
+				out = append(out, iostreams.Printable(it.Ref()+" failed: "+it.Message))
+			case it.Deployment != nil && it.Deployment.Result == resources.DeploymentFailed:
+				msg := it.Deployment.Message
+				if msg == "" {
+					msg = "no reason given"
+				}
+				out = append(out, iostreams.Printable(fmt.Sprintf("%s failed: deployment %d: %s", it.Ref(), it.Deployment.Number, msg)))
+			}
+		}
+	}
+	return out
 }
 
 // guardChanges is apply's protection check in a protected context that

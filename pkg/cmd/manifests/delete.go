@@ -23,9 +23,10 @@ func NewCmdDelete(f *cloudutil.Factory, runF func(context.Context, *DeleteOption
 	cmd := &cobra.Command{
 		Use:   "delete -f PATH...",
 		Short: "Delete the objects the manifests name",
-		Long: `Delete the secret sets and image pull secrets the manifests name, all of an
-organization in one transaction: a missing object is exit 3 and nothing is
-deleted, unless --ignore-not-found. Values in the manifests are not read.
+		Long: `Delete the secret sets, image pull secrets and agents the manifests name, all
+of an organization in one transaction: a missing object is exit 3 and nothing
+is deleted, unless --ignore-not-found. Values in the manifests are not read.
+A deleted agent's containers are stopped and removed after the commit.
 
 There is no confirmation prompt (kubectl's convention: the files name
 exactly what goes), so it runs unattended in CI. --dry-run lists what would

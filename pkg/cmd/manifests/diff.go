@@ -35,7 +35,10 @@ One line per object that would change, then one per key and field:
   + added   ~ changed   - removed
 Removed keys and, with --prune, the objects that would be pruned are shown.
 Unchanged objects are not. A change of labels shows each label's old and
-new value (labels are not secret).
+new value (labels are not secret), and so does each field of an agent's spec
+that changes:
+  ~ agent/support-bot
+      ~ spec.image: ghcr.io/acme/bot:0.1 -> ghcr.io/acme/bot:0.2
 
 An object that another apply set owns (apply would refuse it without
 --applyset NAME) is compared as apply with its own apply set would write

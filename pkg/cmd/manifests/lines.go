@@ -11,7 +11,9 @@ import (
 )
 
 // writeApplyLines writes one line per object: "secretset/NAME created",
-// configured, unchanged or pruned, with " (dry run)" for a dry run.
+// configured, unchanged or pruned, with " (dry run)" for a dry run; an
+// agent that apply rolls out says which deployment does and how it stands
+// ("agent/NAME configured: deployment 2 serving (version 3)").
 func writeApplyLines(w io.Writer, results []OrgApply) error {
 	var ops []printers.Operation
 	for _, r := range results {
@@ -19,6 +21,13 @@ func writeApplyLines(w io.Writer, results []OrgApply) error {
 			op := printers.Operation{Ref: it.Ref(), Action: it.Action, DryRun: r.Result.DryRun}
 			if it.Object != nil && !r.Result.DryRun && (it.Action == resources.ActionCreated || it.Action == resources.ActionConfigured) {
 				op.Version = it.Object.Meta().Generation
+			}
+			switch {
+			case it.Deployment != nil:
+				// "agent/NAME created: deployment 1 rolling-out"
+				op.Detail = fmt.Sprintf("deployment %d %s", it.Deployment.Number, it.Deployment.Result)
+			case it.Message != "":
+				op.Detail = it.Message
 			}
 			ops = append(ops, op)
 		}
@@ -88,7 +97,7 @@ func writeDiff(w io.Writer, diffs []orgDiff, applySet string) (bool, error) {
 			if multi {
 				b.WriteString(" (organization " + iostreams.Printable(d.Organization) + ")")
 			}
-			if owner := d.owner(it.Name); owner != "" && owner != applySet {
+			if owner := d.owner(it.Ref()); owner != "" && owner != applySet {
 				b.WriteString(" (apply set " + iostreams.Printable(owner) + ")")
 			}
 			if it.Action == resources.ActionPruned {
@@ -109,7 +118,12 @@ func writeDiff(w io.Writer, diffs []orgDiff, applySet string) (bool, error) {
 				if !ok {
 					continue
 				}
-				b.WriteString("    " + m + " " + iostreams.Printable(f.Field) + "\n")
+				b.WriteString("    " + m + " " + iostreams.Printable(f.Field))
+				if it.Kind == resources.KindAgent && strings.HasPrefix(f.Field, "spec.") {
+					// An agent's spec holds no secret: old and new value.
+					writeValueChange(&b, f.Change, f.From, f.To)
+				}
+				b.WriteByte('\n')
 				if f.Field == "metadata.labels" {
 					had, has := d.labels(it)
 					for _, l := range labelChanges(had, has) {
@@ -121,6 +135,19 @@ func writeDiff(w io.Writer, diffs []orgDiff, applySet string) (bool, error) {
 	}
 	_, err := io.WriteString(w, b.String())
 	return changed, err
+}
+
+// writeValueChange writes ": new", ": old -> new" or ": old" after a
+// field that is added, changed or removed.
+func writeValueChange(b *strings.Builder, change, from, to string) {
+	switch change {
+	case resources.ChangeAdded:
+		b.WriteString(": " + iostreams.Printable(to))
+	case resources.ChangeRemoved:
+		b.WriteString(": " + iostreams.Printable(from))
+	case resources.ChangeChanged:
+		b.WriteString(": " + iostreams.Printable(from) + " -> " + iostreams.Printable(to))
+	}
 }
 
 // writeLabel writes the line of a label that changes: "+ team: voice",
@@ -149,7 +176,7 @@ func writeOwners(w io.Writer, diffs []orgDiff, applySet string) error {
 	var b strings.Builder
 	for _, d := range diffs {
 		for _, it := range d.Result.Items {
-			if owner := d.owner(it.Name); owner != "" && owner != applySet && it.Action != resources.ActionPruned {
+			if owner := d.owner(it.Ref()); owner != "" && owner != applySet && it.Action != resources.ActionPruned {
 				fmt.Fprintf(&b, "note: %s belongs to apply set %s: apply it with --applyset %s\n",
 					iostreams.Printable(it.Ref()), iostreams.Printable(owner), iostreams.Printable(owner))
 			}

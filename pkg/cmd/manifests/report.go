@@ -17,12 +17,13 @@ import (
 type orgDiff struct {
 	OrgApply
 	group   apply.Group
-	current map[string]resources.Object // by name
+	current map[string]resources.Object // by ref (secretset/NAME, agent/NAME)
 }
 
-// owner is the apply set that owns the object named name now ("" none).
-func (d orgDiff) owner(name string) string {
-	o, ok := d.current[name]
+// owner is the apply set that owns the object ref (kind/name) now (""
+// none).
+func (d orgDiff) owner(ref string) string {
+	o, ok := d.current[ref]
 	if !ok || o.Meta() == nil || o.Meta().ManagedBy != resources.ManagedByApply {
 		return ""
 	}
@@ -46,7 +47,16 @@ func planDiff(ctx context.Context, c *client.Client, groups []apply.Group, req a
 		d := orgDiff{group: g, current: make(map[string]resources.Object, len(list))}
 		for _, o := range list {
 			if m := o.Meta(); m != nil {
-				d.current[m.Name] = o
+				d.current[printers.Name(o)] = o
+			}
+		}
+		if hasAgents(g) || req.Prune {
+			agents, err := c.Agents(ctx, g.Organization, "")
+			if err != nil {
+				return out, g, fmt.Errorf("organization %s: %w", g.Organization, err)
+			}
+			for i := range agents {
+				d.current[resources.Ref(resources.KindAgent, agents[i].Metadata.Name)] = resources.Object{Agent: &agents[i]}
 			}
 		}
 		// The objects of the diff's apply set, then those of each other
@@ -54,7 +64,7 @@ func planDiff(ctx context.Context, c *client.Client, groups []apply.Group, req a
 		sub := map[string]*apply.Group{req.ApplySet: {Organization: g.Organization}}
 		sets := []string{req.ApplySet}
 		for _, doc := range g.Documents {
-			set := d.owner(doc.Name())
+			set := d.owner(doc.Ref())
 			if set == "" {
 				set = req.ApplySet
 			}
@@ -64,7 +74,7 @@ func planDiff(ctx context.Context, c *client.Client, groups []apply.Group, req a
 			}
 			sub[set].Documents = append(sub[set].Documents, doc)
 		}
-		items := map[string]resources.ApplyResultItem{}
+		items := map[string]resources.ApplyResultItem{} // by ref
 		var pruned []resources.ApplyResultItem
 		for _, set := range sets {
 			sg := *sub[set]
@@ -84,7 +94,7 @@ func planDiff(ctx context.Context, c *client.Client, groups []apply.Group, req a
 				if it.Action == resources.ActionPruned {
 					pruned = append(pruned, it)
 				} else {
-					items[it.Name] = it
+					items[it.Ref()] = it
 				}
 			}
 		}
@@ -92,7 +102,7 @@ func planDiff(ctx context.Context, c *client.Client, groups []apply.Group, req a
 			TypeMeta: resources.TypeMeta{APIVersion: resources.APIVersion, Kind: resources.KindApplyResult},
 			DryRun:   true, ApplySet: req.ApplySet}}
 		for _, doc := range g.Documents {
-			if it, ok := items[doc.Name()]; ok {
+			if it, ok := items[doc.Ref()]; ok {
 				d.Result.Items = append(d.Result.Items, it)
 			}
 		}
@@ -105,14 +115,14 @@ func planDiff(ctx context.Context, c *client.Client, groups []apply.Group, req a
 // labels returns the labels of the object named name before (had) and
 // after (has) the apply the diff plans.
 func (d orgDiff) labels(it resources.ApplyResultItem) (had, has map[string]string) {
-	if cur, ok := d.current[it.Name]; ok && cur.Meta() != nil {
+	if cur, ok := d.current[it.Ref()]; ok && cur.Meta() != nil {
 		had = cur.Meta().Labels
 	}
 	if it.Action == resources.ActionPruned {
 		return had, nil
 	}
 	for _, doc := range d.group.Documents {
-		if doc.Name() == it.Name {
+		if doc.Ref() == it.Ref() {
 			has = doc.Object.Meta().Labels
 		}
 	}
@@ -147,7 +157,7 @@ func newReport(dryRun bool, applySet string) resources.ApplyReport {
 
 func reportItem(org string, it resources.ApplyResultItem) resources.ApplyReportItem {
 	return resources.ApplyReportItem{Kind: it.Kind, Name: it.Name, Organization: org, Region: it.Region, Action: it.Action,
-		ResourceVersion: it.ResourceVersion, Keys: nonNil(it.Keys), Fields: nonNil(it.Fields)}
+		ResourceVersion: it.ResourceVersion, Keys: nonNil(it.Keys), Fields: nonNil(it.Fields), Deployment: it.Deployment, Message: it.Message}
 }
 
 func nonNil[T any](s []T) []T {
@@ -164,7 +174,7 @@ func diffReport(diffs []orgDiff, applySet string) resources.ApplyReport {
 	for _, d := range diffs {
 		for _, it := range d.Result.Items {
 			ri := reportItem(d.Organization, it)
-			ri.ApplySet = d.owner(it.Name)
+			ri.ApplySet = d.owner(it.Ref())
 			had, has := d.labels(it)
 			ri.Labels = labelChanges(had, has)
 			rep.Items = append(rep.Items, ri)
@@ -214,4 +224,14 @@ func localReport(groups []apply.Group, applySet string) (resources.ApplyReport, 
 		}
 	}
 	return rep, nil
+}
+
+// hasAgents reports whether the group holds an Agent.
+func hasAgents(g apply.Group) bool {
+	for _, d := range g.Documents {
+		if d.Object.Agent != nil {
+			return true
+		}
+	}
+	return false
 }

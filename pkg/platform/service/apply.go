@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/botkit-dev/botkit/pkg/platform/runtime"
 	"github.com/botkit-dev/botkit/pkg/platform/store"
 	"github.com/botkit-dev/botkit/pkg/platform/wire"
 	"github.com/botkit-dev/botkit/pkg/resources"
@@ -83,26 +84,29 @@ func (st *applyStep) action() string {
 }
 
 // parseApply validates everything of an apply request that needs no store.
-func (s *Service) parseApply(ctx context.Context, p Principal, w wire.RawApplyRequest) ([]applyInput, resources.Selector, error) {
+func (s *Service) parseApply(ctx context.Context, p Principal, w wire.RawApplyRequest) ([]applyInput, []agentInput, resources.Selector, error) {
 	if len(w.Objects) > resources.MaxApplyObjects {
-		return nil, nil, errTooLarge("an apply holds at most %d objects; this one holds %d", resources.MaxApplyObjects, len(w.Objects))
+		return nil, nil, nil, errTooLarge("an apply holds at most %d objects; this one holds %d", resources.MaxApplyObjects, len(w.Objects))
 	}
 	if err := resources.ValidateApplySet(w.ApplySet); err != nil {
-		return nil, nil, errInvalid("applySet: %v", err)
+		return nil, nil, nil, errInvalid("applySet: %v", err)
 	}
 	sel, err := resources.ParseSelector(w.Selector)
 	if err != nil {
-		return nil, nil, errInvalid("selector: %v", err)
+		return nil, nil, nil, errInvalid("selector: %v", err)
 	}
 	if w.Prune && len(sel) == 0 && w.ApplySet == "" {
-		return nil, nil, errInvalid("prune needs a selector or an applySet (pruning every object ever applied without an apply set is refused)")
+		return nil, nil, nil, errInvalid("prune needs a selector or an applySet (pruning every object ever applied without an apply set is refused)")
 	}
 	if !w.Prune && w.Selector != "" {
-		return nil, nil, errInvalid("selector applies to prune only; set prune to true")
+		return nil, nil, nil, errInvalid("selector applies to prune only; set prune to true")
 	}
 	var errs objectErrors
 	inputs := make([]applyInput, 0, len(w.Objects))
-	seen := make(map[string]int, len(w.Objects))
+	var agentInputs []agentInput
+	// Secret sets and image pull secrets share a namespace; agents have
+	// their own.
+	seen := make(map[[2]string]int, len(w.Objects))
 	objs := make([]*resources.Object, len(w.Objects))
 	for i, raw := range w.Objects {
 		obj, err := wire.DecodeObject(raw)
@@ -116,11 +120,24 @@ func (s *Service) parseApply(ctx context.Context, p Principal, w wire.RawApplyRe
 			errs.add(i, kind, "", err)
 			continue
 		}
-		if j, dup := seen[meta.Name]; dup {
-			errs.add(i, kind, meta.Name, errInvalid("objects[%d] and objects[%d] both name %s (a name is unique across kinds and regions)", j, i, meta.Name))
+		ns, why := "", "a name is unique across kinds and regions; agents have names of their own"
+		if obj.Agent != nil {
+			ns, why = resources.KindAgent, "an agent's name is unique in its organization"
+		}
+		if j, dup := seen[[2]string{ns, meta.Name}]; dup {
+			errs.add(i, kind, meta.Name, errInvalid("objects[%d] and objects[%d] both name %s (%s)", j, i, meta.Name, why))
 			continue
 		}
-		seen[meta.Name] = i
+		seen[[2]string{ns, meta.Name}] = i
+		if obj.Agent != nil {
+			in, err := parseAgent(p, i, *obj.Agent)
+			if err != nil {
+				errs.add(i, kind, meta.Name, err)
+				continue
+			}
+			agentInputs = append(agentInputs, in)
+			continue
+		}
 		objs[i] = &obj
 	}
 	// Sealed values are decrypted before the transaction opens (in
@@ -128,7 +145,7 @@ func (s *Service) parseApply(ctx context.Context, p Principal, w wire.RawApplyRe
 	// not open fails the whole apply.
 	unsealErrs, err := s.unseal(ctx, p.org, objs)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	for i, obj := range objs {
 		if obj == nil {
@@ -146,7 +163,7 @@ func (s *Service) parseApply(ctx context.Context, p Principal, w wire.RawApplyRe
 		}
 		inputs = append(inputs, applyInput{index: i, name: meta.Name, d: d, rv: meta.ResourceVersion})
 	}
-	return inputs, sel, errs.err("nothing was applied")
+	return inputs, agentInputs, sel, errs.err("nothing was applied")
 }
 
 // plan computes the step of one object inside the transaction.
@@ -197,19 +214,27 @@ func (s *Service) applyStep(ctx context.Context, tx store.Tx, p Principal, in ap
 	return st, nil
 }
 
-// apply implements POST /v1/organizations/{org}/apply.
+// apply implements POST /v1/organizations/{org}/apply: the secret sets,
+// image pull secrets and agents of the request (and the prune) in one
+// transaction; then, after the commit, a deployment of each agent whose
+// spec changed, and the pruned agents' containers removed.
 func (s *Service) apply(ctx context.Context, p Principal, w wire.RawApplyRequest) (resources.ApplyResult, error) {
 	res := resources.ApplyResult{TypeMeta: resources.TypeMeta{APIVersion: resources.APIVersion, Kind: resources.KindApplyResult}, DryRun: w.DryRun, ApplySet: w.ApplySet}
-	inputs, sel, err := s.parseApply(ctx, p, w)
+	inputs, agentInputs, sel, err := s.parseApply(ctx, p, w)
 	if err != nil {
 		return res, err
 	}
 	woken := map[string]bool{}
+	var agentSteps []agentStep
+	var prunedAgents []store.Agent
+	agentItemOf := map[int]int{} // agentSteps index → res.Items index
 	err = s.store.Update(ctx, func(ctx context.Context, tx store.Tx) error {
 		// The function may run again (after a rollback of its batch): it
 		// starts from scratch each time.
 		clear(woken)
-		res.Items = make([]resources.ApplyResultItem, 0, len(inputs))
+		clear(agentItemOf)
+		agentSteps, prunedAgents = agentSteps[:0], prunedAgents[:0]
+		res.Items = make([]resources.ApplyResultItem, 0, len(inputs)+len(agentInputs))
 		now := time.Now().UTC()
 		steps := make([]applyStep, 0, len(inputs))
 		var errs objectErrors
@@ -224,6 +249,24 @@ func (s *Service) apply(ctx context.Context, p Principal, w wire.RawApplyRequest
 				continue
 			}
 			steps = append(steps, st)
+		}
+		// What the agents may name: the request's objects as the apply
+		// leaves them.
+		objects := make(map[string]applyRef, len(steps))
+		for _, st := range steps {
+			objects[st.in.name] = applyRef{kind: st.next.Kind, region: st.region, host: st.next.Host}
+		}
+		for _, in := range agentInputs {
+			st, err := s.agentStep(ctx, tx, p, in, w.ApplySet, objects, now)
+			if err != nil {
+				var re *resources.Error
+				if !errors.As(err, &re) {
+					return err
+				}
+				errs.add(in.index, resources.KindAgent, in.name, err)
+				continue
+			}
+			agentSteps = append(agentSteps, st)
 		}
 		if err := errs.err("nothing was applied"); err != nil {
 			return err
@@ -243,8 +286,27 @@ func (s *Service) apply(ctx context.Context, p Principal, w wire.RawApplyRequest
 					prune = append(prune, o)
 				}
 			}
+			namedAgents := make(map[string]bool, len(agentInputs))
+			for _, in := range agentInputs {
+				namedAgents[in.name] = true
+			}
+			appliedAgents, err := tx.AppliedAgents(ctx, p.org.ID, w.ApplySet)
+			if err != nil {
+				return err
+			}
+			for _, a := range appliedAgents {
+				if !namedAgents[a.Name] && sel.Matches(a.Labels) {
+					prunedAgents = append(prunedAgents, a)
+				}
+			}
 		}
 		// Everything is checked: from here on only the store can fail.
+		type indexed struct {
+			index int
+			agent int // agentSteps index, -1 for an object
+			item  resources.ApplyResultItem
+		}
+		items := make([]indexed, 0, len(steps)+len(agentSteps))
 		for i := range steps {
 			st := &steps[i]
 			if !w.DryRun {
@@ -255,7 +317,23 @@ func (s *Service) apply(ctx context.Context, p Principal, w wire.RawApplyRequest
 					woken[st.region] = true
 				}
 			}
-			res.Items = append(res.Items, applyItem(p.org.Name, st, w.DryRun))
+			items = append(items, indexed{st.in.index, -1, applyItem(p.org.Name, st, w.DryRun)})
+		}
+		for i := range agentSteps {
+			st := &agentSteps[i]
+			if !w.DryRun {
+				if err := s.agentWrite(ctx, tx, p, st, now); err != nil {
+					return err
+				}
+			}
+			items = append(items, indexed{st.in.index, i, agentItem(st, w.DryRun)})
+		}
+		slices.SortStableFunc(items, func(a, b indexed) int { return a.index - b.index })
+		for _, it := range items {
+			if it.agent >= 0 {
+				agentItemOf[it.agent] = len(res.Items)
+			}
+			res.Items = append(res.Items, it.item)
 		}
 		for _, o := range prune {
 			if !w.DryRun {
@@ -274,6 +352,17 @@ func (s *Service) apply(ctx context.Context, p Principal, w wire.RawApplyRequest
 			res.Items = append(res.Items, resources.ApplyResultItem{Kind: o.Kind, Name: o.Name, Region: o.Region, Action: resources.ActionPruned,
 				ResourceVersion: strconv.FormatInt(o.Version, 10), Keys: keys, Fields: []resources.FieldChange{}, Object: &obj})
 		}
+		for _, a := range prunedAgents {
+			if !w.DryRun {
+				if err := tx.DeleteAgent(ctx, a.ID); err != nil {
+					return err
+				}
+				if err := tx.Audit(ctx, store.AuditRecord{At: now, Org: p.org.Name, Actor: p.actor(), Action: "prune", Kind: resources.KindAgent, Name: a.Name, Region: a.Region}); err != nil {
+					return err
+				}
+			}
+			res.Items = append(res.Items, prunedAgentItem(p.org.Name, a))
+		}
 		return nil
 	})
 	if err != nil {
@@ -282,7 +371,11 @@ func (s *Service) apply(ctx context.Context, p Principal, w wire.RawApplyRequest
 	for region := range woken {
 		s.wake(region)
 	}
-	return res, nil
+	if w.DryRun {
+		return res, nil
+	}
+	// Committed: the rollouts, and the pruned agents' containers removed.
+	return res, s.rollOut(ctx, p, &res, agentSteps, agentItemOf, prunedAgents)
 }
 
 // applyWrite writes one planned step: the spec and values when they change
@@ -341,18 +434,21 @@ func valueKeys(o store.Object) []string {
 }
 
 // deleteMany implements POST /v1/organizations/{org}/delete: every named
-// object, in one transaction, or none.
+// object, in one transaction, or none. Agents' rows go in that transaction;
+// their containers are removed after the commit.
 func (s *Service) deleteMany(ctx context.Context, p Principal, req resources.DeleteRequest) (resources.DeleteResult, error) {
 	res := resources.DeleteResult{TypeMeta: resources.TypeMeta{APIVersion: resources.APIVersion, Kind: resources.KindDeleteResult}, DryRun: req.DryRun}
 	if len(req.Objects) > resources.MaxApplyObjects {
 		return res, errTooLarge("a delete holds at most %d objects; this one holds %d", resources.MaxApplyObjects, len(req.Objects))
 	}
 	var errs objectErrors
-	seen := map[string]int{}
+	seen := map[[2]string]int{}
 	for i, ref := range req.Objects {
-		if err := resources.ValidateKind(ref.Kind); err != nil {
-			errs.add(i, "", ref.Name, errInvalid("kind: %v", err))
-			continue
+		if ref.Kind != resources.KindAgent {
+			if resources.ValidateKind(ref.Kind) != nil {
+				errs.add(i, "", ref.Name, errInvalid("kind: unknown kind %q (valid: %s, %s, %s)", ref.Kind, resources.KindSecretSet, resources.KindImagePullSecret, resources.KindAgent))
+				continue
+			}
 		}
 		if err := validateObjectName(ref.Name); err != nil {
 			errs.add(i, ref.Kind, "", err)
@@ -364,20 +460,43 @@ func (s *Service) deleteMany(ctx context.Context, p Principal, req resources.Del
 				continue
 			}
 		}
-		if j, dup := seen[ref.Name]; dup {
+		ns := ""
+		if ref.Kind == resources.KindAgent {
+			ns = resources.KindAgent
+		}
+		if j, dup := seen[[2]string{ns, ref.Name}]; dup {
 			errs.add(i, ref.Kind, ref.Name, errInvalid("objects[%d] and objects[%d] both name %s", j, i, ref.Name))
 			continue
 		}
-		seen[ref.Name] = i
+		seen[[2]string{ns, ref.Name}] = i
 	}
 	if err := errs.err("nothing was deleted"); err != nil {
 		return res, err
 	}
+	var deletedAgents []store.Agent
 	err := s.store.Update(ctx, func(ctx context.Context, tx store.Tx) error {
 		res.Items = make([]resources.DeleteResultItem, 0, len(req.Objects))
+		deletedAgents = deletedAgents[:0]
 		var errs objectErrors
 		found := make([]store.Object, 0, len(req.Objects))
+		foundAgents := make([]store.Agent, len(req.Objects))
 		for i, ref := range req.Objects {
+			if ref.Kind == resources.KindAgent {
+				a, err := tx.Agent(ctx, p.org.ID, ref.Name)
+				switch {
+				case errors.Is(err, store.ErrNotFound):
+					if !req.IgnoreNotFound {
+						errs.add(i, ref.Kind, ref.Name, errNotFound("not found"))
+					}
+				case err != nil:
+					return err
+				case ref.Region != "" && ref.Region != a.Region:
+					errs.add(i, ref.Kind, ref.Name, errConflict("agent/%s is in region %s, not %s", a.Name, a.Region, ref.Region))
+				}
+				foundAgents[i] = a
+				found = append(found, store.Object{})
+				continue
+			}
 			cur, err := tx.Object(ctx, p.org.ID, ref.Name)
 			switch {
 			case errors.Is(err, store.ErrNotFound):
@@ -399,6 +518,20 @@ func (s *Service) deleteMany(ctx context.Context, p Principal, req resources.Del
 			return err
 		}
 		for i, ref := range req.Objects {
+			if a := foundAgents[i]; ref.Kind == resources.KindAgent && a.ID != 0 {
+				if !req.DryRun {
+					if err := tx.DeleteAgent(ctx, a.ID); err != nil {
+						return err
+					}
+					if err := tx.Audit(ctx, store.AuditRecord{Org: p.org.Name, Actor: p.actor(), Action: "delete", Kind: resources.KindAgent, Name: a.Name, Region: a.Region}); err != nil {
+						return err
+					}
+					deletedAgents = append(deletedAgents, a)
+				}
+				it := prunedAgentItem(p.org.Name, a)
+				res.Items = append(res.Items, resources.DeleteResultItem{Kind: resources.KindAgent, Name: a.Name, Region: a.Region, Action: resources.ActionDeleted, Object: it.Object})
+				continue
+			}
 			cur := found[i]
 			if cur.ID == 0 {
 				res.Items = append(res.Items, resources.DeleteResultItem{Kind: ref.Kind, Name: ref.Name, Action: resources.ActionNotFound})
@@ -417,5 +550,21 @@ func (s *Service) deleteMany(ctx context.Context, p Principal, req resources.Del
 		}
 		return nil
 	})
-	return res, err
+	if err != nil {
+		return res, err
+	}
+	// Committed: every container of the deleted agents removed.
+	return res, s.removeAgents(ctx, p, deletedAgents)
+}
+
+// removeAgents removes every container of agents whose rows are gone (an
+// engine that does not answer leaves them to the reconciler, which removes
+// the containers of agents that no longer exist).
+func (s *Service) removeAgents(ctx context.Context, p Principal, gone []store.Agent) error {
+	for _, a := range gone {
+		if err := s.RemoveAgentContainers(ctx, p, a); err != nil && runtime.ReasonOf(err) == "" {
+			return err
+		}
+	}
+	return nil
 }

@@ -15,12 +15,15 @@ import (
 // MigrateStats counts what Migrate copied.
 type MigrateStats struct {
 	Orgs, Tokens, Objects, Values, Audit, SealingKeys int
+	Agents, Deployments                               int
 }
 
 // Migrate copies the platform of src (a SQLite data directory's store) into
 // dst (an empty PostgreSQL database), in one transaction: organizations,
 // tokens (hashes, revocations), sealing keys, objects with their versions,
-// generations and states, values and the audit log. Values are copied as they are stored,
+// generations and states, values, agents with their deployments (numbers,
+// pinned digests and secret set versions, results) and the audit log.
+// Values are copied as they are stored,
 // encrypted: they are sealed with organization, region, name and key as
 // associated data, none of which changes, so the replicas decrypt them with
 // the master key of the source (pass it to them with --master-key-file).
@@ -41,11 +44,16 @@ func Migrate(ctx context.Context, src, dst store.Store) (MigrateStats, error) {
 		obj  store.Object
 		vals []store.Value
 	}
+	type agentCopy struct {
+		agent       store.Agent
+		deployments []store.Deployment // oldest first
+	}
 	type orgCopy struct {
 		org     store.Org
 		keys    []store.SealingKey
 		tokens  []store.Token
 		objects []objectCopy
+		agents  []agentCopy
 		audit   []store.AuditRecord
 	}
 	var all []orgCopy
@@ -76,6 +84,27 @@ func Migrate(ctx context.Context, src, dst store.Store) (MigrateStats, error) {
 			}
 			maxVersion = max(maxVersion, obj.Version)
 			oc.objects = append(oc.objects, objectCopy{obj, vals})
+		}
+		agents, err := src.Agents(ctx, o.ID, "")
+		if err != nil {
+			return st, err
+		}
+		for _, a := range agents {
+			ac := agentCopy{agent: a}
+			for before := int64(0); ; {
+				ds, err := src.Deployments(ctx, a.ID, before, 1000)
+				if err != nil {
+					return st, err
+				}
+				ac.deployments = append(ac.deployments, ds...)
+				if len(ds) < 1000 {
+					break
+				}
+				before = ds[len(ds)-1].Number
+			}
+			slices.Reverse(ac.deployments)
+			maxVersion = max(maxVersion, a.Version)
+			oc.agents = append(oc.agents, ac)
 		}
 		if oc.audit, err = src.Audit(ctx, o.Name, math.MaxInt32); err != nil {
 			return st, err
@@ -139,6 +168,22 @@ func Migrate(ctx context.Context, src, dst store.Store) (MigrateStats, error) {
 				}
 				st.Objects++
 				st.Values += len(c.vals)
+			}
+			for _, c := range oc.agents {
+				a := c.agent
+				a.ID, a.OrgID = 0, org.ID
+				id, err := tx.PutAgent(ctx, a)
+				if err != nil {
+					return fmt.Errorf("agent/%s of organization %s: %w", a.Name, org.Name, err)
+				}
+				for _, d := range c.deployments {
+					d.AgentID = id
+					if err := tx.PutDeployment(ctx, d); err != nil {
+						return fmt.Errorf("deployment %d of agent/%s of organization %s: %w", d.Number, a.Name, org.Name, err)
+					}
+					st.Deployments++
+				}
+				st.Agents++
 			}
 			for _, r := range oc.audit {
 				if err := tx.Audit(ctx, r); err != nil {

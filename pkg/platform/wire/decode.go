@@ -250,7 +250,7 @@ func QuoteField(f string) string {
 	return strconv.Quote(f)
 }
 
-// DecodeObject decodes one SecretSet or ImagePullSecret strictly: an unknown
+// DecodeObject decodes one SecretSet, ImagePullSecret or Agent strictly: an unknown
 // field or a wrong type is an error (never quoting a value).
 func DecodeObject(raw []byte) (resources.Object, error) {
 	if t := bytes.TrimLeft(raw, " \t\r\n"); len(t) == 0 || t[0] != '{' {
@@ -269,8 +269,11 @@ func DecodeObject(raw []byte) (resources.Object, error) {
 	case resources.KindImagePullSecret:
 		o.ImagePullSecret = &resources.ImagePullSecret{}
 		target = o.ImagePullSecret
+	case resources.KindAgent:
+		o.Agent = &resources.Agent{}
+		target = o.Agent
 	default:
-		return o, errInvalid("kind: %v", resources.ValidateKind(tm.Kind))
+		return o, errInvalid("kind: unknown kind %q (valid: %s, %s, %s)", tm.Kind, resources.KindSecretSet, resources.KindImagePullSecret, resources.KindAgent)
 	}
 	if err := decodeStrict(raw, target); err != nil {
 		return resources.Object{}, errInvalid("%s", describeDecodeError(err))
@@ -283,6 +286,9 @@ func DecodeObject(raw []byte) (resources.Object, error) {
 	// above): a SecretSet without spec would replace its keys with none.
 	for _, f := range []string{"metadata", "spec"} {
 		if field(doc, f) == nil {
+			if o.Agent != nil {
+				return resources.Object{}, errInvalid("%s is required", f)
+			}
 			return resources.Object{}, errInvalid("%s is required (a %s with no keys says spec: {data: {}})", f, resources.KindSecretSet)
 		}
 	}

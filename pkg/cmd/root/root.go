@@ -13,6 +13,7 @@ import (
 	"github.com/botkit-dev/botkit/pkg/cmd/cloudutil"
 	"github.com/botkit-dev/botkit/pkg/cmd/configcmd"
 	"github.com/botkit-dev/botkit/pkg/cmd/create"
+	"github.com/botkit-dev/botkit/pkg/cmd/deploy"
 	"github.com/botkit-dev/botkit/pkg/cmd/initcmd"
 	"github.com/botkit-dev/botkit/pkg/cmd/manifests"
 	"github.com/botkit-dev/botkit/pkg/cmd/preflight"
@@ -44,7 +45,7 @@ manages the secret sets and image pull secrets they run with.`,
 		cloudCmd.SuggestFor = append(cloudCmd.SuggestFor, sub.Name())
 	}
 	cmd.AddCommand(cloudCmd, newCmdVersion())
-	for _, c := range []*cobra.Command{manifests.NewCmdApply(f, nil), manifests.NewCmdDiff(f, nil), manifests.NewCmdDelete(f, nil), seal.NewCmdSeal(f, nil), preflight.NewCmdPreflight(f, nil)} {
+	for _, c := range []*cobra.Command{manifests.NewCmdApply(f, nil), manifests.NewCmdDiff(f, nil), manifests.NewCmdDelete(f, nil), seal.NewCmdSeal(f, nil), preflight.NewCmdPreflight(f, nil), deploy.NewCmdDeploy(f, nil)} {
 		cloudutil.AddContextFlag(c, f.Factory, false)
 		cmd.AddCommand(c)
 	}

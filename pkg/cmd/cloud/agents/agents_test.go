@@ -148,9 +148,15 @@ func TestProtectedContextRefusesSkip(t *testing.T) {
 	ctx := context.Background()
 	prod := cloudutil.Target{Context: "prod", Protected: true}
 	for name, run := range map[string]func(p cloudutil.Platform) error{
-		"delete":   func(p cloudutil.Platform) error { return runDelete(ctx, &DeleteOptions{Platform: p, Name: "bot", Skip: true, Print: objectFlags()}) },
-		"restart":  func(p cloudutil.Platform) error { return runRestart(ctx, &RestartOptions{Platform: p, Name: "bot", Skip: true, Print: objectFlags()}) },
-		"rollback": func(p cloudutil.Platform) error { return runRollback(ctx, &RollbackOptions{Platform: p, Name: "bot", Skip: true, Print: objectFlags()}) },
+		"delete": func(p cloudutil.Platform) error {
+			return runDelete(ctx, &DeleteOptions{Platform: p, Name: "bot", Skip: true, Print: objectFlags()})
+		},
+		"restart": func(p cloudutil.Platform) error {
+			return runRestart(ctx, &RestartOptions{Platform: p, Name: "bot", Skip: true, Print: objectFlags()})
+		},
+		"rollback": func(p cloudutil.Platform) error {
+			return runRollback(ctx, &RollbackOptions{Platform: p, Name: "bot", Skip: true, Print: objectFlags()})
+		},
 	} {
 		t.Run(name, func(t *testing.T) {
 			ios, _, _, _ := iostreams.Test()

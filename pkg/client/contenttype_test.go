@@ -2,6 +2,8 @@ package client_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -69,6 +71,29 @@ func TestBodiesAreSentAsJSON(t *testing.T) {
 			}},
 			{"reseal", func() error { _, err := c.Reseal(ctx, "acme", []string{}); return err }},
 			{"preflight", func() error { _, err := c.Preflight(ctx, "acme", resources.PreflightRequest{}); return err }},
+			{"put agent", func() error {
+				_, _, err := c.PutAgent(ctx, "acme", resources.Agent{Metadata: resources.ObjectMeta{Name: "bot-" + name},
+					Spec: resources.AgentSpec{Image: "registry.example/acme/bot:1"}}, "")
+				return err
+			}},
+			{"patch agent", func() error {
+				_, err := c.PatchAgent(ctx, "acme", "bot-"+name, resources.AgentPatch{Scaling: &resources.AgentScaling{MinAgents: 2}})
+				return err
+			}},
+			// This platform has no runtime: a deploy, a rollback and a
+			// restart are refused (422), once their body is read.
+			{"deploy", func() error {
+				_, err := c.Deploy(ctx, "acme", "bot-"+name, resources.DeployRequest{})
+				return unprocessable(err)
+			}},
+			{"rollback", func() error {
+				_, err := c.RollbackAgent(ctx, "acme", "bot-"+name, resources.RollbackRequest{})
+				return unprocessable(err)
+			}},
+			{"restart", func() error {
+				_, err := c.RestartAgent(ctx, "acme", "bot-"+name)
+				return unprocessable(err)
+			}},
 		}
 		for _, s := range steps {
 			if err := s.run(); err != nil {
@@ -90,4 +115,13 @@ func TestBodiesAreSentAsJSON(t *testing.T) {
 			t.Errorf("%s: requests with a body %v, want one per route that takes one (%d)", name, seen, bodyRoutes)
 		}
 	}
+}
+
+// unprocessable is nil for the 422 of a platform without a runtime.
+func unprocessable(err error) error {
+	var re *resources.Error
+	if errors.As(err, &re) && re.Code == resources.CodeUnprocessable {
+		return nil
+	}
+	return fmt.Errorf("want the 422 of a region without a runtime, got %v", err)
 }

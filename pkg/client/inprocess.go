@@ -68,20 +68,45 @@ func (t handlerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err := req.Context().Err(); err != nil {
 		return nil, err
 	}
-	r := req.Clone(req.Context())
+	ctx, cancel := context.WithCancel(req.Context())
+	r := req.Clone(ctx)
 	if r.Body == nil {
 		r.Body = http.NoBody
 	}
 	r.RemoteAddr = "embedded"
 	r.RequestURI = r.URL.RequestURI()
 	r.Proto, r.ProtoMajor, r.ProtoMinor = "HTTP/1.1", 1, 1
-	w := &bufferWriter{header: http.Header{}}
-	t.h.ServeHTTP(w, r)
+	w := &bufferWriter{header: http.Header{}, streaming: make(chan struct{})}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer func() {
+			if w.pw != nil {
+				w.pw.Close() // the stream's end: the reader gets EOF
+			}
+		}()
+		t.h.ServeHTTP(w, r)
+	}()
+	select {
+	case <-done:
+	case <-w.streaming:
+		// The handler flushed (the agents' logs): the answer is read as
+		// it is written, and closing it ends the handler's request.
+		return w.response(req, &streamBody{PipeReader: w.pr, cancel: cancel}, -1), nil
+	}
+	cancel()
 	if req.Body != nil {
 		req.Body.Close()
 	}
+	return w.response(req, io.NopCloser(bytes.NewReader(w.body.Bytes())), int64(w.body.Len())), nil
+}
+
+func (w *bufferWriter) response(req *http.Request, body io.ReadCloser, length int64) *http.Response {
 	if w.status == 0 {
 		w.status = http.StatusOK
+	}
+	if w.sent == nil {
+		w.sent = w.header
 	}
 	return &http.Response{
 		Status:        strconv.Itoa(w.status) + " " + http.StatusText(w.status),
@@ -89,18 +114,25 @@ func (t handlerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		Proto:         "HTTP/1.1",
 		ProtoMajor:    1,
 		ProtoMinor:    1,
-		Header:        w.header,
-		Body:          io.NopCloser(bytes.NewReader(w.body.Bytes())),
-		ContentLength: int64(w.body.Len()),
+		Header:        w.sent,
+		Body:          body,
+		ContentLength: length,
 		Request:       req,
-	}, nil
+	}
 }
 
-// bufferWriter is the http.ResponseWriter of an in-process request.
+// bufferWriter is the http.ResponseWriter of an in-process request: it
+// keeps the answer whole, unless the handler flushes, which turns it into
+// a stream (an io.Pipe) read as it is written.
 type bufferWriter struct {
 	header http.Header
+	sent   http.Header // the header as it was when the answer started
 	status int
 	body   bytes.Buffer
+	// streaming is closed at the first Flush; pr and pw carry the stream.
+	streaming chan struct{}
+	pr        *io.PipeReader
+	pw        *io.PipeWriter
 }
 
 func (w *bufferWriter) Header() http.Header { return w.header }
@@ -108,12 +140,44 @@ func (w *bufferWriter) Header() http.Header { return w.header }
 func (w *bufferWriter) WriteHeader(code int) {
 	if w.status == 0 {
 		w.status = code
+		w.sent = w.header.Clone()
 	}
 }
 
 func (w *bufferWriter) Write(b []byte) (int, error) {
 	if w.status == 0 {
-		w.status = http.StatusOK
+		w.WriteHeader(http.StatusOK)
+	}
+	if w.pw != nil {
+		return w.pw.Write(b)
 	}
 	return w.body.Write(b)
+}
+
+// Flush starts the stream: what was written so far, then every write, goes
+// to the reader as it comes.
+func (w *bufferWriter) Flush() {
+	if w.status == 0 {
+		w.WriteHeader(http.StatusOK)
+	}
+	if w.pw == nil {
+		w.pr, w.pw = io.Pipe()
+		close(w.streaming)
+	}
+	if w.body.Len() > 0 {
+		_, _ = w.pw.Write(w.body.Bytes()) // error ignored: the reader went away; the next Write tells the handler
+		w.body.Reset()
+	}
+}
+
+// streamBody is a streamed answer's body: closing it ends the handler's
+// request (its context), so that a followed stream stops.
+type streamBody struct {
+	*io.PipeReader
+	cancel context.CancelFunc
+}
+
+func (b *streamBody) Close() error {
+	b.cancel()
+	return b.PipeReader.Close()
 }

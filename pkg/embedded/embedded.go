@@ -7,11 +7,15 @@ package embedded
 import (
 	"context"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/botkit-dev/botkit/pkg/client"
 	"github.com/botkit-dev/botkit/pkg/platform"
+	"github.com/botkit-dev/botkit/pkg/platform/runtime"
+	"github.com/botkit-dev/botkit/pkg/platform/runtime/docker"
 	"github.com/botkit-dev/botkit/pkg/platform/store/sqlite"
+	"github.com/botkit-dev/botkit/pkg/resources"
 )
 
 // Org is the organization of the embedded local platform.
@@ -34,6 +38,7 @@ func Open(ctx context.Context, dataDir string, opts client.Options) (*client.Cli
 	if err != nil {
 		return nil, fmt.Errorf("opening the embedded local platform in %s: %w", dataDir, err)
 	}
+	rts, noRuntime, closeEngine := localEngine()
 	srv, err := platform.Open(ctx, platform.Options{
 		Store:                  st,
 		DataDir:                dataDir,
@@ -46,8 +51,12 @@ func Open(ctx context.Context, dataDir string, opts client.Options) (*client.Cli
 		RegistryTimeout:    5 * time.Second,
 		RegistryAttempts:   2,
 		RegistryRetryDelay: 500 * time.Millisecond,
+		// Agents run on the local engine, whatever their region.
+		Runtimes: rts, NoRuntime: noRuntime,
+		ReconcileHolder: "embedded", SkipEmptyRegions: true,
 	})
 	if err != nil {
+		closeEngine()
 		return nil, fmt.Errorf("opening the embedded local platform in %s: %w", dataDir, err)
 	}
 	if opts.PollInterval <= 0 {
@@ -59,6 +68,7 @@ func Open(ctx context.Context, dataDir string, opts client.Options) (*client.Cli
 		Settle:  func(sctx context.Context) error { return drain(sctx, srv) },
 		Close: func() error {
 			_ = drain(ctx, srv) // unfinished work stays pending for the next command
+			defer closeEngine()
 			return srv.Close()
 		},
 	}, opts), nil
@@ -71,4 +81,27 @@ func drain(ctx context.Context, srv *platform.Server) error {
 	dctx, cancel := context.WithTimeout(ctx, DrainTimeout)
 	defer cancel()
 	return srv.Drain(dctx)
+}
+
+// localEngine is the runtime of every region of the embedded platform: the
+// local Docker Engine (DOCKER_HOST, else /var/run/docker.sock). Without a
+// socket there, no region has a runtime and deploys say how to get one.
+func localEngine() (map[string]runtime.Runtime, func(string) string, func()) {
+	host := docker.HostFromEnv()
+	noRuntime := func(string) string {
+		return fmt.Sprintf("no Docker Engine at %s: start Docker or set DOCKER_HOST", host)
+	}
+	rt, err := docker.NewRuntime(host)
+	if err != nil {
+		return nil, func(string) string { return fmt.Sprintf("DOCKER_HOST %s: %v", host, err) }, func() {}
+	}
+	if _, err := os.Stat(rt.Socket()); err != nil {
+		rt.Close()
+		return nil, noRuntime, func() {}
+	}
+	rts := map[string]runtime.Runtime{}
+	for _, region := range resources.Regions() {
+		rts[region] = rt
+	}
+	return rts, noRuntime, rt.Close
 }

@@ -10,9 +10,11 @@ import (
 	"sync"
 	"time"
 
+	"github.com/botkit-dev/botkit/pkg/platform/agents"
 	"github.com/botkit-dev/botkit/pkg/platform/encryption"
 	"github.com/botkit-dev/botkit/pkg/platform/httpapi"
 	"github.com/botkit-dev/botkit/pkg/platform/provision"
+	"github.com/botkit-dev/botkit/pkg/platform/runtime"
 	"github.com/botkit-dev/botkit/pkg/platform/service"
 	"github.com/botkit-dev/botkit/pkg/platform/store"
 	"github.com/botkit-dev/botkit/pkg/resources"
@@ -75,6 +77,34 @@ type Options struct {
 	RegistryRetryDelay time.Duration
 	// RegistryTimeout bounds each request to a registry (default 10s).
 	RegistryTimeout time.Duration
+
+	// Runtimes are the container engines agents run on, by region
+	// (botkit-platform serve --runtime REGION=docker://SOCKET); a region
+	// without one refuses deploys with NoRuntime's words (nil: how to add
+	// one to serve).
+	Runtimes  map[string]runtime.Runtime
+	NoRuntime func(region string) string
+	// AgentNetwork is the network agents join ("": the engine's default).
+	AgentNetwork string
+	// AgentSettle is how long a rollout's agents must run, ready, before
+	// their deployment serves (0: runtime.DefaultSettle).
+	AgentSettle time.Duration
+	// ReconcileInterval is how often every region is reconciled in the
+	// background (0: never; serve passes a second). Every region is
+	// reconciled once at Open, and each agent at every request naming it.
+	ReconcileInterval time.Duration
+	// ReconcileHolder names this process in the regions' reconcile leases
+	// ("": a random name). The embedded platform names itself the same in
+	// every process, so that a killed command's lease does not keep the
+	// next one from reconciling.
+	ReconcileHolder string
+	// SkipEmptyRegions skips, at Open, the regions without agents (the
+	// embedded platform: a command that has nothing to do with agents asks
+	// the engine nothing).
+	SkipEmptyRegions bool
+	// AfterAgentsStart is agents.Options.AfterStart (tests: a rollout
+	// interrupted between its agents' start and its promotion).
+	AfterAgentsStart func(ctx context.Context, org, agent string, deployment int64) error
 }
 
 // Server is a platform instance over one store: the service, its HTTP
@@ -86,6 +116,7 @@ type Server struct {
 	svc     *service.Service
 	handler http.Handler
 	prov    *provision.Provisioner
+	agents  *agents.Reconciler
 
 	closeOnce sync.Once
 	cancel    context.CancelFunc
@@ -160,8 +191,11 @@ func Open(ctx context.Context, opts Options) (*Server, error) {
 		Attempts: opts.RegistryAttempts, RetryDelay: opts.RegistryRetryDelay, Timeout: opts.RegistryTimeout,
 		AllowPrivateRegistries: opts.AllowPrivateRegistries,
 	})
+	s.agents = agents.New(agents.Options{Store: st, Sealer: sealer, Runtimes: opts.Runtimes, NoRuntime: opts.NoRuntime,
+		Network: opts.AgentNetwork, Settle: opts.AgentSettle, Holder: opts.ReconcileHolder, Logger: opts.Logger,
+		SkipEmptyRegions: opts.SkipEmptyRegions, AfterStart: opts.AfterAgentsStart})
 	svc, poll := service.New(ctx, service.Options{Store: st, Sealer: sealer, DataDir: opts.DataDir,
-		NoAuthOrg: opts.NoAuthOrg, Wake: s.prov.Wake, CheckImage: s.checkImage})
+		NoAuthOrg: opts.NoAuthOrg, Wake: s.prov.Wake, CheckImage: s.checkImage, Agents: s.agents})
 	s.svc = svc
 	if poll != nil {
 		s.wg.Add(1)
@@ -181,6 +215,19 @@ func Open(ctx context.Context, opts Options) (*Server, error) {
 		s.prov.Stop()
 	} else {
 		s.prov.Run(runCtx, &s.wg, opts.LazyProvisioner)
+	}
+	// What a platform stopped in the middle of a rollout left is set
+	// right before the first request (an engine that does not answer is
+	// each agent's status to show, not a reason not to start).
+	if err := s.agents.ReconcileAll(ctx); err != nil && s.opts.Logger != nil {
+		s.opts.Logger.Warn("reconciling the agents at start", "error", err.Error())
+	}
+	if opts.ReconcileInterval > 0 && len(opts.Runtimes) > 0 {
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			s.agents.Run(runCtx, opts.ReconcileInterval)
+		}()
 	}
 	return s, nil
 }
@@ -216,6 +263,9 @@ func (s *Server) Close() error {
 		}
 		s.cancel()
 		s.wg.Wait()
+		if s.agents != nil {
+			s.agents.Close() // another replica takes the regions over at once
+		}
 		err = s.store.Close()
 	})
 	return err

@@ -11,17 +11,21 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
 	"github.com/botkit-dev/botkit/pkg/iostreams"
 	"github.com/botkit-dev/botkit/pkg/platform"
 	"github.com/botkit-dev/botkit/pkg/platform/prommetrics"
+	"github.com/botkit-dev/botkit/pkg/platform/runtime"
+	"github.com/botkit-dev/botkit/pkg/platform/runtime/docker"
 	"github.com/botkit-dev/botkit/pkg/platform/service"
 	"github.com/botkit-dev/botkit/pkg/platform/store/postgres"
 	"github.com/botkit-dev/botkit/pkg/platform/store/sqlite"
 	"github.com/botkit-dev/botkit/pkg/platform/stores"
 	"github.com/botkit-dev/botkit/pkg/printers"
+	"github.com/botkit-dev/botkit/pkg/resources"
 	"github.com/spf13/cobra"
 )
 
@@ -100,7 +104,13 @@ type ServeOptions struct {
 	// certificate and key in these PEM files, re-read when they change.
 	TLSCertFile string
 	TLSKeyFile  string
-	IO          *iostreams.IOStreams
+	// Runtimes are --runtime's REGION=docker:///path/to/docker.sock, as
+	// given (repeatable); AgentNetwork the network agents join;
+	// AgentSettle how long a rollout's agents must run before they serve.
+	Runtimes     []string
+	AgentNetwork string
+	AgentSettle  time.Duration
+	IO           *iostreams.IOStreams
 }
 
 func newServeCmd(st *iostreams.IOStreams) *cobra.Command {
@@ -141,7 +151,58 @@ each needs the same --master-key-file.`,
 	cmdutil.EnumFlag(c, &o.LogFormat, "log-format", "", "text", logFormats, "Request log format")
 	c.Flags().StringVar(&o.TLSCertFile, "tls-cert-file", "", "serve HTTPS with the certificate (then its chain) in this PEM file; needs --tls-key-file")
 	c.Flags().StringVar(&o.TLSKeyFile, "tls-key-file", "", "the private key of --tls-cert-file (PEM)")
+	c.Flags().StringArrayVar(&o.Runtimes, "runtime", nil, "REGION=docker:///path/to/docker.sock: the Docker Engine the region's agents run on (repeatable; a region without one refuses deploys)")
+	c.Flags().StringVar(&o.AgentNetwork, "agent-network", "", "the engine network agents join (default: the engine's own; never the host's)")
+	c.Flags().DurationVar(&o.AgentSettle, "agent-settle", runtime.DefaultSettle, "how long a new deployment's agents must run, ready, before it serves and the previous one stops")
 	return c
+}
+
+// runtimes opens the engines of --runtime: REGION=docker:///path, one per
+// region.
+func (o *ServeOptions) runtimes() (map[string]runtime.Runtime, func(), error) {
+	out := map[string]runtime.Runtime{}
+	var opened []*docker.Runtime
+	closeAll := func() {
+		for _, rt := range opened {
+			rt.Close()
+		}
+	}
+	for _, v := range o.Runtimes {
+		region, addr, ok := strings.Cut(v, "=")
+		if !ok {
+			closeAll()
+			return nil, nil, cmdutil.FlagErrorf("--runtime %q: want REGION=docker:///path/to/docker.sock", v)
+		}
+		if err := resources.ValidateRegion(region); err != nil {
+			closeAll()
+			return nil, nil, cmdutil.FlagErrorf("--runtime %q: %v", v, err)
+		}
+		if out[region] != nil {
+			closeAll()
+			return nil, nil, cmdutil.FlagErrorf("--runtime %q: region %s has a runtime already (one engine per region)", v, region)
+		}
+		path, ok := strings.CutPrefix(addr, "docker://")
+		if !ok || !strings.HasPrefix(path, "/") {
+			closeAll()
+			return nil, nil, cmdutil.FlagErrorf("--runtime %q: want docker:///absolute/path/to/docker.sock after %s=", v, region)
+		}
+		rt, err := docker.NewRuntime("unix://" + path)
+		if err != nil {
+			closeAll()
+			return nil, nil, cmdutil.FlagErrorf("--runtime %q: %v", v, err)
+		}
+		opened = append(opened, rt)
+		out[region] = rt
+	}
+	if o.AgentNetwork == "host" || strings.Contains(o.AgentNetwork, ":") {
+		closeAll()
+		return nil, nil, cmdutil.FlagErrorf("--agent-network %q: agents never join the host's network nor another container's", o.AgentNetwork)
+	}
+	if o.AgentSettle < 0 {
+		closeAll()
+		return nil, nil, cmdutil.FlagErrorf("--agent-settle %s: want 0 or more", o.AgentSettle)
+	}
+	return out, closeAll, nil
 }
 
 // tlsConfig checks --tls-cert-file and --tls-key-file (both or neither) and
@@ -192,6 +253,11 @@ func RunServe(ctx context.Context, o *ServeOptions) error {
 	if err != nil {
 		return err
 	}
+	rts, closeRuntimes, err := o.runtimes()
+	if err != nil {
+		return err
+	}
+	defer closeRuntimes()
 	loc := o.location()
 	if loc.Shared() && o.MasterKeyFile == "" {
 		return platform.ErrMasterKeyRequired // before connecting: nothing to wait for
@@ -204,6 +270,7 @@ func RunServe(ctx context.Context, o *ServeOptions) error {
 	srv, err := platform.Open(ctx, platform.Options{
 		Store: st, DataDir: loc.DataDir, MasterKeyFile: o.MasterKeyFile, ProvisionLease: o.ProvisionLease,
 		AllowPrivateRegistries: o.AllowPrivateRegistries, Logger: logger, Metrics: metrics,
+		Runtimes: rts, AgentNetwork: o.AgentNetwork, AgentSettle: o.AgentSettle, ReconcileInterval: time.Second,
 	})
 	if err != nil {
 		return err

@@ -14,6 +14,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"maps"
 	"mime"
 	"net/http"
 	"strconv"
@@ -38,7 +39,7 @@ type Route struct {
 // Routes lists every route the Handler serves (the contract tests check
 // them, and which take a body, against api/openapi.yaml both ways).
 func Routes() []Route {
-	return []Route{
+	routes := []Route{
 		{"GET", "/healthz", false},
 		{"GET", "/metrics", false},
 		{"GET", "/v1/me", false},
@@ -59,6 +60,7 @@ func Routes() []Route {
 		{"POST", "/v1/organizations/{org}/reseal", true},
 		{"POST", "/v1/organizations/{org}/preflight", true},
 	}
+	return append(routes, agentRoutes()...)
 }
 
 // Metrics receives the HTTP layer's measurements and serves /metrics.
@@ -121,6 +123,10 @@ func (w *statusWriter) WriteHeader(code int) {
 	w.ResponseWriter.WriteHeader(code)
 }
 
+// Unwrap lets http.ResponseController reach the connection's writer (the
+// logs stream flushes each line).
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
 func (w *statusWriter) Write(b []byte) (int, error) {
 	if w.status == 0 {
 		w.status = http.StatusOK
@@ -153,6 +159,7 @@ func (a *api) routes() http.Handler {
 		{"POST", "/v1/organizations/{org}/reseal"}:                                     postJSON(a, resources.MaxApplyRequestBytes, a.svc.Reseal),
 		{"POST", "/v1/organizations/{org}/preflight"}:                                  postJSON(a, 1<<20, a.svc.Preflight),
 	}
+	maps.Copy(handlers, a.agentHandlers())
 	paths := map[string][]string{}
 	for _, rt := range Routes() {
 		h := handlers[[2]string{rt.Method, rt.Path}]

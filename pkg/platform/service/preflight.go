@@ -151,16 +151,8 @@ func (s *Service) Preflight(ctx context.Context, p Principal, req resources.Pref
 			if have, want := resources.RegistryName(o.Host), resources.RegistryName(ref.Registry); have != want {
 				add(checkImagePullSecret, resources.CheckFail, "%s", registryMismatch(req.ImagePullSecret, have, want))
 				credsOK = false
-			} else {
-				vals, err := s.decryptAll(ctx, s.store, p.org.Name, o)
-				if err != nil {
-					return res, err
-				}
-				creds = string(vals[store.CredentialsKey]) // base64 "user:pass", as stored
-				base = o.Host
-				if resources.RegistryName(o.Host) == resources.DockerHub {
-					base = resources.RegistryURL(resources.DockerHub)
-				}
+			} else if base, creds, err = s.pullAccess(ctx, p.org.Name, ref, &o); err != nil {
+				return res, err
 			}
 		}
 	}
@@ -172,12 +164,32 @@ func (s *Service) Preflight(ctx context.Context, p Principal, req resources.Pref
 		add(checkImage, resources.CheckFail, "not checked: fix image_credentials first")
 	default:
 		if base == "" {
-			base = resources.RegistryURL(ref.Registry)
+			base, _, _ = s.pullAccess(ctx, p.org.Name, ref, nil) // error ignored: none without a pull secret
 		}
 		s.preflightImage(ctx, req, ref, base, creds, checks)
 	}
 	res.Checks = checks.list
 	return res, nil
+}
+
+// pullAccess returns the registry API's base URL through which ref is
+// pulled and the credentials of image pull secret ips (base64 "user:pass",
+// as stored; "" without a pull secret: anonymous). The caller checked that
+// ips is for ref's registry. Preflight's image check and a deployment's
+// digest resolution both ask the registry this way.
+func (s *Service) pullAccess(ctx context.Context, org string, ref resources.ImageRef, ips *store.Object) (base, creds string, err error) {
+	if ips == nil {
+		return resources.RegistryURL(ref.Registry), "", nil
+	}
+	vals, err := s.decryptAll(ctx, s.store, org, *ips)
+	if err != nil {
+		return "", "", err
+	}
+	base = ips.Host
+	if resources.RegistryName(ips.Host) == resources.DockerHub {
+		base = resources.RegistryURL(resources.DockerHub)
+	}
+	return base, string(vals[store.CredentialsKey]), nil
 }
 
 // registryMismatch says that pull secret name holds credentials for

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/botkit-dev/botkit/pkg/platform/agents"
 	"github.com/botkit-dev/botkit/pkg/platform/encryption"
 	"github.com/botkit-dev/botkit/pkg/platform/store"
 	"github.com/botkit-dev/botkit/pkg/platform/wire"
@@ -32,6 +33,8 @@ type Options struct {
 	// CheckImage asks a registry for an image (preflight); nil: images are
 	// not checked.
 	CheckImage ImageChecker
+	// Agents runs the agents (nil: no region has a runtime).
+	Agents *agents.Reconciler
 }
 
 // Service is the platform's operations: the secret sets and image pull
@@ -47,6 +50,7 @@ type Service struct {
 	noAuthOrg  string
 	wakeFn     func(string)
 	checkImage ImageChecker
+	agents     *agents.Reconciler
 	// identities caches decrypted sealing keys: "orgID/keyID" →
 	// *sealed.Identity.
 	identities sync.Map
@@ -56,7 +60,7 @@ type Service struct {
 // DataDir), the poll of its tokens epoch, for the caller to run in a
 // goroutine until its context ends (nil otherwise).
 func New(ctx context.Context, opts Options) (s *Service, poll func(ctx context.Context)) {
-	s = &Service{store: opts.Store, sealer: opts.Sealer, noAuthOrg: opts.NoAuthOrg, wakeFn: opts.Wake, checkImage: opts.CheckImage}
+	s = &Service{store: opts.Store, sealer: opts.Sealer, noAuthOrg: opts.NoAuthOrg, wakeFn: opts.Wake, checkImage: opts.CheckImage, agents: opts.Agents}
 	epochPath := ""
 	if opts.DataDir != "" {
 		epochPath = epochFile(opts.DataDir)

@@ -159,6 +159,8 @@ type ListQuery struct {
 // back together. Implementations may batch several Tx into one database
 // commit (group commit); each keeps its own all-or-nothing semantics.
 type Tx interface {
+	AgentTx
+
 	Org(ctx context.Context, name string) (Org, error)
 	CreateOrg(ctx context.Context, o Org) (Org, error)
 	// CreateToken stores t; a non-nil t.RevokedAt stores it revoked (migrations).
@@ -249,6 +251,8 @@ type Version struct {
 
 // Store is the platform's persistence.
 type Store interface {
+	AgentStore
+
 	// Update runs fn in a write transaction and returns once the transaction
 	// is durably committed (or fn's error, after rolling back fn's writes).
 	Update(ctx context.Context, fn func(ctx context.Context, tx Tx) error) error

@@ -324,3 +324,68 @@ func ScanVersion(sc Scanner) (store.Version, error) {
 	}
 	return v, nil
 }
+
+// AgentCols are an agent's columns in ScanAgent's order, for a query over
+// agents AS a joined with orgs AS o (o.name is the organization's name).
+const AgentCols = `a.id, a.org_id, o.name, a.name, a.region, a.labels, a.spec, a.version, a.generation, a.serving, a.latest, a.managed, a.apply_set, a.created_at, a.updated_at`
+
+// AgentFrom is the FROM clause AgentCols reads.
+const AgentFrom = ` FROM agents a JOIN orgs o ON o.id = a.org_id`
+
+// ScanAgent reads one agent row (AgentCols). The spec is stored as text
+// (JSON, opaque to the stores).
+func ScanAgent(sc Scanner) (store.Agent, error) {
+	var a store.Agent
+	var labels, spec string
+	var created, updated int64
+	err := sc.Scan(&a.ID, &a.OrgID, &a.OrgName, &a.Name, &a.Region, &labels, &spec, &a.Version, &a.Generation,
+		&a.Serving, &a.Latest, &a.Managed, &a.ApplySet, &created, &updated)
+	if err != nil {
+		return a, err
+	}
+	if labels != "" && labels != "{}" {
+		if a.Labels, err = DecodeLabels(labels); err != nil {
+			return a, fmt.Errorf("agent %d: labels: %w", a.ID, err)
+		}
+	}
+	a.Spec = []byte(spec)
+	a.CreatedAt, a.UpdatedAt = FromNanos(created), FromNanos(updated)
+	return a, nil
+}
+
+// DeploymentCols are a deployment's columns, in ScanDeployment's order and
+// in the order of DeploymentArgs.
+const DeploymentCols = `agent_id, number, at, actor, source, rollback_of, image, image_digest, image_pull_secret, secret_set, secret_set_version, profile, result, message, finished_at`
+
+// DeploymentArgs returns the stored form of d's columns (DeploymentCols):
+// times as Unix nanoseconds (At: now when unset), FinishedAt NULL when nil.
+func DeploymentArgs(d store.Deployment) []any {
+	if d.At.IsZero() {
+		d.At = time.Now().UTC()
+	}
+	var finished *int64
+	if d.FinishedAt != nil {
+		n := d.FinishedAt.UnixNano()
+		finished = &n
+	}
+	return []any{d.AgentID, d.Number, d.At.UnixNano(), d.Actor, d.Source, d.RollbackOf, d.Image, d.ImageDigest,
+		d.ImagePullSecret, d.SecretSetName, d.SecretSetVersion, d.Profile, d.Result, d.Message, finished}
+}
+
+// ScanDeployment reads one deployment row (DeploymentCols).
+func ScanDeployment(sc Scanner) (store.Deployment, error) {
+	var d store.Deployment
+	var at int64
+	var finished *int64
+	err := sc.Scan(&d.AgentID, &d.Number, &at, &d.Actor, &d.Source, &d.RollbackOf, &d.Image, &d.ImageDigest,
+		&d.ImagePullSecret, &d.SecretSetName, &d.SecretSetVersion, &d.Profile, &d.Result, &d.Message, &finished)
+	if err != nil {
+		return d, err
+	}
+	d.At = FromNanos(at)
+	if finished != nil {
+		f := FromNanos(*finished)
+		d.FinishedAt = &f
+	}
+	return d, nil
+}

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -99,8 +100,8 @@ var qAuditRows = sync.OnceValue(func() []string {
 // writerQueries are the statements the writer prepares before its first
 // batch.
 var writerQueries = sync.OnceValue(func() []string {
-	return append([]string{qOrgByName, qObjectByName, qValues, qInsertOrg, qInsertToken, qRevokeToken, qUpdateObject, qUpdateSpec, qDeleteValue, qDeleteValues, qDeleteObject, qLoadVersion, qStoreVersion, qSetStatus, qMarkReady, qDataVersion, qInsertObject, qAppliedObjects, qUpsertValue, qSavepoint, qRollbackTo, qRelease,
-		qInsertVersion, qCopyVersionValues, qPurgeVersions, qVersion, qVersionValues, qSetHistoryLimit}, qAuditRows()...)
+	return slices.Concat([]string{qOrgByName, qObjectByName, qValues, qInsertOrg, qInsertToken, qRevokeToken, qUpdateObject, qUpdateSpec, qDeleteValue, qDeleteValues, qDeleteObject, qLoadVersion, qStoreVersion, qSetStatus, qMarkReady, qDataVersion, qInsertObject, qAppliedObjects, qUpsertValue, qSavepoint, qRollbackTo, qRelease,
+		qInsertVersion, qCopyVersionValues, qPurgeVersions, qVersion, qVersionValues, qSetHistoryLimit}, agentQueries, qAuditRows())
 })
 
 // stmtCache prepares each distinct query once per database handle.

@@ -49,6 +49,12 @@ func Run(t *testing.T, newDB func(t *testing.T) Opener) {
 		{"History", testHistory},
 		{"SealingKeys", testSealingKeys},
 		{"Digests", testDigests},
+		{"Agents", testAgents},
+		{"RegionAgents", testRegionAgents},
+		{"AppliedAgents", testAppliedAgents},
+		{"ConcurrentDeploys", testConcurrentDeploys},
+		{"AgentsInGroupedUpdates", testAgentsInGroupedUpdates},
+		{"Leases", testLeases},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, newDB(t)) })

@@ -1,0 +1,328 @@
+package agents
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/botkit-dev/botkit/pkg/platform/runtime"
+	"github.com/botkit-dev/botkit/pkg/platform/store"
+	"github.com/botkit-dev/botkit/pkg/resources"
+)
+
+// errNotYet ends a look at a rollout whose agents are not all ready yet.
+var errNotYet = errors.New("not ready yet")
+
+// pass is one reconcile pass over agent a (the region locked, its lease
+// held): the rolling-out deployment moved on by one step, the serving one
+// kept at its count, every other container of the agent removed.
+func (r *Reconciler) pass(ctx context.Context, rt runtime.Runtime, a store.Agent) error {
+	spec, err := SpecOf(a)
+	if err != nil {
+		return err
+	}
+	byDep, err := containers(ctx, rt, a)
+	if err != nil {
+		return err
+	}
+	rolling := int64(0)
+	if a.Latest > a.Serving {
+		d, err := r.st.Deployment(ctx, a.ID, a.Latest)
+		if err != nil {
+			return err
+		}
+		if d.Result == resources.DeploymentRollingOut {
+			done, err := r.rollout(ctx, rt, a, spec, d, byDep[d.Number])
+			if err != nil {
+				return err
+			}
+			if done {
+				// Promoted or failed: read what it left.
+				org := a.OrgName
+				if a, err = r.st.Agent(ctx, a.OrgID, a.Name); err != nil {
+					return err
+				}
+				a.OrgName = org
+				if byDep, err = containers(ctx, rt, a); err != nil {
+					return err
+				}
+			} else {
+				rolling = d.Number
+			}
+		}
+	}
+	if a.Serving > 0 {
+		s, err := r.st.Deployment(ctx, a.ID, a.Serving)
+		if err != nil {
+			return err
+		}
+		if err := r.scale(ctx, rt, a, spec, s, byDep[s.Number]); err != nil {
+			return err
+		}
+	}
+	var errs []error
+	for n, cs := range byDep {
+		if n == a.Serving || n == rolling {
+			continue
+		}
+		for _, c := range cs {
+			if err := rt.Remove(ctx, c.ID, r.opts.Grace); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// rollout moves a rolling-out deployment d on by one step: its missing
+// agents started (never restarted by the engine, so a crash stays
+// visible), then one look: a failure fails d (its agents removed), all
+// ready and settled promotes it. done reports either.
+func (r *Reconciler) rollout(ctx context.Context, rt runtime.Runtime, a store.Agent, spec resources.AgentSpec, d store.Deployment, cs []runtime.Agent) (done bool, err error) {
+	want := max(spec.MinAgents(), 1) // min 0: one proves the image boots
+	owner := depOwner(a, d.Number)
+	sel := runtime.ForOwner(owner)
+	var run *runtimeInput
+	if len(cs) < want && !hasFailure(cs) {
+		run, err = r.load(ctx, a, d)
+		if err != nil {
+			return r.failLoad(ctx, rt, a, d, err)
+		}
+		if err := rt.Pull(ctx, d.ImageDigest, run.creds); err != nil {
+			if transient(err) {
+				return false, err
+			}
+			return true, r.fail(ctx, rt, a, d, run.masker, err)
+		}
+		started, err := rt.Start(ctx, runtime.StartSpec{
+			Owner: owner, Image: d.ImageDigest, Env: run.env, Profile: profileOf(d.Profile),
+			Restart: runtime.RestartPolicy{Name: runtime.RestartNever}, Network: r.opts.Network,
+			Count: want - len(cs), FirstIndex: nextIndex(cs),
+		})
+		if err != nil {
+			for _, c := range started {
+				_ = rt.Remove(ctx, c.ID, r.opts.Grace) // error ignored: the failure below is the news; the next pass removes what is left
+			}
+			if transient(err) {
+				return false, err
+			}
+			return true, r.fail(ctx, rt, a, d, run.masker, err)
+		}
+		r.log.Info("started agents", "org", a.OrgName, "agent", a.Name, "deployment", d.Number, "count", len(started))
+		if r.opts.AfterStart != nil {
+			if err := r.opts.AfterStart(ctx, a.OrgName, a.Name, d.Number); err != nil {
+				return false, err
+			}
+		}
+	}
+	// One look: runtime.WaitReady with no wait.
+	up, err := runtime.WaitReady(ctx, rt, sel, want, runtime.Readiness{
+		Settle: func(context.Context) error { return nil },
+		Poll:   func(context.Context) error { return errNotYet },
+	})
+	switch {
+	case errors.Is(err, errNotYet):
+		return false, nil
+	case err != nil && transient(err):
+		return false, err
+	case err != nil:
+		cause := err
+		if run == nil {
+			// A pass after the one that started them: the values again,
+			// to mask the agents' last lines.
+			if run, err = r.load(ctx, a, d); err != nil {
+				return r.failLoad(ctx, rt, a, d, err)
+			}
+		}
+		return true, r.fail(ctx, rt, a, d, run.masker, cause)
+	}
+	settled := time.Now().Add(-r.opts.Settle)
+	for _, c := range up {
+		if c.StartedAt.After(settled) {
+			return false, nil
+		}
+	}
+	return true, r.promote(ctx, rt, a, spec, d, up)
+}
+
+// depOwner is the Owner of agent a's deployment number's agents.
+func depOwner(a store.Agent, number int64) runtime.Owner {
+	return runtime.Owner{Organization: a.OrgName, Region: a.Region, Agent: a.Name, Deployment: int(number)}
+}
+
+// hasFailure reports whether a container already failed (the look fails
+// the deployment; nothing more is started).
+func hasFailure(cs []runtime.Agent) bool {
+	return slices.ContainsFunc(cs, func(c runtime.Agent) bool {
+		return c.OOMKilled || c.State == runtime.StateExited || c.State == runtime.StateDead || c.Restarts > 0 || c.Health == runtime.HealthUnhealthy
+	})
+}
+
+// transient reports whether an engine error says nothing of the
+// deployment (the engine does not answer): the next pass tries again.
+func transient(err error) bool {
+	switch runtime.ReasonOf(err) {
+	case runtime.ReasonUnreachable:
+		return true
+	case "":
+		return !errors.Is(err, errNotYet)
+	}
+	return false
+}
+
+func nextIndex(cs []runtime.Agent) int {
+	n := 0
+	for _, c := range cs {
+		n = max(n, c.Index+1)
+	}
+	return n
+}
+
+func profileOf(name string) runtime.Profile {
+	if p, ok := runtime.LookupProfile(name); ok {
+		return p
+	}
+	p, _ := runtime.LookupProfile(runtime.DefaultProfile)
+	return p
+}
+
+// fail records d failed with err's reason and its agents' last log lines
+// (values masked), and removes its agents: the serving deployment serves
+// on, untouched.
+func (r *Reconciler) fail(ctx context.Context, rt runtime.Runtime, a store.Agent, d store.Deployment, m *masker, cause error) error {
+	msg := cause.Error()
+	var re *runtime.Error
+	if errors.As(cause, &re) && len(re.LastLines) > 0 {
+		msg += "\nlast log lines:\n" + strings.Join(re.LastLines, "\n")
+	}
+	msg = m.mask(msg)
+	r.log.Info("deployment failed", "org", a.OrgName, "agent", a.Name, "deployment", d.Number, "reason", string(runtime.ReasonOf(cause)))
+	now := time.Now().UTC()
+	if err := r.st.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+		cur, err := tx.Deployment(ctx, a.ID, d.Number)
+		if err != nil || cur.Result != resources.DeploymentRollingOut {
+			return err
+		}
+		return tx.FinishDeployment(ctx, a.ID, d.Number, resources.DeploymentFailed, msg, now)
+	}); err != nil {
+		return err
+	}
+	return r.removeDeployment(ctx, rt, a, d.Number)
+}
+
+// failLoad fails d when its inputs cannot be had (a *DeploymentError);
+// another error (the store) is the next pass's to retry.
+func (r *Reconciler) failLoad(ctx context.Context, rt runtime.Runtime, a store.Agent, d store.Deployment, err error) (bool, error) {
+	var de *DeploymentError
+	if !errors.As(err, &de) {
+		return false, err
+	}
+	return true, r.fail(ctx, rt, a, d, nil, err)
+}
+
+func (r *Reconciler) removeDeployment(ctx context.Context, rt runtime.Runtime, a store.Agent, number int64) error {
+	cs, err := rt.List(ctx, runtime.ForOwner(depOwner(a, number)))
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, c := range cs {
+		if err := rt.Remove(ctx, c.ID, r.opts.Grace); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// promote makes d serve: its agents get the engine's restart policy, the
+// store records d serving and the previous deployment superseded, then the
+// previous deployment's agents stop (new agents up before the old stop).
+// With minAgents 0, d's agents stop too once they proved the image boots.
+func (r *Reconciler) promote(ctx context.Context, rt runtime.Runtime, a store.Agent, spec resources.AgentSpec, d store.Deployment, up []runtime.Agent) error {
+	for _, c := range up {
+		if err := rt.SetRestartPolicy(ctx, c.ID, runtime.DefaultRestart); err != nil {
+			return err
+		}
+	}
+	now := time.Now().UTC()
+	prev := int64(0)
+	err := r.st.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+		cur, err := tx.Agent(ctx, a.OrgID, a.Name)
+		if err != nil {
+			return err
+		}
+		dd, err := tx.Deployment(ctx, a.ID, d.Number)
+		if err != nil {
+			return err
+		}
+		if dd.Result != resources.DeploymentRollingOut || cur.Latest != d.Number {
+			return nil // another pass decided already
+		}
+		if err := tx.FinishDeployment(ctx, a.ID, d.Number, resources.DeploymentServing, "", now); err != nil {
+			return err
+		}
+		if prev = cur.Serving; prev > 0 {
+			if err := tx.FinishDeployment(ctx, a.ID, prev, resources.DeploymentSuperseded, "", now); err != nil {
+				return err
+			}
+		}
+		v, err := tx.NextVersion(ctx)
+		if err != nil {
+			return err
+		}
+		cur.Serving, cur.Version, cur.UpdatedAt = d.Number, v, now
+		_, err = tx.PutAgent(ctx, cur)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	r.log.Info("deployment serving", "org", a.OrgName, "agent", a.Name, "deployment", d.Number, "superseded", prev)
+	if prev > 0 {
+		if err := r.removeDeployment(ctx, rt, a, prev); err != nil {
+			return err
+		}
+	}
+	if spec.MinAgents() == 0 {
+		return r.removeDeployment(ctx, rt, a, d.Number)
+	}
+	return nil
+}
+
+// scale keeps the serving deployment s at the spec's minAgents: missing
+// agents started (with the engine's restart policy), extra ones removed
+// (the highest indexes first).
+func (r *Reconciler) scale(ctx context.Context, rt runtime.Runtime, a store.Agent, spec resources.AgentSpec, s store.Deployment, cs []runtime.Agent) error {
+	want := spec.MinAgents()
+	switch {
+	case len(cs) > want:
+		slices.SortFunc(cs, func(x, y runtime.Agent) int { return y.Index - x.Index })
+		var errs []error
+		for _, c := range cs[:len(cs)-want] {
+			if err := rt.Remove(ctx, c.ID, r.opts.Grace); err != nil {
+				errs = append(errs, err)
+			}
+		}
+		return errors.Join(errs...)
+	case len(cs) < want:
+		run, err := r.load(ctx, a, s)
+		if err != nil {
+			return err
+		}
+		if err := rt.Pull(ctx, s.ImageDigest, run.creds); err != nil {
+			return fmt.Errorf("scaling deployment %d: %s", s.Number, run.masker.mask(err.Error()))
+		}
+		started, err := rt.Start(ctx, runtime.StartSpec{
+			Owner: depOwner(a, s.Number), Image: s.ImageDigest, Env: run.env, Profile: profileOf(s.Profile),
+			Restart: runtime.DefaultRestart, Network: r.opts.Network, Count: want - len(cs), FirstIndex: nextIndex(cs),
+		})
+		if err != nil {
+			return fmt.Errorf("scaling deployment %d: %s", s.Number, run.masker.mask(err.Error()))
+		}
+		r.log.Info("started agents", "org", a.OrgName, "agent", a.Name, "deployment", s.Number, "count", len(started))
+	}
+	return nil
+}

@@ -1,0 +1,200 @@
+package agents
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+
+	"github.com/botkit-dev/botkit/pkg/platform/runtime"
+	"github.com/botkit-dev/botkit/pkg/platform/store"
+	"github.com/botkit-dev/botkit/pkg/resources"
+)
+
+// ready reports whether an agent counts as ready: running, and healthy if
+// its image has a HEALTHCHECK.
+func ready(c runtime.Agent) bool {
+	return c.State == runtime.StateRunning && (c.Health == runtime.HealthNone || c.Health == runtime.HealthHealthy)
+}
+
+// Status returns agent a's state as the store and the engine show it, and
+// its agents (containers), by deployment then index.
+func (r *Reconciler) Status(ctx context.Context, a store.Agent) (resources.AgentStatus, []resources.RunningAgent, error) {
+	var st resources.AgentStatus
+	spec, err := SpecOf(a)
+	if err != nil {
+		return st, nil, err
+	}
+	var serving, latest *store.Deployment
+	if a.Serving > 0 {
+		d, err := r.st.Deployment(ctx, a.ID, a.Serving)
+		if err != nil {
+			return st, nil, err
+		}
+		serving = &d
+	}
+	if a.Latest > 0 {
+		d, err := r.st.Deployment(ctx, a.ID, a.Latest)
+		if err != nil {
+			return st, nil, err
+		}
+		latest = &d
+	}
+	var cs []runtime.Agent
+	rt := r.runtimeOf(a.Region)
+	if rt != nil {
+		if cs, err = rt.List(ctx, runtime.ForOwner(ownerOf(a))); err != nil {
+			return st, nil, err
+		}
+	}
+	running := make([]resources.RunningAgent, 0, len(cs))
+	readyOf := map[int64]int{}
+	for _, c := range cs {
+		n := int64(c.Owner.Deployment)
+		if ready(c) {
+			readyOf[n]++
+		}
+		id := c.ID
+		if len(id) > 12 {
+			id = id[:12]
+		}
+		running = append(running, resources.RunningAgent{Name: c.Name, ID: id, Deployment: n, State: string(c.State),
+			Health: string(c.Health), Restarts: c.Restarts, StartedAt: c.StartedAt})
+	}
+	sort.SliceStable(running, func(i, j int) bool { return running[i].Deployment < running[j].Deployment })
+
+	if serving != nil {
+		st.Deployment = serving.Number
+		st.ImageDigest = serving.ImageDigest
+		st.SecretSetVersion = serving.SecretSetVersion
+		st.Agents = resources.AgentCounts{Desired: spec.MinAgents(), Ready: readyOf[serving.Number]}
+		if serving.SecretSetName != "" {
+			o, err := r.st.Object(ctx, a.OrgID, serving.SecretSetName)
+			switch {
+			case err == nil && o.Kind == resources.KindSecretSet && o.Generation > serving.SecretSetVersion:
+				st.Drift = fmt.Sprintf("secret set %s is at version %d; deployment %d runs version %d: botkit deploy to apply",
+					o.Name, o.Generation, serving.Number, serving.SecretSetVersion)
+			case err != nil && !errors.Is(err, store.ErrNotFound):
+				return st, nil, err
+			}
+		}
+	}
+	switch {
+	case latest != nil && latest.Result == resources.DeploymentRollingOut:
+		st.State = resources.AgentDeploying
+		st.Rollout = latest.Number
+		st.Message = fmt.Sprintf("deployment %d is rolling out: %d of %d agents ready", latest.Number, readyOf[latest.Number], max(spec.MinAgents(), 1))
+	case serving != nil && st.Agents.Ready >= st.Agents.Desired:
+		st.State = resources.AgentReady
+		if st.Agents.Desired == 0 {
+			st.Message = "scaled to zero (minAgents 0): the image booted; nothing runs until agents are started on demand"
+		}
+	case serving != nil:
+		st.State = resources.AgentDegraded
+		st.Message = fmt.Sprintf("%d of %d agents ready", st.Agents.Ready, st.Agents.Desired)
+		if rt == nil {
+			st.Message += "; " + r.NoRuntime(a.Region).Message
+		}
+	case latest != nil && latest.Result == resources.DeploymentFailed:
+		st.State = resources.AgentFailed
+		st.Message = fmt.Sprintf("deployment %d failed: %s", latest.Number, latest.Message)
+	default:
+		st.State = resources.AgentStopped
+		if latest == nil {
+			st.Message = "no deployment yet: botkit deploy makes one"
+		}
+	}
+	if latest != nil && latest.Result == resources.DeploymentFailed && serving != nil {
+		st.Message = fmt.Sprintf("deployment %d failed (deployment %d serves on): %s", latest.Number, serving.Number, latest.Message)
+	}
+	return st, running, nil
+}
+
+// Remove stops and removes every agent (container) of a, of every
+// deployment.
+func (r *Reconciler) Remove(ctx context.Context, a store.Agent) error {
+	rt := r.runtimeOf(a.Region)
+	if rt == nil {
+		return nil
+	}
+	v, _ := r.locks.LoadOrStore(a.Region, &regionLock{})
+	l := v.(*regionLock)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	cs, err := rt.List(ctx, runtime.ForOwner(ownerOf(a)))
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, c := range cs {
+		if err := rt.Remove(ctx, c.ID, r.opts.Grace); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Restart restarts every agent of a's serving deployment.
+func (r *Reconciler) Restart(ctx context.Context, a store.Agent) error {
+	rt := r.runtimeOf(a.Region)
+	if rt == nil {
+		return r.NoRuntime(a.Region)
+	}
+	if a.Serving == 0 {
+		return nil
+	}
+	cs, err := rt.List(ctx, runtime.ForOwner(depOwner(a, a.Serving)))
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, c := range cs {
+		if err := rt.Restart(ctx, c.ID, r.opts.Grace); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// LogOptions choose the lines of Logs.
+type LogOptions = runtime.LogOptions
+
+// Logs writes the log lines of a's agents to fn, every value of the secret
+// set versions their deployments run (and their pull secret's credentials)
+// masked before fn sees them.
+func (r *Reconciler) Logs(ctx context.Context, a store.Agent, opts LogOptions, fn func(resources.AgentLogLine) error) error {
+	rt := r.runtimeOf(a.Region)
+	if rt == nil {
+		return r.NoRuntime(a.Region)
+	}
+	cs, err := rt.List(ctx, runtime.ForOwner(ownerOf(a)))
+	if err != nil {
+		return err
+	}
+	m := &masker{}
+	seen := map[int64]bool{}
+	for _, c := range cs {
+		n := int64(c.Owner.Deployment)
+		if seen[n] {
+			continue
+		}
+		seen[n] = true
+		d, err := r.st.Deployment(ctx, a.ID, n)
+		if err != nil {
+			return fmt.Errorf("deployment %d of agent %s: %w", n, a.Name, err)
+		}
+		in, err := r.load(ctx, a, d)
+		if err != nil {
+			// Without the values, their lines cannot be masked: none
+			// is shown.
+			return resources.Errorf(resources.CodeUnprocessable, "the logs of deployment %d cannot be masked: %v", n, err)
+		}
+		m.merge(in.masker)
+	}
+	if len(cs) == 0 {
+		return nil
+	}
+	return rt.Logs(ctx, cs, opts, func(l runtime.LogLine) error {
+		return fn(resources.AgentLogLine{Agent: l.Agent.Name, Stream: string(l.Stream), Time: l.Time, Text: m.mask(l.Text)})
+	})
+}

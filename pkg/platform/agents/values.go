@@ -1,0 +1,154 @@
+package agents
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/botkit-dev/botkit/pkg/platform/runtime"
+	"github.com/botkit-dev/botkit/pkg/platform/store"
+	"github.com/botkit-dev/botkit/pkg/resources"
+)
+
+// runtimeInput is what the engine gets to run a deployment: the pinned
+// secret set version's values as environment and the pull secret's
+// credentials, decrypted here only; masker hides those values.
+type runtimeInput struct {
+	env    map[string]string
+	creds  *runtime.Credentials
+	masker *masker
+}
+
+// DeploymentError is why a deployment's inputs cannot be had (its secret
+// set or pull secret gone, the set's version no longer kept): it fails the
+// deployment. Its message never holds a value.
+type DeploymentError struct{ Message string }
+
+func (e *DeploymentError) Error() string { return e.Message }
+
+// load reads deployment d's inputs: the values of the version of the
+// secret set it pinned (from the set's history; the set's current values
+// when that version is the current one and has no history record) and the
+// current credentials of its image pull secret.
+func (r *Reconciler) load(ctx context.Context, a store.Agent, d store.Deployment) (*runtimeInput, error) {
+	in := &runtimeInput{env: map[string]string{}, masker: &masker{}}
+	err := r.st.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+		if d.SecretSetName != "" {
+			o, err := tx.Object(ctx, a.OrgID, d.SecretSetName)
+			if errors.Is(err, store.ErrNotFound) || err == nil && o.Kind != resources.KindSecretSet {
+				return &DeploymentError{fmt.Sprintf("secret set %s no longer exists: deployment %d runs its version %d", d.SecretSetName, d.Number, d.SecretSetVersion)}
+			}
+			if err != nil {
+				return err
+			}
+			var vals []store.Value
+			v, err := tx.Version(ctx, o.ID, d.SecretSetVersion)
+			switch {
+			case err == nil:
+				vals = v.Values
+			case errors.Is(err, store.ErrNotFound) && o.Generation == d.SecretSetVersion:
+				if vals, err = tx.Values(ctx, o.ID); err != nil {
+					return err
+				}
+			case errors.Is(err, store.ErrNotFound):
+				return &DeploymentError{fmt.Sprintf("version %d of secret set %s is no longer kept (the organization's history limit): deploy again to run its current version", d.SecretSetVersion, d.SecretSetName)}
+			default:
+				return err
+			}
+			for _, v := range vals {
+				pt, err := r.opts.Sealer.Open(a.OrgName, o.Region, o.Name, v.Key, v.Ciphertext)
+				if err != nil {
+					return fmt.Errorf("secret set %s, key %s: %w", o.Name, v.Key, err)
+				}
+				in.env[v.Key] = string(pt)
+				in.masker.add(string(pt))
+			}
+		}
+		if d.ImagePullSecret != "" {
+			o, err := tx.Object(ctx, a.OrgID, d.ImagePullSecret)
+			if errors.Is(err, store.ErrNotFound) || err == nil && o.Kind != resources.KindImagePullSecret {
+				return &DeploymentError{fmt.Sprintf("image pull secret %s no longer exists", d.ImagePullSecret)}
+			}
+			if err != nil {
+				return err
+			}
+			vals, err := tx.Values(ctx, o.ID)
+			if err != nil {
+				return err
+			}
+			for _, v := range vals {
+				if v.Key != store.CredentialsKey {
+					continue
+				}
+				pt, err := r.opts.Sealer.Open(a.OrgName, o.Region, o.Name, v.Key, v.Ciphertext)
+				if err != nil {
+					return fmt.Errorf("image pull secret %s: %w", o.Name, err)
+				}
+				userPass, err := base64.StdEncoding.DecodeString(string(pt))
+				user, pass, ok := strings.Cut(string(userPass), ":")
+				if err != nil || !ok {
+					return &DeploymentError{fmt.Sprintf("image pull secret %s holds no user:password", o.Name)}
+				}
+				ref, err := resources.ParseImageRef(d.ImageDigest)
+				if err != nil {
+					return &DeploymentError{fmt.Sprintf("image %s: %v", d.ImageDigest, err)}
+				}
+				in.creds = &runtime.Credentials{Registry: ref.Registry, Username: user, Password: pass}
+				in.masker.add(pass)
+				in.masker.add(string(pt))
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return in, nil
+}
+
+// masker replaces every secret value in a text with resources.MaskedValue.
+type masker struct {
+	values []string // longest first
+}
+
+func (m *masker) add(v string) {
+	if v == "" {
+		return
+	}
+	m.values = append(m.values, v)
+	// A value of several lines is also masked line by line: log lines
+	// come one at a time.
+	if strings.ContainsAny(v, "\r\n") {
+		for _, l := range strings.FieldsFunc(v, func(r rune) bool { return r == '\n' || r == '\r' }) {
+			if strings.TrimSpace(l) != "" {
+				m.values = append(m.values, l)
+			}
+		}
+	}
+	sort.SliceStable(m.values, func(i, j int) bool { return len(m.values[i]) > len(m.values[j]) })
+}
+
+func (m *masker) merge(o *masker) {
+	if o == nil {
+		return
+	}
+	for _, v := range o.values {
+		m.add(v)
+	}
+}
+
+// mask returns s with every value masked (nil masks nothing).
+func (m *masker) mask(s string) string {
+	if m == nil {
+		return s
+	}
+	for _, v := range m.values {
+		if strings.Contains(s, v) {
+			s = strings.ReplaceAll(s, v, resources.MaskedValue)
+		}
+	}
+	return s
+}

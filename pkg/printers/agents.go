@@ -48,7 +48,7 @@ func AgentRow(a resources.Agent, now time.Time, wide bool) []string {
 	r := []string{a.Metadata.Name, a.Metadata.Region, stateCell, fmt.Sprintf("%d/%d", st.Agents.Ready, st.Agents.Desired),
 		deployment, a.Spec.Image, Age(a.Metadata.CreationTimestamp, now)}
 	if wide {
-		r = append(r, a.Metadata.Organization, a.Spec.Profile, a.Spec.SecretSet, a.Spec.ImagePullSecret, st.ImageDigest,
+		r = append(r, a.Metadata.Organization, a.Spec.Profile, a.Spec.SecretSet, a.Spec.ImagePullSecret, Digest(st.ImageDigest),
 			formatLabels(a.Metadata.Labels), firstLine(st.Message))
 	}
 	for i := range r {
@@ -63,7 +63,7 @@ func DeploymentRow(d resources.Deployment, now time.Time, wide bool) []string {
 	if d.SecretSet != "" {
 		version = strconv.FormatInt(d.SecretSetVersion, 10)
 	}
-	r := []string{strconv.FormatInt(d.Number, 10), Age(&d.At, now), d.Actor, d.Source, d.ImageDigest, version, d.Result}
+	r := []string{strconv.FormatInt(d.Number, 10), Age(&d.At, now), d.Actor, d.Source, Digest(d.ImageDigest), version, d.Result}
 	if wide {
 		rollbackOf := notApplicable
 		if d.RollbackOf > 0 {
@@ -92,6 +92,15 @@ func RunningAgentRow(r resources.RunningAgent, now time.Time) []string {
 		out[i] = cell(out[i])
 	}
 	return out
+}
+
+// Digest is the digest of an image digest as the platform gives it
+// (sha256:..., or REPOSITORY@sha256:...).
+func Digest(s string) string {
+	if i := strings.LastIndexByte(s, '@'); i >= 0 {
+		return s[i+1:]
+	}
+	return s
 }
 
 // firstLine is the first line of a message (a failure's reason; its log
@@ -172,7 +181,7 @@ func (f *Flags) PrintAgentStatus(ios *iostreams.IOStreams, r resources.AgentStat
 	if st.Deployment > 0 {
 		serving = strconv.FormatInt(st.Deployment, 10)
 		if st.ImageDigest != "" {
-			serving += " (digest " + st.ImageDigest
+			serving += " (digest " + Digest(st.ImageDigest)
 			if st.SecretSetVersion > 0 {
 				serving += fmt.Sprintf(", secret set version %d", st.SecretSetVersion)
 			}

@@ -30,17 +30,29 @@ func WaitRollout(ctx context.Context, ios *iostreams.IOStreams, c *client.Client
 	return c.WaitRollout(ctx, org, name, d.Number, nil)
 }
 
-// ImageAt is IMAGE@DIGEST of a deployment (the reference as given when the
-// digest is not known yet).
+// ImageAt is IMAGE@DIGEST of a deployment: the image's repository pinned
+// by the digest it resolved to (the reference as given when the digest is
+// not known yet). The platform's imageDigest may be the digest alone or
+// already pinned (REPOSITORY@DIGEST).
 func ImageAt(d resources.Deployment) string {
-	if d.ImageDigest == "" {
+	switch {
+	case d.ImageDigest == "":
 		return d.Image
+	case strings.Contains(d.ImageDigest, "@"):
+		return d.ImageDigest
 	}
-	image := d.Image
+	return Repository(d.Image) + "@" + d.ImageDigest
+}
+
+// Repository is an image reference without its tag or digest.
+func Repository(image string) string {
 	if i := strings.Index(image, "@"); i >= 0 {
 		image = image[:i]
 	}
-	return image + "@" + d.ImageDigest
+	if i := strings.LastIndexByte(image, ':'); i > strings.LastIndexByte(image, '/') {
+		image = image[:i]
+	}
+	return image
 }
 
 // RunsWith is what a deployment runs: "IMAGE@DIGEST, secret set S version
@@ -54,9 +66,10 @@ func RunsWith(d resources.Deployment) string {
 }
 
 // RolloutFailed is the error of a deployment that ended failed: exit 1,
-// "agent/NAME: deployment N failed: REASON", then the agents' last log
-// lines the platform sent (values masked by it) as details.
-func RolloutFailed(name string, d resources.Deployment) error {
+// "agent/NAME: deployment N failed: REASON; deployment S still serves",
+// then the agents' last log lines the platform sent (values masked by it)
+// as details. serving is the agent's serving deployment (0: none).
+func RolloutFailed(name string, d resources.Deployment, serving int64) error {
 	lines := strings.Split(strings.TrimRight(d.Message, "\n"), "\n")
 	reason := lines[0]
 	if reason == "" {
@@ -66,8 +79,12 @@ func RolloutFailed(name string, d resources.Deployment) error {
 	for _, l := range lines[1:] {
 		details = append(details, "  "+iostreams.Printable(l))
 	}
+	still := "no deployment serves"
+	if serving > 0 {
+		still = fmt.Sprintf("deployment %d still serves", serving)
+	}
 	return cmdutil.WithDetails(cmdutil.ExitError, errors.New(iostreams.Printable(fmt.Sprintf(
-		"%s: deployment %d failed: %s; the deployment serving before it (if any) still serves", AgentRef(name), d.Number, reason))), details)
+		"%s: deployment %d failed: %s; %s", AgentRef(name), d.Number, reason, still))), details)
 }
 
 // RolloutDone finishes a deploy or rollback: a failed deployment is
@@ -78,7 +95,15 @@ func RolloutFailed(name string, d resources.Deployment) error {
 func RolloutDone(ctx context.Context, c *client.Client, org, name, verb string, d resources.Deployment) (string, resources.Agent, error) {
 	switch d.Result {
 	case resources.DeploymentFailed:
-		return "", resources.Agent{}, RolloutFailed(name, d)
+		a, err := c.Agent(ctx, org, name)
+		if err != nil {
+			return "", a, err
+		}
+		var serving int64
+		if a.Status != nil {
+			serving = a.Status.Deployment
+		}
+		return "", a, RolloutFailed(name, d, serving)
 	case resources.DeploymentRollingOut:
 		return fmt.Sprintf("%s %s: deployment %d rolling out (%s)", AgentRef(name), verb, d.Number, iostreams.Printable(RunsWith(d))), resources.Agent{}, nil
 	}

@@ -32,7 +32,6 @@ type Options struct {
 	Skip   bool   // --skip: no confirmation of an update
 	NoWait bool   // --no-wait: return once the deployment is recorded
 	DryRun bool   // --dry-run: print the plan, write nothing
-	Wait   bool   // --wait-secrets: wait for pending secrets before the checks
 	Print  *printers.Flags
 }
 
@@ -44,15 +43,17 @@ func NewCmdDeploy(f *cloudutil.Factory, runF func(context.Context, *Options) err
 		Short: "Deploy a project's agent to the platform and wait until it runs",
 		Long: `Deploy the project's agent: read its deploy file (server/cloud-deploy.toml,
 else cloud-deploy.toml, under PATH, default .; or PATH itself) as botkit
-preflight does, run every preflight check (a failed one deploys nothing:
-exit 1), create or update the Agent (agent_name, image, image_credentials,
+preflight does, run every preflight check (after waiting for a secret set or
+image pull secret still pending; a failed check deploys nothing: exit 1), create or update the Agent (agent_name, image, image_credentials,
 secret_set, region, [scaling] min_agents/max_agents, agent_profile), make a
 deployment and wait until its agents run.
 
 A deployment pins the image's digest and the secret set's current version:
 the agent runs exactly those until the next deploy. Updating an agent that
 exists asks first on a terminal (--skip: without; required without one); a
-first deploy does not ask. --image REF deploys another image than the file's.
+first deploy does not ask. An update keeps the agent's labels, and its profile
+and scaling when the file has no agent_profile or [scaling]. --image REF
+deploys another image than the file's.
 --no-wait returns once the deployment is recorded; --dry-run prints the plan
 and writes nothing.
 
@@ -84,7 +85,6 @@ with botkit cloud agents status NAME and botkit cloud agents logs NAME -f.`,
 	cmd.Flags().BoolVarP(&opts.Skip, "skip", "s", false, "Update an existing agent without confirmation")
 	cmd.Flags().BoolVar(&opts.NoWait, "no-wait", false, "Return once the deployment is recorded, without waiting for its rollout")
 	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "Print what would be deployed; write nothing")
-	cmd.Flags().BoolVar(&opts.Wait, "wait-secrets", false, "Wait for a pending secret set or image pull secret before the checks")
 	opts.Print.AddFlags(cmd)
 	cloudutil.AddOrganizationFlag(cmd, &opts.Organization)
 	return cmd
@@ -122,7 +122,9 @@ func Run(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	report, err := preflight.Check(ctx, c, org, path, df, opts.Wait)
+	// A secret set or image pull secret written just before is waited
+	// for: the deployment pins what they are once ready.
+	report, err := preflight.Check(ctx, c, org, path, df, true)
 	if err != nil {
 		return err
 	}
@@ -141,8 +143,16 @@ func Run(ctx context.Context, opts *Options) error {
 			return cmdutil.WithCode(cmdutil.ExitConflict, fmt.Errorf("%s is in region %s, not %s (the deploy file's region): delete it first or deploy to its region",
 				cloudutil.AgentRef(name), iostreams.Printable(cur.Metadata.Region), iostreams.Printable(want.Metadata.Region)))
 		}
-		// PUT replaces the labels too: keep the agent's.
+		// PUT replaces the labels too: keep the agent's. What the file
+		// leaves out keeps its value too (a scale made by `cloud agents
+		// scale`, a profile set through apply).
 		want.Metadata.Labels = maps.Clone(cur.Metadata.Labels)
+		if want.Spec.Profile == "" {
+			want.Spec.Profile = cur.Spec.Profile
+		}
+		if want.Spec.Scaling == nil {
+			want.Spec.Scaling = cur.Spec.Scaling
+		}
 	}
 	changes := specChanges(cur.Spec, want.Spec, exists)
 	if opts.DryRun {

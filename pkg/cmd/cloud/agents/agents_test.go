@@ -3,18 +3,25 @@ package agents
 import (
 	"bytes"
 	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/botkit-dev/botkit/internal/testsupport/pgtest"
 	"github.com/botkit-dev/botkit/internal/testsupport/platformtest"
 	"github.com/botkit-dev/botkit/pkg/client"
 	"github.com/botkit-dev/botkit/pkg/cmd/cloudutil"
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
 	"github.com/botkit-dev/botkit/pkg/iostreams"
 	"github.com/botkit-dev/botkit/pkg/platform"
+	"github.com/botkit-dev/botkit/pkg/platform/stores"
 	"github.com/botkit-dev/botkit/pkg/printers"
 	"github.com/botkit-dev/botkit/pkg/prompter"
+	"github.com/botkit-dev/botkit/pkg/resources"
 )
 
 // env is a real platform (SQLite in a temp dir) over real HTTP on
@@ -26,6 +33,41 @@ type env struct {
 	out    *bytes.Buffer
 	errOut *bytes.Buffer
 	target cloudutil.Target
+}
+
+// pg is the PostgreSQL server of this test binary, started by the first
+// test that runs on PostgreSQL.
+var pg = pgtest.NewShared()
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	pg.Stop()
+	os.Exit(code)
+}
+
+// eachStore runs fn on a platform over SQLite, then over PostgreSQL (a
+// real server; missing binaries skip that half, or fail it under CI).
+func eachStore(t *testing.T, fn func(t *testing.T, postgres bool)) {
+	for _, db := range []string{"sqlite", "postgres"} {
+		t.Run(db, func(t *testing.T) { fn(t, db == "postgres") })
+	}
+}
+
+// newEnvOn is newEnv over PostgreSQL when postgres is set.
+func newEnvOn(t *testing.T, postgres bool, opts platform.Options) *env {
+	t.Helper()
+	if postgres {
+		st, err := stores.Open(context.Background(), stores.Location{URL: pg.Database(t)}, stores.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts.Store = st
+		opts.MasterKeyFile = filepath.Join(t.TempDir(), platform.MasterKeyFile)
+		if err := os.WriteFile(opts.MasterKeyFile, []byte(strings.Repeat("5a", 32)+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return newEnv(t, opts)
 }
 
 func newEnv(t *testing.T, opts platform.Options) *env {
@@ -166,4 +208,101 @@ func TestProtectedContextRefusesSkip(t *testing.T) {
 			}
 		})
 	}
+}
+
+// putAgent creates agent name with the other client: no deployment, no
+// runtime needed.
+func (e *env) putAgent(name string, scaling *resources.AgentScaling) {
+	e.t.Helper()
+	a := resources.Agent{Metadata: resources.ObjectMeta{Name: name}, Spec: resources.AgentSpec{Image: "registry.example.com/acme/" + name + ":1", Scaling: scaling}}
+	if _, _, err := e.c.PutAgent(context.Background(), client.EmbeddedOrg, a, ""); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+func (e *env) exists(name string) bool {
+	e.t.Helper()
+	_, err := e.c.Agent(context.Background(), client.EmbeddedOrg, name)
+	if err != nil && !errors.Is(err, &resources.Error{Code: resources.CodeNotFound}) {
+		e.t.Fatal(err)
+	}
+	return err == nil
+}
+
+// delete, restart and rollback ask: without a terminal they need --skip
+// (exit 2), a "no" is exit 1 and changes nothing, a protected context wants
+// its name typed; a missing agent is exit 3. A region without a runtime
+// refuses what needs one with exit 1, saying how to add it.
+func TestConfirmations(t *testing.T) {
+	eachStore(t, func(t *testing.T, postgres bool) {
+		ctx := context.Background()
+		e := newEnvOn(t, postgres, platform.Options{})
+		e.putAgent("bot", &resources.AgentScaling{MinAgents: 1, MaxAgents: 1})
+		del := func(p prompter.Prompter, skip bool) error {
+			return runDelete(ctx, &DeleteOptions{Platform: e.platform(p), Name: "bot", Skip: skip, Print: objectFlags()})
+		}
+
+		err := del(nil, false)
+		if cmdutil.ExitCode(err) != cmdutil.ExitUsage || !strings.Contains(err.Error(), "deleting agent/bot needs confirmation: pass --skip") || !e.exists("bot") {
+			t.Fatalf("delete without a terminal: %v (exit %d)", err, cmdutil.ExitCode(err))
+		}
+		e.terminal()
+		p := prompter.NewFake(t, prompter.Answer{Match: "--skip", Value: false})
+		if err := del(p, false); cmdutil.ExitCode(err) != cmdutil.ExitError || !e.exists("bot") {
+			t.Fatalf("delete answered no: %v (exit %d)", err, cmdutil.ExitCode(err))
+		}
+		if q := p.Asked(); len(q) != 1 || !strings.HasPrefix(q[0].Title, "Delete agent/bot (region us-west, ") || !strings.HasSuffix(q[0].Title, "[in organization local (context local)]") {
+			t.Errorf("asked %+v", q)
+		}
+
+		// restart needs the region's runtime: exit 1 saying how to add one.
+		err = runRestart(ctx, &RestartOptions{Platform: e.platform(nil), Name: "bot", Skip: true, Print: objectFlags()})
+		if cmdutil.ExitCode(err) != cmdutil.ExitError || !strings.Contains(err.Error(), "--runtime us-west=docker://") {
+			t.Errorf("restart without a runtime: %v (exit %d)", err, cmdutil.ExitCode(err))
+		}
+		// scale without --max keeps the maximum, which --min must not pass.
+		err = runScale(ctx, &ScaleOptions{Platform: e.platform(nil), Name: "bot", Min: 2, Print: objectFlags()})
+		if cmdutil.ExitCode(err) != cmdutil.ExitUsage || !strings.Contains(err.Error(), "give --max too") {
+			t.Errorf("scale above the maximum: %v (exit %d)", err, cmdutil.ExitCode(err))
+		}
+		e.out.Reset()
+		if err := runScale(ctx, &ScaleOptions{Platform: e.platform(nil), Name: "bot", Min: 2, Max: 4, MaxSet: true, Print: objectFlags()}); err != nil {
+			t.Fatal(err)
+		}
+		if a, err := e.c.Agent(ctx, client.EmbeddedOrg, "bot"); err != nil || *a.Spec.Scaling != (resources.AgentScaling{MinAgents: 2, MaxAgents: 4}) {
+			t.Errorf("after scale: %+v, %v", a.Spec.Scaling, err)
+		}
+		if !strings.HasPrefix(e.out.String(), "agent/bot scaled: min 2, max 4; ") {
+			t.Errorf("scale printed %q", e.out)
+		}
+
+		// A protected context: the context's name, typed.
+		e.target = cloudutil.Target{Context: "prod", Protected: true}
+		p = prompter.NewFake(t, prompter.Answer{Match: "--skip --context prod", Value: "prod"})
+		e.out.Reset()
+		if err := del(p, false); err != nil {
+			t.Fatal(err)
+		}
+		if e.out.String() != "agent/bot deleted\n" || e.exists("bot") {
+			t.Errorf("delete printed %q; exists %v", e.out, e.exists("bot"))
+		}
+		e.target = cloudutil.DefaultTarget
+		if err := del(nil, true); cmdutil.ExitCode(err) != cmdutil.ExitNotFound {
+			t.Errorf("delete of a missing agent: %v (exit %d)", err, cmdutil.ExitCode(err))
+		}
+		if err := del(nil, false); cmdutil.ExitCode(err) != cmdutil.ExitNotFound {
+			t.Errorf("delete of a missing agent, asking: %v (exit %d)", err, cmdutil.ExitCode(err))
+		}
+		// Another organization's agents are not there.
+		pl := e.platform(nil)
+		pl.Organization = "other"
+		e.putAgent("mine", nil)
+		if err := runStatus(ctx, &StatusOptions{Platform: pl, Name: "mine", Print: printers.NewFlags()}); cmdutil.ExitCode(err) == cmdutil.ExitOK {
+			t.Errorf("another organization sees agent mine")
+		}
+		e.out.Reset()
+		if err := runList(ctx, &ListOptions{Platform: e.platform(nil), Print: printers.NewFlags()}); err != nil || !slices.Contains(strings.Fields(e.out.String()), "mine") {
+			t.Errorf("list: %v\n%s", err, e.out)
+		}
+	})
 }

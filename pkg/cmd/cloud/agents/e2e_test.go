@@ -46,7 +46,7 @@ type engineEnv struct {
 	texts      []string
 }
 
-func newEngineEnv(t *testing.T) *engineEnv {
+func newEngineEnv(t *testing.T, postgres bool) *engineEnv {
 	t.Helper()
 	dockertest.Need(t)
 	registrytest.Need(t)
@@ -65,7 +65,7 @@ func newEngineEnv(t *testing.T) *engineEnv {
 		t.Fatal(err)
 	}
 	t.Cleanup(rt.Close)
-	v.env = newEnv(t, platform.Options{Runtimes: map[string]platformruntime.Runtime{resources.DefaultRegion: rt},
+	v.env = newEnvOn(t, postgres, platform.Options{Runtimes: map[string]platformruntime.Runtime{resources.DefaultRegion: rt},
 		AgentSettle: 300 * time.Millisecond, PollInterval: 20 * time.Millisecond})
 
 	ctx := context.Background()
@@ -144,12 +144,16 @@ func (v *engineEnv) deployOpts(p prompter.Prompter, image string, skip bool) *de
 	return o
 }
 
-// The journey on a real engine: deploy, status, logs (masked), drift,
+// The journey on a real engine, over SQLite and PostgreSQL: deploy, status, logs (masked), drift,
 // an update (confirmed), deployments, rollback, scale, a crashing
 // deployment that leaves the serving one running, restart, delete. No
 // output ever holds the secret value.
 func TestAgentsEndToEnd(t *testing.T) {
-	v := newEngineEnv(t)
+	eachStore(t, testAgentsEndToEnd)
+}
+
+func testAgentsEndToEnd(t *testing.T, postgres bool) {
+	v := newEngineEnv(t, postgres)
 	ctx := context.Background()
 	repo := v.host + "/acme/bot"
 

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/botkit-dev/botkit/internal/testsupport/platformtest"
+	"github.com/botkit-dev/botkit/internal/testsupport/registrytest"
 	"github.com/botkit-dev/botkit/pkg/client"
 	"github.com/botkit-dev/botkit/pkg/cmd/cloudutil"
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
@@ -165,5 +166,106 @@ func TestDeployUsageErrors(t *testing.T) {
 				t.Errorf("stdout %q", out)
 			}
 		})
+	}
+}
+
+// registryProject is a platform without a runtime, a real registry with
+// an image that only the pull secret opens, the secret set and the pull
+// secret, and a project deploying that image as voice-bot.
+func registryProject(t *testing.T) (*env, string) {
+	t.Helper()
+	registrytest.Need(t)
+	reg, err := registrytest.Start(t.TempDir(), "robot", canary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(reg.Stop)
+	host := strings.TrimPrefix(reg.URL, "http://")
+	for _, ref := range []string{"bots/voice:0.1", "bots/voice:0.2"} {
+		if _, err := registrytest.Push(reg.URL, "robot", canary, ref, "linux/arm64"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e := newEnv(t, platform.Options{})
+	ctx := context.Background()
+	creds := "robot:" + canary
+	if _, _, err := e.c.Merge(ctx, client.EmbeddedOrg, "voice-secrets", resources.Patch{Set: map[string]string{"OPENAI_API_KEY": canary}}, ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := e.c.Merge(ctx, client.EmbeddedOrg, "voice-creds", resources.Patch{Kind: resources.KindImagePullSecret, Host: host, Credentials: &creds}, ""); err != nil {
+		t.Fatal(err)
+	}
+	dir := project(t, `agent_name = "voice-bot"
+image = "`+host+`/bots/voice:0.1"
+image_credentials = "voice-creds"
+secret_set = "voice-secrets"
+`, "OPENAI_API_KEY")
+	return e, dir
+}
+
+// An update is confirmed (names what changes) or refused without a
+// terminal; a "no" changes nothing; an agent in another region is a
+// conflict; a region without a runtime refuses the deployment (exit 1,
+// saying how to add one) after the agent was written.
+func TestDeployUpdates(t *testing.T) {
+	e, dir := registryProject(t)
+	ctx := context.Background()
+	spec := func() resources.AgentSpec {
+		t.Helper()
+		a, err := e.c.Agent(ctx, client.EmbeddedOrg, "voice-bot")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a.Spec
+	}
+
+	// A first deploy asks nothing; without a runtime the deployment is
+	// refused: exit 1, how to get one.
+	err := Run(ctx, e.opts(dir, nil))
+	if cmdutil.ExitCode(err) != cmdutil.ExitError || !strings.Contains(err.Error(), "has no runtime") {
+		t.Fatalf("deploy without a runtime: %v (exit %d)", err, cmdutil.ExitCode(err))
+	}
+	e.noCanary(err)
+	first := spec()
+	if first.SecretSet != "voice-secrets" || first.ImagePullSecret != "voice-creds" {
+		t.Errorf("the agent written: %+v", first)
+	}
+
+	// An update without a terminal: exit 2 naming --skip, nothing changed.
+	o := e.opts(dir, nil)
+	o.Image = strings.Replace(first.Image, ":0.1", ":0.2", 1)
+	err = Run(ctx, o)
+	if cmdutil.ExitCode(err) != cmdutil.ExitUsage || !strings.Contains(err.Error(), "updating agent/voice-bot needs confirmation: pass --skip") {
+		t.Fatalf("update without a terminal: %v (exit %d)", err, cmdutil.ExitCode(err))
+	}
+	// On a terminal it asks, naming the change; "no" changes nothing.
+	e.terminal()
+	p := prompter.NewFake(t, prompter.Answer{Match: "--skip", Value: false})
+	o = e.opts(dir, p)
+	o.Image = strings.Replace(first.Image, ":0.1", ":0.2", 1)
+	err = Run(ctx, o)
+	if cmdutil.ExitCode(err) != cmdutil.ExitError {
+		t.Fatalf("update answered no: %v (exit %d)", err, cmdutil.ExitCode(err))
+	}
+	if q := p.Asked(); len(q) != 1 || !strings.Contains(q[0].Title, "image "+first.Image+" → "+o.Image+"?") {
+		t.Errorf("asked %+v", p.Asked())
+	}
+	if got := spec(); got.Image != first.Image {
+		t.Errorf("a declined update changed the agent: %+v", got)
+	}
+	e.noCanary(err)
+
+	// The agent lives in another region than the file's: exit 5 before
+	// any question.
+	if _, err := e.c.DeleteAgent(ctx, client.EmbeddedOrg, "voice-bot"); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := e.c.PutAgent(ctx, client.EmbeddedOrg, resources.Agent{Metadata: resources.ObjectMeta{Name: "voice-bot", Region: "eu-central"},
+		Spec: resources.AgentSpec{Image: first.Image}}, ""); err != nil {
+		t.Fatal(err)
+	}
+	err = Run(ctx, e.opts(dir, nil))
+	if cmdutil.ExitCode(err) != cmdutil.ExitConflict || !strings.Contains(err.Error(), "agent/voice-bot is in region eu-central, not us-west") {
+		t.Fatalf("deploy to another region: %v (exit %d)", err, cmdutil.ExitCode(err))
 	}
 }

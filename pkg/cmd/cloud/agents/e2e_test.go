@@ -3,6 +3,7 @@ package agents
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -11,6 +12,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -21,6 +23,7 @@ import (
 	"github.com/botkit-dev/botkit/pkg/client"
 	"github.com/botkit-dev/botkit/pkg/cmd/deploy"
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
+	"github.com/botkit-dev/botkit/pkg/iostreams"
 	"github.com/botkit-dev/botkit/pkg/platform"
 	platformruntime "github.com/botkit-dev/botkit/pkg/platform/runtime"
 	"github.com/botkit-dev/botkit/pkg/platform/runtime/docker"
@@ -226,6 +229,21 @@ func testAgentsEndToEnd(t *testing.T, postgres bool) {
 		t.Errorf("logs --tail 1 -o json:\n%s", out)
 	}
 
+	// -f streams: a line reaches stdout while the command still follows.
+	fctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	fios, _, _, _ := iostreams.Test()
+	seen := &cancelOn{ctx: fctx, want: " | ready\n", cancel: cancel}
+	fios.Out = seen
+	fp := v.platform(nil)
+	fp.IO = fios
+	if err := runLogs(fctx, &LogsOptions{Platform: fp, Name: "bot", Follow: true, Tail: 1, Print: printers.NewFlags().WithLines().WithFormats(printers.FormatJSON)}); err != nil && !errors.Is(err, context.Canceled) {
+		t.Fatal(err)
+	}
+	if !seen.done() {
+		t.Errorf("logs -f: no line while following, got %q", seen.text())
+	}
+
 	// A secret write changes nothing that runs: status shows the drift.
 	if _, _, err := v.c.Merge(ctx, client.EmbeddedOrg, "bot-secrets", resources.Patch{Set: map[string]string{"EXTRA": "extra-value"}}, ""); err != nil {
 		t.Fatal(err)
@@ -369,6 +387,41 @@ func testAgentsEndToEnd(t *testing.T, postgres bool) {
 	v.run(t, cmdutil.ExitNotFound, func() error {
 		return runStatus(ctx, &StatusOptions{Platform: v.platform(nil), Name: "bot", Print: printers.NewFlags()})
 	})
+}
+
+// cancelOn is a stdout that cancels when it has received want while ctx
+// is still running (a line flushed only once the command ended does not
+// count).
+type cancelOn struct {
+	ctx    context.Context
+	mu     sync.Mutex
+	b      strings.Builder
+	want   string
+	cancel context.CancelFunc
+	seen   bool
+}
+
+func (w *cancelOn) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.b.Write(p)
+	if !w.seen && w.ctx.Err() == nil && strings.Contains(w.b.String(), w.want) {
+		w.seen = true
+		w.cancel()
+	}
+	return len(p), nil
+}
+
+func (w *cancelOn) done() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.seen
+}
+
+func (w *cancelOn) text() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.String()
 }
 
 // waitFor polls cond (each call reconciles through the platform) until it

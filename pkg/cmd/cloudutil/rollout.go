@@ -27,7 +27,13 @@ func WaitRollout(ctx context.Context, ios *iostreams.IOStreams, c *client.Client
 	if progress {
 		fmt.Fprintf(ios.ErrOut, "Rolling out deployment %d of %s (%s)...\n", d.Number, AgentRef(name), iostreams.Printable(ImageAt(d)))
 	}
-	return c.WaitRollout(ctx, org, name, d.Number, nil)
+	out, err := c.WaitRollout(ctx, org, name, d.Number, nil)
+	if err != nil && ctx.Err() != nil {
+		// Interrupted (exit 130): the platform rolls out on its own.
+		return out, fmt.Errorf("stopped waiting for deployment %d of %s; its rollout goes on (botkit cloud agents status %s): %w",
+			d.Number, AgentRef(name), iostreams.Printable(name), err)
+	}
+	return out, err
 }
 
 // ImageAt is IMAGE@DIGEST of a deployment: the image's repository pinned

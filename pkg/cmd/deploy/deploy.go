@@ -115,6 +115,9 @@ func Run(ctx context.Context, opts *Options) error {
 	if opts.Image != "" {
 		df.Image = opts.Image
 	}
+	if df.Image == "" {
+		return cmdutil.FlagErrorf("%s names no image (build_id is a Pipecat Cloud build, which this platform does not run): set image in it or give --image", path)
+	}
 	if err := opts.CheckSkip(opts.Skip); err != nil {
 		return err
 	}

@@ -140,6 +140,7 @@ func TestDeployUsageErrors(t *testing.T) {
 	}, ResolveOrg: func(context.Context, string) (string, error) { return client.EmbeddedOrg, nil }}
 	good := project(t, "agent_name = \"voice-bot\"\nimage = \"r.example/bots/voice:0.1\"\n")
 	broken := project(t, "agent_name = \"voice-bot\"\nimage = \"r.example/bots/voice:0.1\"\nnot_a_key = 1\n")
+	built := project(t, "agent_name = \"voice-bot\"\nbuild_id = \"b-123\"\n")
 	for _, tc := range []struct {
 		name, path, image, output string
 		skip                      bool
@@ -149,6 +150,7 @@ func TestDeployUsageErrors(t *testing.T) {
 		{name: "missing PATH", path: filepath.Join(good, "nope"), want: "PATH"},
 		{name: "no deploy file", path: t.TempDir(), want: "no deploy file"},
 		{name: "unknown key", path: broken, want: "cloud-deploy.toml:3"},
+		{name: "no image", path: built, want: "names no image"},
 		{name: "--image", path: good, image: "r.example/x:1 --rm", want: "--image"},
 		{name: "-o table", path: good, output: "table", want: "--output"},
 		{name: "--skip in a protected context", path: good, skip: true, target: cloudutil.Target{Context: "prod", Protected: true}, want: "--context prod"},

@@ -202,13 +202,8 @@ func checksPassed(ios *iostreams.IOStreams, report resources.PreflightReport) er
 		return nil
 	}
 	failed = append(failed, "nothing was deployed (botkit preflight shows every check)")
-	return cmdutil.WithCode(cmdutil.ExitError, &linesError{lines: failed})
+	return cloudutil.FailedErr(failed) // exit 1, a line each
 }
-
-type linesError struct{ lines []string }
-
-func (e *linesError) Error() string   { return strings.Join(e.lines, "; ") }
-func (e *linesError) Lines() []string { return e.lines }
 
 // agentOf is the Agent the deploy file describes, in region.
 func agentOf(df *deployfile.File, region string) resources.Agent {

@@ -26,12 +26,14 @@ func NewCmdRoot(f *cloudutil.Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "botkit <command> <subcommand> [flags]",
 		Short: "Scaffold Pipecat voice bots and manage their secrets",
-		Long: `botkit scaffolds voice and conversational bots on the Pipecat framework and
-manages the secret sets and image pull secrets they run with.`,
+		Long: `botkit scaffolds voice and conversational bots on the Pipecat framework,
+manages the secret sets and image pull secrets they run with, and deploys
+them to the platform, which runs them (botkit deploy, botkit cloud agents).`,
 		Example: `  botkit create quickstart
   botkit create my-bot --bot-type web -t smallwebrtc --stt deepgram_stt --llm openai_llm --tts cartesia_tts
   botkit create --list-options
-  botkit apply -f secrets/ -R`,
+  botkit apply -f secrets/ -R
+  botkit deploy`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		Version:       cmdutil.BuildVersion(),

@@ -162,6 +162,12 @@ func (r *Reconciler) Close() {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	for _, region := range r.Regions() {
+		if v, ok := r.locks.Load(region); ok {
+			l := v.(*regionLock)
+			l.mu.Lock()
+			l.renewed = time.Time{}
+			l.mu.Unlock()
+		}
 		if err := r.st.ReleaseLease(ctx, LeaseName(region), r.opts.Holder); err != nil {
 			r.log.Warn("releasing the reconcile lease", "region", region, "error", err.Error())
 		}
@@ -172,6 +178,11 @@ func (r *Reconciler) Close() {
 // the region's lease; ok is false when another replica holds it (this one
 // then only reads).
 func (r *Reconciler) lock(ctx context.Context, region string) (unlock func(), ok bool, err error) {
+	select {
+	case <-r.closed:
+		return nil, false, nil // closed: another replica reconciles
+	default:
+	}
 	v, _ := r.locks.LoadOrStore(region, &regionLock{})
 	l := v.(*regionLock)
 	l.mu.Lock()
@@ -209,7 +220,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, a store.Agent) error {
 		return err
 	}
 	cur.OrgName = a.OrgName
-	return r.pass(ctx, rt, cur)
+	if err := r.pass(ctx, rt, cur); err != nil {
+		r.log.Warn("reconcile", "org", a.OrgName, "agent", a.Name, "error", err.Error())
+		return err
+	}
+	return nil
 }
 
 // ReconcileRegion runs one pass over every agent of region and removes the

@@ -109,13 +109,19 @@ func (r *Reconciler) load(ctx context.Context, a store.Agent, d store.Deployment
 	return in, nil
 }
 
+// MinMaskedLen is the shortest value masked: a value of one to three
+// bytes ("1", "x", "yes") is no secret anyone could keep (it is guessed in
+// a few thousand tries), and masking it would mask every occurrence of the
+// letter or word in every line.
+const MinMaskedLen = 4
+
 // masker replaces every secret value in a text with resources.MaskedValue.
 type masker struct {
 	values []string // longest first
 }
 
 func (m *masker) add(v string) {
-	if v == "" {
+	if len(v) < MinMaskedLen {
 		return
 	}
 	m.values = append(m.values, v)
@@ -123,7 +129,7 @@ func (m *masker) add(v string) {
 	// come one at a time.
 	if strings.ContainsAny(v, "\r\n") {
 		for _, l := range strings.FieldsFunc(v, func(r rune) bool { return r == '\n' || r == '\r' }) {
-			if strings.TrimSpace(l) != "" {
+			if len(strings.TrimSpace(l)) >= MinMaskedLen {
 				m.values = append(m.values, l)
 			}
 		}

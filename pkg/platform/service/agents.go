@@ -363,6 +363,31 @@ func (s *Service) DeleteAgent(ctx context.Context, p Principal, name string) (re
 // cannot be resolved) and one reconcile pass run. With req.DryRun nothing
 // is written; created is false then.
 func (s *Service) Deploy(ctx context.Context, p Principal, name string, req resources.DeployRequest) (resources.Deployment, bool, error) {
+	return s.deploy(ctx, p, name, req, "deploy")
+}
+
+// RolloutAgent makes a deployment of p's agent name as its spec stands,
+// recorded with source "apply", and runs its first reconcile pass: what
+// apply calls, after its transaction committed, for each agent whose spec
+// it changed (a region without a runtime is the 422 of Deploy).
+func (s *Service) RolloutAgent(ctx context.Context, p Principal, name string) (resources.Deployment, error) {
+	d, _, err := s.deploy(ctx, p, name, resources.DeployRequest{}, "apply")
+	return d, err
+}
+
+// RemoveAgentContainers stops and removes every container of agent a of
+// p's organization (every deployment's): what apply's prune calls for each
+// agent it deleted, after its commit (the background pass of serve would
+// remove them within a second; the embedded platform has none).
+func (s *Service) RemoveAgentContainers(ctx context.Context, p Principal, a store.Agent) error {
+	if s.agents == nil {
+		return nil
+	}
+	a.OrgName = p.org.Name
+	return s.agents.Remove(ctx, a)
+}
+
+func (s *Service) deploy(ctx context.Context, p Principal, name string, req resources.DeployRequest, source string) (resources.Deployment, bool, error) {
 	a, err := s.agent(ctx, p, name)
 	if err != nil {
 		return resources.Deployment{}, false, err
@@ -388,7 +413,7 @@ func (s *Service) Deploy(ctx context.Context, p Principal, name string, req reso
 	if err != nil {
 		return resources.Deployment{}, false, err
 	}
-	d.Source = "deploy"
+	d.Source = source
 	if req.DryRun {
 		d.Number = a.Latest + 1
 		return wireDeployment(d), false, nil
@@ -533,9 +558,10 @@ func (s *Service) record(ctx context.Context, p Principal, a store.Agent, d stor
 		return resources.Deployment{}, false, err
 	}
 	if d.Result == resources.DeploymentRollingOut {
-		if _, err := s.reconciled(ctx, p, a.Name); err != nil {
-			return resources.Deployment{}, false, err
-		}
+		// The deployment is recorded: a pass that fails here (the
+		// reconciler logs why) is the next one's to finish, and the answer
+		// is the deployment as it stands.
+		_ = s.ReconcileAgent(ctx, p, a.Name)
 	}
 	out, err := s.store.Deployment(ctx, a.ID, d.Number)
 	if err != nil {

@@ -297,8 +297,12 @@ func TestConfirmations(t *testing.T) {
 		pl := e.platform(nil)
 		pl.Organization = "other"
 		e.putAgent("mine", nil)
-		if err := runStatus(ctx, &StatusOptions{Platform: pl, Name: "mine", Print: printers.NewFlags()}); cmdutil.ExitCode(err) == cmdutil.ExitOK {
-			t.Errorf("another organization sees agent mine")
+		if err := runStatus(ctx, &StatusOptions{Platform: pl, Name: "mine", Print: printers.NewFlags()}); cmdutil.ExitCode(err) != cmdutil.ExitNotFound {
+			t.Errorf("another organization's status of agent mine: %v (exit %d), want exit 3", err, cmdutil.ExitCode(err))
+		}
+		lf := printers.NewFlags().WithLines().WithFormats(printers.FormatJSON)
+		if err := runLogs(ctx, &LogsOptions{Platform: e.platform(nil), Name: "nobody", Print: lf}); cmdutil.ExitCode(err) != cmdutil.ExitNotFound {
+			t.Errorf("logs of a missing agent: %v (exit %d), want exit 3", err, cmdutil.ExitCode(err))
 		}
 		e.out.Reset()
 		if err := runList(ctx, &ListOptions{Platform: e.platform(nil), Print: printers.NewFlags()}); err != nil || !slices.Contains(strings.Fields(e.out.String()), "mine") {

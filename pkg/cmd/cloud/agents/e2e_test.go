@@ -387,6 +387,26 @@ func testAgentsEndToEnd(t *testing.T, postgres bool) {
 	v.run(t, cmdutil.ExitNotFound, func() error {
 		return runStatus(ctx, &StatusOptions{Platform: v.platform(nil), Name: "bot", Print: printers.NewFlags()})
 	})
+
+	// min_agents = 0: one agent proves the image boots, then none runs,
+	// and deploy says so.
+	if _, _, err := v.c.Merge(ctx, client.EmbeddedOrg, "bot-secrets", resources.Patch{Remove: []string{"BOTKIT_TEST_EXIT"}}, ""); err != nil {
+		t.Fatal(err)
+	}
+	toml, err := os.ReadFile(filepath.Join(v.project, "cloud-deploy.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(v.project, "cloud-deploy.toml"), []byte(strings.Replace(string(toml), "min_agents = 1", "min_agents = 0", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out = v.run(t, 0, func() error { return deploy.Run(ctx, v.deployOpts(nil, "", false)) })
+	if !strings.HasPrefix(out, "agent/bot deployed: deployment 1, 0/0 agents ready (") || !strings.Contains(v.errOut.String(), "note: agent/bot wants 0 agents (min_agents 0): its image booted, then it scaled to zero") {
+		t.Errorf("deploy with min_agents 0:\n%s%s", out, v.errOut)
+	}
+	if cs := v.containers(t); len(cs) != 0 {
+		t.Errorf("scaled to zero, the engine runs %+v", cs)
+	}
 }
 
 // cancelOn is a stdout that cancels when it has received want while ctx

@@ -143,8 +143,12 @@ func Run(ctx context.Context, opts *Options) error {
 	}
 	if exists {
 		if cur.Metadata.Region != want.Metadata.Region {
-			return cmdutil.WithCode(cmdutil.ExitConflict, fmt.Errorf("%s is in region %s, not %s (the deploy file's region): delete it first or deploy to its region",
-				cloudutil.AgentRef(name), iostreams.Printable(cur.Metadata.Region), iostreams.Printable(want.Metadata.Region)))
+			whose := "the deploy file's region"
+			if df.Region == "" {
+				whose = "the organization's default region: the deploy file names none"
+			}
+			return cmdutil.WithCode(cmdutil.ExitConflict, fmt.Errorf("%s is in region %s, not %s (%s): an agent does not move between regions; set region in %s, or delete the agent first",
+				cloudutil.AgentRef(name), iostreams.Printable(cur.Metadata.Region), iostreams.Printable(want.Metadata.Region), whose, path))
 		}
 		// PUT replaces the labels too: keep the agent's. What the file
 		// leaves out keeps its value too (a scale made by `cloud agents

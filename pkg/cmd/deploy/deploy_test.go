@@ -267,7 +267,7 @@ func TestDeployUpdates(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = Run(ctx, e.opts(dir, nil))
-	if cmdutil.ExitCode(err) != cmdutil.ExitConflict || !strings.Contains(err.Error(), "agent/voice-bot is in region eu-central, not us-west") {
+	if cmdutil.ExitCode(err) != cmdutil.ExitConflict || !strings.Contains(err.Error(), "agent/voice-bot is in region eu-central, not us-west (the organization's default region: the deploy file names none)") {
 		t.Fatalf("deploy to another region: %v (exit %d)", err, cmdutil.ExitCode(err))
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
@@ -96,6 +97,28 @@ func deployParams(t *testing.T, remote bool) testscript.Params {
 		ts.Check(engine.Client.Do(context.Background(), http.MethodGet, "/containers/json", q, nil, &list))
 		if len(list) != want {
 			ts.Fatalf("the engine has %d containers of agent %s, want %d", len(list), args[0], want)
+		}
+	}
+	// waitcontainer AGENT DEPLOYMENT STATE: wait (a minute at most) until
+	// the engine has a container of that deployment of agent AGENT in
+	// STATE (created, running, exited...).
+	p.Cmds["waitcontainer"] = func(ts *testscript.TestScript, neg bool, args []string) {
+		if neg || len(args) != 3 {
+			ts.Fatalf("usage: waitcontainer AGENT DEPLOYMENT STATE")
+		}
+		q := url.Values{"all": {"1"}, "filters": {`{"label":["` + runtime.LabelAgent + `=` + args[0] + `","` + runtime.LabelDeployment + `=` + args[1] + `"],"status":["` + args[2] + `"]}`}}
+		for deadline := time.Now().Add(time.Minute); ; {
+			var list []struct {
+				ID string `json:"Id"`
+			}
+			ts.Check(engine.Client.Do(context.Background(), http.MethodGet, "/containers/json", q, nil, &list))
+			if len(list) > 0 {
+				return
+			}
+			if time.Now().After(deadline) {
+				ts.Fatalf("no %s container of deployment %s of agent %s after a minute", args[2], args[1], args[0])
+			}
+			time.Sleep(20 * time.Millisecond)
 		}
 	}
 	return p

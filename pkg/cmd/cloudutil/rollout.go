@@ -27,13 +27,9 @@ func WaitRollout(ctx context.Context, ios *iostreams.IOStreams, c *client.Client
 	if progress {
 		fmt.Fprintf(ios.ErrOut, "Rolling out deployment %d of %s (%s)...\n", d.Number, AgentRef(name), iostreams.Printable(ImageAt(d)))
 	}
-	out, err := c.WaitRollout(ctx, org, name, d.Number, nil)
-	if err != nil && ctx.Err() != nil {
-		// Interrupted (exit 130): the platform rolls out on its own.
-		return out, fmt.Errorf("stopped waiting for deployment %d of %s; its rollout goes on (botkit cloud agents status %s): %w",
-			d.Number, AgentRef(name), iostreams.Printable(name), err)
-	}
-	return out, err
+	// An interrupt stops the wait (exit 130, quietly, as every command),
+	// not the rollout: the platform goes on with it.
+	return c.WaitRollout(ctx, org, name, d.Number, nil)
 }
 
 // ImageAt is IMAGE@DIGEST of a deployment: the image's repository pinned

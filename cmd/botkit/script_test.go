@@ -448,7 +448,7 @@ func cmdInterrupt(ts *testscript.TestScript, neg bool, args []string) {
 func scriptEnv(ts *testscript.TestScript) []string {
 	var env []string
 	for _, k := range []string{"PATH", "HOME", "TMPDIR", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME",
-		"BOTKIT_API_URL", "BOTKIT_TOKEN", "BOTKIT_ORG", "BOTKIT_CONFIG_DIR", "CI", "ACCESSIBLE"} {
+		"BOTKIT_API_URL", "BOTKIT_TOKEN", "BOTKIT_ORG", "BOTKIT_CONFIG_DIR", "CI", "ACCESSIBLE", "DOCKER_HOST"} {
 		env = append(env, k+"="+ts.Getenv(k))
 	}
 	return env

@@ -104,5 +104,10 @@ func runLogs(ctx context.Context, opts *LogsOptions) error {
 	if ferr := w.Flush(); err == nil {
 		err = ferr
 	}
+	if err == nil {
+		// The stream ends quietly when ctx does: an interrupted -f is
+		// still an interrupt (exit 130).
+		err = ctx.Err()
+	}
 	return err
 }

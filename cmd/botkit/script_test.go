@@ -448,7 +448,7 @@ func cmdInterrupt(ts *testscript.TestScript, neg bool, args []string) {
 func scriptEnv(ts *testscript.TestScript) []string {
 	var env []string
 	for _, k := range []string{"PATH", "HOME", "TMPDIR", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME",
-		"BOTKIT_API_URL", "BOTKIT_TOKEN", "BOTKIT_ORG", "BOTKIT_CONFIG_DIR", "CI", "ACCESSIBLE"} {
+		"BOTKIT_API_URL", "BOTKIT_TOKEN", "BOTKIT_ORG", "BOTKIT_CONFIG_DIR", "CI", "ACCESSIBLE", "DOCKER_HOST"} {
 		env = append(env, k+"="+ts.Getenv(k))
 	}
 	return env
@@ -536,8 +536,9 @@ type runningPlatform struct {
 }
 
 // startPlatform creates organization org and a token for it in dataDir,
-// then serves the platform on 127.0.0.1 (a free port) until stop.
-func startPlatform(t *testing.T, workDir, dataDir, org string) (*runningPlatform, error) {
+// then serves the platform on 127.0.0.1 (a free port) until stop; extra
+// are more flags of botkit-platform serve.
+func startPlatform(t *testing.T, workDir, dataDir, org string, extra ...string) (*runningPlatform, error) {
 	bin := platformBinary(t)
 	if err := os.MkdirAll(dataDir, 0o700); err != nil {
 		return nil, err
@@ -550,7 +551,7 @@ func startPlatform(t *testing.T, workDir, dataDir, org string) (*runningPlatform
 	if err != nil {
 		return nil, err
 	}
-	s, err := platformtest.Serve(bin, dataDir, logf, "--allow-private-registries")
+	s, err := platformtest.Serve(bin, dataDir, logf, append([]string{"--allow-private-registries"}, extra...)...)
 	if err != nil {
 		logf.Close()
 		return nil, err

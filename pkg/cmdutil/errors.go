@@ -110,6 +110,16 @@ func UsageErrorDetails(details []string, format string, args ...any) error {
 	return &exitError{code: ExitUsage, err: fmt.Errorf(format, args...), details: append([]string(nil), details...)}
 }
 
+// WithDetails wraps err so that the command exits with code and prints
+// details as they are under err's "error: " line (a failed rollout's log
+// lines).
+func WithDetails(code int, err error, details []string) error {
+	if err == nil {
+		return nil
+	}
+	return &exitError{code: code, err: err, details: append([]string(nil), details...)}
+}
+
 // ErrorDetails returns the lines Execute prints as they are after err's
 // "error: " lines (UsageErrorDetails), or nil.
 func ErrorDetails(err error) []string {

@@ -1,10 +1,12 @@
 // Package cloud is the `botkit cloud` command group: the platform's secret
-// sets and image pull secrets, organizations and regions.
+// sets and image pull secrets, the agents it runs, organizations and
+// regions.
 package cloud
 
 import (
 	"github.com/spf13/cobra"
 
+	"github.com/botkit-dev/botkit/pkg/cmd/cloud/agents"
 	"github.com/botkit-dev/botkit/pkg/cmd/cloud/organizations"
 	"github.com/botkit-dev/botkit/pkg/cmd/cloud/regions"
 	"github.com/botkit-dev/botkit/pkg/cmd/cloud/secrets"
@@ -15,13 +17,14 @@ import (
 func NewCmdCloud(f *cloudutil.Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "cloud <command>",
-		Short: "Manage secrets, organizations and regions on the bot platform",
+		Short: "Manage secrets, agents, organizations and regions on the bot platform",
 		Long: `Manage what your bots run with on the platform: secret sets and image pull
-secrets, the organizations you belong to, the regions.
+secrets, the agents it runs (botkit deploy makes them), the organizations you
+belong to, the regions.
 
 With no platform configured (botkit auth login), these commands work on the
 embedded local platform: a SQLite database under $XDG_DATA_HOME/botkit.`,
 	}
-	cmd.AddCommand(secrets.NewCmdSecrets(f), organizations.NewCmdOrganizations(f), regions.NewCmdRegions(f))
+	cmd.AddCommand(secrets.NewCmdSecrets(f), agents.NewCmdAgents(f), organizations.NewCmdOrganizations(f), regions.NewCmdRegions(f))
 	return cmd
 }

@@ -54,8 +54,8 @@ func Wait(ctx context.Context, ios *iostreams.IOStreams, c *client.Client, org s
 	return objs, failed, nil
 }
 
-// FailedErr is the error of a wait that found failed objects (nil for
-// none): exit 1, a line per object.
+// FailedErr is the error of a wait that found failed objects, or of
+// deploy's failed preflight checks (nil for none): exit 1, a line each.
 func FailedErr(failed []string) error {
 	if len(failed) == 0 {
 		return nil

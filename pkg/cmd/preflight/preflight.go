@@ -102,21 +102,56 @@ func Run(ctx context.Context, opts *Options) error {
 	if err := opts.Print.Validate(); err != nil {
 		return err
 	}
-	path, err := findDeployFile(opts.Path)
+	path, df, err := Load(ctx, opts.Path)
 	if err != nil {
 		return err
+	}
+	c, org, err := connect(ctx, opts)
+	if err != nil {
+		return err
+	}
+	report, err := Check(ctx, c, org, path, df, opts.Wait)
+	if err != nil {
+		return err
+	}
+	if err := printReport(opts, report); err != nil {
+		return err
+	}
+	if report.Result == resources.CheckFail {
+		return ErrFailed
+	}
+	return nil
+}
+
+// Load finds the deploy file PATH names (a project directory or the file
+// itself) and parses it: a broken file is every problem at file:line, exit
+// 2. It returns the file's path and contents. `botkit deploy` loads its
+// file through it too.
+func Load(ctx context.Context, pathArg string) (string, *deployfile.File, error) {
+	path, err := findDeployFile(pathArg)
+	if err != nil {
+		return "", nil, err
 	}
 	data, err := ctxio.ReadFile(ctx, path, maxFileBytes)
 	if err != nil {
 		if ctx.Err() != nil {
-			return err
+			return "", nil, err
 		}
-		return cmdutil.FlagErrorf("%s: %v", path, err)
+		return "", nil, cmdutil.FlagErrorf("%s: %v", path, err)
 	}
 	df, err := deployfile.Parse(path, data)
 	if err != nil {
-		return err // a broken file: every problem at file:line, exit 2
+		return "", nil, err // a broken file: every problem at file:line, exit 2
 	}
+	return path, df, nil
+}
+
+// Check runs every check of the deploy file df (read from path) in org:
+// the file's own, then the platform's (with wait, after waiting for a
+// pending secret set or image pull secret). The report's result is fail
+// when one check failed; `botkit deploy` runs it before anything is
+// written.
+func Check(ctx context.Context, c *client.Client, org, path string, df *deployfile.File, wait bool) (resources.PreflightReport, error) {
 	// One result per check id: the file's checks and the platform's go
 	// through resources.AddCheck.
 	var checks []resources.PreflightCheck
@@ -129,10 +164,6 @@ func Run(ctx context.Context, opts *Options) error {
 	required, optional, envCheck := envKeys(ctx, path)
 	add(envCheck)
 
-	c, org, err := connect(ctx, opts)
-	if err != nil {
-		return err
-	}
 	failed := func(id string) bool {
 		return slices.ContainsFunc(local, func(c resources.PreflightCheck) bool { return c.ID == id && c.Result == resources.CheckFail })
 	}
@@ -150,14 +181,14 @@ func Run(ctx context.Context, opts *Options) error {
 	if failed("image-pull-secret") {
 		req.ImagePullSecret = ""
 	}
-	if opts.Wait {
+	if wait {
 		if err := waitPending(ctx, c, org, req.SecretSet, req.ImagePullSecret); err != nil {
-			return err
+			return resources.PreflightReport{}, err
 		}
 	}
 	res, err := c.Preflight(ctx, org, req)
 	if err != nil {
-		return err
+		return resources.PreflightReport{}, err
 	}
 	for _, rc := range res.Checks {
 		rc.Line = lineOf(df, rc.ID)
@@ -181,28 +212,27 @@ func Run(ctx context.Context, opts *Options) error {
 		}
 		add(rc)
 	}
-	report := resources.PreflightReport{
+	return resources.PreflightReport{
 		TypeMeta: resources.TypeMeta{APIVersion: resources.APIVersion, Kind: resources.KindPreflightReport},
 		Metadata: resources.PreflightMeta{File: path, Organization: org, Region: res.Region},
 		Result:   resources.WorstResult(checks), Checks: checks,
+	}, nil
+}
+
+// CheckLine is how a check reads on one line: its detail, after the deploy
+// file's file:line when it is about one.
+func CheckLine(report resources.PreflightReport, c resources.PreflightCheck) string {
+	detail := c.Detail
+	if c.Line > 0 {
+		detail = fmt.Sprintf("%s:%d: %s", report.Metadata.File, c.Line, detail)
 	}
-	if err := printReport(opts, report); err != nil {
-		return err
-	}
-	if report.Result == resources.CheckFail {
-		return ErrFailed
-	}
-	return nil
+	return iostreams.Printable(detail)
 }
 
 func printReport(opts *Options, report resources.PreflightReport) error {
 	rows := make([][]string, 0, len(report.Checks))
 	for _, c := range report.Checks {
-		detail := c.Detail
-		if c.Line > 0 {
-			detail = fmt.Sprintf("%s:%d: %s", report.Metadata.File, c.Line, detail)
-		}
-		rows = append(rows, []string{c.ID, c.Result, iostreams.Printable(detail)})
+		rows = append(rows, []string{c.ID, c.Result, CheckLine(report, c)})
 	}
 	return opts.Print.PrintRows(opts.IO, []string{"CHECK", "RESULT", "DETAIL"}, rows, report)
 }

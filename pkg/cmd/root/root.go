@@ -13,6 +13,7 @@ import (
 	"github.com/botkit-dev/botkit/pkg/cmd/cloudutil"
 	"github.com/botkit-dev/botkit/pkg/cmd/configcmd"
 	"github.com/botkit-dev/botkit/pkg/cmd/create"
+	"github.com/botkit-dev/botkit/pkg/cmd/deploy"
 	"github.com/botkit-dev/botkit/pkg/cmd/initcmd"
 	"github.com/botkit-dev/botkit/pkg/cmd/manifests"
 	"github.com/botkit-dev/botkit/pkg/cmd/preflight"
@@ -25,12 +26,14 @@ func NewCmdRoot(f *cloudutil.Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "botkit <command> <subcommand> [flags]",
 		Short: "Scaffold Pipecat voice bots and manage their secrets",
-		Long: `botkit scaffolds voice and conversational bots on the Pipecat framework and
-manages the secret sets and image pull secrets they run with.`,
+		Long: `botkit scaffolds voice and conversational bots on the Pipecat framework,
+manages the secret sets and image pull secrets they run with, and deploys
+them to the platform, which runs them (botkit deploy, botkit cloud agents).`,
 		Example: `  botkit create quickstart
   botkit create my-bot --bot-type web -t smallwebrtc --stt deepgram_stt --llm openai_llm --tts cartesia_tts
   botkit create --list-options
-  botkit apply -f secrets/ -R`,
+  botkit apply -f secrets/ -R
+  botkit deploy`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		Version:       cmdutil.BuildVersion(),
@@ -44,7 +47,7 @@ manages the secret sets and image pull secrets they run with.`,
 		cloudCmd.SuggestFor = append(cloudCmd.SuggestFor, sub.Name())
 	}
 	cmd.AddCommand(cloudCmd, newCmdVersion())
-	for _, c := range []*cobra.Command{manifests.NewCmdApply(f, nil), manifests.NewCmdDiff(f, nil), manifests.NewCmdDelete(f, nil), seal.NewCmdSeal(f, nil), preflight.NewCmdPreflight(f, nil)} {
+	for _, c := range []*cobra.Command{manifests.NewCmdApply(f, nil), manifests.NewCmdDiff(f, nil), manifests.NewCmdDelete(f, nil), seal.NewCmdSeal(f, nil), preflight.NewCmdPreflight(f, nil), deploy.NewCmdDeploy(f, nil)} {
 		cloudutil.AddContextFlag(c, f.Factory, false)
 		cmd.AddCommand(c)
 	}

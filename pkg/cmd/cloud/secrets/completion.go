@@ -46,7 +46,7 @@ func withPrefix(prefix string, candidates []string) []cobra.Completion {
 func completeFrom(cmd *cobra.Command, s *PlatformOptions, toComplete string, list func(context.Context, *client.Client, string) ([]string, error)) ([]cobra.Completion, cobra.ShellCompDirective) {
 	ctx, cancel := completionContext(cmd)
 	defer cancel()
-	c, org, err := s.connect(ctx)
+	c, org, err := s.Connect(ctx)
 	if err != nil {
 		return nil, noFiles
 	}

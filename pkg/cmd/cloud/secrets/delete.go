@@ -71,11 +71,11 @@ func runUnset(ctx context.Context, opts *UnsetOptions) error {
 	if len(keys) == 0 {
 		return &cmdutil.ArgsError{Err: errors.New("no KEY to remove")}
 	}
-	c, org, err := opts.connect(ctx)
+	c, org, err := opts.Connect(ctx)
 	if err != nil {
 		return err
 	}
-	if err := opts.checkSkip(opts.Skip); err != nil {
+	if err := opts.CheckSkip(opts.Skip); err != nil {
 		return err
 	}
 	setRef := ref(resources.KindSecretSet, opts.Name)
@@ -104,7 +104,7 @@ func runUnset(ctx context.Context, opts *UnsetOptions) error {
 			return &resources.Error{Code: resources.CodeNotFound, Message: msg}
 		}
 		if !confirmed {
-			if err := opts.confirm(ctx, org, fmt.Sprintf("Remove %s from %s?", what, setRef), "removing "+what+" from "+setRef+" needs confirmation"); err != nil {
+			if err := opts.Confirm(ctx, org, fmt.Sprintf("Remove %s from %s?", what, setRef), "removing "+what+" from "+setRef+" needs confirmation", false); err != nil {
 				return err
 			}
 			confirmed = true
@@ -179,11 +179,11 @@ func runDelete(ctx context.Context, opts *DeleteOptions) error {
 	if err := validateName(opts.Name); err != nil {
 		return err
 	}
-	c, org, err := opts.connect(ctx)
+	c, org, err := opts.Connect(ctx)
 	if err != nil {
 		return err
 	}
-	if err := opts.checkSkip(opts.Skip); err != nil {
+	if err := opts.CheckSkip(opts.Skip); err != nil {
 		return err
 	}
 	if !opts.Skip {
@@ -203,7 +203,7 @@ func runDelete(ctx context.Context, opts *DeleteOptions) error {
 		} else {
 			what = fmt.Sprintf("%s (region %s, %s)", what, cur.Meta().Region, history)
 		}
-		if err := opts.confirm(ctx, org, "Delete "+what+"?", "deleting "+what+" needs confirmation"); err != nil {
+		if err := opts.Confirm(ctx, org, "Delete "+what+"?", "deleting "+what+" needs confirmation", false); err != nil {
 			return err
 		}
 	}

@@ -69,11 +69,11 @@ func runHistory(ctx context.Context, opts *HistoryOptions) error {
 	if err := opts.Print.Validate(); err != nil {
 		return err
 	}
-	c, org, err := opts.connect(ctx)
+	c, org, err := opts.Connect(ctx)
 	if err != nil {
 		return err
 	}
-	now := opts.now()
+	now := opts.Clock()
 	if opts.Version > 0 {
 		v, err := c.Version(ctx, org, opts.Name, opts.Version)
 		if err != nil {
@@ -170,11 +170,11 @@ func runRollback(ctx context.Context, opts *RollbackOptions) error {
 	if opts.To < 1 {
 		return cmdutil.FlagErrorf("--to: want a version number (see botkit cloud secrets history %s)", opts.Name)
 	}
-	c, org, err := opts.connect(ctx)
+	c, org, err := opts.Connect(ctx)
 	if err != nil {
 		return err
 	}
-	if err := opts.checkSkip(opts.Skip); err != nil {
+	if err := opts.CheckSkip(opts.Skip); err != nil {
 		return err
 	}
 	cur, err := c.Get(ctx, org, opts.Name)
@@ -190,7 +190,7 @@ func runRollback(ctx context.Context, opts *RollbackOptions) error {
 		if plan := rollbackPlan(cur, v); plan != "" {
 			what += " Keys: " + plan
 		}
-		if err := opts.confirm(ctx, org, what, fmt.Sprintf("rolling back %s needs confirmation", objRef(cur))); err != nil {
+		if err := opts.Confirm(ctx, org, what, fmt.Sprintf("rolling back %s needs confirmation", objRef(cur)), false); err != nil {
 			return err
 		}
 	}

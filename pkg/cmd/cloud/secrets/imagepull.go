@@ -129,14 +129,14 @@ func runImagePullSecret(ctx context.Context, opts *ImagePullSecretOptions) error
 		}
 		return cmdutil.UsageErrorf("%s: %s", what, msg)
 	}
-	c, org, err := opts.connect(ctx)
+	c, org, err := opts.Connect(ctx)
 	if err != nil {
 		return err
 	}
 	encode := !encoded
 	patch := resources.Patch{Kind: resources.KindImagePullSecret, Region: opts.Region, Host: host, Credentials: &creds, Encode: &encode}
 	ifMatch := ""
-	t, err := opts.target()
+	t, err := opts.CurrentTarget()
 	if err != nil {
 		return err
 	}

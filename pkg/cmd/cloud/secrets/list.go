@@ -82,7 +82,7 @@ func runList(ctx context.Context, opts *ListOptions) error {
 	if err != nil {
 		return err
 	}
-	c, org, err := opts.connect(ctx)
+	c, org, err := opts.Connect(ctx)
 	if err != nil {
 		return err
 	}

@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -24,7 +23,6 @@ import (
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
 	"github.com/botkit-dev/botkit/pkg/iostreams"
 	"github.com/botkit-dev/botkit/pkg/printers"
-	"github.com/botkit-dev/botkit/pkg/prompter"
 	"github.com/botkit-dev/botkit/pkg/resources"
 )
 
@@ -54,62 +52,23 @@ output format (table, wide, json, yaml, name).`,
 	return cmd
 }
 
-// PlatformOptions is what every subcommand needs to reach the platform: the streams,
-// the client, the organization flag and the prompter.
+// PlatformOptions is what every subcommand needs to reach the platform
+// (cloudutil.Platform: the streams, the client, the organization flag, the
+// prompter, the clock, the context) and the default region of new objects.
 type PlatformOptions struct {
-	IO *iostreams.IOStreams
-	// APIClient returns the client of the configured platform.
-	APIClient func(ctx context.Context) (*client.Client, error)
-	// Organization is --organization ("" = the configured one).
-	Organization string
-	// ResolveOrg turns --organization into the organization to act in
-	// (cmdutil.Factory.Organization).
-	ResolveOrg func(ctx context.Context, flag string) (string, error)
+	cloudutil.Platform
 	// DefaultRegion returns the region for new objects given --region
 	// (cmdutil.Factory.Region); nil: the flag alone.
 	DefaultRegion func(flag string) (string, error)
-	// Prompter returns the prompter; only called when IO.CanPrompt() (or, for
-	// a secret, IO.CanAskSecret()).
-	Prompter func() prompter.Prompter
-	// Now is the clock of AGE columns (nil: time.Now).
-	Now func() time.Time
-	// Target returns the context the command acts in (nil: an unprotected
-	// one), which confirmations name.
-	Target func() (cloudutil.Target, error)
 }
 
 func newPlatformOptions(f *cloudutil.Factory) PlatformOptions {
-	return PlatformOptions{
-		IO:        f.IOStreams,
-		APIClient: f.APIClient,
-		ResolveOrg: func(ctx context.Context, flag string) (string, error) {
-			return f.Organization(ctx, flag)
-		},
-		DefaultRegion: f.Region,
-		Prompter: func() prompter.Prompter {
-			return f.Prompter(f.Getenv != nil && f.Getenv("ACCESSIBLE") != "")
-		},
-		Now:    f.Now,
-		Target: f.Target,
-	}
+	return PlatformOptions{Platform: cloudutil.NewPlatform(f), DefaultRegion: f.Region}
 }
 
 // addOrganizationFlag registers --organization and its alias --org.
 func addOrganizationFlag(cmd *cobra.Command, s *PlatformOptions) {
 	cloudutil.AddOrganizationFlag(cmd, &s.Organization)
-}
-
-// connect returns the client and the organization to act in.
-// now is the clock of AGE columns.
-func (s *PlatformOptions) now() time.Time {
-	if s.Now != nil {
-		return s.Now()
-	}
-	return time.Now()
-}
-
-func (s *PlatformOptions) connect(ctx context.Context) (*client.Client, string, error) {
-	return cloudutil.Connect(ctx, s.APIClient, s.ResolveOrg, s.Organization)
 }
 
 // newRegion is the region a new object goes to: flag, else the configured
@@ -120,35 +79,6 @@ func (s *PlatformOptions) newRegion(flag string) (string, error) {
 		return flag, nil
 	}
 	return s.DefaultRegion(flag)
-}
-
-// target is the context the command acts in.
-func (s *PlatformOptions) target() (cloudutil.Target, error) {
-	if s.Target == nil {
-		return cloudutil.DefaultTarget, nil
-	}
-	return s.Target()
-}
-
-// checkSkip refuses --skip in a protected context not named by --context.
-func (s *PlatformOptions) checkSkip(skip bool) error {
-	t, err := s.target()
-	if err != nil {
-		return err
-	}
-	return t.CheckSkip(skip)
-}
-
-// confirm asks question about org through the protection check
-// (cloudutil.Protect: yes/no, or the protected context's name typed). Without a terminal it asks nothing and
-// fails with exit 2: problem (what needed confirming, names only) and the
-// flag that answers it, --skip. A "no" is exit 1.
-func (s *PlatformOptions) confirm(ctx context.Context, org, question, problem string) error {
-	t, err := s.target()
-	if err != nil {
-		return err
-	}
-	return cloudutil.Protect(ctx, s.IO, s.Prompter, t, cloudutil.Guarded{Org: org, Asks: true, Question: question, Problem: problem})
 }
 
 // ref is how objects are named in messages: secretset/NAME.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/botkit-dev/botkit/internal/testsupport/platformtest"
 	"github.com/botkit-dev/botkit/pkg/client"
+	"github.com/botkit-dev/botkit/pkg/cmd/cloudutil"
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
 	"github.com/botkit-dev/botkit/pkg/iostreams"
 	"github.com/botkit-dev/botkit/pkg/platform"
@@ -73,7 +74,7 @@ func (e *env) terminal() {
 }
 
 func (e *env) scope(p prompter.Prompter) PlatformOptions {
-	return PlatformOptions{
+	return PlatformOptions{Platform: cloudutil.Platform{
 		IO:        e.ios,
 		APIClient: func(context.Context) (*client.Client, error) { return e.cmd, nil },
 		ResolveOrg: func(_ context.Context, flag string) (string, error) {
@@ -88,7 +89,7 @@ func (e *env) scope(p prompter.Prompter) PlatformOptions {
 			}
 			return p
 		},
-	}
+	}}
 }
 
 // seed writes keys with the other client.

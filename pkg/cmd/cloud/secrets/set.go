@@ -109,11 +109,11 @@ func runSet(ctx context.Context, opts *SetOptions) error {
 		return err
 	}
 	warnSealedLookalikes(opts, data)
-	c, org, err := opts.connect(ctx)
+	c, org, err := opts.Connect(ctx)
 	if err != nil {
 		return err
 	}
-	if err := opts.checkSkip(opts.Skip); err != nil {
+	if err := opts.CheckSkip(opts.Skip); err != nil {
 		return err
 	}
 	keys := slices.Sorted(maps.Keys(data))
@@ -149,9 +149,9 @@ func runSet(ctx context.Context, opts *SetOptions) error {
 					ref(resources.KindSecretSet, opts.Name), strings.Join(unconfirmed, ", ")))
 			}
 			setRef := ref(resources.KindSecretSet, opts.Name)
-			if err := opts.confirm(ctx, org,
+			if err := opts.Confirm(ctx, org,
 				fmt.Sprintf("Overwrite %s in %s?", strings.Join(overwrites, ", "), setRef),
-				fmt.Sprintf("%s already has %s", setRef, strings.Join(overwrites, ", "))); err != nil {
+				fmt.Sprintf("%s already has %s", setRef, strings.Join(overwrites, ", ")), false); err != nil {
 				return err
 			}
 			confirmed = overwrites

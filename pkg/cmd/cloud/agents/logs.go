@@ -1,0 +1,113 @@
+package agents
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/botkit-dev/botkit/pkg/client"
+	"github.com/botkit-dev/botkit/pkg/cmd/cloudutil"
+	"github.com/botkit-dev/botkit/pkg/cmdutil"
+	"github.com/botkit-dev/botkit/pkg/iostreams"
+	"github.com/botkit-dev/botkit/pkg/printers"
+	"github.com/botkit-dev/botkit/pkg/resources"
+)
+
+// LogsOptions are the inputs of `botkit cloud agents logs`.
+type LogsOptions struct {
+	cloudutil.Platform
+	Name   string
+	Follow bool
+	Since  time.Duration
+	Tail   int
+	Print  *printers.Flags
+}
+
+// NewCmdLogs returns `botkit cloud agents logs`.
+func NewCmdLogs(f *cloudutil.Factory, runF func(context.Context, *LogsOptions) error) *cobra.Command {
+	opts := &LogsOptions{Platform: cloudutil.NewPlatform(f), Print: printers.NewFlags().WithLines().WithFormats(printers.FormatJSON)}
+	cmd := &cobra.Command{
+		Use:   "logs NAME",
+		Short: "Print the logs of an agent's running agents",
+		Long: `Print the log lines of the agent NAME's agents (containers), each prefixed with
+the agent that wrote it: "AGENT | text". Every value of the agent's secret set
+is masked (****) by the platform before a line leaves it.
+
+-f/--follow keeps printing new lines until interrupted; --since DURATION only
+lines written that long ago or later (10m, 1h30m); --tail N only the last N
+lines of each agent. -o json prints one JSON object per line (agent, stream,
+time, text) for scripts; --jq filters each. A missing agent exits 3.`,
+		Example: `  botkit cloud agents logs support-bot
+  botkit cloud agents logs support-bot -f --tail 20
+  botkit cloud agents logs support-bot --since 10m -o json`,
+		Args:              cmdutil.ExactArgs(1, "NAME"),
+		ValidArgsFunction: completeAgentNames(&opts.Platform),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Name = args[0]
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runLogs(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().BoolVarP(&opts.Follow, "follow", "f", false, "Keep printing new lines until interrupted")
+	cmd.Flags().DurationVar(&opts.Since, "since", 0, "Only lines written this `DURATION` ago or later (e.g. 10m)")
+	cmd.Flags().IntVar(&opts.Tail, "tail", 0, "Only the last `N` lines of each agent (default: all)")
+	opts.Print.AddFlags(cmd)
+	addOrganizationFlag(cmd, &opts.Platform)
+	return cmd
+}
+
+func runLogs(ctx context.Context, opts *LogsOptions) error {
+	if err := validateName(opts.Name); err != nil {
+		return err
+	}
+	if opts.Since < 0 {
+		return cmdutil.FlagErrorf("--since %s: want a duration of 0 or more (10m, 1h)", opts.Since)
+	}
+	if opts.Tail < 0 {
+		return cmdutil.FlagErrorf("--tail %d: want 0 (every line) or more", opts.Tail)
+	}
+	if err := opts.Print.Validate(); err != nil {
+		return err
+	}
+	c, org, err := opts.Connect(ctx)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(opts.IO.Out)
+	defer w.Flush()
+	jsonLines := opts.Print.Output == printers.FormatJSON && opts.Print.JQ == "" && opts.Print.Template == ""
+	lines := opts.Print.Lines()
+	filtered := &iostreams.IOStreams{In: opts.IO.In, Out: w, ErrOut: opts.IO.ErrOut}
+	err = c.AgentLogs(ctx, org, opts.Name, client.LogOptions{Follow: opts.Follow, Since: opts.Since, Tail: opts.Tail}, func(l resources.AgentLogLine) error {
+		var err error
+		switch {
+		case lines:
+			_, err = w.WriteString(iostreams.Printable(l.Agent) + " | " + iostreams.Printable(l.Text) + "\n")
+		case jsonLines:
+			var b []byte
+			if b, err = json.Marshal(l); err == nil {
+				_, err = w.Write(append(b, '\n'))
+			}
+		default: // --jq or a template: each line through it
+			err = opts.Print.PrintValue(filtered, l)
+		}
+		if err == nil && opts.Follow {
+			err = w.Flush() // a followed line shows as it arrives
+		}
+		return err
+	})
+	if ferr := w.Flush(); err == nil {
+		err = ferr
+	}
+	if err == nil {
+		// The stream ends quietly when ctx does: an interrupted -f is
+		// still an interrupt (exit 130).
+		err = ctx.Err()
+	}
+	return err
+}

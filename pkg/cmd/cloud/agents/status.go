@@ -1,0 +1,130 @@
+package agents
+
+import (
+	"context"
+
+	"github.com/spf13/cobra"
+
+	"github.com/botkit-dev/botkit/pkg/cmd/cloudutil"
+	"github.com/botkit-dev/botkit/pkg/cmdutil"
+	"github.com/botkit-dev/botkit/pkg/printers"
+)
+
+// StatusOptions are the inputs of `botkit cloud agents status`.
+type StatusOptions struct {
+	cloudutil.Platform
+	Name  string
+	Print *printers.Flags
+}
+
+// NewCmdStatus returns `botkit cloud agents status`.
+func NewCmdStatus(f *cloudutil.Factory, runF func(context.Context, *StatusOptions) error) *cobra.Command {
+	opts := &StatusOptions{Platform: cloudutil.NewPlatform(f), Print: printers.NewFlags().WithFormats(printers.FormatTable, printers.FormatJSON, printers.FormatYAML)}
+	opts.Print.Now = f.Now
+	cmd := &cobra.Command{
+		Use:   "status NAME",
+		Short: "Show an agent, its deployments and every agent running for it",
+		Long: `Show the agent NAME: its state, how many agents are ready of how many wanted,
+what it runs (image, image pull secret, secret set, profile, scaling), the
+serving deployment (digest and secret set version), the latest deployment
+when another one (rolling out or failed, with its reason and the agents'
+last log lines, values masked), and each running agent (container): id,
+deployment, state, health, restarts, started.
+
+When the secret set moved past the version the serving deployment runs,
+the drift line says so: botkit deploy applies it. -o json|yaml prints the
+status report. A missing agent exits 3.`,
+		Example: `  botkit cloud agents status support-bot
+  botkit cloud agents status support-bot -o yaml
+  botkit cloud agents status support-bot --jq '.agent.status.state'`,
+		Args:              cmdutil.ExactArgs(1, "NAME"),
+		ValidArgsFunction: completeAgentNames(&opts.Platform),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Name = args[0]
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runStatus(cmd.Context(), opts)
+		},
+	}
+	opts.Print.AddFlags(cmd)
+	addOrganizationFlag(cmd, &opts.Platform)
+	return cmd
+}
+
+func runStatus(ctx context.Context, opts *StatusOptions) error {
+	if err := validateName(opts.Name); err != nil {
+		return err
+	}
+	if err := opts.Print.Validate(); err != nil {
+		return err
+	}
+	c, org, err := opts.Connect(ctx)
+	if err != nil {
+		return err
+	}
+	r, err := c.AgentStatus(ctx, org, opts.Name)
+	if err != nil {
+		return err
+	}
+	return opts.Print.PrintAgentStatus(opts.IO, r)
+}
+
+// DeploymentsOptions are the inputs of `botkit cloud agents deployments`.
+type DeploymentsOptions struct {
+	cloudutil.Platform
+	Name  string
+	Print *printers.Flags
+}
+
+// NewCmdDeployments returns `botkit cloud agents deployments`.
+func NewCmdDeployments(f *cloudutil.Factory, runF func(context.Context, *DeploymentsOptions) error) *cobra.Command {
+	opts := &DeploymentsOptions{Platform: cloudutil.NewPlatform(f),
+		Print: printers.NewFlags().WithFormats(printers.FormatTable, printers.FormatWide, printers.FormatJSON, printers.FormatYAML)}
+	opts.Print.Now = f.Now
+	cmd := &cobra.Command{
+		Use:   "deployments NAME",
+		Short: "List an agent's deployments",
+		Long: `List the deployments of the agent NAME, newest first: number, age, who made it
+(ACTOR), through what (SOURCE: deploy, apply, rollback), the image digest and
+the secret set version it pinned, and its RESULT (rolling-out, serving,
+superseded, failed). -o wide adds the image as given, the secret set, the
+profile, the deployment a rollback copied and the reason of a failure.
+
+Roll back to one with botkit cloud agents rollback NAME --to N. A missing
+agent exits 3.`,
+		Example: `  botkit cloud agents deployments support-bot
+  botkit cloud agents deployments support-bot -o wide
+  botkit cloud agents deployments support-bot --jq '.items[] | select(.result == "failed") | .number'`,
+		Args:              cmdutil.ExactArgs(1, "NAME"),
+		ValidArgsFunction: completeAgentNames(&opts.Platform),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Name = args[0]
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runDeployments(cmd.Context(), opts)
+		},
+	}
+	opts.Print.AddFlags(cmd)
+	addOrganizationFlag(cmd, &opts.Platform)
+	return cmd
+}
+
+func runDeployments(ctx context.Context, opts *DeploymentsOptions) error {
+	if err := validateName(opts.Name); err != nil {
+		return err
+	}
+	if err := opts.Print.Validate(); err != nil {
+		return err
+	}
+	c, org, err := opts.Connect(ctx)
+	if err != nil {
+		return err
+	}
+	ds, err := c.Deployments(ctx, org, opts.Name)
+	if err != nil {
+		return err
+	}
+	return opts.Print.PrintDeployments(opts.IO, ds)
+}

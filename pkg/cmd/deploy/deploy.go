@@ -1,0 +1,315 @@
+// Package deploy is `botkit deploy`: the end of the journey from a project
+// to a running bot (DESIGN §7). It reads the project's deploy file as
+// preflight does, runs preflight's checks (a failed one deploys nothing),
+// creates or updates the Agent, makes a deployment and waits for its
+// rollout.
+package deploy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/botkit-dev/botkit/pkg/client"
+	"github.com/botkit-dev/botkit/pkg/cmd/cloudutil"
+	"github.com/botkit-dev/botkit/pkg/cmd/preflight"
+	"github.com/botkit-dev/botkit/pkg/cmdutil"
+	"github.com/botkit-dev/botkit/pkg/deployfile"
+	"github.com/botkit-dev/botkit/pkg/iostreams"
+	"github.com/botkit-dev/botkit/pkg/printers"
+	"github.com/botkit-dev/botkit/pkg/resources"
+)
+
+// Options are the inputs of `botkit deploy`.
+type Options struct {
+	cloudutil.Platform
+	Path   string // PATH: a project directory or the deploy file
+	Image  string // --image: replaces the deploy file's image
+	Skip   bool   // --skip: no confirmation of an update
+	NoWait bool   // --no-wait: return once the deployment is recorded
+	DryRun bool   // --dry-run: print the plan, write nothing
+	Print  *printers.Flags
+}
+
+// NewCmdDeploy returns `botkit deploy`.
+func NewCmdDeploy(f *cloudutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
+	opts := &Options{Platform: cloudutil.NewPlatform(f), Print: newPrintFlags()}
+	cmd := &cobra.Command{
+		Use:   "deploy [PATH]",
+		Short: "Deploy a project's agent to the platform and wait until it runs",
+		Long: `Deploy the project's agent: read its deploy file (server/cloud-deploy.toml,
+else cloud-deploy.toml, under PATH, default .; or PATH itself) as botkit
+preflight does, run every preflight check (after waiting for a secret set or
+image pull secret still pending; a failed check deploys nothing: exit 1), create or update the Agent (agent_name, image, image_credentials,
+secret_set, region, [scaling] min_agents/max_agents, agent_profile), make a
+deployment and wait until its agents run.
+
+A deployment pins the image's digest and the secret set's current version:
+the agent runs exactly those until the next deploy. Updating an agent that
+exists asks first on a terminal (--skip: without; required without one); a
+first deploy does not ask. An update keeps the agent's labels, and its profile
+and scaling when the file has no agent_profile or [scaling]. --image REF
+deploys another image than the file's.
+--no-wait returns once the deployment is recorded; --dry-run prints the plan
+and writes nothing.
+
+The last line says what runs:
+  agent/NAME deployed: deployment N, R/D agents ready (IMAGE@DIGEST, secret set S version V)
+
+Exit 0 when the deployment serves, 1 when a check or the rollout failed (the
+reason and the agents' last log lines, values masked), 2 for bad usage or a
+broken deploy file, 3 when something it names is missing, 5 on a conflict
+(the agent exists in another region, or changed meanwhile). Watch the agent
+with botkit cloud agents status NAME and botkit cloud agents logs NAME -f.`,
+		Example: `  botkit deploy
+  botkit deploy ./my-bot --image registry.example.com/acme/my-bot:0.2
+  botkit deploy --dry-run
+  botkit deploy --skip --no-wait -o json`,
+		Args: cmdutil.RangeArgs(0, 1, "at most one PATH"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Path = "."
+			if len(args) == 1 {
+				opts.Path = args[0]
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return Run(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.Image, "image", "", "Deploy this image `REF` (tag or digest) instead of the deploy file's image")
+	cmd.Flags().BoolVarP(&opts.Skip, "skip", "s", false, "Update an existing agent without confirmation")
+	cmd.Flags().BoolVar(&opts.NoWait, "no-wait", false, "Return once the deployment is recorded, without waiting for its rollout")
+	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "Print what would be deployed; write nothing")
+	opts.Print.AddFlags(cmd)
+	cloudutil.AddOrganizationFlag(cmd, &opts.Organization)
+	return cmd
+}
+
+// newPrintFlags: no -o prints lines; -o json|yaml prints the deployment.
+func newPrintFlags() *printers.Flags {
+	return printers.NewFlags().WithLines().WithFormats(printers.FormatJSON, printers.FormatYAML)
+}
+
+// Run runs `botkit deploy`.
+func Run(ctx context.Context, opts *Options) error {
+	if opts.Print == nil {
+		opts.Print = newPrintFlags()
+	}
+	if err := opts.Print.Validate(); err != nil {
+		return err
+	}
+	if opts.Image != "" {
+		if strings.TrimSpace(opts.Image) != opts.Image || strings.ContainsAny(opts.Image, " \t\n") {
+			return cmdutil.FlagErrorf("--image %q: not an image reference", opts.Image)
+		}
+	}
+	path, df, err := preflight.Load(ctx, opts.Path)
+	if err != nil {
+		return err
+	}
+	if opts.Image != "" {
+		df.Image = opts.Image
+	}
+	if df.Image == "" {
+		return cmdutil.FlagErrorf("%s names no image (build_id is a Pipecat Cloud build, which this platform does not run): set image in it or give --image", path)
+	}
+	if err := opts.CheckSkip(opts.Skip); err != nil {
+		return err
+	}
+	c, org, err := opts.Connect(ctx)
+	if err != nil {
+		return err
+	}
+	// A secret set or image pull secret written just before is waited
+	// for: the deployment pins what they are once ready.
+	report, err := preflight.Check(ctx, c, org, path, df, true)
+	if err != nil {
+		return err
+	}
+	if err := checksPassed(opts.IO, report); err != nil {
+		return err
+	}
+	name := df.AgentName
+	want := agentOf(df, report.Metadata.Region)
+	cur, err := c.Agent(ctx, org, name)
+	exists := err == nil
+	if err != nil && !errors.Is(err, &resources.Error{Code: resources.CodeNotFound}) {
+		return err
+	}
+	if exists {
+		if cur.Metadata.Region != want.Metadata.Region {
+			whose := "the deploy file's region"
+			if df.Region == "" {
+				whose = "the organization's default region: the deploy file names none"
+			}
+			return cmdutil.WithCode(cmdutil.ExitConflict, fmt.Errorf("%s is in region %s, not %s (%s): an agent does not move between regions; set region in %s, or delete the agent first",
+				cloudutil.AgentRef(name), iostreams.Printable(cur.Metadata.Region), iostreams.Printable(want.Metadata.Region), whose, path))
+		}
+		// PUT replaces the labels too: keep the agent's. What the file
+		// leaves out keeps its value too (a scale made by `cloud agents
+		// scale`, a profile set through apply).
+		want.Metadata.Labels = maps.Clone(cur.Metadata.Labels)
+		if want.Spec.Profile == "" {
+			want.Spec.Profile = cur.Spec.Profile
+		}
+		if want.Spec.Scaling == nil {
+			want.Spec.Scaling = cur.Spec.Scaling
+		}
+	}
+	changes := specChanges(cur.Spec, want.Spec, exists)
+	if opts.DryRun {
+		return dryRun(ctx, opts, c, org, cur, want, exists, changes)
+	}
+	if exists {
+		what := "redeploy it as it is (secret set's current version)"
+		if len(changes) > 0 {
+			what = strings.Join(changes, "; ")
+		}
+		q := fmt.Sprintf("Update %s in region %s with a new deployment: %s?", cloudutil.AgentRef(name), iostreams.Printable(cur.Metadata.Region), iostreams.Printable(what))
+		if err := opts.Confirm(ctx, org, q, "updating "+cloudutil.AgentRef(name)+" needs confirmation", opts.Skip); err != nil {
+			return err
+		}
+	}
+	if _, _, err := c.PutAgent(ctx, org, want, cur.Metadata.ResourceVersion); err != nil {
+		return err
+	}
+	d, err := c.Deploy(ctx, org, name, resources.DeployRequest{})
+	if err != nil {
+		return err
+	}
+	if !opts.NoWait {
+		if d, err = cloudutil.WaitRollout(ctx, opts.IO, c, org, name, d); err != nil {
+			return err
+		}
+	}
+	return cloudutil.FinishRollout(ctx, opts.IO, opts.Print, c, org, name, "deployed", d)
+}
+
+// checksPassed prints the warnings of the preflight report on stderr and
+// turns its failed checks into the error (exit 1), one line per check.
+func checksPassed(ios *iostreams.IOStreams, report resources.PreflightReport) error {
+	var failed []string
+	for _, c := range report.Checks {
+		switch c.Result {
+		case resources.CheckWarning:
+			fmt.Fprintf(ios.ErrOut, "warning: preflight %s: %s\n", c.ID, preflight.CheckLine(report, c))
+		case resources.CheckFail:
+			failed = append(failed, fmt.Sprintf("preflight %s: %s", c.ID, preflight.CheckLine(report, c)))
+		}
+	}
+	if len(failed) == 0 {
+		return nil
+	}
+	failed = append(failed, "nothing was deployed (botkit preflight shows every check)")
+	return cloudutil.FailedErr(failed) // exit 1, a line each
+}
+
+// agentOf is the Agent the deploy file describes, in region.
+func agentOf(df *deployfile.File, region string) resources.Agent {
+	a := resources.Agent{
+		TypeMeta: resources.TypeMeta{APIVersion: resources.APIVersion, Kind: resources.KindAgent},
+		Metadata: resources.ObjectMeta{Name: df.AgentName, Region: region},
+		Spec: resources.AgentSpec{Image: df.Image, ImagePullSecret: df.ImageCredentials, SecretSet: df.SecretSet,
+			Profile: df.AgentProfile},
+	}
+	if s := df.Scaling; s != nil {
+		a.Spec.Scaling = &resources.AgentScaling{}
+		if s.MinAgents != nil {
+			a.Spec.Scaling.MinAgents = *s.MinAgents
+		}
+		if s.MaxAgents != nil {
+			a.Spec.Scaling.MaxAgents = *s.MaxAgents
+		}
+	}
+	return a
+}
+
+// specChanges says what a deploy changes in an existing agent's spec, one
+// phrase per field ("image A → B"); names only.
+func specChanges(cur, want resources.AgentSpec, exists bool) []string {
+	if !exists {
+		return nil
+	}
+	var out []string
+	change := func(field, a, b string) {
+		if a != b {
+			out = append(out, fmt.Sprintf("%s %s → %s", field, orNone(a), orNone(b)))
+		}
+	}
+	change("image", cur.Image, want.Image)
+	change("image pull secret", cur.ImagePullSecret, want.ImagePullSecret)
+	change("secret set", cur.SecretSet, want.SecretSet)
+	change("scaling", scalingText(cur.Scaling), scalingText(want.Scaling))
+	change("profile", cur.Profile, want.Profile)
+	return out
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return s
+}
+
+// scalingText is "min N, max M" ("" without scaling).
+func scalingText(s *resources.AgentScaling) string {
+	if s == nil {
+		return ""
+	}
+	if s.MaxAgents == 0 {
+		return fmt.Sprintf("min %d, no max", s.MinAgents)
+	}
+	return fmt.Sprintf("min %d, max %d", s.MinAgents, s.MaxAgents)
+}
+
+// dryRun prints the plan: what happens to the Agent, and the deployment
+// that would be made (its digest asked from the platform's own dry run
+// when the agent exists with the same image pull secret).
+func dryRun(ctx context.Context, opts *Options, c *client.Client, org string, cur, want resources.Agent, exists bool, changes []string) error {
+	name := want.Metadata.Name
+	op := printers.Operation{Ref: cloudutil.AgentRef(name), Action: resources.ActionCreated, DryRun: true}
+	d := resources.Deployment{Number: 1, Image: want.Spec.Image, ImagePullSecret: want.Spec.ImagePullSecret, SecretSet: want.Spec.SecretSet,
+		Profile: want.Spec.Profile, Source: "deploy", Result: resources.DeploymentRollingOut}
+	if exists {
+		op.Action, op.Detail = resources.ActionUnchanged, ""
+		if len(changes) > 0 {
+			op.Action, op.Detail = resources.ActionConfigured, strings.Join(changes, "; ")
+		}
+		if cur.Spec.ImagePullSecret == want.Spec.ImagePullSecret && cur.Spec.SecretSet == want.Spec.SecretSet {
+			pd, err := c.Deploy(ctx, org, name, resources.DeployRequest{Image: want.Spec.Image, DryRun: true})
+			if err != nil {
+				return err
+			}
+			d = pd
+		} else {
+			ds, err := c.Deployments(ctx, org, name)
+			if err != nil {
+				return err
+			}
+			if len(ds) > 0 {
+				d.Number = ds[0].Number + 1
+			}
+		}
+	}
+	if d.SecretSet != "" && d.SecretSetVersion == 0 {
+		set, err := c.Get(ctx, org, d.SecretSet)
+		if err != nil {
+			return err
+		}
+		d.SecretSetVersion = set.Meta().Generation
+	}
+	if !opts.Print.Lines() {
+		return opts.Print.PrintRows(opts.IO, nil, nil, d)
+	}
+	digest := ""
+	if d.ImageDigest == "" {
+		digest = "; its digest is resolved at deploy"
+	}
+	return printers.PrintOperations(opts.IO.Out, op,
+		printers.Operation{Ref: cloudutil.AgentRef(name), Action: fmt.Sprintf("deployment %d", d.Number), Detail: cloudutil.RunsWith(d) + digest, DryRun: true})
+}

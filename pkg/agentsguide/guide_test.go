@@ -68,6 +68,15 @@ func TestGuideOfEveryCreatedProject(t *testing.T) {
 		if c.DeployToCloud && !strings.Contains(guide, "botkit cloud secrets set "+scaffold.SecretSetName(c.ProjectName)+" --file server/.env") {
 			t.Errorf("%s: the guide lacks the secrets command", name)
 		}
+		if c.DeployToCloud {
+			// The journey ends with the deploy and how to watch the agent,
+			// the same steps as the README's and create's next steps.
+			for _, s := range scaffold.DeploySteps("", scaffold.AgentName(c.ProjectName)) {
+				if !strings.Contains(guide, "\n"+s.Command+" ") {
+					t.Errorf("%s: the guide lacks `%s`", name, s.Command)
+				}
+			}
+		}
 	}
 }
 

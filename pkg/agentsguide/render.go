@@ -132,7 +132,9 @@ func Render(p Project, version string) []byte {
 				[2]string{"botkit cloud secrets set " + d.SecretSet + " --file " + joinDir(p.ServerDir, ".env"), "the keys of .env into the secret set"},
 				[2]string{"botkit cloud secrets list " + d.SecretSet, "key names and state, never values"})
 		}
-		cmds = append(cmds, [2]string{"botkit preflight", "everything the deploy needs, checked"})
+		for _, s := range scaffold.DeploySteps("", d.AgentName) {
+			cmds = append(cmds, [2]string{s.Command, s.Does})
+		}
 		width := 0
 		for _, c := range cmds {
 			width = max(width, len(c[0]))
@@ -160,7 +162,7 @@ func Render(p Project, version string) []byte {
 	w(".\n")
 	w("- Python code stays formatted with `black` and free of `pyflakes` warnings.\n")
 	if p.Deploy != nil {
-		w("- Run `botkit preflight` before saying a change is ready to deploy, and fix what it reports.\n")
+		w("- Run `botkit preflight` before saying a change is ready to deploy, and fix what it reports; `botkit deploy` only when the user asks for it.\n")
 	}
 	w("- `botkit` commands print key names, never values; use `-o json` to read their output in a script.\n")
 

@@ -34,11 +34,14 @@ func NextSteps(c Config, dir string) string {
 		b.WriteString("  npm run dev\n")
 	}
 	if c.DeployToCloud {
-		b.WriteString("\nBefore deploying (README.md, Deploy):\n")
-		if dir != "" && dir != "." {
-			fmt.Fprintf(&b, "  botkit preflight %s\n", shellQuote(dir))
-		} else {
-			b.WriteString("  botkit preflight\n")
+		b.WriteString("\nTo deploy (README.md, Deploy), once the secrets are set and the image pushed:\n")
+		steps := DeploySteps(dir, AgentName(c.ProjectName))
+		width := 0
+		for _, s := range steps {
+			width = max(width, len(s.Command))
+		}
+		for _, s := range steps {
+			fmt.Fprintf(&b, "  %-*s   # %s\n", width, s.Command, s.Does)
 		}
 	}
 	return b.String()

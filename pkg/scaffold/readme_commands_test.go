@@ -230,6 +230,19 @@ func TestREADMECommandsRunWithBotPy(t *testing.T) {
 			content[f.Path] = string(f.Data)
 		}
 		readme, botPy := content["README.md"], content["server/bot.py"]
+		// The Deploy section ends with the deploy and how to watch the
+		// agent: DeploySteps, the list the next steps and AGENTS.md show.
+		_, deploy, hasDeploy := strings.Cut(readme, "\n## Deploy\n")
+		if hasDeploy != c.DeployToCloud {
+			t.Errorf("%s: a Deploy section: %v, made for the cloud: %v", name, hasDeploy, c.DeployToCloud)
+		}
+		if hasDeploy {
+			for _, s := range DeploySteps("", AgentName(c.ProjectName)) {
+				if !strings.Contains(deploy, "\n   "+s.Command+"\n") {
+					t.Errorf("%s: README's Deploy section lacks `%s`", name, s.Command)
+				}
+			}
+		}
 		if !runnerMainRE.MatchString(botPy) {
 			t.Errorf("%s: bot.py does not end in pipecat.runner.run's main() without a parser of its own: its flags are not the runner's", name)
 			continue

@@ -48,6 +48,7 @@ type view struct {
 	ServesAll    bool   // RunCommand serves several transports (no --transport)
 	SecretSet    string
 	AgentName    string
+	DeploySteps  []DeployStep // the README's Deploy section, from the project's root
 }
 
 type paramEntry struct {
@@ -102,6 +103,7 @@ func newView(c Config) *view {
 	v.VideoOut = !v.Telephony && (c.VideoOutput || v.Video != nil)
 	v.AgentName = AgentName(c.ProjectName)
 	v.SecretSet = SecretSetName(c.ProjectName)
+	v.DeploySteps = DeploySteps("", v.AgentName)
 
 	extras := map[string]bool{"runner": true, "silero": true}
 	imports := importSet{}

@@ -524,6 +524,20 @@ func TestNextSteps(t *testing.T) {
 		t.Errorf("a telephony bot has no client:\n%s", got)
 	}
 
+	// A project made for the cloud ends with the deploy and how to watch
+	// the agent, from the directory create wrote.
+	cloud := web
+	cloud.DeployToCloud = true
+	got = scaffold.NextSteps(cloud, "my-bot")
+	for _, want := range []string{"botkit preflight my-bot ", "botkit deploy my-bot ", "botkit cloud agents status my-bot ", "botkit cloud agents logs my-bot -f "} {
+		if !strings.Contains(got, "\n  "+want) {
+			t.Errorf("cloud NextSteps lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(scaffold.NextSteps(web, "my-bot"), "botkit deploy") {
+		t.Errorf("NextSteps of a project not made for the cloud speak of deploying")
+	}
+
 	mobile := scaffold.Config{ProjectName: "m", BotType: "web", Transports: []string{"daily"}, ClientFramework: "none"}
 	got = scaffold.NextSteps(mobile, ".")
 	if strings.Contains(got, "npm") || strings.Contains(got, "cd .\n") {

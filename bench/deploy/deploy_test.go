@@ -124,7 +124,7 @@ func setUp(b *testing.B) *rig {
 	}
 	b.Cleanup(reg.Stop)
 	host := strings.TrimPrefix(reg.URL, "http://")
-	img := eng.PushAgent(b, host, "bench/agent", user, pass, dockertest.ImageOptions{})
+	img := eng.PushAgent(b, host, "bench/agent:1", user, pass, dockertest.ImageOptions{})
 
 	bin := filepath.Join(dir, "botkit")
 	build := exec.Command("go", "build", "-trimpath", "-o", bin, "./cmd/botkit")

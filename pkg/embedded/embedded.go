@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/botkit-dev/botkit/pkg/client"
@@ -66,11 +67,13 @@ func Open(ctx context.Context, dataDir string, opts client.Options) (*client.Cli
 		Handler: srv.Handler(),
 		Host:    client.EmbeddedHost,
 		Settle:  func(sctx context.Context) error { return drain(sctx, srv) },
-		Close: func() error {
+		// Once: a second Close (a deferred one after an explicit one)
+		// must not drain a closed database.
+		Close: sync.OnceValue(func() error {
 			_ = drain(ctx, srv) // unfinished work stays pending for the next command
 			defer closeEngine()
 			return srv.Close()
-		},
+		}),
 	}, opts), nil
 }
 

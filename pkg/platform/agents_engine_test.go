@@ -536,6 +536,34 @@ func agentScenarios(t *testing.T, env *engineEnv, contract *apitest.Contract, db
 		t.Errorf("deployments, newest first: %v, want %v", results, want)
 	}
 
+	// A dry run resolves what a deployment would run and writes nothing.
+	dry, err := p.c.Deploy(ctx, p.org, "bot", resources.DeployRequest{DryRun: true})
+	if err != nil || dry.Number != 7 || dry.ImageDigest != env.image.Pinned() || dry.Result != resources.DeploymentRollingOut {
+		t.Errorf("dry run: %+v %v", dry, err)
+	}
+	if _, err := p.c.Deployment(ctx, p.org, "bot", 7); codeOf(err) != resources.CodeNotFound {
+		t.Errorf("the dry run recorded a deployment: %v", err)
+	}
+
+	// Restart: the serving agent, restarted in place.
+	if _, err := p.c.RestartAgent(ctx, p.org, "bot"); err != nil {
+		t.Fatal(err)
+	}
+	if c := p.only("bot", 6); c.ID != c6.ID || !c.StartedAt.After(c6.StartedAt) || c.State != runtime.StateRunning {
+		t.Errorf("after restart: %+v (before: started %s)", c, c6.StartedAt)
+	}
+
+	// Scaled to zero: nothing runs, and the status says so.
+	if _, err := p.c.PatchAgent(ctx, p.org, "bot", resources.AgentPatch{Scaling: &resources.AgentScaling{MinAgents: 0}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := p.containers("bot"); len(got) != 0 {
+		t.Errorf("scaled to zero: %v", describeContainers(got))
+	}
+	if a := p.status("bot").Agent.Status; a.State != resources.AgentReady || a.Agents.Desired != 0 || !strings.Contains(a.Message, "scaled to zero") {
+		t.Errorf("status scaled to zero: %+v", a)
+	}
+
 	// Another organization sees nothing.
 	if _, err := p.other.Agent(ctx, p.org, "bot"); codeOf(err) != resources.CodeNotFound {
 		t.Errorf("another organization's GET: %v", err)

@@ -3,6 +3,8 @@ package httpapi
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
+	"slices"
 	"net/http"
 
 	"github.com/botkit-dev/botkit/pkg/platform/service"
@@ -99,7 +101,7 @@ func (a *api) handlePutAgent(w http.ResponseWriter, r *http.Request) {
 	if m, ok := raw["metadata"]; ok {
 		var meta map[string]json.RawMessage
 		if err := json.Unmarshal(m, &meta); err == nil {
-			for k := range meta {
+			for _, k := range slices.Sorted(maps.Keys(meta)) {
 				switch k {
 				case "name", "organization", "region", "labels", "resourceVersion":
 				default:

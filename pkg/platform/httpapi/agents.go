@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"maps"
-	"slices"
 	"net/http"
+	"slices"
 
 	"github.com/botkit-dev/botkit/pkg/platform/service"
 	"github.com/botkit-dev/botkit/pkg/platform/wire"

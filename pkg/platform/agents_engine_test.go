@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -72,6 +73,88 @@ func TestAgentsOnTheEngine(t *testing.T) {
 	eachStore(t, func(t *testing.T, db testDB) {
 		agentScenarios(t, env, contract, db)
 	})
+	t.Run("postgres-replicas", func(t *testing.T) { replicaScenario(t, env, contract) })
+}
+
+// Two replicas on one PostgreSQL database, each with the engine and a
+// background pass: the region is reconciled by the one that holds its
+// lease — a deploy through the other is rolled out by the first, with no
+// agent started twice —, and taken over once the first stops.
+func replicaScenario(t *testing.T, env *engineEnv, contract *apitest.Contract) {
+	ctx := context.Background()
+	url := pg.Database(t)
+	keyFile := filepath.Join(t.TempDir(), platform.MasterKeyFile)
+	writeKey(t, keyFile, "3d")
+	open := func(log *syncBuffer) *platform.Server {
+		st, err := stores.Open(ctx, stores.Location{URL: url}, stores.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, srv := platformtest.Start(t, platform.Options{Store: st, MasterKeyFile: keyFile, AllowPrivateRegistries: true,
+			Logger:   slog.New(slog.NewTextHandler(log, nil)),
+			Runtimes: map[string]runtime.Runtime{"us-west": env.rt}, AgentNetwork: "none", AgentSettle: time.Second,
+			ReconcileInterval: 200 * time.Millisecond})
+		return srv
+	}
+	aLog, bLog := &syncBuffer{}, &syncBuffer{}
+	a := open(aLog) // takes the region's lease at open
+	bSrv := open(bLog)
+	platformtest.CreateOrg(t, a, "replicas", "")
+	tok := platformtest.CreateToken(t, a, "replicas", "ci")
+	bBase := ""
+	{
+		hs := httptest.NewServer(bSrv.Handler())
+		t.Cleanup(hs.Close)
+		bBase = hs.URL
+	}
+	b, err := client.New(client.Options{BaseURL: bBase, Token: tok, Transport: checked{t: t, c: contract}, Timeout: 2 * time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	creds := agentsRegUser + ":" + agentsRegPass
+	if _, _, err := b.Merge(ctx, "replicas", "reg", resources.Patch{Kind: resources.KindImagePullSecret, Host: env.host, Credentials: &creds}, ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := b.PutAgent(ctx, "replicas", resources.Agent{Metadata: resources.ObjectMeta{Name: "bot"},
+		Spec: resources.AgentSpec{Image: env.image.Ref, ImagePullSecret: "reg"}}, ""); err != nil {
+		t.Fatal(err)
+	}
+	d, err := b.Deploy(ctx, "replicas", "bot", resources.DeployRequest{})
+	if err != nil || d.Result != resources.DeploymentRollingOut {
+		t.Fatalf("deploy through the replica without the lease: %+v %v", d, err)
+	}
+	if d, err = b.WaitRollout(ctx, "replicas", "bot", d.Number, nil); err != nil || d.Result != resources.DeploymentServing {
+		t.Fatalf("rollout: %+v %v", d, err)
+	}
+	list := func() []runtime.Agent {
+		t.Helper()
+		cs, err := env.rt.List(ctx, runtime.Selector{runtime.LabelOrganization: "replicas"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cs
+	}
+	if cs := list(); len(cs) != 1 {
+		t.Errorf("two replicas started %d agents for one", len(cs))
+	}
+	if !strings.Contains(aLog.String(), "started agents") || strings.Contains(bLog.String(), "started agents") {
+		t.Errorf("the agents were not started by the lease holder alone:\nholder:\n%s\nother:\n%s", aLog, bLog)
+	}
+	// The lease holder stops: the other replica takes the region over.
+	a.Close()
+	if _, err := b.PatchAgent(ctx, "replicas", "bot", resources.AgentPatch{Scaling: &resources.AgentScaling{MinAgents: 2}}); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Eventually(t, "two agents, started by the replica left", func() bool { return len(list()) == 2 })
+	if !strings.Contains(bLog.String(), "started agents") {
+		t.Errorf("the replica left did not start the second agent:\n%s", bLog)
+	}
+	if _, err := b.DeleteAgent(ctx, "replicas", "bot"); err != nil {
+		t.Fatal(err)
+	}
+	if cs := list(); len(cs) != 0 {
+		t.Errorf("after delete: %d containers", len(cs))
+	}
 }
 
 // syncBuffer is the server log, written by its goroutines.

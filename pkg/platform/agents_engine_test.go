@@ -485,6 +485,23 @@ func agentScenarios(t *testing.T, env *engineEnv, contract *apitest.Contract, db
 	if !errors.Is(err, found) {
 		t.Errorf("the followed logs never showed the masked value: %v", err)
 	}
+	// A platform that stops ends its followers' streams (serve stops
+	// them when it drains), whatever the agents do.
+	first := make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		var once sync.Once
+		done <- p.c.AgentLogs(ctx, p.org, "bot", client.LogOptions{Follow: true}, func(resources.AgentLogLine) error {
+			once.Do(func() { close(first) })
+			return nil
+		})
+	}()
+	testenv.Within(t, "the first followed line", first)
+	p.srv.StopStreams()
+	if err := testenv.Within(t, "the end of the followed stream", done); err != nil {
+		t.Errorf("the followed stream ended with %v", err)
+	}
+
 	var lines []string
 	if err := p.c.AgentLogs(ctx, p.org, "bot", client.LogOptions{Tail: 100}, func(l resources.AgentLogLine) error {
 		if l.Agent != c1.Name {

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"maps"
 	"net/http"
@@ -280,10 +281,17 @@ func (a *api) handleAgentLogs(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusOK)
 	rc := http.NewResponseController(w)
 	_ = rc.Flush() // error ignored: a writer that cannot flush sends the lines at the end
+	ctx := r.Context()
+	if a.streams != nil && q.Get("follow") == "true" {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
+		defer cancel()
+		defer context.AfterFunc(a.streams, cancel)()
+	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	err = stream(r.Context(), func(l resources.AgentLogLine) error {
+	err = stream(ctx, func(l resources.AgentLogLine) error {
 		buf.Reset()
 		if err := enc.Encode(l); err != nil {
 			return err
@@ -294,7 +302,7 @@ func (a *api) handleAgentLogs(w http.ResponseWriter, r *http.Request) {
 		_ = rc.Flush() // error ignored: as above
 		return nil
 	})
-	if err != nil && r.Context().Err() == nil {
+	if err != nil && ctx.Err() == nil {
 		id := ""
 		if info, ok := r.Context().Value(ctxKey{}).(*reqInfo); ok {
 			id = info.id

@@ -3,6 +3,7 @@ package embedded_test
 import (
 	"context"
 	"errors"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -37,6 +38,41 @@ func TestEmbeddedWithoutEngine(t *testing.T) {
 	var re *resources.Error
 	if !errors.As(err, &re) || re.Code != resources.CodeUnprocessable || re.Message != "no Docker Engine at "+host+": start Docker or set DOCKER_HOST" {
 		t.Errorf("deploy without an engine: %v", err)
+	}
+}
+
+// A socket nobody answers on (Docker stopped): the same 422, and no
+// deployment is recorded.
+func TestEmbeddedEngineDown(t *testing.T) {
+	sock := filepath.Join(t.TempDir(), "docker.sock")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln.(*net.UnixListener).SetUnlinkOnClose(false)
+	ln.Close() // the socket file stays; nothing listens on it
+	if _, err := os.Stat(sock); err != nil {
+		t.Fatal(err)
+	}
+	host := "unix://" + sock
+	t.Setenv("DOCKER_HOST", host)
+	ctx := context.Background()
+	c, err := embedded.Open(ctx, t.TempDir(), client.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, _, err := c.PutAgent(ctx, embedded.Org, resources.Agent{Metadata: resources.ObjectMeta{Name: "bot"},
+		Spec: resources.AgentSpec{Image: "127.0.0.1:5000/acme/bot:1"}}, ""); err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Deploy(ctx, embedded.Org, "bot", resources.DeployRequest{})
+	var re *resources.Error
+	if !errors.As(err, &re) || re.Code != resources.CodeUnprocessable || re.Message != "no Docker Engine at "+host+": start Docker or set DOCKER_HOST" {
+		t.Errorf("deploy with the engine down: %v", err)
+	}
+	if ds, err := c.Deployments(ctx, embedded.Org, "bot"); err != nil || len(ds) != 0 {
+		t.Errorf("deployments: %+v %v", ds, err)
 	}
 }
 

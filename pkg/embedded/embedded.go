@@ -53,7 +53,7 @@ func Open(ctx context.Context, dataDir string, opts client.Options) (*client.Cli
 		RegistryAttempts:   2,
 		RegistryRetryDelay: 500 * time.Millisecond,
 		// Agents run on the local engine, whatever their region.
-		Runtimes: rts, NoRuntime: noRuntime,
+		Runtimes: rts, NoRuntime: noRuntime, EngineDown: noRuntime,
 		ReconcileHolder: "embedded", SkipEmptyRegions: true,
 	})
 	if err != nil {
@@ -102,6 +102,8 @@ func localEngine() (map[string]runtime.Runtime, func(string) string, func()) {
 		rt.Close()
 		return nil, noRuntime, func() {}
 	}
+	// A socket that nobody answers on (Docker stopped) is the same news,
+	// told when a deploy needs the engine (EngineDown).
 	rts := map[string]runtime.Runtime{}
 	for _, region := range resources.Regions() {
 		rts[region] = rt

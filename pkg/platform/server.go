@@ -84,6 +84,9 @@ type Options struct {
 	// one to serve).
 	Runtimes  map[string]runtime.Runtime
 	NoRuntime func(region string) string
+	// EngineDown says that a region's engine does not answer (nil: the
+	// platform's words).
+	EngineDown func(region string) string
 	// AgentNetwork is the network agents join ("": the engine's default).
 	AgentNetwork string
 	// AgentSettle is how long a rollout's agents must run, ready, before
@@ -194,7 +197,7 @@ func Open(ctx context.Context, opts Options) (*Server, error) {
 		Attempts: opts.RegistryAttempts, RetryDelay: opts.RegistryRetryDelay, Timeout: opts.RegistryTimeout,
 		AllowPrivateRegistries: opts.AllowPrivateRegistries,
 	})
-	s.agents = agents.New(agents.Options{Store: st, Sealer: sealer, Runtimes: opts.Runtimes, NoRuntime: opts.NoRuntime,
+	s.agents = agents.New(agents.Options{Store: st, Sealer: sealer, Runtimes: opts.Runtimes, NoRuntime: opts.NoRuntime, EngineDown: opts.EngineDown,
 		Network: opts.AgentNetwork, Settle: opts.AgentSettle, Holder: opts.ReconcileHolder, Logger: opts.Logger,
 		SkipEmptyRegions: opts.SkipEmptyRegions, AfterStart: opts.AfterAgentsStart})
 	svc, poll := service.New(ctx, service.Options{Store: st, Sealer: sealer, DataDir: opts.DataDir,

@@ -615,12 +615,32 @@ func agentScenarios(t *testing.T, env *engineEnv, contract *apitest.Contract, db
 		t.Fatalf("at the interruption: %v, want deployment 3's agent and deployment 6's", describeContainers(got))
 	}
 	p.srv.Close()
+	// Worse: the start was cut between the container's creation and its
+	// start (deployment 6's container created, never started).
+	for _, c := range p.containers("bot")[6] {
+		if err := env.rt.Remove(ctx, c.ID, time.Second); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var created struct {
+		ID string `json:"Id"`
+	}
+	owner6 := runtime.Owner{Organization: p.org, Region: "us-west", Agent: "bot", Deployment: 6}
+	if err := env.e.Client.Do(ctx, http.MethodPost, "/containers/create", nil, map[string]any{"Image": env.image.Pinned(),
+		"Labels": owner6.Labels(0), "HostConfig": map[string]any{"NetworkMode": "none"}}, &created); err != nil {
+		t.Fatal(err)
+	}
 	p.open()
-	d6, err := p.c.WaitRollout(ctx, p.org, "bot", 6, nil)
+	wctx, cancel := context.WithTimeout(ctx, 2*time.Minute) // a bound on a rollout that never ends
+	defer cancel()
+	d6, err := p.c.WaitRollout(wctx, p.org, "bot", 6, nil)
 	if err != nil || d6.Result != resources.DeploymentServing {
 		t.Fatalf("deployment 6 after the restart: %+v %v", d6, err)
 	}
 	c6 := p.only("bot", 6)
+	if c6.ID == created.ID {
+		t.Errorf("the container never started serves")
+	}
 	if got, want := p.envKeys(c6.ID), []string{"API_KEY", "BOTKIT_TEST_PRINT", "NEW_KEY", "OTHER"}; !slices.Equal(got, want) {
 		t.Errorf("deployment 6's environment: %v, want %v", got, want)
 	}

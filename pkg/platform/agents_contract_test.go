@@ -121,6 +121,12 @@ func TestAgentsRoutesWithoutRuntime(t *testing.T) {
 			}
 		}
 
+		// The audit has the agents' writes, as the contract describes them.
+		if r := do(auth, "GET", "/v1/organizations/acme/audit", "", 200); !strings.Contains(string(r.Body), `"kind":"Agent"`) ||
+			!strings.Contains(string(r.Body), `"action":"scale"`) {
+			t.Errorf("audit: %s", r.Body)
+		}
+
 		r = do(auth, "DELETE", agent, "", 200)
 		if !strings.Contains(string(r.Body), `"name":"bot"`) {
 			t.Errorf("delete: %s", r.Body)

@@ -199,8 +199,12 @@ func (tr checked) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	if resp.Header.Get("Content-Type") == "application/x-ndjson" {
-		resp.Body = &canaryReader{t: tr.t, r: resp.Body, what: req.URL.Path}
+	if resp.Header.Get("Content-Type") == apitest.JSONLines {
+		resp.Body = &canaryReader{t: tr.t, r: resp.Body, what: req.URL.Path, check: func(all []byte) {
+			if err := tr.c.CheckJSONLines(req, resp.StatusCode, all); err != nil {
+				tr.t.Errorf("%s %s: the stream is not what api/openapi.yaml describes: %v", req.Method, req.URL.Path, err)
+			}
+		}}
 		return resp, nil
 	}
 	data, err := io.ReadAll(resp.Body)
@@ -218,16 +222,20 @@ func (tr checked) RoundTrip(req *http.Request) (*http.Response, error) {
 	return resp, nil
 }
 
-// canaryReader fails the test when a streamed answer holds the canary.
+// canaryReader fails the test when a streamed answer holds the canary;
+// check is given the whole lines read, at Close.
 type canaryReader struct {
-	t    *testing.T
-	r    io.ReadCloser
-	what string
-	tail []byte
+	t     *testing.T
+	r     io.ReadCloser
+	what  string
+	tail  []byte
+	all   []byte
+	check func([]byte)
 }
 
 func (c *canaryReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
+	c.all = append(c.all, p[:n]...)
 	c.tail = append(c.tail, p[:n]...)
 	if bytes.Contains(c.tail, []byte(agentsCanary)) {
 		c.t.Errorf("the stream of %s holds the canary value", c.what)
@@ -238,7 +246,13 @@ func (c *canaryReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-func (c *canaryReader) Close() error { return c.r.Close() }
+func (c *canaryReader) Close() error {
+	// The lines read whole (a stream stopped by its reader ends anywhere).
+	if i := bytes.LastIndexByte(c.all, '\n'); c.check != nil {
+		c.check(c.all[:i+1])
+	}
+	return c.r.Close()
+}
 
 // agentPlatform is the platform of one store, opened again (same data) by
 // reopen.

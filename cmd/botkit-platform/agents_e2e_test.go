@@ -82,7 +82,9 @@ func TestServeRunsAgents(t *testing.T) {
 	if code := s.ExitCode(); code != 0 {
 		t.Errorf("serve stopped with a follower: exit %d; log:\n%s", code, s.log())
 	}
-	testenv.Within(t, "the end of the followed stream", done)
+	if err := testenv.Within(t, "the end of the followed stream", done); err != nil {
+		t.Errorf("the followed stream ended with %v, want its end", err)
+	}
 	if strings.Contains(s.log(), canary) {
 		t.Errorf("the server log holds the canary value")
 	}

@@ -67,6 +67,11 @@ func TestAgentsRoutesWithoutRuntime(t *testing.T) {
 			t.Errorf("scale: %s", r.Body)
 		}
 
+		// An empty patch: refused by the contract and the server alike.
+		if r, err := c.Do(t, base, "PATCH", agent, `{}`, auth); err == nil || r.Status != 400 {
+			t.Errorf("empty patch: %d %s (contract: %v)", r.Status, r.Body, err)
+		}
+
 		// The spec, field by field: each error names its field.
 		for _, tc := range []struct{ spec, field string }{
 			{`{"image":"registry.example/acme/bot"}`, "spec.image"},

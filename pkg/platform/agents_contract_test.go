@@ -67,6 +67,11 @@ func TestAgentsRoutesWithoutRuntime(t *testing.T) {
 			t.Errorf("scale: %s", r.Body)
 		}
 
+		// An empty patch: refused by the contract and the server alike.
+		if r, err := c.Do(t, base, "PATCH", agent, `{}`, auth); err == nil || r.Status != 400 {
+			t.Errorf("empty patch: %d %s (contract: %v)", r.Status, r.Body, err)
+		}
+
 		// The spec, field by field: each error names its field.
 		for _, tc := range []struct{ spec, field string }{
 			{`{"image":"registry.example/acme/bot"}`, "spec.image"},
@@ -119,6 +124,12 @@ func TestAgentsRoutesWithoutRuntime(t *testing.T) {
 			if msg := errMessage(r); msg != `not_found: organization "acme" not found` {
 				t.Errorf("other organization, %s %s: %s", rt.Method, rt.Path, msg)
 			}
+		}
+
+		// The audit has the agents' writes, as the contract describes them.
+		if r := do(auth, "GET", "/v1/organizations/acme/audit", "", 200); !strings.Contains(string(r.Body), `"kind":"Agent"`) ||
+			!strings.Contains(string(r.Body), `"action":"scale"`) {
+			t.Errorf("audit: %s", r.Body)
 		}
 
 		r = do(auth, "DELETE", agent, "", 200)

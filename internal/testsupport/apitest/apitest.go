@@ -6,6 +6,8 @@ package apitest
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"path/filepath"
@@ -66,6 +68,38 @@ func (c *Contract) CheckResponse(req *http.Request, status int, header http.Head
 	in := &openapi3filter.RequestValidationInput{Request: req, PathParams: params, Route: route, Options: options}
 	return openapi3filter.ValidateResponse(context.Background(), &openapi3filter.ResponseValidationInput{
 		RequestValidationInput: in, Status: status, Header: header, Body: io.NopCloser(bytes.NewReader(body)), Options: options})
+}
+
+// JSONLines is the media type of the answers that stream JSON values, one
+// a line (the agents' logs).
+const JSONLines = "application/x-ndjson"
+
+// CheckJSONLines returns the contract's objection to a JSONLines response
+// of req: a status it lists with that media type, and each line a JSON
+// value its schema allows (openapi3filter does not read the type).
+func (c *Contract) CheckJSONLines(req *http.Request, status int, body []byte) error {
+	route, _, err := c.router.FindRoute(req)
+	if err != nil {
+		return err
+	}
+	ref := route.Operation.Responses.Status(status)
+	if ref == nil || ref.Value == nil || ref.Value.Content.Get(JSONLines) == nil {
+		return fmt.Errorf("%s %s: no %d response of type %s", req.Method, route.Path, status, JSONLines)
+	}
+	schema := ref.Value.Content.Get(JSONLines).Schema.Value
+	for i, line := range bytes.Split(bytes.TrimSuffix(body, []byte("\n")), []byte("\n")) {
+		if len(line) == 0 && len(body) == 0 {
+			break
+		}
+		var v any
+		if err := json.Unmarshal(line, &v); err != nil {
+			return fmt.Errorf("line %d is not JSON: %v", i+1, err)
+		}
+		if err := schema.VisitJSON(v); err != nil {
+			return fmt.Errorf("line %d: %v", i+1, err)
+		}
+	}
+	return nil
 }
 
 // Reply is a response as read.

@@ -267,7 +267,7 @@ func (s *Service) Audit(ctx context.Context, p Principal, limit string) ([]resou
 	}
 	items := make([]resources.AuditEntry, 0, len(recs))
 	for _, a := range recs {
-		items = append(items, resources.AuditEntry{Time: a.At, Actor: a.Actor, Action: a.Action, Kind: a.Kind, Name: a.Name, Region: a.Region, Keys: a.Keys})
+		items = append(items, resources.AuditEntry{Time: a.At, Actor: a.Actor, Action: a.Action, Kind: a.Kind, Name: a.Name, Region: a.Region, Keys: nonNil(a.Keys)})
 	}
 	return items, nil
 }

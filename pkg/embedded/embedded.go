@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/botkit-dev/botkit/pkg/client"
@@ -52,7 +53,7 @@ func Open(ctx context.Context, dataDir string, opts client.Options) (*client.Cli
 		RegistryAttempts:   2,
 		RegistryRetryDelay: 500 * time.Millisecond,
 		// Agents run on the local engine, whatever their region.
-		Runtimes: rts, NoRuntime: noRuntime,
+		Runtimes: rts, NoRuntime: noRuntime, EngineDown: noRuntime,
 		ReconcileHolder: "embedded", SkipEmptyRegions: true,
 	})
 	if err != nil {
@@ -66,11 +67,13 @@ func Open(ctx context.Context, dataDir string, opts client.Options) (*client.Cli
 		Handler: srv.Handler(),
 		Host:    client.EmbeddedHost,
 		Settle:  func(sctx context.Context) error { return drain(sctx, srv) },
-		Close: func() error {
+		// Once: a second Close (a deferred one after an explicit one)
+		// must not drain a closed database.
+		Close: sync.OnceValue(func() error {
 			_ = drain(ctx, srv) // unfinished work stays pending for the next command
 			defer closeEngine()
 			return srv.Close()
-		},
+		}),
 	}, opts), nil
 }
 
@@ -99,6 +102,8 @@ func localEngine() (map[string]runtime.Runtime, func(string) string, func()) {
 		rt.Close()
 		return nil, noRuntime, func() {}
 	}
+	// A socket that nobody answers on (Docker stopped) is the same news,
+	// told when a deploy needs the engine (EngineDown).
 	rts := map[string]runtime.Runtime{}
 	for _, region := range resources.Regions() {
 		rts[region] = rt

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -72,6 +73,88 @@ func TestAgentsOnTheEngine(t *testing.T) {
 	eachStore(t, func(t *testing.T, db testDB) {
 		agentScenarios(t, env, contract, db)
 	})
+	t.Run("postgres-replicas", func(t *testing.T) { replicaScenario(t, env, contract) })
+}
+
+// Two replicas on one PostgreSQL database, each with the engine and a
+// background pass: the region is reconciled by the one that holds its
+// lease — a deploy through the other is rolled out by the first, with no
+// agent started twice —, and taken over once the first stops.
+func replicaScenario(t *testing.T, env *engineEnv, contract *apitest.Contract) {
+	ctx := context.Background()
+	url := pg.Database(t)
+	keyFile := filepath.Join(t.TempDir(), platform.MasterKeyFile)
+	writeKey(t, keyFile, "3d")
+	open := func(log *syncBuffer) *platform.Server {
+		st, err := stores.Open(ctx, stores.Location{URL: url}, stores.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, srv := platformtest.Start(t, platform.Options{Store: st, MasterKeyFile: keyFile, AllowPrivateRegistries: true,
+			Logger:   slog.New(slog.NewTextHandler(log, nil)),
+			Runtimes: map[string]runtime.Runtime{"us-west": env.rt}, AgentNetwork: "none", AgentSettle: time.Second,
+			ReconcileInterval: 200 * time.Millisecond})
+		return srv
+	}
+	aLog, bLog := &syncBuffer{}, &syncBuffer{}
+	a := open(aLog) // takes the region's lease at open
+	bSrv := open(bLog)
+	platformtest.CreateOrg(t, a, "replicas", "")
+	tok := platformtest.CreateToken(t, a, "replicas", "ci")
+	bBase := ""
+	{
+		hs := httptest.NewServer(bSrv.Handler())
+		t.Cleanup(hs.Close)
+		bBase = hs.URL
+	}
+	b, err := client.New(client.Options{BaseURL: bBase, Token: tok, Transport: checked{t: t, c: contract}, Timeout: 2 * time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	creds := agentsRegUser + ":" + agentsRegPass
+	if _, _, err := b.Merge(ctx, "replicas", "reg", resources.Patch{Kind: resources.KindImagePullSecret, Host: env.host, Credentials: &creds}, ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := b.PutAgent(ctx, "replicas", resources.Agent{Metadata: resources.ObjectMeta{Name: "bot"},
+		Spec: resources.AgentSpec{Image: env.image.Ref, ImagePullSecret: "reg"}}, ""); err != nil {
+		t.Fatal(err)
+	}
+	d, err := b.Deploy(ctx, "replicas", "bot", resources.DeployRequest{})
+	if err != nil || d.Result != resources.DeploymentRollingOut {
+		t.Fatalf("deploy through the replica without the lease: %+v %v", d, err)
+	}
+	if d, err = b.WaitRollout(ctx, "replicas", "bot", d.Number, nil); err != nil || d.Result != resources.DeploymentServing {
+		t.Fatalf("rollout: %+v %v", d, err)
+	}
+	list := func() []runtime.Agent {
+		t.Helper()
+		cs, err := env.rt.List(ctx, runtime.Selector{runtime.LabelOrganization: "replicas"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cs
+	}
+	if cs := list(); len(cs) != 1 {
+		t.Errorf("two replicas started %d agents for one", len(cs))
+	}
+	if !strings.Contains(aLog.String(), "started agents") || strings.Contains(bLog.String(), "started agents") {
+		t.Errorf("the agents were not started by the lease holder alone:\nholder:\n%s\nother:\n%s", aLog, bLog)
+	}
+	// The lease holder stops: the other replica takes the region over.
+	a.Close()
+	if _, err := b.PatchAgent(ctx, "replicas", "bot", resources.AgentPatch{Scaling: &resources.AgentScaling{MinAgents: 2}}); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Eventually(t, "two agents, started by the replica left", func() bool { return len(list()) == 2 })
+	if !strings.Contains(bLog.String(), "started agents") {
+		t.Errorf("the replica left did not start the second agent:\n%s", bLog)
+	}
+	if _, err := b.DeleteAgent(ctx, "replicas", "bot"); err != nil {
+		t.Fatal(err)
+	}
+	if cs := list(); len(cs) != 0 {
+		t.Errorf("after delete: %d containers", len(cs))
+	}
 }
 
 // syncBuffer is the server log, written by its goroutines.
@@ -402,6 +485,23 @@ func agentScenarios(t *testing.T, env *engineEnv, contract *apitest.Contract, db
 	if !errors.Is(err, found) {
 		t.Errorf("the followed logs never showed the masked value: %v", err)
 	}
+	// A platform that stops ends its followers' streams (serve stops
+	// them when it drains), whatever the agents do.
+	first := make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		var once sync.Once
+		done <- p.c.AgentLogs(ctx, p.org, "bot", client.LogOptions{Follow: true}, func(resources.AgentLogLine) error {
+			once.Do(func() { close(first) })
+			return nil
+		})
+	}()
+	testenv.Within(t, "the first followed line", first)
+	p.srv.StopStreams()
+	if err := testenv.Within(t, "the end of the followed stream", done); err != nil {
+		t.Errorf("the followed stream ended with %v", err)
+	}
+
 	var lines []string
 	if err := p.c.AgentLogs(ctx, p.org, "bot", client.LogOptions{Tail: 100}, func(l resources.AgentLogLine) error {
 		if l.Agent != c1.Name {
@@ -515,12 +615,32 @@ func agentScenarios(t *testing.T, env *engineEnv, contract *apitest.Contract, db
 		t.Fatalf("at the interruption: %v, want deployment 3's agent and deployment 6's", describeContainers(got))
 	}
 	p.srv.Close()
+	// Worse: the start was cut between the container's creation and its
+	// start (deployment 6's container created, never started).
+	for _, c := range p.containers("bot")[6] {
+		if err := env.rt.Remove(ctx, c.ID, time.Second); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var created struct {
+		ID string `json:"Id"`
+	}
+	owner6 := runtime.Owner{Organization: p.org, Region: "us-west", Agent: "bot", Deployment: 6}
+	if err := env.e.Client.Do(ctx, http.MethodPost, "/containers/create", nil, map[string]any{"Image": env.image.Pinned(),
+		"Labels": owner6.Labels(0), "HostConfig": map[string]any{"NetworkMode": "none"}}, &created); err != nil {
+		t.Fatal(err)
+	}
 	p.open()
-	d6, err := p.c.WaitRollout(ctx, p.org, "bot", 6, nil)
+	wctx, cancel := context.WithTimeout(ctx, 2*time.Minute) // a bound on a rollout that never ends
+	defer cancel()
+	d6, err := p.c.WaitRollout(wctx, p.org, "bot", 6, nil)
 	if err != nil || d6.Result != resources.DeploymentServing {
 		t.Fatalf("deployment 6 after the restart: %+v %v", d6, err)
 	}
 	c6 := p.only("bot", 6)
+	if c6.ID == created.ID {
+		t.Errorf("the container never started serves")
+	}
 	if got, want := p.envKeys(c6.ID), []string{"API_KEY", "BOTKIT_TEST_PRINT", "NEW_KEY", "OTHER"}; !slices.Equal(got, want) {
 		t.Errorf("deployment 6's environment: %v, want %v", got, want)
 	}
@@ -534,6 +654,34 @@ func agentScenarios(t *testing.T, env *engineEnv, contract *apitest.Contract, db
 	}
 	if want := []string{"serving", "failed", "failed", "superseded", "superseded", "superseded"}; !slices.Equal(results, want) {
 		t.Errorf("deployments, newest first: %v, want %v", results, want)
+	}
+
+	// A dry run resolves what a deployment would run and writes nothing.
+	dry, err := p.c.Deploy(ctx, p.org, "bot", resources.DeployRequest{DryRun: true})
+	if err != nil || dry.Number != 7 || dry.ImageDigest != env.image.Pinned() || dry.Result != resources.DeploymentRollingOut {
+		t.Errorf("dry run: %+v %v", dry, err)
+	}
+	if _, err := p.c.Deployment(ctx, p.org, "bot", 7); codeOf(err) != resources.CodeNotFound {
+		t.Errorf("the dry run recorded a deployment: %v", err)
+	}
+
+	// Restart: the serving agent, restarted in place.
+	if _, err := p.c.RestartAgent(ctx, p.org, "bot"); err != nil {
+		t.Fatal(err)
+	}
+	if c := p.only("bot", 6); c.ID != c6.ID || !c.StartedAt.After(c6.StartedAt) || c.State != runtime.StateRunning {
+		t.Errorf("after restart: %+v (before: started %s)", c, c6.StartedAt)
+	}
+
+	// Scaled to zero: nothing runs, and the status says so.
+	if _, err := p.c.PatchAgent(ctx, p.org, "bot", resources.AgentPatch{Scaling: &resources.AgentScaling{MinAgents: 0}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := p.containers("bot"); len(got) != 0 {
+		t.Errorf("scaled to zero: %v", describeContainers(got))
+	}
+	if a := p.status("bot").Agent.Status; a.State != resources.AgentReady || a.Agents.Desired != 0 || !strings.Contains(a.Message, "scaled to zero") {
+		t.Errorf("status scaled to zero: %+v", a)
 	}
 
 	// Another organization sees nothing.

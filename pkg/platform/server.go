@@ -84,6 +84,9 @@ type Options struct {
 	// one to serve).
 	Runtimes  map[string]runtime.Runtime
 	NoRuntime func(region string) string
+	// EngineDown says that a region's engine does not answer (nil: the
+	// platform's words).
+	EngineDown func(region string) string
 	// AgentNetwork is the network agents join ("": the engine's default).
 	AgentNetwork string
 	// AgentSettle is how long a rollout's agents must run, ready, before
@@ -120,7 +123,10 @@ type Server struct {
 
 	closeOnce sync.Once
 	cancel    context.CancelFunc
-	wg        sync.WaitGroup
+	// streams ends the answers that stream (StopStreams).
+	streams     context.Context
+	stopStreams context.CancelFunc
+	wg          sync.WaitGroup
 }
 
 // ServingGCPercent is the garbage collector target of a serving process
@@ -191,7 +197,7 @@ func Open(ctx context.Context, opts Options) (*Server, error) {
 		Attempts: opts.RegistryAttempts, RetryDelay: opts.RegistryRetryDelay, Timeout: opts.RegistryTimeout,
 		AllowPrivateRegistries: opts.AllowPrivateRegistries,
 	})
-	s.agents = agents.New(agents.Options{Store: st, Sealer: sealer, Runtimes: opts.Runtimes, NoRuntime: opts.NoRuntime,
+	s.agents = agents.New(agents.Options{Store: st, Sealer: sealer, Runtimes: opts.Runtimes, NoRuntime: opts.NoRuntime, EngineDown: opts.EngineDown,
 		Network: opts.AgentNetwork, Settle: opts.AgentSettle, Holder: opts.ReconcileHolder, Logger: opts.Logger,
 		SkipEmptyRegions: opts.SkipEmptyRegions, AfterStart: opts.AfterAgentsStart})
 	svc, poll := service.New(ctx, service.Options{Store: st, Sealer: sealer, DataDir: opts.DataDir,
@@ -210,7 +216,8 @@ func Open(ctx context.Context, opts Options) (*Server, error) {
 			return nil, err
 		}
 	}
-	s.handler = httpapi.New(httpapi.Options{Service: svc, Metrics: metrics, Logger: opts.Logger})
+	s.streams, s.stopStreams = context.WithCancel(context.Background())
+	s.handler = httpapi.New(httpapi.Options{Service: svc, Metrics: metrics, Logger: opts.Logger, Streams: s.streams})
 	if opts.DisableProvisioner {
 		s.prov.Stop()
 	} else {
@@ -237,6 +244,16 @@ func Open(ctx context.Context, opts Options) (*Server, error) {
 // called in-process.
 func (s *Server) Handler() http.Handler { return s.handler }
 
+// StopStreams ends the answers that stream without an end (the agents'
+// followed logs), those under way and those to come: a serving process
+// calls it when it starts to drain, so that its followers do not hold the
+// shutdown up. Close calls it too.
+func (s *Server) StopStreams() {
+	if s.stopStreams != nil {
+		s.stopStreams()
+	}
+}
+
 // Admin returns the administration functions over the same store.
 func (s *Server) Admin() *service.Admin { return s.svc.Admin() }
 
@@ -258,6 +275,7 @@ func (s *Server) Drain(ctx context.Context) error {
 func (s *Server) Close() error {
 	var err error
 	s.closeOnce.Do(func() {
+		s.StopStreams()
 		if s.prov != nil {
 			s.prov.Stop() // no provisioner starts after this
 		}

@@ -377,3 +377,41 @@ func TestImageRefPull(t *testing.T) {
 		t.Errorf("localhost and 127.0.0.1 are one registry name: %q", a)
 	}
 }
+
+// An Agent's spec: each problem names its field.
+func TestValidateAgentSpec(t *testing.T) {
+	profiles := []string{"agent-1x", "agent-2x"}
+	ok := AgentSpec{Image: "ghcr.io/acme/bot:1", ImagePullSecret: "ghcr", SecretSet: "bot-secrets", Profile: "agent-2x",
+		Scaling: &AgentScaling{MinAgents: 0, MaxAgents: 5}}
+	if err := ValidateAgentSpec(ok, profiles); err != nil {
+		t.Fatalf("a valid spec: %v", err)
+	}
+	if err := ValidateAgentSpec(AgentSpec{Image: "ghcr.io/acme/bot@sha256:" + strings.Repeat("a", 64)}, profiles); err != nil {
+		t.Errorf("an image by digest: %v", err)
+	}
+	for _, tc := range []struct {
+		change func(*AgentSpec)
+		field  string
+	}{
+		{func(s *AgentSpec) { s.Image = "" }, "spec.image"},
+		{func(s *AgentSpec) { s.Image = "ghcr.io/acme/bot" }, "spec.image"},
+		{func(s *AgentSpec) { s.Image = "ghcr.io/Acme/bot:1" }, "spec.image"},
+		{func(s *AgentSpec) { s.ImagePullSecret = "no_such" }, "spec.imagePullSecret"},
+		{func(s *AgentSpec) { s.SecretSet = "-x" }, "spec.secretSet"},
+		{func(s *AgentSpec) { s.Profile = "agent-9x" }, "spec.profile"},
+		{func(s *AgentSpec) { s.Scaling = &AgentScaling{MinAgents: -1} }, "spec.scaling.minAgents"},
+		{func(s *AgentSpec) { s.Scaling = &AgentScaling{MinAgents: 3, MaxAgents: 2} }, "spec.scaling.minAgents"},
+		{func(s *AgentSpec) { s.Scaling = &AgentScaling{MinAgents: 1, MaxAgents: MaxAgents + 1} }, "spec.scaling.maxAgents"},
+	} {
+		spec := ok
+		tc.change(&spec)
+		err := ValidateAgentSpec(spec, profiles)
+		var fe *FieldError
+		if !errors.As(err, &fe) || fe.Field != tc.field {
+			t.Errorf("%+v: %v, want an error about %s", spec, err, tc.field)
+		}
+	}
+	if (AgentSpec{}).MinAgents() != 1 || (AgentSpec{Scaling: &AgentScaling{}}).MinAgents() != 0 {
+		t.Error("MinAgents: 1 without a scaling, else minAgents")
+	}
+}

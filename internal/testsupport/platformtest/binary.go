@@ -141,3 +141,14 @@ func (s *Server) Kill() {
 	_ = s.cmd.Process.Kill()
 	<-s.done
 }
+
+// ExitCode is the exit code of a server that stopped (-1 while it runs, or
+// when a signal ended it).
+func (s *Server) ExitCode() int {
+	select {
+	case <-s.done:
+		return s.cmd.ProcessState.ExitCode()
+	default:
+		return -1
+	}
+}

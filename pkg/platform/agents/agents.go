@@ -46,6 +46,10 @@ type Options struct {
 	// NoRuntime says why a region has no runtime and how to give it one
 	// (nil: the words of botkit-platform serve's --runtime flag).
 	NoRuntime func(region string) string
+	// EngineDown says that region's engine does not answer and what to do
+	// (nil: the platform's words; the embedded platform says to start
+	// Docker).
+	EngineDown func(region string) string
 	// Network is the network agents join ("": the engine's default).
 	Network string
 	// Settle is how long a rolling-out deployment's agents must have run,
@@ -124,6 +128,24 @@ func (r *Reconciler) NoRuntime(region string) *resources.Error {
 		msg = r.opts.NoRuntime(region)
 	}
 	return resources.Errorf(resources.CodeUnprocessable, "%s", msg)
+}
+
+// CheckEngine returns nil when region's engine answers, else the
+// unprocessable error that refuses a deploy: a deployment made now would
+// wait for an engine that may never come.
+func (r *Reconciler) CheckEngine(ctx context.Context, region string) error {
+	rt := r.runtimeOf(region)
+	if rt == nil {
+		return r.NoRuntime(region)
+	}
+	_, err := rt.List(ctx, runtime.Selector{runtime.LabelRegion: region, runtime.LabelAgent: ""})
+	if runtime.ReasonOf(err) != runtime.ReasonUnreachable {
+		return nil // answered (an error of another kind is the rollout's to report)
+	}
+	if r.opts.EngineDown != nil {
+		return resources.Errorf(resources.CodeUnprocessable, "%s", r.opts.EngineDown(region))
+	}
+	return resources.Errorf(resources.CodeUnprocessable, "the container engine of region %s does not answer: nothing was deployed; deploy again once it is up", region)
 }
 
 // Regions returns the regions with a runtime.

@@ -85,6 +85,7 @@ func (r *Reconciler) rollout(ctx context.Context, rt runtime.Runtime, a store.Ag
 	want := max(spec.MinAgents(), 1) // min 0: one proves the image boots
 	owner := depOwner(a, d.Number)
 	sel := runtime.ForOwner(owner)
+	cs = r.dropUnstarted(ctx, rt, cs)
 	var run *runtimeInput
 	if len(cs) < want && !hasFailure(cs) {
 		run, err = r.load(ctx, a, d)
@@ -92,7 +93,7 @@ func (r *Reconciler) rollout(ctx context.Context, rt runtime.Runtime, a store.Ag
 			return r.failLoad(ctx, rt, a, d, err)
 		}
 		if err := rt.Pull(ctx, d.ImageDigest, run.creds); err != nil {
-			if transient(err) {
+			if transient(err) || ctx.Err() != nil {
 				return false, err
 			}
 			return true, r.fail(ctx, rt, a, d, run.masker, err)
@@ -106,7 +107,7 @@ func (r *Reconciler) rollout(ctx context.Context, rt runtime.Runtime, a store.Ag
 			for _, c := range started {
 				_ = rt.Remove(ctx, c.ID, r.opts.Grace) // error ignored: the failure below is the news; the next pass removes what is left
 			}
-			if transient(err) {
+			if transient(err) || ctx.Err() != nil {
 				return false, err
 			}
 			return true, r.fail(ctx, rt, a, d, run.masker, err)
@@ -126,7 +127,7 @@ func (r *Reconciler) rollout(ctx context.Context, rt runtime.Runtime, a store.Ag
 	switch {
 	case errors.Is(err, errNotYet):
 		return false, nil
-	case err != nil && transient(err):
+	case err != nil && (transient(err) || ctx.Err() != nil):
 		return false, err
 	case err != nil:
 		cause := err
@@ -146,6 +147,19 @@ func (r *Reconciler) rollout(ctx context.Context, rt runtime.Runtime, a store.Ag
 		}
 	}
 	return true, r.promote(ctx, rt, a, spec, d, up)
+}
+
+// dropUnstarted removes the containers created but never started (what a
+// start cut short left: the platform stopped, the request ended) and
+// returns the others; a whole one takes each one's place.
+func (r *Reconciler) dropUnstarted(ctx context.Context, rt runtime.Runtime, cs []runtime.Agent) []runtime.Agent {
+	return slices.DeleteFunc(slices.Clone(cs), func(c runtime.Agent) bool {
+		if c.State != runtime.StateCreated {
+			return false
+		}
+		_ = rt.Remove(ctx, c.ID, r.opts.Grace) // error ignored: the next pass tries again
+		return true
+	})
 }
 
 // depOwner is the Owner of agent a's deployment number's agents.
@@ -297,6 +311,7 @@ func (r *Reconciler) promote(ctx context.Context, rt runtime.Runtime, a store.Ag
 // (the highest indexes first).
 func (r *Reconciler) scale(ctx context.Context, rt runtime.Runtime, a store.Agent, spec resources.AgentSpec, s store.Deployment, cs []runtime.Agent) error {
 	want := spec.MinAgents()
+	cs = r.dropUnstarted(ctx, rt, cs)
 	switch {
 	case len(cs) > want:
 		slices.SortFunc(cs, func(x, y runtime.Agent) int { return y.Index - x.Index })

@@ -288,7 +288,7 @@ func RunServe(ctx context.Context, o *ServeOptions) error {
 	fmt.Fprintf(o.IO.ErrOut, "listening on %s://%s\n", scheme, ln.Addr())
 	// Until ctx ends (SIGTERM, Ctrl-C); then a drain that leaves no request
 	// sent on a kept-alive connection without its answer.
-	if err := platform.Serve(ctx, hs, ln, func() { logger.Info("shutting down") }); err != nil {
+	if err := platform.Serve(ctx, hs, ln, func() { logger.Info("shutting down"); srv.StopStreams() }); err != nil {
 		return err
 	}
 	return srv.Close()

@@ -110,3 +110,29 @@ func TestServeTLSFlags(t *testing.T) {
 		}
 	}
 }
+
+// --runtime and --agent-network refuse a bad value with a usage error
+// (exit 2) naming the flag, before any store is opened.
+func TestServeRuntimeFlags(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--runtime", "us-west"}, `--runtime "us-west": want REGION=docker:///path/to/docker.sock`},
+		{[]string{"--runtime", "mars=docker:///var/run/docker.sock"}, `--runtime "mars=docker:///var/run/docker.sock": unknown region "mars"`},
+		{[]string{"--runtime", "us-west=tcp://127.0.0.1:2375"}, `--runtime "us-west=tcp://127.0.0.1:2375": want docker:///absolute/path/to/docker.sock after us-west=`},
+		{[]string{"--runtime", "us-west=docker://relative.sock"}, `want docker:///absolute/path/to/docker.sock`},
+		{[]string{"--runtime", "us-west=docker:///a.sock", "--runtime", "us-west=docker:///b.sock"}, "region us-west has a runtime already"},
+		{[]string{"--agent-network", "host"}, `--agent-network "host": agents never join the host's network`},
+	} {
+		ios, _, _, errOut := iostreams.Test()
+		dir := filepath.Join(t.TempDir(), "data")
+		args := append([]string{"serve", "--listen", "127.0.0.1:0", "--data-dir", dir}, tc.args...)
+		if code := Run(context.Background(), args, ios); code != cmdutil.ExitUsage || !strings.Contains(errOut.String(), tc.want) {
+			t.Errorf("%v: exit %d, %q; want exit %d saying %q", tc.args, code, errOut.String(), cmdutil.ExitUsage, tc.want)
+		}
+		if _, err := os.Stat(dir); !os.IsNotExist(err) {
+			t.Errorf("%v: the data directory was created", tc.args)
+		}
+	}
+}

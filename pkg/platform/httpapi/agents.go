@@ -2,8 +2,11 @@ package httpapi
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"maps"
 	"net/http"
+	"slices"
 
 	"github.com/botkit-dev/botkit/pkg/platform/service"
 	"github.com/botkit-dev/botkit/pkg/platform/wire"
@@ -99,7 +102,7 @@ func (a *api) handlePutAgent(w http.ResponseWriter, r *http.Request) {
 	if m, ok := raw["metadata"]; ok {
 		var meta map[string]json.RawMessage
 		if err := json.Unmarshal(m, &meta); err == nil {
-			for k := range meta {
+			for _, k := range slices.Sorted(maps.Keys(meta)) {
 				switch k {
 				case "name", "organization", "region", "labels", "resourceVersion":
 				default:
@@ -278,10 +281,17 @@ func (a *api) handleAgentLogs(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusOK)
 	rc := http.NewResponseController(w)
 	_ = rc.Flush() // error ignored: a writer that cannot flush sends the lines at the end
+	ctx := r.Context()
+	if a.streams != nil && q.Get("follow") == "true" {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
+		defer cancel()
+		defer context.AfterFunc(a.streams, cancel)()
+	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	err = stream(r.Context(), func(l resources.AgentLogLine) error {
+	err = stream(ctx, func(l resources.AgentLogLine) error {
 		buf.Reset()
 		if err := enc.Encode(l); err != nil {
 			return err
@@ -292,7 +302,7 @@ func (a *api) handleAgentLogs(w http.ResponseWriter, r *http.Request) {
 		_ = rc.Flush() // error ignored: as above
 		return nil
 	})
-	if err != nil && r.Context().Err() == nil {
+	if err != nil && ctx.Err() == nil {
 		id := ""
 		if info, ok := r.Context().Value(ctxKey{}).(*reqInfo); ok {
 			id = info.id

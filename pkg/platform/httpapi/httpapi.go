@@ -77,6 +77,10 @@ type Options struct {
 	Service *service.Service
 	Metrics Metrics      // nil: nothing is measured, /metrics answers 404
 	Logger  *slog.Logger // request logs (never bodies or values); nil discards
+	// Streams, when not nil, ends the answers that stream (the agents'
+	// followed logs) when it ends: a server that stops does not wait for
+	// its followers.
+	Streams context.Context
 }
 
 type api struct {
@@ -84,6 +88,7 @@ type api struct {
 	metrics  Metrics
 	log      *slog.Logger
 	idPrefix string
+	streams  context.Context
 	reqSeq   atomic.Uint64
 	listBufs sync.Pool // *[]byte, see getListBuf
 }
@@ -91,7 +96,7 @@ type api struct {
 // New returns the handler of every route of api/openapi.yaml, /healthz and
 // /metrics.
 func New(opts Options) http.Handler {
-	a := &api{svc: opts.Service, metrics: opts.Metrics, log: opts.Logger}
+	a := &api{svc: opts.Service, metrics: opts.Metrics, log: opts.Logger, streams: opts.Streams}
 	if a.log == nil {
 		a.log = slog.New(slog.DiscardHandler)
 	}

@@ -406,8 +406,8 @@ func (s *Service) deploy(ctx context.Context, p Principal, name string, req reso
 		}
 		return resources.Deployment{}, false, errInvalid("%v", err)
 	}
-	if !s.agents.HasRuntime(a.Region) {
-		return resources.Deployment{}, false, s.noRuntime(a.Region)
+	if err := s.agents.CheckEngine(ctx, a.Region); err != nil {
+		return resources.Deployment{}, false, err
 	}
 	d, err := s.resolveDeployment(ctx, p, a, spec)
 	if err != nil {
@@ -578,8 +578,8 @@ func (s *Service) RollbackAgent(ctx context.Context, p Principal, name string, r
 	if err != nil {
 		return resources.Deployment{}, err
 	}
-	if !s.agents.HasRuntime(a.Region) {
-		return resources.Deployment{}, s.noRuntime(a.Region)
+	if err := s.agents.CheckEngine(ctx, a.Region); err != nil {
+		return resources.Deployment{}, err
 	}
 	var from store.Deployment
 	switch {

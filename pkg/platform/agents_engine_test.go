@@ -460,7 +460,7 @@ func agentScenarios(t *testing.T, env *engineEnv, contract *apitest.Contract, db
 	// Deploy: a container runs with exactly the set's keys, locked down.
 	d1 := p.deploy("bot")
 	if d1.Number != 1 || d1.Result != resources.DeploymentServing || d1.SecretSetVersion != 1 ||
-		d1.ImageDigest != env.image.Pinned() {
+		d1.ImageDigest != env.image.Digest {
 		t.Fatalf("deployment 1: %+v (want serving, version 1, %s)", d1, env.image.Pinned())
 	}
 	c1 := p.only("bot", 1)
@@ -672,7 +672,7 @@ func agentScenarios(t *testing.T, env *engineEnv, contract *apitest.Contract, db
 
 	// A dry run resolves what a deployment would run and writes nothing.
 	dry, err := p.c.Deploy(ctx, p.org, "bot", resources.DeployRequest{DryRun: true})
-	if err != nil || dry.Number != 7 || dry.ImageDigest != env.image.Pinned() || dry.Result != resources.DeploymentRollingOut {
+	if err != nil || dry.Number != 7 || dry.ImageDigest != env.image.Digest || dry.Result != resources.DeploymentRollingOut {
 		t.Errorf("dry run: %+v %v", dry, err)
 	}
 	if _, err := p.c.Deployment(ctx, p.org, "bot", 7); codeOf(err) != resources.CodeNotFound {

@@ -174,7 +174,7 @@ func applyAgentScenarios(t *testing.T, rt *docker.Runtime, host string, image do
 		t.Fatalf("apply: %v, want %v", got, want)
 	}
 	d := res.Items[2].Deployment
-	if d == nil || d.Number != 1 || d.Source != "apply" || d.Result == resources.DeploymentFailed || d.ImageDigest != image.Pinned() {
+	if d == nil || d.Number != 1 || d.Source != "apply" || d.Result == resources.DeploymentFailed || d.ImageDigest != image.Digest {
 		t.Fatalf("the agent's deployment: %+v (message %q)", d, res.Items[2].Message)
 	}
 	if d, err := c.WaitRollout(ctx, org, "bot", 1, nil); err != nil || d.Result != resources.DeploymentServing {

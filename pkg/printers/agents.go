@@ -96,12 +96,7 @@ func RunningAgentRow(r resources.RunningAgent, now time.Time) []string {
 
 // Digest is the digest of an image digest as the platform gives it
 // (sha256:..., or REPOSITORY@sha256:...).
-func Digest(s string) string {
-	if i := strings.LastIndexByte(s, '@'); i >= 0 {
-		return s[i+1:]
-	}
-	return s
-}
+func Digest(s string) string { return resources.DigestOf(s) }
 
 // firstLine is the first line of a message (a failure's reason; its log
 // lines are for the detail views).

@@ -1,6 +1,9 @@
 package resources
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // Agents (DESIGN §7): the bots the secrets are for, run by the platform on a
 // container engine. An Agent names an image, the image pull secret it is
@@ -106,7 +109,8 @@ type Deployment struct {
 	At     time.Time `json:"createdAt"`
 	Actor  string    `json:"actor"`
 	// Image is the reference as given; ImageDigest what it resolved to
-	// (through the registry, with the pull secret's credentials).
+	// (through the registry, with the pull secret's credentials), as
+	// "sha256:…": the agents run Image's repository at that digest.
 	Image            string `json:"image"`
 	ImageDigest      string `json:"imageDigest"`
 	ImagePullSecret  string `json:"imagePullSecret,omitempty"`
@@ -185,4 +189,13 @@ const MaskedValue = "****"
 type AgentPatch struct {
 	Scaling *AgentScaling     `json:"scaling,omitempty"`
 	Labels  map[string]string `json:"labels,omitempty"`
+}
+
+// DigestOf returns the digest of a reference pinned by digest
+// (REPOSITORY@sha256:… → sha256:…), or ref itself when it has no "@".
+func DigestOf(ref string) string {
+	if i := strings.LastIndexByte(ref, '@'); i >= 0 {
+		return ref[i+1:]
+	}
+	return ref
 }

@@ -65,7 +65,7 @@ func (r *Reconciler) Status(ctx context.Context, a store.Agent) (resources.Agent
 
 	if serving != nil {
 		st.Deployment = serving.Number
-		st.ImageDigest = serving.ImageDigest
+		st.ImageDigest = resources.DigestOf(serving.ImageDigest)
 		st.SecretSetVersion = serving.SecretSetVersion
 		st.Agents = resources.AgentCounts{Desired: spec.MinAgents(), Ready: readyOf[serving.Number]}
 		if serving.SecretSetName != "" {

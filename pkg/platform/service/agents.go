@@ -106,7 +106,7 @@ func (s *Service) noRuntime(region string) *resources.Error {
 }
 
 func wireDeployment(d store.Deployment) resources.Deployment {
-	return resources.Deployment{Number: d.Number, At: d.At, Actor: d.Actor, Image: d.Image, ImageDigest: d.ImageDigest,
+	return resources.Deployment{Number: d.Number, At: d.At, Actor: d.Actor, Image: d.Image, ImageDigest: resources.DigestOf(d.ImageDigest),
 		ImagePullSecret: d.ImagePullSecret, SecretSet: d.SecretSetName, SecretSetVersion: d.SecretSetVersion,
 		Profile: d.Profile, Source: d.Source, RollbackOf: d.RollbackOf, Result: d.Result, Message: d.Message, FinishedAt: d.FinishedAt}
 }

@@ -179,6 +179,16 @@ func Run(ctx context.Context, opts *Options) error {
 		return err
 	}
 	d, err := c.Deploy(ctx, org, name, resources.DeployRequest{})
+	var refused *resources.Error
+	if err != nil && !exists && errors.As(err, &refused) {
+		// The platform refused the first deployment (no engine for the
+		// region, say): the agent this command created is removed, so that
+		// nothing of the deploy stays and the next one is a first one too.
+		if _, derr := c.DeleteAgent(ctx, org, name); derr != nil {
+			fmt.Fprintf(opts.IO.ErrOut, "warning: %s was created but not deployed, and removing it failed: %v\n", cloudutil.AgentRef(name), derr)
+		}
+		return err
+	}
 	if err != nil {
 		return err
 	}

@@ -207,8 +207,8 @@ secret_set = "voice-secrets"
 
 // An update is confirmed (names what changes) or refused without a
 // terminal; a "no" changes nothing; an agent in another region is a
-// conflict; a region without a runtime refuses the deployment (exit 1,
-// saying how to add one) after the agent was written.
+// conflict; a region without a runtime refuses the first deployment (exit
+// 1, saying how to add one) and the agent the deploy created is removed.
 func TestDeployUpdates(t *testing.T) {
 	e, dir := registryProject(t)
 	ctx := context.Background()
@@ -228,10 +228,16 @@ func TestDeployUpdates(t *testing.T) {
 		t.Fatalf("deploy without a runtime: %v (exit %d)", err, cmdutil.ExitCode(err))
 	}
 	e.noCanary(err)
-	first := spec()
-	if first.SecretSet != "voice-secrets" || first.ImagePullSecret != "voice-creds" {
-		t.Errorf("the agent written: %+v", first)
+	if _, err := e.c.Agent(ctx, client.EmbeddedOrg, "voice-bot"); cmdutil.ExitCode(err) != cmdutil.ExitNotFound {
+		t.Fatalf("a refused first deploy left its agent behind: %v", err)
 	}
+	// The agent as it was written, for the updates below (its deployment
+	// is what the region refuses).
+	if _, _, err := e.c.PutAgent(ctx, client.EmbeddedOrg, resources.Agent{Metadata: resources.ObjectMeta{Name: "voice-bot"},
+		Spec: resources.AgentSpec{Image: e.deployImage(t, dir), SecretSet: "voice-secrets", ImagePullSecret: "voice-creds"}}, ""); err != nil {
+		t.Fatal(err)
+	}
+	first := spec()
 
 	// An update without a terminal: exit 2 naming --skip, nothing changed.
 	o := e.opts(dir, nil)
@@ -270,4 +276,20 @@ func TestDeployUpdates(t *testing.T) {
 	if cmdutil.ExitCode(err) != cmdutil.ExitConflict || !strings.Contains(err.Error(), "agent/voice-bot is in region eu-central, not us-west (the organization's default region: the deploy file names none)") {
 		t.Fatalf("deploy to another region: %v (exit %d)", err, cmdutil.ExitCode(err))
 	}
+}
+
+// deployImage is the image the deploy file in dir names.
+func (e *env) deployImage(t *testing.T, dir string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "server", "cloud-deploy.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "image = "); ok {
+			return strings.Trim(v, `"`)
+		}
+	}
+	t.Fatalf("no image in %s's deploy file", dir)
+	return ""
 }

@@ -134,11 +134,16 @@ func (c *Client) WaitRollout(ctx context.Context, org, name string, number int64
 		if d.Result != resources.DeploymentRollingOut {
 			return d, nil
 		}
-		if err := pause(ctx, &delay); err != nil {
+		if err := pauseUpTo(ctx, &delay, maxRolloutPoll); err != nil {
 			return d, err
 		}
 	}
 }
+
+// maxRolloutPoll caps the pause between two looks at a rollout: a rollout
+// ends a settle time after its agents started, and a user waits for the
+// look that sees it (each look is one GET, which reconciles the agent).
+const maxRolloutPoll = 250 * time.Millisecond
 
 // LogOptions choose the log lines of AgentLogs.
 type LogOptions struct {

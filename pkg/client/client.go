@@ -517,6 +517,11 @@ const maxPollDelay = 2 * time.Second
 // pause waits *delay, or returns ctx's error when ctx ends first; then it
 // grows *delay by half, to at most maxPollDelay.
 func pause(ctx context.Context, delay *time.Duration) error {
+	return pauseUpTo(ctx, delay, maxPollDelay)
+}
+
+// pauseUpTo is pause with its own cap.
+func pauseUpTo(ctx context.Context, delay *time.Duration, most time.Duration) error {
 	t := time.NewTimer(*delay)
 	select {
 	case <-ctx.Done():
@@ -524,7 +529,7 @@ func pause(ctx context.Context, delay *time.Duration) error {
 		return ctx.Err()
 	case <-t.C:
 	}
-	*delay = min(*delay*3/2, maxPollDelay)
+	*delay = min(*delay*3/2, most)
 	return nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/botkit-dev/botkit/pkg/platform/runtime"
@@ -63,18 +64,13 @@ func (r *Reconciler) pass(ctx context.Context, rt runtime.Runtime, a store.Agent
 			return err
 		}
 	}
-	var errs []error
+	var stray []runtime.Agent
 	for n, cs := range byDep {
-		if n == a.Serving || n == rolling {
-			continue
-		}
-		for _, c := range cs {
-			if err := rt.Remove(ctx, c.ID, r.opts.Grace); err != nil {
-				errs = append(errs, err)
-			}
+		if n != a.Serving && n != rolling {
+			stray = append(stray, cs...)
 		}
 	}
-	return errors.Join(errs...)
+	return r.removeAll(ctx, rt, stray)
 }
 
 // rollout moves a rolling-out deployment d on by one step: its missing
@@ -242,12 +238,27 @@ func (r *Reconciler) removeDeployment(ctx context.Context, rt runtime.Runtime, a
 	if err != nil {
 		return err
 	}
-	var errs []error
-	for _, c := range cs {
-		if err := rt.Remove(ctx, c.ID, r.opts.Grace); err != nil {
-			errs = append(errs, err)
-		}
+	return r.removeAll(ctx, rt, cs)
+}
+
+// removeAll stops and removes the agents cs at once (their stop grace
+// periods run side by side), and returns every error.
+func (r *Reconciler) removeAll(ctx context.Context, rt runtime.Runtime, cs []runtime.Agent) error {
+	return eachAgent(cs, func(c runtime.Agent) error { return rt.Remove(ctx, c.ID, r.opts.Grace) })
+}
+
+// eachAgent calls fn for every agent of cs at once and joins their errors.
+func eachAgent(cs []runtime.Agent, fn func(runtime.Agent) error) error {
+	errs := make([]error, len(cs))
+	var wg sync.WaitGroup
+	for i, c := range cs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = fn(c)
+		}()
 	}
+	wg.Wait()
 	return errors.Join(errs...)
 }
 
@@ -256,10 +267,8 @@ func (r *Reconciler) removeDeployment(ctx context.Context, rt runtime.Runtime, a
 // previous deployment's agents stop (new agents up before the old stop).
 // With minAgents 0, d's agents stop too once they proved the image boots.
 func (r *Reconciler) promote(ctx context.Context, rt runtime.Runtime, a store.Agent, spec resources.AgentSpec, d store.Deployment, up []runtime.Agent) error {
-	for _, c := range up {
-		if err := rt.SetRestartPolicy(ctx, c.ID, runtime.DefaultRestart); err != nil {
-			return err
-		}
+	if err := eachAgent(up, func(c runtime.Agent) error { return rt.SetRestartPolicy(ctx, c.ID, runtime.DefaultRestart) }); err != nil {
+		return err
 	}
 	now := time.Now().UTC()
 	prev := int64(0)
@@ -315,13 +324,7 @@ func (r *Reconciler) scale(ctx context.Context, rt runtime.Runtime, a store.Agen
 	switch {
 	case len(cs) > want:
 		slices.SortFunc(cs, func(x, y runtime.Agent) int { return y.Index - x.Index })
-		var errs []error
-		for _, c := range cs[:len(cs)-want] {
-			if err := rt.Remove(ctx, c.ID, r.opts.Grace); err != nil {
-				errs = append(errs, err)
-			}
-		}
-		return errors.Join(errs...)
+		return r.removeAll(ctx, rt, cs[:len(cs)-want])
 	case len(cs) < want:
 		run, err := r.load(ctx, a, s)
 		if err != nil {

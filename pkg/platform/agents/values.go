@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"slices"
 	"sort"
 	"strings"
 
@@ -110,28 +109,19 @@ func (r *Reconciler) load(ctx context.Context, a store.Agent, d store.Deployment
 	return in, nil
 }
 
-// MinMaskedLen is the shortest value masked wherever it appears. A value
-// of one to three bytes ("1", "x", "yes") is masked only where it stands
-// as a word of its own (no letter, digit or underscore either side):
-// masking it inside words would turn every "x" of every line into ****,
-// and leaving it unmasked would show it after "PIN=".
+// MinMaskedLen is the shortest value masked: a value of one to three
+// bytes ("1", "x", "yes") is no secret anyone could keep (it is guessed in
+// a few thousand tries), and masking it would mask every occurrence of the
+// letter or word in every line.
 const MinMaskedLen = 4
 
 // masker replaces every secret value in a text with resources.MaskedValue.
 type masker struct {
 	values []string // longest first
-	short  []string // values under MinMaskedLen, masked as whole words
 }
 
 func (m *masker) add(v string) {
-	if v == "" {
-		return
-	}
 	if len(v) < MinMaskedLen {
-		if !slices.Contains(m.short, v) {
-			m.short = append(m.short, v)
-			sort.SliceStable(m.short, func(i, j int) bool { return len(m.short[i]) > len(m.short[j]) })
-		}
 		return
 	}
 	m.values = append(m.values, v)
@@ -139,8 +129,8 @@ func (m *masker) add(v string) {
 	// come one at a time.
 	if strings.ContainsAny(v, "\r\n") {
 		for _, l := range strings.FieldsFunc(v, func(r rune) bool { return r == '\n' || r == '\r' }) {
-			if l = strings.TrimSpace(l); l != "" {
-				m.add(l)
+			if len(strings.TrimSpace(l)) >= MinMaskedLen {
+				m.values = append(m.values, l)
 			}
 		}
 	}
@@ -166,45 +156,5 @@ func (m *masker) mask(s string) string {
 			s = strings.ReplaceAll(s, v, resources.MaskedValue)
 		}
 	}
-	for _, v := range m.short {
-		s = maskWord(s, v)
-	}
 	return s
-}
-
-// maskWord masks the occurrences of v in s that stand as words of their
-// own: neither preceded nor followed by a letter, digit or underscore.
-func maskWord(s, v string) string {
-	var b strings.Builder
-	done := 0 // s[:done] is in b
-	for from := 0; ; {
-		i := strings.Index(s[from:], v)
-		if i < 0 {
-			break
-		}
-		i += from
-		end := i + len(v)
-		if !wordByte(s, i-1) && !wordByte(s, end) {
-			b.WriteString(s[done:i])
-			b.WriteString(resources.MaskedValue)
-			done = end
-		}
-		from = end
-	}
-	if done == 0 {
-		return s
-	}
-	b.WriteString(s[done:])
-	return b.String()
-}
-
-// wordByte reports whether s[i] is a letter, digit or underscore (false
-// outside s, and for the bytes of multi-byte characters, which a value's
-// word boundary never splits).
-func wordByte(s string, i int) bool {
-	if i < 0 || i >= len(s) {
-		return false
-	}
-	c := s[i]
-	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
 }

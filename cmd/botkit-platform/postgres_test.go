@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/botkit-dev/botkit/internal/redact"
+	"github.com/botkit-dev/botkit/internal/testsupport/dockertest"
 	"github.com/botkit-dev/botkit/internal/testsupport/pgtest"
 	"github.com/botkit-dev/botkit/internal/testsupport/testenv"
 	"github.com/botkit-dev/botkit/pkg/resources"
@@ -570,9 +571,11 @@ func TestMigrate(t *testing.T) {
 	tokB := newOrg(t, dir, "beta")
 	revoked := strings.TrimSpace(admin(t, "tokens", "create", "--org", "acme", "--data-dir", dir))
 	admin(t, "tokens", "revoke", revoked, "--data-dir", dir)
-	// acme's region has a runtime (an engine that is not there: nothing
-	// runs, but a deployment is recorded).
-	old := startServer(t, dir, "--allow-private-registries", "--runtime", "eu-central=docker://"+filepath.Join(dir, "no-engine.sock"))
+	// acme's region has a runtime: a real engine (a private dockerd), which
+	// runs nothing here: the deployment below is recorded failed (the
+	// fake registry gives no digest).
+	eng := dockertest.Start(t)
+	old := startServer(t, dir, "--allow-private-registries", "--runtime", "eu-central=docker://"+strings.TrimPrefix(eng.Host, "unix://"))
 	values := map[string]map[string]string{}
 	for i := range 5 {
 		name := fmt.Sprint("set-", i)

@@ -11,6 +11,8 @@ import (
 	"github.com/botkit-dev/botkit/internal/testsupport/registrytest"
 	"github.com/botkit-dev/botkit/internal/testsupport/testenv"
 	"github.com/botkit-dev/botkit/pkg/client"
+	"github.com/botkit-dev/botkit/pkg/platform/runtime"
+	"github.com/botkit-dev/botkit/pkg/platform/runtime/docker"
 	"github.com/botkit-dev/botkit/pkg/resources"
 )
 
@@ -87,5 +89,96 @@ func TestServeRunsAgents(t *testing.T) {
 	}
 	if strings.Contains(s.log(), canary) {
 		t.Errorf("the server log holds the canary value")
+	}
+}
+
+// A replica killed with SIGKILL in the middle of a rollout (the new
+// deployment's agent running, not yet serving: the settle time is an hour)
+// leaves, once a replica serves again, exactly the serving deployment's
+// agents: its start-up reconcile carries the rollout on, the new
+// deployment serves and the old one's agent is gone.
+func TestServeKilledMidRollout(t *testing.T) {
+	e := dockertest.Start(t)
+	registrytest.Need(t)
+	reg, err := registrytest.Start(t.TempDir(), "bot", "registry-pass-k9")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(reg.Stop)
+	host := strings.TrimPrefix(reg.URL, "http://")
+	img := e.PushAgent(t, host, "acme/agent:1", "bot", "registry-pass-k9", dockertest.ImageOptions{})
+	rt, err := docker.NewRuntime(e.Host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	tok := newOrg(t, dir, "acme")
+	socket := "us-west=docker://" + strings.TrimPrefix(e.Host, "unix://")
+	serve := func(settle string) (*server, *client.Client) {
+		s := startServer(t, dir, "--runtime", socket, "--agent-network", "none", "--agent-settle", settle, "--allow-private-registries")
+		c, err := client.New(client.Options{BaseURL: s.url, Token: tok})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s, c
+	}
+	ctx := context.Background()
+	s, c := serve("1s")
+	creds := "bot:registry-pass-k9"
+	if _, _, err := c.Merge(ctx, "acme", "reg", resources.Patch{Kind: resources.KindImagePullSecret, Host: host, Credentials: &creds}, ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := c.PutAgent(ctx, "acme", resources.Agent{Metadata: resources.ObjectMeta{Name: "bot"},
+		Spec: resources.AgentSpec{Image: img.Ref, ImagePullSecret: "reg"}}, ""); err != nil {
+		t.Fatal(err)
+	}
+	d1, err := c.Deploy(ctx, "acme", "bot", resources.DeployRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d1, err = c.WaitRollout(ctx, "acme", "bot", d1.Number, nil); err != nil || d1.Result != resources.DeploymentServing {
+		t.Fatalf("first rollout: %+v %v", d1, err)
+	}
+	s.stop()
+
+	// Deployment 2 rolls out under a settle time no test waits for; once
+	// its agent runs, the replica is killed.
+	s, c = serve("1h")
+	d2, err := c.Deploy(ctx, "acme", "bot", resources.DeployRequest{})
+	if err != nil || d2.Result != resources.DeploymentRollingOut {
+		t.Fatalf("second deploy: %+v %v", d2, err)
+	}
+	of := func(n int64) []runtime.Agent {
+		t.Helper()
+		cs, err := rt.List(ctx, runtime.ForOwner(runtime.Owner{Organization: "acme", Region: "us-west", Agent: "bot", Deployment: int(n)}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cs
+	}
+	testenv.Eventually(t, "deployment 2's agent running", func() bool {
+		cs := of(d2.Number)
+		return len(cs) == 1 && cs[0].State == runtime.StateRunning
+	})
+	if len(of(d1.Number)) != 1 {
+		t.Fatalf("the serving deployment's agent stopped before the new one served")
+	}
+	s.kill9()
+
+	// A replica again: the rollout goes on from where it was.
+	_, c = serve("1s")
+	if d2, err = c.WaitRollout(ctx, "acme", "bot", d2.Number, nil); err != nil || d2.Result != resources.DeploymentServing {
+		t.Fatalf("the interrupted rollout after the restart: %+v %v", d2, err)
+	}
+	all, err := rt.List(ctx, runtime.ForOwner(runtime.Owner{Organization: "acme", Region: "us-west", Agent: "bot"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all) != 1 || all[0].Owner.Deployment != int(d2.Number) || all[0].State != runtime.StateRunning {
+		t.Errorf("the agents after the restart: %+v, want deployment %d's one agent", all, d2.Number)
+	}
+	a, err := c.Agent(ctx, "acme", "bot")
+	if err != nil || a.Status == nil || a.Status.Deployment != d2.Number || a.Status.State != resources.AgentReady {
+		t.Errorf("the agent after the restart: %+v %v", a.Status, err)
 	}
 }

@@ -134,7 +134,11 @@ func (c *Client) WaitRollout(ctx context.Context, org, name string, number int64
 		if d.Result != resources.DeploymentRollingOut {
 			return d, nil
 		}
-		if err := pauseUpTo(ctx, &delay, maxRolloutPoll); err != nil {
+		most := maxRolloutPoll
+		if c.inProcess != nil {
+			most = maxRolloutPollInProcess
+		}
+		if err := pauseUpTo(ctx, &delay, most); err != nil {
 			return d, err
 		}
 	}
@@ -143,7 +147,12 @@ func (c *Client) WaitRollout(ctx context.Context, org, name string, number int64
 // maxRolloutPoll caps the pause between two looks at a rollout: a rollout
 // ends a settle time after its agents started, and a user waits for the
 // look that sees it (each look is one GET, which reconciles the agent).
-const maxRolloutPoll = 250 * time.Millisecond
+// An in-process platform (the embedded one) is looked at more often: a
+// look costs no network, only the engine's list of the agent's containers.
+const (
+	maxRolloutPoll          = 250 * time.Millisecond
+	maxRolloutPollInProcess = 100 * time.Millisecond
+)
 
 // LogOptions choose the log lines of AgentLogs.
 type LogOptions struct {

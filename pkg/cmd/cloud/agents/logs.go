@@ -62,19 +62,13 @@ time, text) for scripts; --jq filters each. A missing agent exits 3.`,
 }
 
 func runLogs(ctx context.Context, opts *LogsOptions) error {
-	if err := validateName(opts.Name); err != nil {
-		return err
-	}
 	if opts.Since < 0 {
 		return cmdutil.FlagErrorf("--since %s: want a duration of 0 or more (10m, 1h)", opts.Since)
 	}
 	if opts.Tail < 0 {
 		return cmdutil.FlagErrorf("--tail %d: want 0 (every line) or more", opts.Tail)
 	}
-	if err := opts.Print.Validate(); err != nil {
-		return err
-	}
-	c, org, err := opts.Connect(ctx)
+	c, org, err := begin(ctx, &opts.Platform, opts.Name, opts.Print, nil)
 	if err != nil {
 		return err
 	}

@@ -53,13 +53,7 @@ status report. A missing agent exits 3.`,
 }
 
 func runStatus(ctx context.Context, opts *StatusOptions) error {
-	if err := validateName(opts.Name); err != nil {
-		return err
-	}
-	if err := opts.Print.Validate(); err != nil {
-		return err
-	}
-	c, org, err := opts.Connect(ctx)
+	c, org, err := begin(ctx, &opts.Platform, opts.Name, opts.Print, nil)
 	if err != nil {
 		return err
 	}
@@ -112,13 +106,7 @@ agent exits 3.`,
 }
 
 func runDeployments(ctx context.Context, opts *DeploymentsOptions) error {
-	if err := validateName(opts.Name); err != nil {
-		return err
-	}
-	if err := opts.Print.Validate(); err != nil {
-		return err
-	}
-	c, org, err := opts.Connect(ctx)
+	c, org, err := begin(ctx, &opts.Platform, opts.Name, opts.Print, nil)
 	if err != nil {
 		return err
 	}

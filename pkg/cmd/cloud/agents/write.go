@@ -66,19 +66,10 @@ keeps serving), 3 when the agent or deployment N is missing.`,
 }
 
 func runRollback(ctx context.Context, opts *RollbackOptions) error {
-	if err := validateName(opts.Name); err != nil {
-		return err
-	}
 	if opts.To < 0 {
 		return cmdutil.FlagErrorf("--to: want a deployment number (see botkit cloud agents deployments %s)", opts.Name)
 	}
-	if err := opts.Print.Validate(); err != nil {
-		return err
-	}
-	if err := opts.CheckSkip(opts.Skip); err != nil {
-		return err
-	}
-	c, org, err := opts.Connect(ctx)
+	c, org, err := begin(ctx, &opts.Platform, opts.Name, opts.Print, &opts.Skip)
 	if err != nil {
 		return err
 	}
@@ -186,19 +177,13 @@ platform starts or stops agents of the serving deployment at once.`,
 }
 
 func runScale(ctx context.Context, opts *ScaleOptions) error {
-	if err := validateName(opts.Name); err != nil {
-		return err
-	}
 	if opts.Min < 0 {
 		return cmdutil.FlagErrorf("--min %d: want 0 or more agents", opts.Min)
 	}
 	if opts.MaxSet && (opts.Max < 1 || opts.Max < opts.Min) {
 		return cmdutil.FlagErrorf("--max %d: want at least 1 and at least --min (%d)", opts.Max, opts.Min)
 	}
-	if err := opts.Print.Validate(); err != nil {
-		return err
-	}
-	c, org, err := opts.Connect(ctx)
+	c, org, err := begin(ctx, &opts.Platform, opts.Name, opts.Print, nil)
 	if err != nil {
 		return err
 	}
@@ -219,10 +204,7 @@ func runScale(ctx context.Context, opts *ScaleOptions) error {
 	if err != nil {
 		return err
 	}
-	if !opts.Print.Lines() {
-		return opts.Print.PrintRows(opts.IO, nil, nil, a)
-	}
-	return printers.PrintOperations(opts.IO.Out, printers.Operation{Ref: cloudutil.AgentRef(opts.Name), Action: "scaled",
+	return printAgent(&opts.Platform, opts.Print, a, printers.Operation{Ref: cloudutil.AgentRef(opts.Name), Action: "scaled",
 		Detail: scaleDetail(scaling) + "; " + readyText(a)})
 }
 
@@ -279,45 +261,29 @@ required without one). A missing agent exits 3.`,
 }
 
 func runRestart(ctx context.Context, opts *RestartOptions) error {
-	if err := validateName(opts.Name); err != nil {
-		return err
-	}
-	if err := opts.Print.Validate(); err != nil {
-		return err
-	}
-	if err := opts.CheckSkip(opts.Skip); err != nil {
-		return err
-	}
-	c, org, err := opts.Connect(ctx)
+	c, org, err := begin(ctx, &opts.Platform, opts.Name, opts.Print, &opts.Skip)
 	if err != nil {
 		return err
 	}
 	ref := cloudutil.AgentRef(opts.Name)
-	if !opts.Skip {
-		cur, err := c.Agent(ctx, org, opts.Name)
-		if err != nil {
-			return err
-		}
+	if err := confirmAgent(ctx, &opts.Platform, c, org, opts.Name, opts.Skip, "restarting", func(cur resources.Agent) string {
 		what := ref
 		if st := cur.Status; st != nil && st.Deployment > 0 {
 			what = fmt.Sprintf("the %s of %s (deployment %d)", resources.Plural(st.Agents.Ready, "running agent"), ref, st.Deployment)
 		}
-		if err := opts.Confirm(ctx, org, "Restart "+what+"? Their sessions end.", "restarting "+ref+" needs confirmation", false); err != nil {
-			return err
-		}
+		return "Restart " + what + "? Their sessions end."
+	}); err != nil {
+		return err
 	}
 	a, err := c.RestartAgent(ctx, org, opts.Name)
 	if err != nil {
 		return err
 	}
-	if !opts.Print.Lines() {
-		return opts.Print.PrintRows(opts.IO, nil, nil, a)
-	}
 	detail := readyText(a)
 	if a.Status != nil && a.Status.Deployment > 0 {
 		detail = fmt.Sprintf("deployment %d, %s", a.Status.Deployment, detail)
 	}
-	return printers.PrintOperations(opts.IO.Out, printers.Operation{Ref: ref, Action: "restarted", Detail: detail})
+	return printAgent(&opts.Platform, opts.Print, a, printers.Operation{Ref: ref, Action: "restarted", Detail: detail})
 }
 
 // DeleteOptions are the inputs of `botkit cloud agents delete`.
@@ -357,36 +323,19 @@ exits 3.`,
 }
 
 func runDelete(ctx context.Context, opts *DeleteOptions) error {
-	if err := validateName(opts.Name); err != nil {
-		return err
-	}
-	if err := opts.Print.Validate(); err != nil {
-		return err
-	}
-	if err := opts.CheckSkip(opts.Skip); err != nil {
-		return err
-	}
-	c, org, err := opts.Connect(ctx)
+	c, org, err := begin(ctx, &opts.Platform, opts.Name, opts.Print, &opts.Skip)
 	if err != nil {
 		return err
 	}
 	ref := cloudutil.AgentRef(opts.Name)
-	if !opts.Skip {
-		cur, err := c.Agent(ctx, org, opts.Name)
-		if err != nil {
-			return err
-		}
-		what := fmt.Sprintf("%s (region %s, %s)", ref, iostreams.Printable(cur.Metadata.Region), readyText(cur))
-		if err := opts.Confirm(ctx, org, "Delete "+what+"? Its agents stop and its deployments' history goes with it.", "deleting "+ref+" needs confirmation", false); err != nil {
-			return err
-		}
+	if err := confirmAgent(ctx, &opts.Platform, c, org, opts.Name, opts.Skip, "deleting", func(cur resources.Agent) string {
+		return fmt.Sprintf("Delete %s (region %s, %s)? Its agents stop and its deployments' history goes with it.", ref, iostreams.Printable(cur.Metadata.Region), readyText(cur))
+	}); err != nil {
+		return err
 	}
 	a, err := c.DeleteAgent(ctx, org, opts.Name)
 	if err != nil {
 		return err
 	}
-	if !opts.Print.Lines() {
-		return opts.Print.PrintRows(opts.IO, nil, nil, a)
-	}
-	return printers.PrintOperations(opts.IO.Out, printers.Operation{Ref: ref, Action: resources.ActionDeleted})
+	return printAgent(&opts.Platform, opts.Print, a, printers.Operation{Ref: ref, Action: resources.ActionDeleted})
 }

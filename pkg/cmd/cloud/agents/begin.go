@@ -1,0 +1,51 @@
+package agents
+
+import (
+	"context"
+
+	"github.com/botkit-dev/botkit/pkg/client"
+	"github.com/botkit-dev/botkit/pkg/cmd/cloudutil"
+	"github.com/botkit-dev/botkit/pkg/printers"
+	"github.com/botkit-dev/botkit/pkg/resources"
+)
+
+// begin is how every agents command that names an agent starts, once its
+// own flags are checked: the name, the output flags, --skip where the
+// command confirms (skip nil: it does not), then the platform and the
+// organization it acts on.
+func begin(ctx context.Context, p *cloudutil.Platform, name string, print *printers.Flags, skip *bool) (*client.Client, string, error) {
+	if err := validateName(name); err != nil {
+		return nil, "", err
+	}
+	if err := print.Validate(); err != nil {
+		return nil, "", err
+	}
+	if skip != nil {
+		if err := p.CheckSkip(*skip); err != nil {
+			return nil, "", err
+		}
+	}
+	return p.Connect(ctx)
+}
+
+// confirmAgent asks question, made from the agent as it is now, unless
+// skip; doing is what needs the confirmation ("restarting"), for the
+// refusal without a terminal.
+func confirmAgent(ctx context.Context, p *cloudutil.Platform, c *client.Client, org, name string, skip bool, doing string, question func(resources.Agent) string) error {
+	if skip {
+		return nil
+	}
+	cur, err := c.Agent(ctx, org, name)
+	if err != nil {
+		return err
+	}
+	return p.Confirm(ctx, org, question(cur), doing+" "+cloudutil.AgentRef(name)+" needs confirmation", false)
+}
+
+// printAgent prints the agent a write left: its rows with -o, else op.
+func printAgent(p *cloudutil.Platform, print *printers.Flags, a resources.Agent, op printers.Operation) error {
+	if !print.Lines() {
+		return print.PrintRows(p.IO, nil, nil, a)
+	}
+	return printers.PrintOperations(p.IO.Out, op)
+}

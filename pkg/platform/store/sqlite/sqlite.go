@@ -57,6 +57,10 @@ type Options struct {
 	// BusyTimeout is how long a write waits for another process's lock
 	// (default 10s).
 	BusyTimeout time.Duration
+	// OnBusy, if set, is called each time a batch of writes found the
+	// database locked by another process and is to be tried again (tests
+	// see a write waiting instead of timing it).
+	OnBusy func()
 	// WALLimit bounds the write-ahead log: a commit that leaves the -wal
 	// file larger makes the writer checkpoint the whole log before its next
 	// batch, and the file is truncated back to this size (default
@@ -504,6 +508,9 @@ func (s *Store) commit(batch []*request) {
 		}
 		if batch = live; len(batch) == 0 {
 			return
+		}
+		if s.opts.OnBusy != nil {
+			s.opts.OnBusy()
 		}
 		time.Sleep(busyStep / 4)
 	}

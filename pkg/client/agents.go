@@ -122,7 +122,7 @@ func (c *Client) RestartAgent(ctx context.Context, org, name string) (resources.
 // also has the platform reconcile the agent. progress, when not nil, is
 // called with the agent after each poll (a terminal shows it).
 func (c *Client) WaitRollout(ctx context.Context, org, name string, number int64, progress func(resources.Deployment)) (resources.Deployment, error) {
-	delay := 100 * time.Millisecond
+	delay := 50 * time.Millisecond
 	for {
 		d, err := c.Deployment(ctx, org, name, number)
 		if err != nil {
@@ -151,7 +151,7 @@ func (c *Client) WaitRollout(ctx context.Context, org, name string, number int64
 // look costs no network, only the engine's list of the agent's containers.
 const (
 	maxRolloutPoll          = 250 * time.Millisecond
-	maxRolloutPollInProcess = 100 * time.Millisecond
+	maxRolloutPollInProcess = 50 * time.Millisecond
 )
 
 // LogOptions choose the log lines of AgentLogs.

@@ -3,8 +3,11 @@ package agents
 import (
 	"context"
 
+	"github.com/spf13/cobra"
+
 	"github.com/botkit-dev/botkit/pkg/client"
 	"github.com/botkit-dev/botkit/pkg/cmd/cloudutil"
+	"github.com/botkit-dev/botkit/pkg/cmdutil"
 	"github.com/botkit-dev/botkit/pkg/printers"
 	"github.com/botkit-dev/botkit/pkg/resources"
 )
@@ -48,4 +51,22 @@ func printAgent(p *cloudutil.Platform, print *printers.Flags, a resources.Agent,
 		return print.PrintRows(p.IO, nil, nil, a)
 	}
 	return printers.PrintOperations(p.IO.Out, op)
+}
+
+// agentCommand completes cmd as every command that names one agent is
+// made: one NAME argument (completed from the platform) into *name, RunE
+// calling runF when given (tests) else run with opts, the output flags and
+// --organization.
+func agentCommand[O any](cmd *cobra.Command, p *cloudutil.Platform, name *string, print *printers.Flags, opts O, runF, run func(context.Context, O) error) {
+	cmd.Args = cmdutil.ExactArgs(1, "NAME")
+	cmd.ValidArgsFunction = completeAgentNames(p)
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		*name = args[0]
+		if runF != nil {
+			return runF(cmd.Context(), opts)
+		}
+		return run(cmd.Context(), opts)
+	}
+	print.AddFlags(cmd)
+	addOrganizationFlag(cmd, p)
 }

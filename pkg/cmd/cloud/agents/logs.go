@@ -43,21 +43,11 @@ time, text) for scripts; --jq filters each. A missing agent exits 3.`,
 		Example: `  botkit cloud agents logs support-bot
   botkit cloud agents logs support-bot -f --tail 20
   botkit cloud agents logs support-bot --since 10m -o json`,
-		Args:              cmdutil.ExactArgs(1, "NAME"),
-		ValidArgsFunction: completeAgentNames(&opts.Platform),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Name = args[0]
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return runLogs(cmd.Context(), opts)
-		},
 	}
 	cmd.Flags().BoolVarP(&opts.Follow, "follow", "f", false, "Keep printing new lines until interrupted")
 	cmd.Flags().DurationVar(&opts.Since, "since", 0, "Only lines written this `DURATION` ago or later (e.g. 10m)")
 	cmd.Flags().IntVar(&opts.Tail, "tail", 0, "Only the last `N` lines of each agent (default: all)")
-	opts.Print.AddFlags(cmd)
-	addOrganizationFlag(cmd, &opts.Platform)
+	agentCommand(cmd, &opts.Platform, &opts.Name, opts.Print, opts, runF, runLogs)
 	return cmd
 }
 

@@ -6,7 +6,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/botkit-dev/botkit/pkg/cmd/cloudutil"
-	"github.com/botkit-dev/botkit/pkg/cmdutil"
 	"github.com/botkit-dev/botkit/pkg/printers"
 )
 
@@ -37,18 +36,8 @@ status report. A missing agent exits 3.`,
 		Example: `  botkit cloud agents status support-bot
   botkit cloud agents status support-bot -o yaml
   botkit cloud agents status support-bot --jq '.agent.status.state'`,
-		Args:              cmdutil.ExactArgs(1, "NAME"),
-		ValidArgsFunction: completeAgentNames(&opts.Platform),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Name = args[0]
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return runStatus(cmd.Context(), opts)
-		},
 	}
-	opts.Print.AddFlags(cmd)
-	addOrganizationFlag(cmd, &opts.Platform)
+	agentCommand(cmd, &opts.Platform, &opts.Name, opts.Print, opts, runF, runStatus)
 	return cmd
 }
 
@@ -90,18 +79,8 @@ agent exits 3.`,
 		Example: `  botkit cloud agents deployments support-bot
   botkit cloud agents deployments support-bot -o wide
   botkit cloud agents deployments support-bot --jq '.items[] | select(.result == "failed") | .number'`,
-		Args:              cmdutil.ExactArgs(1, "NAME"),
-		ValidArgsFunction: completeAgentNames(&opts.Platform),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Name = args[0]
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return runDeployments(cmd.Context(), opts)
-		},
 	}
-	opts.Print.AddFlags(cmd)
-	addOrganizationFlag(cmd, &opts.Platform)
+	agentCommand(cmd, &opts.Platform, &opts.Name, opts.Print, opts, runF, runDeployments)
 	return cmd
 }
 

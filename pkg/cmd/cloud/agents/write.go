@@ -46,21 +46,11 @@ when it serves, 1 when its rollout failed (the deployment serving before it
 keeps serving), 3 when the agent or deployment N is missing.`,
 		Example: `  botkit cloud agents rollback support-bot
   botkit cloud agents rollback support-bot --to 3 --skip`,
-		Args:              cmdutil.ExactArgs(1, "NAME"),
-		ValidArgsFunction: completeAgentNames(&opts.Platform),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Name = args[0]
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return runRollback(cmd.Context(), opts)
-		},
 	}
 	cmd.Flags().Int64Var(&opts.To, "to", 0, "The deployment `N` to run again (default: the one that served before the serving one)")
 	cmd.Flags().BoolVarP(&opts.Skip, "skip", "s", false, "Roll back without confirmation")
 	cmd.Flags().BoolVar(&opts.NoWait, "no-wait", false, "Return once the deployment is recorded, without waiting for its rollout")
-	opts.Print.AddFlags(cmd)
-	addOrganizationFlag(cmd, &opts.Platform)
+	agentCommand(cmd, &opts.Platform, &opts.Name, opts.Print, opts, runF, runRollback)
 	_ = cmd.RegisterFlagCompletionFunc("to", completeDeployments(&opts.Platform)) // error ignored: the flag was just added
 	return cmd
 }
@@ -155,24 +145,18 @@ it is when not given). No deployment is made and nothing is asked: the
 platform starts or stops agents of the serving deployment at once.`,
 		Example: `  botkit cloud agents scale support-bot --min 2
   botkit cloud agents scale support-bot --min 1 --max 5`,
-		Args:              cmdutil.ExactArgs(1, "NAME"),
-		ValidArgsFunction: completeAgentNames(&opts.Platform),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Name = args[0]
-			if !cmd.Flags().Changed("min") {
-				return cmdutil.FlagErrorf("--min is required: the number of agents to keep running")
-			}
-			opts.MaxSet = cmd.Flags().Changed("max")
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return runScale(cmd.Context(), opts)
-		},
 	}
 	cmd.Flags().IntVar(&opts.Min, "min", 0, "Agents to keep running, at least (required)")
 	cmd.Flags().IntVar(&opts.Max, "max", 0, "Agents to run, at most (default: as it is)")
-	opts.Print.AddFlags(cmd)
-	addOrganizationFlag(cmd, &opts.Platform)
+	agentCommand(cmd, &opts.Platform, &opts.Name, opts.Print, opts, runF, runScale)
+	run := cmd.RunE
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		if !cmd.Flags().Changed("min") {
+			return cmdutil.FlagErrorf("--min is required: the number of agents to keep running")
+		}
+		opts.MaxSet = cmd.Flags().Changed("max")
+		return run(cmd, args)
+	}
 	return cmd
 }
 
@@ -244,19 +228,9 @@ deploy). Sessions on them end. Asks first on a terminal (--skip: without;
 required without one). A missing agent exits 3.`,
 		Example: `  botkit cloud agents restart support-bot
   botkit cloud agents restart support-bot --skip`,
-		Args:              cmdutil.ExactArgs(1, "NAME"),
-		ValidArgsFunction: completeAgentNames(&opts.Platform),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Name = args[0]
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return runRestart(cmd.Context(), opts)
-		},
 	}
 	cmd.Flags().BoolVarP(&opts.Skip, "skip", "s", false, "Restart without confirmation")
-	opts.Print.AddFlags(cmd)
-	addOrganizationFlag(cmd, &opts.Platform)
+	agentCommand(cmd, &opts.Platform, &opts.Name, opts.Print, opts, runF, runRestart)
 	return cmd
 }
 
@@ -306,19 +280,9 @@ first on a terminal (--skip: without; required without one). A missing agent
 exits 3.`,
 		Example: `  botkit cloud agents delete support-bot
   botkit cloud agents delete support-bot --skip`,
-		Args:              cmdutil.ExactArgs(1, "NAME"),
-		ValidArgsFunction: completeAgentNames(&opts.Platform),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Name = args[0]
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return runDelete(cmd.Context(), opts)
-		},
 	}
 	cmd.Flags().BoolVarP(&opts.Skip, "skip", "s", false, "Delete without confirmation")
-	opts.Print.AddFlags(cmd)
-	addOrganizationFlag(cmd, &opts.Platform)
+	agentCommand(cmd, &opts.Platform, &opts.Name, opts.Print, opts, runF, runDelete)
 	return cmd
 }
 

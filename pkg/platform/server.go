@@ -127,6 +127,9 @@ type Server struct {
 	streams     context.Context
 	stopStreams context.CancelFunc
 	wg          sync.WaitGroup
+	// startPass is the reconcile pass that Open starts (Close waits for it
+	// before it stops anything).
+	startPass sync.WaitGroup
 }
 
 // ServingGCPercent is the garbage collector target of a serving process
@@ -224,11 +227,20 @@ func Open(ctx context.Context, opts Options) (*Server, error) {
 		s.prov.Run(runCtx, &s.wg, opts.LazyProvisioner)
 	}
 	// What a platform stopped in the middle of a rollout left is set
-	// right before the first request (an engine that does not answer is
-	// each agent's status to show, not a reason not to start).
-	if err := s.agents.ReconcileAll(ctx); err != nil && s.opts.Logger != nil {
-		s.opts.Logger.Warn("reconciling the agents at start", "error", err.Error())
-	}
+	// right by a pass over every region at start (an engine that does not
+	// answer is each agent's status to show, not a reason not to start).
+	// It runs beside the first requests: an agents request's own pass
+	// waits for the region's lock, so it sees what the start pass left,
+	// and the other requests do not wait for the engine (on the embedded
+	// platform every command opens the platform: `botkit deploy` runs its
+	// checks meanwhile). Close waits for it.
+	s.startPass.Add(1)
+	go func() {
+		defer s.startPass.Done()
+		if err := s.agents.ReconcileAll(ctx); err != nil && s.opts.Logger != nil && ctx.Err() == nil {
+			s.opts.Logger.Warn("reconciling the agents at start", "error", err.Error())
+		}
+	}()
 	if opts.ReconcileInterval > 0 && len(opts.Runtimes) > 0 {
 		s.wg.Add(1)
 		go func() {
@@ -275,6 +287,7 @@ func (s *Server) Drain(ctx context.Context) error {
 func (s *Server) Close() error {
 	var err error
 	s.closeOnce.Do(func() {
+		s.startPass.Wait()
 		s.StopStreams()
 		if s.prov != nil {
 			s.prov.Stop() // no provisioner starts after this

@@ -115,35 +115,58 @@ func (r *Reconciler) rollout(ctx context.Context, rt runtime.Runtime, a store.Ag
 			}
 		}
 	}
-	// One look: runtime.WaitReady with no wait.
-	up, err := runtime.WaitReady(ctx, rt, sel, want, runtime.Readiness{
-		Settle: func(context.Context) error { return nil },
-		Poll:   func(context.Context) error { return errNotYet },
-	})
-	switch {
-	case errors.Is(err, errNotYet):
-		return false, nil
-	case err != nil && (transient(err) || ctx.Err() != nil):
-		return false, err
-	case err != nil:
-		cause := err
-		if run == nil {
-			// A pass after the one that started them: the values again,
-			// to mask the agents' last lines.
-			if run, err = r.load(ctx, a, d); err != nil {
-				return r.failLoad(ctx, rt, a, d, err)
+	for {
+		// One look: runtime.WaitReady with no wait.
+		up, err := runtime.WaitReady(ctx, rt, sel, want, runtime.Readiness{
+			Settle: func(context.Context) error { return nil },
+			Poll:   func(context.Context) error { return errNotYet },
+		})
+		switch {
+		case errors.Is(err, errNotYet):
+			return false, nil
+		case err != nil && (transient(err) || ctx.Err() != nil):
+			return false, err
+		case err != nil:
+			cause := err
+			if run == nil {
+				// A pass after the one that started them: the values again,
+				// to mask the agents' last lines.
+				if run, err = r.load(ctx, a, d); err != nil {
+					return r.failLoad(ctx, rt, a, d, err)
+				}
+			}
+			return true, r.fail(ctx, rt, a, d, run.masker, cause)
+		}
+		var last time.Time
+		for _, c := range up {
+			if c.StartedAt.After(last) {
+				last = c.StartedAt
 			}
 		}
-		return true, r.fail(ctx, rt, a, d, run.masker, cause)
-	}
-	settled := time.Now().Add(-r.opts.Settle)
-	for _, c := range up {
-		if c.StartedAt.After(settled) {
+		wait := time.Until(last.Add(r.opts.Settle))
+		if wait <= 0 {
+			return true, r.promote(ctx, rt, a, spec, d, up)
+		}
+		if wait > settleWake {
 			return false, nil
 		}
+		// Settled in a moment: this pass waits for it, looks again and
+		// promotes, rather than leaving it to the next request's pass (up
+		// to a client's poll interval later).
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return false, ctx.Err()
+		case <-t.C:
+		}
 	}
-	return true, r.promote(ctx, rt, a, spec, d, up)
 }
+
+// settleWake is how close to the end of its agents' settle time a
+// rollout must be for a pass to wait for it (the region's lock held): a
+// client polls at most every 50 ms in-process and 250 ms over the network.
+const settleWake = 100 * time.Millisecond
 
 // dropUnstarted removes the containers created but never started (what a
 // start cut short left: the platform stopped, the request ended) and
@@ -262,14 +285,13 @@ func eachAgent(cs []runtime.Agent, fn func(runtime.Agent) error) error {
 	return errors.Join(errs...)
 }
 
-// promote makes d serve: its agents get the engine's restart policy, the
-// store records d serving and the previous deployment superseded, then the
-// previous deployment's agents stop (new agents up before the old stop).
-// With minAgents 0, d's agents stop too once they proved the image boots.
+// promote makes d serve: the store records d serving and the previous
+// deployment superseded, then, at once, the previous deployment's agents
+// stop (new agents up before the old stop) and d's agents get the engine's
+// restart policy (an agent a pass finds serving without it gets it then:
+// see scale). With minAgents 0, d's agents stop too once they proved the
+// image boots.
 func (r *Reconciler) promote(ctx context.Context, rt runtime.Runtime, a store.Agent, spec resources.AgentSpec, d store.Deployment, up []runtime.Agent) error {
-	if err := eachAgent(up, func(c runtime.Agent) error { return rt.SetRestartPolicy(ctx, c.ID, runtime.DefaultRestart) }); err != nil {
-		return err
-	}
 	now := time.Now().UTC()
 	prev := int64(0)
 	err := r.st.Update(ctx, func(ctx context.Context, tx store.Tx) error {
@@ -304,15 +326,32 @@ func (r *Reconciler) promote(ctx context.Context, rt runtime.Runtime, a store.Ag
 		return err
 	}
 	r.log.Info("deployment serving", "org", a.OrgName, "agent", a.Name, "deployment", d.Number, "superseded", prev)
-	if prev > 0 {
-		if err := r.removeDeployment(ctx, rt, a, prev); err != nil {
-			return err
-		}
-	}
 	if spec.MinAgents() == 0 {
-		return r.removeDeployment(ctx, rt, a, d.Number)
+		var removed error
+		if prev > 0 {
+			removed = r.removeDeployment(ctx, rt, a, prev)
+		}
+		return errors.Join(removed, r.removeDeployment(ctx, rt, a, d.Number))
 	}
-	return nil
+	var wg sync.WaitGroup
+	var removed error
+	if prev > 0 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			removed = r.removeDeployment(ctx, rt, a, prev)
+		}()
+	}
+	restarts := r.keepRunning(ctx, rt, up)
+	wg.Wait()
+	return errors.Join(restarts, removed)
+}
+
+// keepRunning gives the agents cs the engine's restart policy where they
+// do not have it yet, at once.
+func (r *Reconciler) keepRunning(ctx context.Context, rt runtime.Runtime, cs []runtime.Agent) error {
+	cs = slices.DeleteFunc(slices.Clone(cs), func(c runtime.Agent) bool { return c.Restart.Name == runtime.DefaultRestart.Name })
+	return eachAgent(cs, func(c runtime.Agent) error { return rt.SetRestartPolicy(ctx, c.ID, runtime.DefaultRestart) })
 }
 
 // scale keeps the serving deployment s at the spec's minAgents: missing
@@ -321,6 +360,11 @@ func (r *Reconciler) promote(ctx context.Context, rt runtime.Runtime, a store.Ag
 func (r *Reconciler) scale(ctx context.Context, rt runtime.Runtime, a store.Agent, spec resources.AgentSpec, s store.Deployment, cs []runtime.Agent) error {
 	want := spec.MinAgents()
 	cs = r.dropUnstarted(ctx, rt, cs)
+	// A promotion cut short between its record and the restart policies
+	// left serving agents the engine would not start again.
+	if err := r.keepRunning(ctx, rt, cs); err != nil {
+		return err
+	}
 	switch {
 	case len(cs) > want:
 		slices.SortFunc(cs, func(x, y runtime.Agent) int { return y.Index - x.Index })

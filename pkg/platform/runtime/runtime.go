@@ -215,6 +215,8 @@ type Agent struct {
 	ExitCode  int
 	OOMKilled bool
 	Health    Health
+	// Restart is the policy the engine holds for the agent.
+	Restart RestartPolicy
 }
 
 // OwnerOf reads an Owner and index back from an agent's labels.

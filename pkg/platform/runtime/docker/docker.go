@@ -357,6 +357,9 @@ type containerJSON struct {
 		Image  string            `json:"Image"`
 		Labels map[string]string `json:"Labels"`
 	} `json:"Config"`
+	HostConfig struct {
+		RestartPolicy restartPolicy `json:"RestartPolicy"`
+	} `json:"HostConfig"`
 	State struct {
 		Status     string `json:"Status"`
 		OOMKilled  bool   `json:"OOMKilled"`
@@ -396,6 +399,7 @@ func (rt *Runtime) inspect(ctx context.Context, id string) (runtime.Agent, error
 		FinishedAt: parseTime(c.State.FinishedAt),
 		ExitCode:   c.State.ExitCode,
 		OOMKilled:  c.State.OOMKilled,
+		Restart:    runtime.RestartPolicy{Name: c.HostConfig.RestartPolicy.Name, MaxRetries: c.HostConfig.RestartPolicy.MaximumRetryCount},
 	}
 	if c.State.Health != nil && c.State.Health.Status != "none" {
 		a.Health = runtime.Health(c.State.Health.Status)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -153,6 +154,41 @@ func TestEmbeddedAgentsOnTheLocalEngine(t *testing.T) {
 		t.Errorf("lines: %q", got)
 	}
 
+	// The next command's platform opens without waiting for the engine:
+	// its start pass runs beside the first requests (here the engine
+	// hangs, and a secret set is read all the same), and Close waits for
+	// it. That pass gives the serving agent back the restart policy it
+	// lost (as a promotion cut short between its record and the policy
+	// would leave it).
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Client.Do(ctx, http.MethodPost, "/containers/"+cs[0].ID+"/update", nil,
+		map[string]any{"RestartPolicy": map[string]any{"Name": runtime.RestartNever}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	e.Freeze(t)
+	c, err = embedded.Open(ctx, dir, client.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if o, err := c.Get(ctx, org, "bot-secrets"); err != nil || o.Meta().Name != "bot-secrets" {
+		t.Fatalf("reading a secret set while the engine hangs: %v", err)
+	}
+	e.Thaw()
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if cs, err = rt.List(ctx, runtime.Selector{runtime.LabelOrganization: org, runtime.LabelAgent: "bot"}); err != nil || len(cs) != 1 || cs[0].Restart.Name != runtime.DefaultRestart.Name {
+		t.Fatalf("after the start pass, the serving agent: %+v %v", cs, err)
+	}
+
+	c, err = embedded.Open(ctx, dir, client.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
 	if _, err := c.DeleteAgent(ctx, org, "bot"); err != nil {
 		t.Fatal(err)
 	}

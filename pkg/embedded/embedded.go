@@ -54,7 +54,7 @@ func Open(ctx context.Context, dataDir string, opts client.Options) (*client.Cli
 		RegistryRetryDelay: 500 * time.Millisecond,
 		// Agents run on the local engine, whatever their region.
 		Runtimes: rts, NoRuntime: noRuntime, EngineDown: noRuntime,
-		ReconcileHolder: "embedded", SkipEmptyRegions: true,
+		ReconcileHolder: "embedded", SkipEmptyRegions: true, StartPassBeside: true,
 	})
 	if err != nil {
 		closeEngine()

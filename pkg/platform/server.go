@@ -105,6 +105,11 @@ type Options struct {
 	// embedded platform: a command that has nothing to do with agents asks
 	// the engine nothing).
 	SkipEmptyRegions bool
+	// StartPassBeside runs Open's reconcile pass beside the first requests
+	// instead of before Open returns (the embedded platform: every command
+	// opens the platform, and most need nothing of the engine). Close
+	// waits for it.
+	StartPassBeside bool
 	// AfterAgentsStart is agents.Options.AfterStart (tests: a rollout
 	// interrupted between its agents' start and its promotion).
 	AfterAgentsStart func(ctx context.Context, org, agent string, deployment int64) error
@@ -127,8 +132,8 @@ type Server struct {
 	streams     context.Context
 	stopStreams context.CancelFunc
 	wg          sync.WaitGroup
-	// startPass is the reconcile pass that Open starts (Close waits for it
-	// before it stops anything).
+	// startPass is Open's reconcile pass when it runs beside the first
+	// requests (Close waits for it before it stops anything).
 	startPass sync.WaitGroup
 }
 
@@ -228,19 +233,24 @@ func Open(ctx context.Context, opts Options) (*Server, error) {
 	}
 	// What a platform stopped in the middle of a rollout left is set
 	// right by a pass over every region at start (an engine that does not
-	// answer is each agent's status to show, not a reason not to start).
-	// It runs beside the first requests: an agents request's own pass
-	// waits for the region's lock, so it sees what the start pass left,
-	// and the other requests do not wait for the engine (on the embedded
-	// platform every command opens the platform: `botkit deploy` runs its
-	// checks meanwhile). Close waits for it.
-	s.startPass.Add(1)
-	go func() {
-		defer s.startPass.Done()
+	// answer is each agent's status to show, not a reason not to start):
+	// before the first request, or beside it (StartPassBeside: an agents
+	// request's own pass waits for the region's lock, so it sees what the
+	// start pass left; the other requests do not wait for the engine).
+	startPass := func() {
 		if err := s.agents.ReconcileAll(ctx); err != nil && s.opts.Logger != nil && ctx.Err() == nil {
 			s.opts.Logger.Warn("reconciling the agents at start", "error", err.Error())
 		}
-	}()
+	}
+	if opts.StartPassBeside {
+		s.startPass.Add(1)
+		go func() {
+			defer s.startPass.Done()
+			startPass()
+		}()
+	} else {
+		startPass()
+	}
 	if opts.ReconcileInterval > 0 && len(opts.Runtimes) > 0 {
 		s.wg.Add(1)
 		go func() {

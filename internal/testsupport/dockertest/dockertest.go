@@ -120,6 +120,22 @@ func Start(t testing.TB) *Engine {
 	}
 }
 
+// Freeze stops dockerd (SIGSTOP): the engine takes connections and
+// answers nothing until Thaw, as an engine that hangs. The test's cleanup
+// thaws it before it stops it.
+func (e *Engine) Freeze(t testing.TB) {
+	t.Helper()
+	if err := e.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatalf("freezing dockerd: %v", err)
+	}
+	t.Cleanup(e.Thaw)
+}
+
+// Thaw lets a frozen dockerd run again (SIGCONT).
+func (e *Engine) Thaw() {
+	_ = e.cmd.Process.Signal(syscall.SIGCONT) // error ignored: it may have exited; stop reports that
+}
+
 func (e *Engine) log() string {
 	b, err := os.ReadFile(filepath.Join(e.Dir, "dockerd.log"))
 	if err != nil {

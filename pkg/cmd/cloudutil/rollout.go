@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/botkit-dev/botkit/pkg/client"
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
@@ -23,14 +24,34 @@ func WaitRollout(ctx context.Context, ios *iostreams.IOStreams, c *client.Client
 	if d.Result != resources.DeploymentRollingOut {
 		return d, nil
 	}
-	progress := ios.ShowProgress()
-	if progress {
-		fmt.Fprintf(ios.ErrOut, "Rolling out deployment %d of %s (%s)...\n", d.Number, AgentRef(name), iostreams.Printable(ImageAt(d)))
+	if !ios.ShowProgress() {
+		// An interrupt stops the wait (exit 130, quietly, as every
+		// command), not the rollout: the platform goes on with it.
+		return c.WaitRollout(ctx, org, name, d.Number, nil)
 	}
-	// An interrupt stops the wait (exit 130, quietly, as every command),
-	// not the rollout: the platform goes on with it.
-	return c.WaitRollout(ctx, org, name, d.Number, nil)
+	fmt.Fprintf(ios.ErrOut, "Rolling out deployment %d of %s (%s)...\n", d.Number, AgentRef(name), iostreams.Printable(ImageAt(d)))
+	// On a terminal, the agent's rollout line ("deployment N is rolling
+	// out: R of D agents ready") each time it changes, looked at once a
+	// second at most (as kubectl rollout status prints its lines).
+	var last string
+	var next time.Time
+	return c.WaitRollout(ctx, org, name, d.Number, func(d resources.Deployment) {
+		if d.Result != resources.DeploymentRollingOut || time.Now().Before(next) {
+			return
+		}
+		next = time.Now().Add(rolloutLineEvery)
+		a, err := c.Agent(ctx, org, name)
+		if err != nil || a.Status.Rollout != d.Number || a.Status.Message == last {
+			return // the next look tells; the wait's own error is the news
+		}
+		last = a.Status.Message
+		fmt.Fprintln(ios.ErrOut, iostreams.Printable(last))
+	})
 }
+
+// rolloutLineEvery bounds how often WaitRollout asks for the agent's
+// rollout line on a terminal (each ask is one request).
+const rolloutLineEvery = time.Second
 
 // ImageAt is IMAGE@DIGEST of a deployment: the image's repository pinned
 // by the digest it resolved to (the reference as given when the digest is

@@ -83,7 +83,11 @@ func (r *Reconciler) Status(ctx context.Context, a store.Agent) (resources.Agent
 	case latest != nil && latest.Result == resources.DeploymentRollingOut:
 		st.State = resources.AgentDeploying
 		st.Rollout = latest.Number
-		st.Message = fmt.Sprintf("deployment %d is rolling out: %d of %d agents ready", latest.Number, readyOf[latest.Number], max(spec.MinAgents(), 1))
+		want := max(spec.MinAgents(), 1)
+		st.Message = fmt.Sprintf("deployment %d is rolling out: %d of %d agents ready", latest.Number, readyOf[latest.Number], want)
+		if readyOf[latest.Number] >= want {
+			st.Message += fmt.Sprintf(", settling (%s)", r.opts.Settle)
+		}
 	case serving != nil && st.Agents.Ready >= st.Agents.Desired:
 		st.State = resources.AgentReady
 		if st.Agents.Desired == 0 {

@@ -278,6 +278,12 @@ func testAgentsEndToEnd(t *testing.T, postgres bool) {
 	if !strings.Contains(v.errOut.String(), "Rolling out deployment 2 of agent/bot") {
 		t.Errorf("no progress on the terminal's stderr: %q", v.errOut)
 	}
+	// Then the count of its agents ready (image 2 has a HEALTHCHECK: none
+	// is ready before its first check passes, so the first look sees the
+	// rollout under way).
+	if !regexp.MustCompile(`(?m)^deployment 2 is rolling out: [01] of 1 agents ready(, settling \(300ms\))?$`).MatchString(v.errOut.String()) {
+		t.Errorf("no count of agents ready on the terminal's stderr: %q", v.errOut)
+	}
 	if cs := v.containers(t); len(cs) != 1 || cs[0].Labels[platformruntime.LabelDeployment] != "2" {
 		t.Fatalf("after the update the engine runs %+v, want deployment 2's agent alone", cs)
 	}

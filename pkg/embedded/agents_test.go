@@ -236,3 +236,41 @@ func TestEmbeddedCloseTwice(t *testing.T) {
 		t.Errorf("second Close: %v", err)
 	}
 }
+
+// The processes that share a data directory take turns for a region's
+// reconcile pass: while one holds the lock, another waits (and gives up
+// when its context ends); once released, the other takes it. Two embedded
+// platforms opened in one process take it as two processes do (a file
+// lock belongs to its open file).
+func TestPassLockTakesTurns(t *testing.T) {
+	dir := t.TempDir()
+	lock := embedded.PassLock(dir)
+	ctx := context.Background()
+	release, err := lock(ctx, "us-west")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Another region is another lock.
+	other, err := lock(ctx, "eu-central")
+	if err != nil {
+		t.Fatal(err)
+	}
+	other()
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := lock(cctx, "us-west"); !errors.Is(err, context.Canceled) {
+		t.Fatalf("a second pass took a held lock: %v", err)
+	}
+	got := make(chan error, 1)
+	go func() {
+		r, err := lock(ctx, "us-west")
+		if err == nil {
+			r()
+		}
+		got <- err
+	}()
+	release()
+	if err := <-got; err != nil {
+		t.Fatalf("after the release: %v", err)
+	}
+}

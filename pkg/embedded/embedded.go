@@ -5,8 +5,11 @@
 package embedded
 
 import (
+	"path/filepath"
+
 	"context"
 	"fmt"
+	"github.com/botkit-dev/botkit/internal/atomicfile"
 	"os"
 	"sync"
 	"time"
@@ -54,7 +57,7 @@ func Open(ctx context.Context, dataDir string, opts client.Options) (*client.Cli
 		RegistryRetryDelay: 500 * time.Millisecond,
 		// Agents run on the local engine, whatever their region.
 		Runtimes: rts, NoRuntime: noRuntime, EngineDown: noRuntime,
-		ReconcileHolder: "embedded", SkipEmptyRegions: true, StartPassBeside: true,
+		ReconcileLock: passLock(dataDir), SkipEmptyRegions: true, StartPassBeside: true,
 	})
 	if err != nil {
 		closeEngine()
@@ -75,6 +78,37 @@ func Open(ctx context.Context, dataDir string, opts client.Options) (*client.Cli
 			return srv.Close()
 		}),
 	}, opts), nil
+}
+
+// passLock is the lock every reconcile pass over a region takes: a file
+// lock (reconcile-REGION.lock in dataDir) that the processes sharing the
+// data directory take in turn — two commands never start an agent twice —
+// and that ends with the process, so a command killed in the middle of a
+// pass holds up no other (a lease in the database would, until it ran
+// out). A pass that waits for it gives up when ctx ends.
+func passLock(dataDir string) func(ctx context.Context, region string) (func(), error) {
+	return func(ctx context.Context, region string) (func(), error) {
+		type locked struct {
+			release func()
+			err     error
+		}
+		got := make(chan locked, 1)
+		go func() {
+			release, err := atomicfile.Lock(filepath.Join(dataDir, "reconcile-"+region+".lock"))
+			got <- locked{release, err}
+		}()
+		select {
+		case l := <-got:
+			return l.release, l.err
+		case <-ctx.Done():
+			go func() {
+				if l := <-got; l.err == nil {
+					l.release() // taken after the wait was given up
+				}
+			}()
+			return nil, ctx.Err()
+		}
+	}
 }
 
 // drain provisions what is pending (this command's writes, and anything an

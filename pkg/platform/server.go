@@ -97,10 +97,13 @@ type Options struct {
 	// reconciled once at Open, and each agent at every request naming it.
 	ReconcileInterval time.Duration
 	// ReconcileHolder names this process in the regions' reconcile leases
-	// ("": a random name). The embedded platform names itself the same in
-	// every process, so that a killed command's lease does not keep the
-	// next one from reconciling.
+	// ("": a random name).
 	ReconcileHolder string
+	// ReconcileLock, when set, is taken by every reconcile pass over a
+	// region instead of the store's lease (agents.Options.PassLock): the
+	// embedded platform's file lock, which the processes sharing its data
+	// directory take in turn and which ends with a killed process.
+	ReconcileLock func(ctx context.Context, region string) (release func(), err error)
 	// SkipEmptyRegions skips, at Open, the regions without agents (the
 	// embedded platform: a command that has nothing to do with agents asks
 	// the engine nothing).
@@ -206,7 +209,7 @@ func Open(ctx context.Context, opts Options) (*Server, error) {
 		AllowPrivateRegistries: opts.AllowPrivateRegistries,
 	})
 	s.agents = agents.New(agents.Options{Store: st, Sealer: sealer, Runtimes: opts.Runtimes, NoRuntime: opts.NoRuntime, EngineDown: opts.EngineDown,
-		Network: opts.AgentNetwork, Settle: opts.AgentSettle, Holder: opts.ReconcileHolder, Logger: opts.Logger,
+		Network: opts.AgentNetwork, Settle: opts.AgentSettle, Holder: opts.ReconcileHolder, PassLock: opts.ReconcileLock, Logger: opts.Logger,
 		SkipEmptyRegions: opts.SkipEmptyRegions, AfterStart: opts.AfterAgentsStart})
 	svc, poll := service.New(ctx, service.Options{Store: st, Sealer: sealer, DataDir: opts.DataDir,
 		NoAuthOrg: opts.NoAuthOrg, Wake: s.prov.Wake, CheckImage: s.checkImage, Agents: s.agents})

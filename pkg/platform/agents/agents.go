@@ -61,6 +61,12 @@ type Options struct {
 	// Holder names this process in it ("": a random name).
 	LeaseTTL time.Duration
 	Holder   string
+	// PassLock, when set, is taken by every pass over a region instead of
+	// the store's lease: the processes that share one embedded data
+	// directory take turns (a pass waits for another's), and a lock that
+	// ends with its process holds up nobody after a kill -9. It returns
+	// the lock's release, or ctx's error while it waits.
+	PassLock func(ctx context.Context, region string) (release func(), err error)
 	// SkipEmptyRegions: ReconcileAll leaves the regions without agents
 	// alone (their engine is not asked for containers to remove).
 	SkipEmptyRegions bool
@@ -183,6 +189,9 @@ func (r *Reconciler) Close() {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
+	if r.opts.PassLock != nil {
+		return // no lease taken
+	}
 	for _, region := range r.Regions() {
 		if v, ok := r.locks.Load(region); ok {
 			l := v.(*regionLock)
@@ -208,6 +217,14 @@ func (r *Reconciler) lock(ctx context.Context, region string) (unlock func(), ok
 	v, _ := r.locks.LoadOrStore(region, &regionLock{})
 	l := v.(*regionLock)
 	l.mu.Lock()
+	if r.opts.PassLock != nil {
+		release, err := r.opts.PassLock(ctx, region)
+		if err != nil {
+			l.mu.Unlock()
+			return nil, false, err
+		}
+		return func() { release(); l.mu.Unlock() }, true, nil
+	}
 	// Renewed within a third of its time to live: still ours.
 	if !l.renewed.IsZero() && time.Since(l.renewed) < r.opts.LeaseTTL/3 {
 		return l.mu.Unlock, true, nil

@@ -4,10 +4,7 @@
 package main
 
 import (
-	"context"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
 	"github.com/botkit-dev/botkit/pkg/iostreams"
@@ -17,7 +14,7 @@ import (
 
 func main() {
 	cmdutil.DefaultGCPercent(platform.ServingGCPercent)
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := cmdutil.SignalContext()
 	code := cli.Run(ctx, os.Args[1:], iostreams.System())
 	stop()
 	os.Exit(code)

@@ -2,10 +2,7 @@
 package main
 
 import (
-	"context"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/botkit-dev/botkit/pkg/cmd/factory"
 	"github.com/botkit-dev/botkit/pkg/cmd/root"
@@ -22,7 +19,7 @@ func run() int {
 	// the heap costs a list of 10,000 sets a third of its time on a busy
 	// machine; at 5x it costs little and adds a few MB.
 	cmdutil.DefaultGCPercent(400)
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := cmdutil.SignalContext()
 	defer stop()
 	return root.Run(ctx, factory.New(iostreams.System()), os.Args[1:])
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/botkit-dev/botkit/internal/testsupport/platformtest"
 	"github.com/botkit-dev/botkit/internal/testsupport/registrytest"
 	"github.com/botkit-dev/botkit/internal/testsupport/testenv"
+	"github.com/botkit-dev/botkit/pkg/cmdutil"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files (cmp targets) in testdata/script")
@@ -405,22 +406,35 @@ func cmdInterrupt(ts *testscript.TestScript, neg bool, args []string) {
 	path := lookPath(ts, args[0])
 	cmd := exec.Command(path, args[1:]...)
 	cmd.Dir = ts.Getenv("WORK")
-	cmd.Env = scriptEnv(ts)
+	// The command says when it handles the signal (a signal before that
+	// kills it): it creates this file.
+	ready := filepath.Join(ts.Getenv("WORK"), fmt.Sprintf(".signals-ready-%d", time.Now().UnixNano()))
+	cmd.Env = append(scriptEnv(ts), cmdutil.SignalsReadyEnv+"="+ready)
 	stdin, err := cmd.StdinPipe()
 	ts.Check(err)
 	defer stdin.Close()
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	ts.Check(cmd.Start())
-	// A start-up margin (the command installs its signal handler first
-	// thing in main; a signal before that kills it): nothing is measured,
-	// and a slow machine only uses more of it.
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	if !testenv.Poll(func() bool {
+		_, err := os.Stat(ready)
+		return err == nil
+	}) {
+		_ = cmd.Process.Kill() // error ignored: the test fails either way
+		ts.Fatalf("%s never said it handles signals (%s)", args[0], cmdutil.SignalsReadyEnv)
+	}
+	ts.Check(os.Remove(ready))
+	// A pause lets the command reach the wait the scenario is about (a
+	// FIFO's open, a followed stream, a busy database); what the scenario
+	// asserts (exit 130, quietly, nothing written) holds wherever the
+	// signal finds it, now that it handles signals: nothing depends on the
+	// pause's length.
 	time.Sleep(time.Second)
 	ts.Check(cmd.Process.Signal(sig))
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
 	select {
-	case err = <-done:
+	case err = <-exited:
 	case <-time.After(testenv.Patience):
 		_ = cmd.Process.Kill() // error ignored: the test fails either way
 		ts.Fatalf("still running %s after %v", testenv.Patience, sig)

@@ -4,6 +4,7 @@ package root
 import (
 	"context"
 	"fmt"
+	"strings"
 	"text/template"
 
 	"github.com/spf13/cobra"
@@ -21,8 +22,68 @@ import (
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
 )
 
-// NewCmdRoot returns the botkit command tree.
+// command is one of botkit's top-level commands: what the root lists of it
+// (its package's Summary, which its constructor uses too) and how to build
+// it. commands is the one list of them.
+type command struct {
+	summary *cmdutil.Summary
+	build   func(f *cloudutil.Factory) *cobra.Command
+}
+
+// commands returns botkit's top-level commands (besides the help topics and
+// cobra's completion and help, which cost next to nothing to build).
+func commands() []command {
+	return []command{
+		{&create.CmdSummary, func(f *cloudutil.Factory) *cobra.Command { return create.NewCmdCreate(f.Factory, nil) }},
+		{&initcmd.CmdSummary, func(f *cloudutil.Factory) *cobra.Command { return initcmd.NewCmdInit(f.Factory, nil) }},
+		{&configcmd.CmdSummary, func(f *cloudutil.Factory) *cobra.Command { return configcmd.NewCmdConfig(f.Factory) }},
+		{&auth.CmdSummary, auth.NewCmdAuth},
+		{&cloud.CmdSummary, newCmdCloud},
+		{&versionSummary, func(*cloudutil.Factory) *cobra.Command { return newCmdVersion() }},
+		// The commands that act on a platform take --context.
+		{&manifests.ApplySummary, withContext(func(f *cloudutil.Factory) *cobra.Command { return manifests.NewCmdApply(f, nil) })},
+		{&manifests.DiffSummary, withContext(func(f *cloudutil.Factory) *cobra.Command { return manifests.NewCmdDiff(f, nil) })},
+		{&manifests.DeleteSummary, withContext(func(f *cloudutil.Factory) *cobra.Command { return manifests.NewCmdDelete(f, nil) })},
+		{&seal.CmdSummary, withContext(func(f *cloudutil.Factory) *cobra.Command { return seal.NewCmdSeal(f, nil) })},
+		{&preflight.CmdSummary, withContext(func(f *cloudutil.Factory) *cobra.Command { return preflight.NewCmdPreflight(f, nil) })},
+		{&deploy.CmdSummary, withContext(func(f *cloudutil.Factory) *cobra.Command { return deploy.NewCmdDeploy(f, nil) })},
+	}
+}
+
+// withContext adds the local flag --context to what build returns.
+func withContext(build func(f *cloudutil.Factory) *cobra.Command) func(f *cloudutil.Factory) *cobra.Command {
+	return func(f *cloudutil.Factory) *cobra.Command {
+		c := build(f)
+		cloudutil.AddContextFlag(c, f.Factory, false)
+		return c
+	}
+}
+
+// newCmdCloud is `botkit cloud` with its persistent --context.
+func newCmdCloud(f *cloudutil.Factory) *cobra.Command {
+	c := cloud.NewCmdCloud(f)
+	cloudutil.AddContextFlag(c, f.Factory, true)
+	// `botkit secrets …` suggests cloud, where the groups live.
+	for _, sub := range c.Commands() {
+		c.SuggestFor = append(c.SuggestFor, sub.Name())
+	}
+	return c
+}
+
+// NewCmdRoot returns the whole botkit command tree (docgen, tests).
 func NewCmdRoot(f *cloudutil.Factory) *cobra.Command {
+	cmd, _ := newCmdRoot(f, nil, true)
+	return cmd
+}
+
+// newCmdRoot returns botkit's root command for running args: with the
+// top-level command args reach built, and a stub (its Summary: what the
+// root's help lists of it) standing for every other one, so that a run
+// builds the flags and subcommands of one command, not of all (issue 28:
+// the whole tree was 13% of `botkit --version`). With all, or when args need
+// the whole tree (see reach), every command is built. It returns the names
+// of the commands it built.
+func newCmdRoot(f *cloudutil.Factory, args []string, all bool) (*cobra.Command, []string) {
 	cmd := &cobra.Command{
 		Use:   "botkit <command> <subcommand> [flags]",
 		Short: "Scaffold Pipecat voice bots and manage their secrets",
@@ -38,18 +99,11 @@ them to the platform, which runs them (botkit deploy, botkit cloud agents).`,
 		SilenceUsage:  true,
 		Version:       cmdutil.BuildVersion(),
 	}
-	cmd.AddCommand(create.NewCmdCreate(f.Factory, nil), initcmd.NewCmdInit(f.Factory, nil), configcmd.NewCmdConfig(f.Factory), auth.NewCmdAuth(f))
-	// The commands that act on a platform take --context.
-	cloudCmd := cloud.NewCmdCloud(f)
-	cloudutil.AddContextFlag(cloudCmd, f.Factory, true)
-	// `botkit secrets …` suggests cloud, where the groups live.
-	for _, sub := range cloudCmd.Commands() {
-		cloudCmd.SuggestFor = append(cloudCmd.SuggestFor, sub.Name())
-	}
-	cmd.AddCommand(cloudCmd, newCmdVersion())
-	for _, c := range []*cobra.Command{manifests.NewCmdApply(f, nil), manifests.NewCmdDiff(f, nil), manifests.NewCmdDelete(f, nil), seal.NewCmdSeal(f, nil), preflight.NewCmdPreflight(f, nil), deploy.NewCmdDeploy(f, nil)} {
-		cloudutil.AddContextFlag(c, f.Factory, false)
-		cmd.AddCommand(c)
+	list := commands()
+	stubs := make([]*cobra.Command, len(list))
+	for i, c := range list {
+		stubs[i] = c.summary.Stub()
+		cmd.AddCommand(stubs[i])
 	}
 	cmd.AddCommand(
 		cmdutil.NewHelpTopic("exit-codes", "What botkit's exit codes mean", cmdutil.ExitCodesHelp("botkit")),
@@ -58,16 +112,63 @@ them to the platform, which runs them (botkit deploy, botkit cloud agents).`,
 	// `botkit completion bash|zsh|fish|powershell`: cobra's generator, added
 	// now (not at Execute) so that its usage errors are typed too.
 	cmd.InitDefaultCompletionCmd()
+
+	target := -1
+	if !all {
+		target, all = reach(cmd, stubs, args)
+	}
+	var built []string
+	for i, c := range list {
+		if all || i == target {
+			real := c.build(f)
+			cmd.RemoveCommand(stubs[i])
+			cmd.AddCommand(real)
+			built = append(built, real.Name())
+		}
+	}
 	cmdutil.TypeUsageErrors(cmd)
-	return cmd
+	return cmd, built
 }
+
+// reach says what of the tree under root (whose top-level commands are all
+// stubs yet) running args needs. The stub cobra's Find resolves args to
+// (Find strips the root's flags as Execute does, before or after the
+// command's name): that command alone. Nothing (nil, false) when args run
+// the root itself with flags only: --version, --help, no arguments.
+// Everything else needs the whole tree (all): help and __complete (not
+// added yet, so unknown here), completion, a help topic, an unknown command
+// (its error suggests from every command's SuggestFor), or a word after the
+// flags or "--" that the root would reject the same way.
+func reach(root *cobra.Command, stubs []*cobra.Command, args []string) (target int, all bool) {
+	found, _, err := root.Find(args)
+	if err != nil {
+		return -1, true
+	}
+	if found == root {
+		for _, a := range args {
+			if a == "--" || !strings.HasPrefix(a, "-") {
+				return -1, true
+			}
+		}
+		return -1, false
+	}
+	for i, stub := range stubs {
+		if found == stub {
+			return i, false
+		}
+	}
+	return -1, true
+}
+
+// versionSummary is what the root lists of `botkit version`.
+var versionSummary = cmdutil.Summary{Use: "version", Short: "Print botkit's version (as --version does)"}
 
 // newCmdVersion is `botkit version`, as gh has it: what --version prints
 // (the root's version template, so the two never differ).
 func newCmdVersion() *cobra.Command {
 	return &cobra.Command{
-		Use:   "version",
-		Short: "Print botkit's version (as --version does)",
+		Use:   versionSummary.Use,
+		Short: versionSummary.Short,
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			root := c.Root()
@@ -80,11 +181,13 @@ func newCmdVersion() *cobra.Command {
 	}
 }
 
-// Run executes botkit with args and returns the process exit code. Errors
+// Run executes botkit with args and returns the process exit code (the tree
+// built for args: newCmdRoot). Errors
 // are printed to stderr as "error: ...", one line per problem. What the
 // factory opened (the embedded platform) is closed before Run returns.
 func Run(ctx context.Context, f *cloudutil.Factory, args []string) int {
-	code := cmdutil.Execute(ctx, NewCmdRoot(f), f.IOStreams, args)
+	root, _ := newCmdRoot(f, args, false)
+	code := cmdutil.Execute(ctx, root, f.IOStreams, args)
 	if f.Close != nil {
 		if err := f.Close(); err != nil {
 			fmt.Fprintf(f.IOStreams.ErrOut, "error: %v\n", err)

@@ -30,7 +30,7 @@ func testFactory(t *testing.T) (*cloudutil.Factory, *bytes.Buffer, *bytes.Buffer
 func TestStubsMatchTheirCommands(t *testing.T) {
 	for _, c := range commands() {
 		f, _, _ := testFactory(t)
-		stub, real := c.summary.Stub(), c.build(f)
+		stub, real := c.stub(), c.build(f)
 		if stub.Use != real.Use || !slices.Equal(stub.Aliases, real.Aliases) || stub.Short != real.Short || stub.GroupID != real.GroupID || stub.Hidden != real.Hidden {
 			t.Errorf("stub of %s: Use %q Aliases %q Short %q GroupID %q Hidden %v; the command: %q %q %q %q %v",
 				real.Name(), stub.Use, stub.Aliases, stub.Short, stub.GroupID, stub.Hidden, real.Use, real.Aliases, real.Short, real.GroupID, real.Hidden)
@@ -68,7 +68,7 @@ func TestRunBuildsOnlyTheCommandReached(t *testing.T) {
 	var all []string
 	for _, c := range NewCmdRoot(f).Commands() {
 		for _, cc := range commands() {
-			if cc.summary.Stub().Name() == c.Name() {
+			if cc.stub().Name() == c.Name() {
 				all = append(all, c.Name())
 			}
 		}
@@ -99,7 +99,8 @@ func TestRunBuildsOnlyTheCommandReached(t *testing.T) {
 		{[]string{"__complete", ""}, all},
 		{[]string{"__completeNoDesc", "cloud", ""}, all},
 		{[]string{"completion", "bash"}, all},
-		{[]string{"exit-codes"}, all},
+		{[]string{"exit-codes"}, []string{"exit-codes"}},
+		{[]string{"help", "exit-codes"}, all},
 		{[]string{"secrets"}, all},
 		{[]string{"--version", "secrets"}, all},
 		{[]string{"--", "create"}, all},
@@ -149,7 +150,7 @@ func TestReachFindsAliases(t *testing.T) {
 func TestRunBehavesAsTheWholeTree(t *testing.T) {
 	cases := [][]string{
 		nil, {"--help"}, {"-h"}, {"--version"}, {"version"}, {"help"}, {"help", "create"}, {"help", "exit-codes"},
-		{"exit-codes"}, {"secrets"}, {"frobnicate"}, {"--", "secrets"}, {"--version", "secrets"}, {"--bogus"},
+		{"exit-codes"}, {"environment"}, {"help", "environment"}, {"secrets"}, {"frobnicate"}, {"--", "secrets"}, {"--version", "secrets"}, {"--bogus"},
 		{"create", "--help"}, {"create", "--bogus"}, {"create", "a", "b"}, {"init", "--help"}, {"config"}, {"config", "--help"},
 		{"auth"}, {"auth", "logni"}, {"cloud"}, {"cloud", "--help"}, {"cloud", "secret", "list"}, {"cloud", "agent", "--help"},
 		{"cloud", "agents", "list", "--help"}, {"--context", "x", "cloud", "secrets", "--help"},

@@ -28,26 +28,53 @@ import (
 type command struct {
 	summary *cmdutil.Summary
 	build   func(f *cloudutil.Factory) *cobra.Command
+	// topic: a help topic (`botkit help exit-codes`), which runs nothing;
+	// nor does its stub, so that both list under "Additional help topics".
+	topic bool
 }
 
-// commands returns botkit's top-level commands (besides the help topics and
-// cobra's completion and help, which cost next to nothing to build).
+// commands returns botkit's top-level commands (besides cobra's completion
+// and help).
 func commands() []command {
 	return []command{
-		{&create.CmdSummary, func(f *cloudutil.Factory) *cobra.Command { return create.NewCmdCreate(f.Factory, nil) }},
-		{&initcmd.CmdSummary, func(f *cloudutil.Factory) *cobra.Command { return initcmd.NewCmdInit(f.Factory, nil) }},
-		{&configcmd.CmdSummary, func(f *cloudutil.Factory) *cobra.Command { return configcmd.NewCmdConfig(f.Factory) }},
-		{&auth.CmdSummary, auth.NewCmdAuth},
-		{&cloud.CmdSummary, newCmdCloud},
-		{&versionSummary, func(*cloudutil.Factory) *cobra.Command { return newCmdVersion() }},
+		{summary: &create.CmdSummary, build: func(f *cloudutil.Factory) *cobra.Command { return create.NewCmdCreate(f.Factory, nil) }},
+		{summary: &initcmd.CmdSummary, build: func(f *cloudutil.Factory) *cobra.Command { return initcmd.NewCmdInit(f.Factory, nil) }},
+		{summary: &configcmd.CmdSummary, build: func(f *cloudutil.Factory) *cobra.Command { return configcmd.NewCmdConfig(f.Factory) }},
+		{summary: &auth.CmdSummary, build: auth.NewCmdAuth},
+		{summary: &cloud.CmdSummary, build: newCmdCloud},
+		{summary: &versionSummary, build: func(*cloudutil.Factory) *cobra.Command { return newCmdVersion() }},
 		// The commands that act on a platform take --context.
-		{&manifests.ApplySummary, withContext(func(f *cloudutil.Factory) *cobra.Command { return manifests.NewCmdApply(f, nil) })},
-		{&manifests.DiffSummary, withContext(func(f *cloudutil.Factory) *cobra.Command { return manifests.NewCmdDiff(f, nil) })},
-		{&manifests.DeleteSummary, withContext(func(f *cloudutil.Factory) *cobra.Command { return manifests.NewCmdDelete(f, nil) })},
-		{&seal.CmdSummary, withContext(func(f *cloudutil.Factory) *cobra.Command { return seal.NewCmdSeal(f, nil) })},
-		{&preflight.CmdSummary, withContext(func(f *cloudutil.Factory) *cobra.Command { return preflight.NewCmdPreflight(f, nil) })},
-		{&deploy.CmdSummary, withContext(func(f *cloudutil.Factory) *cobra.Command { return deploy.NewCmdDeploy(f, nil) })},
+		{summary: &manifests.ApplySummary, build: withContext(func(f *cloudutil.Factory) *cobra.Command { return manifests.NewCmdApply(f, nil) })},
+		{summary: &manifests.DiffSummary, build: withContext(func(f *cloudutil.Factory) *cobra.Command { return manifests.NewCmdDiff(f, nil) })},
+		{summary: &manifests.DeleteSummary, build: withContext(func(f *cloudutil.Factory) *cobra.Command { return manifests.NewCmdDelete(f, nil) })},
+		{summary: &seal.CmdSummary, build: withContext(func(f *cloudutil.Factory) *cobra.Command { return seal.NewCmdSeal(f, nil) })},
+		{summary: &preflight.CmdSummary, build: withContext(func(f *cloudutil.Factory) *cobra.Command { return preflight.NewCmdPreflight(f, nil) })},
+		{summary: &deploy.CmdSummary, build: withContext(func(f *cloudutil.Factory) *cobra.Command { return deploy.NewCmdDeploy(f, nil) })},
+		helpTopic(&exitCodesTopic, func() string { return cmdutil.ExitCodesHelp("botkit") }),
+		helpTopic(&environmentTopic, cmdutil.EnvironmentHelp),
 	}
+}
+
+// The help topics: what the root lists of them.
+var (
+	exitCodesTopic   = cmdutil.Summary{Use: "exit-codes", Short: "What botkit's exit codes mean"}
+	environmentTopic = cmdutil.Summary{Use: "environment", Short: "Environment variables botkit reads"}
+)
+
+// helpTopic is the help topic s whose text long returns.
+func helpTopic(s *cmdutil.Summary, long func() string) command {
+	return command{summary: s, topic: true, build: func(*cloudutil.Factory) *cobra.Command {
+		return cmdutil.NewHelpTopic(s.Use, s.Short, long())
+	}}
+}
+
+// stub returns the command that stands for c until the arguments reach it.
+func (c command) stub() *cobra.Command {
+	s := c.summary.Stub()
+	if c.topic {
+		s.RunE = nil
+	}
+	return s
 }
 
 // withContext adds the local flag --context to what build returns.
@@ -102,13 +129,9 @@ them to the platform, which runs them (botkit deploy, botkit cloud agents).`,
 	list := commands()
 	stubs := make([]*cobra.Command, len(list))
 	for i, c := range list {
-		stubs[i] = c.summary.Stub()
+		stubs[i] = c.stub()
 		cmd.AddCommand(stubs[i])
 	}
-	cmd.AddCommand(
-		cmdutil.NewHelpTopic("exit-codes", "What botkit's exit codes mean", cmdutil.ExitCodesHelp("botkit")),
-		cmdutil.NewHelpTopic("environment", "Environment variables botkit reads", cmdutil.EnvironmentHelp()),
-	)
 	// `botkit completion bash|zsh|fish|powershell`: cobra's generator, added
 	// now (not at Execute) so that its usage errors are typed too.
 	cmd.InitDefaultCompletionCmd()
@@ -136,7 +159,7 @@ them to the platform, which runs them (botkit deploy, botkit cloud agents).`,
 // command's name): that command alone. Nothing (nil, false) when args run
 // the root itself with flags only: --version, --help, no arguments.
 // Everything else needs the whole tree (all): help and __complete (not
-// added yet, so unknown here), completion, a help topic, an unknown command
+// added yet, so unknown here), completion, an unknown command
 // (its error suggests from every command's SuggestFor), or a word after the
 // flags or "--" that the root would reject the same way.
 func reach(root *cobra.Command, stubs []*cobra.Command, args []string) (target int, all bool) {
@@ -181,10 +204,10 @@ func newCmdVersion() *cobra.Command {
 	}
 }
 
-// Run executes botkit with args and returns the process exit code (the tree
-// built for args: newCmdRoot). Errors
-// are printed to stderr as "error: ...", one line per problem. What the
-// factory opened (the embedded platform) is closed before Run returns.
+// Run executes botkit with args and returns the process exit code, on the
+// tree newCmdRoot builds for args. Errors are printed to stderr as
+// "error: ...", one line per problem. What the factory opened (the embedded
+// platform) is closed before Run returns.
 func Run(ctx context.Context, f *cloudutil.Factory, args []string) int {
 	root, _ := newCmdRoot(f, args, false)
 	code := cmdutil.Execute(ctx, root, f.IOStreams, args)

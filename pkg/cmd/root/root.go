@@ -132,13 +132,18 @@ them to the platform, which runs them (botkit deploy, botkit cloud agents).`,
 		stubs[i] = c.stub()
 		cmd.AddCommand(stubs[i])
 	}
-	// `botkit completion bash|zsh|fish|powershell`: cobra's generator, added
-	// now (not at Execute) so that its usage errors are typed too.
-	cmd.InitDefaultCompletionCmd()
-
 	target := -1
 	if !all {
 		target, all = reach(cmd, stubs, args)
+	}
+	if target < 0 {
+		// `botkit completion bash|zsh|fish|powershell`: cobra's generator,
+		// added now (not at Execute) so that its usage errors are typed too.
+		cmd.InitDefaultCompletionCmd()
+	} else {
+		// A run of one command lists no sibling: cobra need not make its
+		// five commands either (args that reach completion build all).
+		cmd.CompletionOptions.DisableDefaultCmd = true
 	}
 	var built []string
 	for i, c := range list {

@@ -146,13 +146,18 @@ them to the platform, which runs them (botkit deploy, botkit cloud agents).`,
 		cmd.CompletionOptions.DisableDefaultCmd = true
 	}
 	var built []string
+	var replaced, real []*cobra.Command
 	for i, c := range list {
 		if all || i == target {
-			real := c.build(f)
-			cmd.RemoveCommand(stubs[i])
-			cmd.AddCommand(real)
-			built = append(built, real.Name())
+			replaced = append(replaced, stubs[i])
+			real = append(real, c.build(f))
+			built = append(built, real[len(real)-1].Name())
 		}
+	}
+	if len(replaced) > 0 {
+		// At once: RemoveCommand measures every remaining command's path.
+		cmd.RemoveCommand(replaced...)
+		cmd.AddCommand(real...)
 	}
 	cmdutil.TypeUsageErrors(cmd)
 	return cmd, built
@@ -168,7 +173,13 @@ them to the platform, which runs them (botkit deploy, botkit cloud agents).`,
 // (its error suggests from every command's SuggestFor), or a word after the
 // flags or "--" that the root would reject the same way.
 func reach(root *cobra.Command, stubs []*cobra.Command, args []string) (target int, all bool) {
+	// A root without Args is checked the legacy way by Find, which makes
+	// the suggestions for an unknown command (edit distances to every
+	// command) only to say that it is unknown: what Execute says anyway.
+	rootArgs := root.Args
+	root.Args = cobra.ArbitraryArgs
 	found, _, err := root.Find(args)
+	root.Args = rootArgs
 	if err != nil {
 		return -1, true
 	}

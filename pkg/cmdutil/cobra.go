@@ -179,3 +179,30 @@ func Execute(ctx context.Context, root *cobra.Command, io *iostreams.IOStreams, 
 	}
 	return ExitCode(err)
 }
+
+// Summary is what a command's parent knows of it without building it: the
+// fields `botkit --help` lists and cobra finds a command by (its name from
+// Use, its aliases), its one-line help, its group and whether it is hidden.
+// A command's constructor takes them from its package's Summary, and botkit's
+// root stands a stub made from the same Summary for each top-level command
+// the arguments do not reach (pkg/cmd/root), so the two cannot differ.
+type Summary struct {
+	Use     string
+	Aliases []string
+	Short   string
+	GroupID string
+	Hidden  bool
+}
+
+// Stub returns a command with only s's fields: it lists in its parent's
+// help as the real command does (runnable, so available) and is found by
+// the same names, but has no flags or subcommands, and running it is an
+// internal error (the real command must have replaced it by then).
+func (s Summary) Stub() *cobra.Command {
+	return &cobra.Command{
+		Use: s.Use, Aliases: s.Aliases, Short: s.Short, GroupID: s.GroupID, Hidden: s.Hidden,
+		RunE: func(c *cobra.Command, _ []string) error {
+			return fmt.Errorf("internal error: %s was run before it was built", c.CommandPath())
+		},
+	}
+}

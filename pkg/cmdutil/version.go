@@ -18,6 +18,11 @@ var Version = ""
 // recorded (`go install …@v1.2.3` records v1.2.3), followed by the commit
 // when the build was made from a git checkout; else "dev".
 func BuildVersion() string {
+	if Version != "" {
+		// The release's: no build information to parse (every run
+		// starts with this, for --version).
+		return Version
+	}
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
 		return versionOf(Version, "", nil)

@@ -4,14 +4,22 @@ package auth
 
 import (
 	"github.com/botkit-dev/botkit/pkg/cmd/cloudutil"
+	"github.com/botkit-dev/botkit/pkg/cmdutil"
 	"github.com/spf13/cobra"
 )
+
+// CmdSummary is what `botkit --help` lists of `botkit auth`: the command's Use and
+// Short, and the root's stand-in for it until the arguments reach it.
+var CmdSummary = cmdutil.Summary{
+	Use:   "auth <command>",
+	Short: "Log in to a platform, show the login, log out",
+}
 
 // NewCmdAuth returns `botkit auth`.
 func NewCmdAuth(f *cloudutil.Factory) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "auth <command>",
-		Short: "Log in to a platform, show the login, log out",
+		Use:   CmdSummary.Use,
+		Short: CmdSummary.Short,
 		Long: `Without a login botkit works on the embedded local platform (a SQLite database
 under $XDG_DATA_HOME/botkit, organization "local"). Log in to use a remote
 platform: its URL goes to the config file, its token to the OS keyring.

@@ -11,13 +11,21 @@ import (
 	"github.com/botkit-dev/botkit/pkg/cmd/cloud/regions"
 	"github.com/botkit-dev/botkit/pkg/cmd/cloud/secrets"
 	"github.com/botkit-dev/botkit/pkg/cmd/cloudutil"
+	"github.com/botkit-dev/botkit/pkg/cmdutil"
 )
+
+// CmdSummary is what `botkit --help` lists of `botkit cloud`: the command's Use and
+// Short, and the root's stand-in for it until the arguments reach it.
+var CmdSummary = cmdutil.Summary{
+	Use:   "cloud <command>",
+	Short: "Manage secrets, agents, organizations and regions on the bot platform",
+}
 
 // NewCmdCloud returns `botkit cloud`.
 func NewCmdCloud(f *cloudutil.Factory) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "cloud <command>",
-		Short: "Manage secrets, agents, organizations and regions on the bot platform",
+		Use:   CmdSummary.Use,
+		Short: CmdSummary.Short,
 		Long: `Manage what your bots run with on the platform: secret sets and image pull
 secrets, the agents it runs (botkit deploy makes them), the organizations you
 belong to, the regions.

@@ -37,13 +37,20 @@ type Options struct {
 	Print         *printers.Flags
 }
 
+// CmdSummary is what `botkit --help` lists of `botkit config`: the command's Use and
+// Short, and the root's stand-in for it until the arguments reach it.
+var CmdSummary = cmdutil.Summary{
+	Use:   "config <command>",
+	Short: "Contexts: staging, production, the local platform, without logging in and out",
+}
+
 // NewCmdConfig returns `botkit config`.
 func NewCmdConfig(f *cmdutil.Factory) *cobra.Command {
 	path := func() (string, error) { return config.FilePath(f.Getenv) }
 	newOpts := func() *Options { return &Options{IO: f.IOStreams, Path: path, set: map[string]bool{}} }
 	cmd := &cobra.Command{
-		Use:   "config <command>",
-		Short: "Contexts: staging, production, the local platform, without logging in and out",
+		Use:   CmdSummary.Use,
+		Short: CmdSummary.Short,
 		Long: `A context is a name, a platform (a URL, or the embedded local platform), an
 organization and a default region. Commands use the current context unless
 --context NAME or BOTKIT_CONTEXT names another (BOTKIT_API_URL and BOTKIT_ORG

@@ -46,6 +46,13 @@ type Options struct {
 	Prompter func(accessible bool) prompter.Prompter
 }
 
+// CmdSummary is what `botkit --help` lists of `botkit create`: the command's Use and
+// Short, and the root's stand-in for it until the arguments reach it.
+var CmdSummary = cmdutil.Summary{
+	Use:   "create [TARGET_DIR]",
+	Short: "Scaffold a Pipecat voice bot project",
+}
+
 // NewCmdCreate returns `botkit create`. runF, when set, replaces the run
 // function (tests of flag parsing).
 func NewCmdCreate(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
@@ -55,8 +62,8 @@ func NewCmdCreate(f *cmdutil.Factory, runF func(context.Context, *Options) error
 	var listVals []string
 
 	cmd := &cobra.Command{
-		Use:   "create [TARGET_DIR]",
-		Short: "Scaffold a Pipecat voice bot project",
+		Use:   CmdSummary.Use,
+		Short: CmdSummary.Short,
 		Long: `Scaffold a voice bot project on the Pipecat framework: a Python server
 (server/bot.py, pyproject.toml, .env.example, Dockerfile, deployment config,
 eval scenarios) and, for web bots, a browser client.

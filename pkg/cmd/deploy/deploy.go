@@ -35,12 +35,19 @@ type Options struct {
 	Print  *printers.Flags
 }
 
+// CmdSummary is what `botkit --help` lists of `botkit deploy`: the command's Use and
+// Short, and the root's stand-in for it until the arguments reach it.
+var CmdSummary = cmdutil.Summary{
+	Use:   "deploy [PATH]",
+	Short: "Deploy a project's agent to the platform and wait until it runs",
+}
+
 // NewCmdDeploy returns `botkit deploy`.
 func NewCmdDeploy(f *cloudutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
 	opts := &Options{Platform: cloudutil.NewPlatform(f), Print: newPrintFlags()}
 	cmd := &cobra.Command{
-		Use:   "deploy [PATH]",
-		Short: "Deploy a project's agent to the platform and wait until it runs",
+		Use:   CmdSummary.Use,
+		Short: CmdSummary.Short,
 		Long: `Deploy the project's agent: read its deploy file (server/cloud-deploy.toml,
 else cloud-deploy.toml, under PATH, default .; or PATH itself) as botkit
 preflight does, run every preflight check (after waiting for a secret set or

@@ -132,7 +132,7 @@ func ClientOptions() client.Options {
 
 // caHint is how to trust a private CA, said when a platform's certificate
 // is signed by an unknown authority and no CA file was given.
-var caHint = fmt.Sprintf("give the platform's CA certificate with `botkit auth login --certificate-authority FILE`, `botkit config set-context NAME --certificate-authority FILE` or %s=FILE", config.EnvCAFile)
+const caHint = "give the platform's CA certificate with `botkit auth login --certificate-authority FILE`, `botkit config set-context NAME --certificate-authority FILE` or " + config.EnvCAFile + "=FILE"
 
 // Client opens the platform client of cfg: the embedded local platform in
 // cfg.DataDir when no API URL is configured, else the remote platform with

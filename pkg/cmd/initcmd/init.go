@@ -30,12 +30,19 @@ type Options struct {
 	Version string // botkit's, in the guide's footer
 }
 
+// CmdSummary is what `botkit --help` lists of `botkit init`: the command's Use and
+// Short, and the root's stand-in for it until the arguments reach it.
+var CmdSummary = cmdutil.Summary{
+	Use:   "init [DIR]",
+	Short: "Write AGENTS.md, the guide AI coding agents read, from the project",
+}
+
 // NewCmdInit returns `botkit init`.
 func NewCmdInit(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
 	opts := &Options{IO: f.IOStreams, Version: cmdutil.BuildVersion()}
 	cmd := &cobra.Command{
-		Use:   "init [DIR]",
-		Short: "Write AGENTS.md, the guide AI coding agents read, from the project",
+		Use:   CmdSummary.Use,
+		Short: CmdSummary.Short,
 		Long: `Write AGENTS.md into the project in DIR (default .), and a CLAUDE.md that
 includes it, describing THIS project for AI coding assistants: its layout, how
 to run it locally with the transports it has, the services it uses and the keys

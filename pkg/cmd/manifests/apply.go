@@ -34,12 +34,19 @@ type ApplyOptions struct {
 // whether it would create or change the object.
 const ActionValidated = resources.ActionValidated
 
+// ApplySummary is what `botkit --help` lists of `botkit apply`: the command's Use and
+// Short, and the root's stand-in for it until the arguments reach it.
+var ApplySummary = cmdutil.Summary{
+	Use:   "apply -f PATH...",
+	Short: "Make secret sets, image pull secrets and agents equal their manifests",
+}
+
 // NewCmdApply returns `botkit apply`.
 func NewCmdApply(f *cloudutil.Factory, runF func(context.Context, *ApplyOptions) error) *cobra.Command {
 	opts := &ApplyOptions{ManifestOptions: newManifestOptions(f), DryRun: DryRunNone, Print: newApplyPrintFlags()}
 	cmd := &cobra.Command{
-		Use:   "apply -f PATH...",
-		Short: "Make secret sets, image pull secrets and agents equal their manifests",
+		Use:   ApplySummary.Use,
+		Short: ApplySummary.Short,
 		Long: `Apply SecretSet, ImagePullSecret and Agent manifests: each object becomes
 equal to its manifest (keys the manifest does not list are removed, labels
 replaced).

@@ -17,12 +17,19 @@ type DeleteOptions struct {
 	DryRun         string // none, client, server
 }
 
+// DeleteSummary is what `botkit --help` lists of `botkit delete`: the command's Use and
+// Short, and the root's stand-in for it until the arguments reach it.
+var DeleteSummary = cmdutil.Summary{
+	Use:   "delete -f PATH...",
+	Short: "Delete the objects the manifests name",
+}
+
 // NewCmdDelete returns `botkit delete`.
 func NewCmdDelete(f *cloudutil.Factory, runF func(context.Context, *DeleteOptions) error) *cobra.Command {
 	opts := &DeleteOptions{ManifestOptions: newManifestOptions(f), DryRun: DryRunNone}
 	cmd := &cobra.Command{
-		Use:   "delete -f PATH...",
-		Short: "Delete the objects the manifests name",
+		Use:   DeleteSummary.Use,
+		Short: DeleteSummary.Short,
 		Long: `Delete the secret sets, image pull secrets and agents the manifests name, all
 of an organization in one transaction: a missing object is exit 3 and nothing
 is deleted, unless --ignore-not-found. Values in the manifests are not read.

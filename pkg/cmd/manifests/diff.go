@@ -22,12 +22,19 @@ type DiffOptions struct {
 	Print          *printers.Flags // -o json|yaml, --jq, --template; none: the lines
 }
 
+// DiffSummary is what `botkit --help` lists of `botkit diff`: the command's Use and
+// Short, and the root's stand-in for it until the arguments reach it.
+var DiffSummary = cmdutil.Summary{
+	Use:   "diff -f PATH...",
+	Short: "Show what apply would change, key by key, never a value",
+}
+
 // NewCmdDiff returns `botkit diff`.
 func NewCmdDiff(f *cloudutil.Factory, runF func(context.Context, *DiffOptions) error) *cobra.Command {
 	opts := &DiffOptions{ManifestOptions: newManifestOptions(f), Print: newDiffPrintFlags()}
 	cmd := &cobra.Command{
-		Use:   "diff -f PATH...",
-		Short: "Show what apply would change, key by key, never a value",
+		Use:   DiffSummary.Use,
+		Short: DiffSummary.Short,
 		Long: `Show what ` + "`botkit apply`" + ` would change: the platform's dry run of the same
 request, compared against what it stores. The client never reads a value.
 

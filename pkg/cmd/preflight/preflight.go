@@ -51,13 +51,20 @@ const maxFileBytes = 1 << 20
 // it all.
 var ErrFailed error = cmdutil.SilentError{Code: cmdutil.ExitError}
 
+// CmdSummary is what `botkit --help` lists of `botkit preflight`: the command's Use and
+// Short, and the root's stand-in for it until the arguments reach it.
+var CmdSummary = cmdutil.Summary{
+	Use:   "preflight [PATH]",
+	Short: "Check a project's deploy before deploying it",
+}
+
 // NewCmdPreflight returns `botkit preflight`.
 func NewCmdPreflight(f *cloudutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
 	opts := &Options{IO: f.IOStreams, APIClient: f.APIClient, ResolveOrg: f.Organization,
 		Print: printers.NewFlags().WithFormats(printers.FormatTable, printers.FormatJSON, printers.FormatYAML)}
 	cmd := &cobra.Command{
-		Use:   "preflight [PATH]",
-		Short: "Check a project's deploy before deploying it",
+		Use:   CmdSummary.Use,
+		Short: CmdSummary.Short,
 		Long: `Check everything a deploy of the project needs, before deploying: the deploy
 file (server/cloud-deploy.toml, else cloud-deploy.toml, under PATH, default .;
 or PATH itself) and what it names on the platform:

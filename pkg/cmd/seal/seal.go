@@ -51,6 +51,13 @@ type Options struct {
 // maxValueInput bounds a value read from stdin or a dotenv file.
 const maxValueInput = 4 << 20
 
+// CmdSummary is what `botkit --help` lists of `botkit seal`: the command's Use and
+// Short, and the root's stand-in for it until the arguments reach it.
+var CmdSummary = cmdutil.Summary{
+	Use:   "seal (NAME -f FILE.env | NAME KEY | --fetch-cert | --reseal -f PATH...)",
+	Short: "Encrypt values for manifests in git that only the platform can read",
+}
+
 // NewCmdSeal returns `botkit seal`.
 func NewCmdSeal(f *cloudutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
 	opts := &Options{
@@ -61,8 +68,8 @@ func NewCmdSeal(f *cloudutil.Factory, runF func(context.Context, *Options) error
 		},
 	}
 	cmd := &cobra.Command{
-		Use:   "seal (NAME -f FILE.env | NAME KEY | --fetch-cert | --reseal -f PATH...)",
-		Short: "Encrypt values for manifests in git that only the platform can read",
+		Use:   CmdSummary.Use,
+		Short: CmdSummary.Short,
 		Long: `Seal secret values so that manifests holding them can live in git: a sealed
 value is encrypted to the organization's public sealing key, and only the
 platform, which holds the private key, decrypts it (in apply and diff). The

@@ -79,8 +79,10 @@ type objectCache struct {
 	suspect map[store.ObjectKey]store.Object
 }
 
-// lookup returns copies of the remembered rows of keys if every key is
-// remembered.
+// lookup returns the remembered rows of keys if every key is remembered.
+// The rows are shared, not copied: a batch never changes a row's maps in
+// place (Object hands out a copy, a write remembers a copy), and the cache
+// only replaces rows.
 func (c *objectCache) lookup(keys []store.ObjectKey) (*optimism, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -92,7 +94,7 @@ func (c *objectCache) lookup(keys []store.ObjectKey) (*optimism, bool) {
 	o := &optimism{rows: make(map[store.ObjectKey]store.Object, len(keys)), ids: make([]int64, len(keys)), versions: make([]int64, len(keys))}
 	for i, k := range keys {
 		r := c.rows[k]
-		o.rows[k] = cloneObject(r)
+		o.rows[k] = r
 		o.ids[i], o.versions[i] = r.ID, r.Version
 	}
 	return o, true

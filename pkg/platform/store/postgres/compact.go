@@ -210,7 +210,11 @@ func concatArrays(out, ws []queued) []queued {
 }
 
 func concatArg[T any](ws []queued, c int) []T {
-	var a []T
+	n := 0
+	for _, w := range ws {
+		n += len(w.args[c].([]T))
+	}
+	a := make([]T, 0, n)
 	for _, w := range ws {
 		a = append(a, w.args[c].([]T)...)
 	}

@@ -486,3 +486,78 @@ func TestHistoryCompacted(t *testing.T) {
 		t.Errorf("history rows %v (%v), want %s", rows, err, want)
 	}
 }
+
+// A purge reads the same rows whatever an organization's history limit:
+// it finds the row each new row replaces by a backward probe of the key's
+// index entries from the new row, instead of reading every row of the key
+// (one per kept version that changed it) and filtering them.
+func TestHistoryPurgeCostDoesNotGrowWithTheLimit(t *testing.T) {
+	ctx := context.Background()
+	_, s, short := openWithOrg(ctx, t, 3)
+	defer s.Close()
+	var long int64
+	if err := s.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+		org, err := tx.CreateOrg(ctx, store.Org{Name: "long", DefaultRegion: "us-west"})
+		long = org.ID
+		if err != nil {
+			return err
+		}
+		return tx.SetHistoryLimit(ctx, long, 100)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	// One of the store's connections: the generic plans the batches run.
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Release()
+	if _, err := conn.Exec(ctx, `PREPARE purge AS `+qPurgeVersions); err != nil {
+		t.Fatal(err)
+	}
+	// discarded writes the set "bot" of org 110 times, then returns the
+	// rows the purge of its next write reads and discards (the write's
+	// value row inserted first, as in a batch; rolled back).
+	discarded := func(org int64) int {
+		t.Helper()
+		var o store.Object
+		for i := range 110 {
+			o = storetest.WriteDelta(t, s, org, "bot", storetest.DeltaWrite{Set: map[string]string{"A": fmt.Sprint("value-", i)}})
+		}
+		tx, err := conn.Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tx.Rollback(ctx)
+		next := o.Generation + 1
+		if _, err := tx.Exec(ctx, `INSERT INTO object_version_values (object_id, key, since, size, ciphertext) VALUES ($1, 'A', $2, 1, 'x')`, o.ID, next); err != nil {
+			t.Fatal(err)
+		}
+		var plan []struct{ Plan planNode }
+		q := fmt.Sprintf(`EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE purge('{%d}', '{%d}', '{%d}')`, o.ID, next, org)
+		if err := tx.QueryRow(ctx, q).Scan(&plan); err != nil || len(plan) != 1 {
+			t.Fatalf("plan %v: %v", plan, err)
+		}
+		return plan[0].Plan.discarded()
+	}
+	few, many := discarded(short), discarded(long)
+	if many > few+2 {
+		t.Errorf("the purge read and discarded %d rows with a history limit of 100, %d with 3: it reads every kept row of the key", many, few)
+	}
+}
+
+// planNode is a node of EXPLAIN (ANALYZE, FORMAT JSON).
+type planNode struct {
+	Loops   float64    `json:"Actual Loops"`
+	Removed float64    `json:"Rows Removed by Filter"`
+	Plans   []planNode `json:"Plans"`
+}
+
+// discarded is the rows the node and its children read and filtered out.
+func (n planNode) discarded() int {
+	sum := int(n.Removed * n.Loops)
+	for _, c := range n.Plans {
+		sum += c.discarded()
+	}
+	return sum
+}

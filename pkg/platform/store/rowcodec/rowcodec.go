@@ -211,19 +211,57 @@ func FromNanos(n int64) time.Time { return time.Unix(0, n).UTC() }
 // nanoseconds; now when unset) and keys (a JSON array of the sorted key
 // names, never null).
 func AuditColumns(r store.AuditRecord) (at int64, keys string, err error) {
-	names := slices.Clone(r.Keys)
-	if names == nil {
-		names = []string{}
-	}
-	slices.Sort(names)
-	kb, err := json.Marshal(names)
+	kb, err := NameList(r.Keys)
 	if err != nil {
 		return 0, "", err
 	}
 	if r.At.IsZero() {
 		r.At = time.Now().UTC()
 	}
-	return r.At.UnixNano(), string(kb), nil
+	return r.At.UnixNano(), kb, nil
+}
+
+// NameList is names sorted as a JSON array (never null), as json.Marshal
+// writes it. Names of plain characters (key names are) are written
+// directly: every write stores three or four such lists (its audit
+// record's keys, its version's added, changed and removed keys).
+func NameList(names []string) (string, error) {
+	if len(names) == 0 {
+		return "[]", nil
+	}
+	names = slices.Clone(names)
+	slices.Sort(names)
+	n := 1
+	for _, k := range names {
+		if !plainName(k) {
+			b, err := json.Marshal(names)
+			return string(b), err
+		}
+		n += len(k) + 3
+	}
+	b := make([]byte, 0, n)
+	b = append(b, '[')
+	for i, k := range names {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, '"')
+		b = append(b, k...)
+		b = append(b, '"')
+	}
+	return string(append(b, ']')), nil
+}
+
+// plainName reports whether json.Marshal writes s unchanged between its
+// quotes: letters, digits, '_', '-', '.' only.
+func plainName(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-' || c == '.') {
+			return false
+		}
+	}
+	return true
 }
 
 // ListCols are the columns a listing selects, in ScanListItem's order.
@@ -265,22 +303,13 @@ type VersionRow struct {
 func VersionColumns(v store.Version) (VersionRow, error) {
 	var r VersionRow
 	var err error
-	list := func(names []string) (string, error) {
-		names = slices.Clone(names)
-		if names == nil {
-			names = []string{}
-		}
-		slices.Sort(names)
-		b, err := json.Marshal(names)
-		return string(b), err
-	}
-	if r.Added, err = list(v.Added); err != nil {
+	if r.Added, err = NameList(v.Added); err != nil {
 		return r, err
 	}
-	if r.Changed, err = list(v.Changed); err != nil {
+	if r.Changed, err = NameList(v.Changed); err != nil {
 		return r, err
 	}
-	if r.Removed, err = list(v.Removed); err != nil {
+	if r.Removed, err = NameList(v.Removed); err != nil {
 		return r, err
 	}
 	if r.Labels, err = EncodeLabels(v.Labels); err != nil {

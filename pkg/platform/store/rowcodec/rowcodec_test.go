@@ -2,6 +2,7 @@ package rowcodec
 
 import (
 	"bytes"
+	"encoding/json"
 	"maps"
 	"slices"
 	"strings"
@@ -95,6 +96,25 @@ func TestListDecoding(t *testing.T) {
 	for _, bad := range []string{"a", "=v", "a=1,", "{"} {
 		if _, err := LabelPairs(nil, bad); err == nil {
 			t.Errorf("label list %q accepted", bad)
+		}
+	}
+}
+
+// NameList writes what json.Marshal writes for the sorted names, on its
+// direct path (plain names) and off it.
+func TestNameList(t *testing.T) {
+	for _, names := range [][]string{nil, {}, {"B", "A_1", "a.b-c"}, {"x"}, {"K", `q"uote`}, {"<b>&"}, {"é", "A"}, {"tab\t"}, {""}} {
+		sorted := slices.Sorted(slices.Values(names))
+		if sorted == nil {
+			sorted = []string{}
+		}
+		want, err := json.Marshal(sorted)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := NameList(names)
+		if err != nil || got != string(want) {
+			t.Errorf("NameList(%q) = %s (%v), want %s", names, got, err, want)
 		}
 	}
 }

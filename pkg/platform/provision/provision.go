@@ -168,17 +168,25 @@ func (p *Provisioner) renew(ctx context.Context) {
 	}
 }
 
-func (p *Provisioner) run(ctx context.Context, region string) {
+// run is region's worker. Started by Run, it passes at once (what an
+// earlier process left pending); started lazily by a write's Wake, it waits
+// like any woken worker (the debounce; other regions: their tick or wake),
+// so that a short-lived process (a botkit command, which drains before it
+// exits) does not run passes beside its own requests and drain.
+func (p *Provisioner) run(ctx context.Context, region string, lazy bool) {
 	ticker := time.NewTicker(p.opts.PollInterval)
 	defer ticker.Stop()
 	sem := make(chan struct{}, verifyConcurrency)
 	var wg sync.WaitGroup
 	defer wg.Wait()
-	for {
-		last := p.now()
-		more, _ := p.pass(ctx, region, sem, &wg) // errors are logged
-		if more {
-			continue
+	var last time.Time // the start of the last pass
+	for wait := lazy; ; wait = false {
+		if !wait {
+			last = p.now()
+			more, _ := p.pass(ctx, region, sem, &wg) // errors are logged
+			if more {
+				continue
+			}
 		}
 		select {
 		case <-ctx.Done():
@@ -402,7 +410,8 @@ func (p *Provisioner) orgName(ctx context.Context, id int64) (string, error) {
 // Run starts the workers (one per region, and the renewal of claims),
 // which stop when ctx ends; wg counts them. lazy defers the start to the
 // first Wake (a short-lived process that calls Drain before it exits: the
-// CLI's embedded platform).
+// CLI's embedded platform), and its workers then wait as woken ones do
+// before their first pass.
 func (p *Provisioner) Run(ctx context.Context, wg *sync.WaitGroup, lazy bool) {
 	p.start = func() {
 		wg.Add(1)
@@ -414,7 +423,7 @@ func (p *Provisioner) Run(ctx context.Context, wg *sync.WaitGroup, lazy bool) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				p.run(ctx, region)
+				p.run(ctx, region, lazy)
 			}()
 		}
 	}

@@ -3,7 +3,9 @@
 # react-ts template, both writing a fresh project into an empty directory.
 #
 # Usage: bench/create.sh [N]      (N runs of each, default 10; or env N)
-# Env:   CREATE_VITE=create-vite@9.3.0   the npm package spec to compare with
+# Env:   BOTKIT=path              measure this botkit binary (default: one built
+#                                 as the release is)
+#        CREATE_VITE=create-vite@9.3.0   the npm package spec to compare with
 #        GOAL=12                          the speed-up the line reports against
 #                                         (issue 28: >= 12x)
 #        ENFORCE_GOAL=1                   exit 1 when the ratio is below GOAL
@@ -13,6 +15,11 @@
 # Prints each run, the medians in ms and `ratio: X.Yx (goal >= 12x)` where
 # ratio = median(create-vite) / median(botkit). Exits non-zero when a build,
 # the install or any run fails.
+#
+# botkit is built as .goreleaser.yaml builds the release (CGO_ENABLED=0,
+# -trimpath, -ldflags "-s -w": static, stripped), as bench/startup.sh does: a
+# plain `go build` links the C library dynamically and starts slower than
+# what users run. BOTKIT=path measures a given binary instead.
 set -euo pipefail
 
 N=${1:-${N:-10}}
@@ -36,7 +43,19 @@ for tool in go node npm date awk sort; do
 done
 
 echo "building botkit..." >&2
-(cd "$repo" && go build -o "$TMP/botkit" ./cmd/botkit)
+# build_botkit puts the botkit to measure at $TMP/botkit.
+build_botkit() {
+	if [ -n "${BOTKIT:-}" ]; then
+		[ -x "$BOTKIT" ] || {
+			echo "bench/create.sh: BOTKIT=$BOTKIT is not an executable" >&2
+			exit 1
+		}
+		cp "$BOTKIT" "$TMP/botkit"
+	else
+		(cd "$repo" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$TMP/botkit" ./cmd/botkit)
+	fi
+}
+build_botkit
 
 echo "installing $CREATE_VITE..." >&2
 npm install --prefix "$TMP/cv" --cache "$TMP/npm-cache" --no-audit --no-fund --loglevel=error "$CREATE_VITE" >&2

@@ -6,7 +6,9 @@
 # reads the 100 versions' headers besides.
 #
 # Usage: bench/history.sh [N]      (N timed runs of each, default 30; or env N)
-# Env:   VERSIONS=100               versions the set is given (1 to 100: the
+# Env:   BOTKIT=path              measure this botkit binary (default: one built
+#                                 as the release is)
+#        VERSIONS=100               versions the set is given (1 to 100: the
 #                                   organization keeps 100, the most it may)
 #        GOAL=1.2                   the ratio the line reports against
 #        ENFORCE_GOAL=1             exit 1 when the ratio is above GOAL
@@ -18,6 +20,11 @@
 # Prints the medians in ms and `ratio: X.YYx (goal <= 1.2x)` = median(history)
 # / median(list). Exits non-zero when a build or a command fails, or when
 # history does not show VERSIONS versions.
+#
+# botkit is built as .goreleaser.yaml builds the release (CGO_ENABLED=0,
+# -trimpath, -ldflags "-s -w": static, stripped), as bench/startup.sh does: a
+# plain `go build` links the C library dynamically and starts slower than
+# what users run. BOTKIT=path measures a given binary instead.
 set -euo pipefail
 
 N=${1:-${N:-30}}
@@ -46,7 +53,20 @@ TMP=$(mktemp -d "${TMPDIR:-/tmp}/botkit-bench-history.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 
 echo "building botkit and botkit-platform..." >&2
-(cd "$repo" && go build -o "$TMP/botkit" ./cmd/botkit && go build -o "$TMP/botkit-platform" ./cmd/botkit-platform)
+# build_botkit puts the botkit to measure at $TMP/botkit.
+build_botkit() {
+	if [ -n "${BOTKIT:-}" ]; then
+		[ -x "$BOTKIT" ] || {
+			echo "bench/history.sh: BOTKIT=$BOTKIT is not an executable" >&2
+			exit 1
+		}
+		cp "$BOTKIT" "$TMP/botkit"
+	else
+		(cd "$repo" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$TMP/botkit" ./cmd/botkit)
+	fi
+}
+build_botkit
+(cd "$repo" && go build -o "$TMP/botkit-platform" ./cmd/botkit-platform)
 
 # A fresh machine for botkit: its own home, no configuration (embedded
 # platform), not a terminal (stdin /dev/null), CI set.

@@ -4,9 +4,12 @@ import (
 	"context"
 	"path/filepath"
 	"slices"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/botkit-dev/botkit/pkg/platform/store"
+	"github.com/botkit-dev/botkit/pkg/resources"
 )
 
 // The writer prepares a statement for its cache only once a second batch
@@ -59,5 +62,53 @@ func TestWriterPreparesWhatItReuses(t *testing.T) {
 	}
 	if len(orgs) != 3 {
 		t.Errorf("%d organizations after three writes, want 3", len(orgs))
+	}
+}
+
+// A provisioner's pass over a region where nothing is pending (most of
+// them: a drain of the embedded platform passes over every region) costs
+// the writer no transaction; one where something is pending marks it ready
+// in one.
+func TestMarkPendingReadyWritesOnlyWhenPending(t *testing.T) {
+	ctx := context.Background()
+	var commits atomic.Int64
+	st, err := Open(ctx, filepath.Join(t.TempDir(), DatabaseFile), Options{OnCommit: func(int, time.Duration) { commits.Add(1) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if err := st.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+		org, err := tx.CreateOrg(ctx, store.Org{Name: "o", DefaultRegion: "us-west"})
+		if err != nil {
+			return err
+		}
+		v, err := tx.NextVersion(ctx)
+		if err != nil {
+			return err
+		}
+		_, err = tx.PutObject(ctx, store.Object{OrgID: org.ID, Name: "s", Kind: resources.KindSecretSet, Region: "us-west",
+			State: resources.StatePending, Version: v, Generation: 1, Keys: map[string]int{}})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	before := commits.Load()
+	for _, region := range []string{"us-east", "eu-central", "ap-south"} {
+		if n, err := st.MarkPendingReady(ctx, region, resources.KindSecretSet); err != nil || n != 0 {
+			t.Fatalf("MarkPendingReady(%s) = %d, %v; want 0, nil", region, n, err)
+		}
+	}
+	if n := commits.Load() - before; n != 0 {
+		t.Errorf("passes over regions with nothing pending made %d write transactions, want 0", n)
+	}
+	if n, err := st.MarkPendingReady(ctx, "us-west", resources.KindSecretSet); err != nil || n != 1 {
+		t.Fatalf("MarkPendingReady(us-west) = %d, %v; want 1, nil", n, err)
+	}
+	if n := commits.Load() - before; n != 1 {
+		t.Errorf("the pass over the pending set made %d write transactions, want 1", n)
+	}
+	pending, err := st.Pending(ctx, "us-west", resources.KindSecretSet, 10)
+	if err != nil || len(pending) != 0 {
+		t.Errorf("after the pass: %d pending (%v), want 0", len(pending), err)
 	}
 }

@@ -208,3 +208,34 @@ type allPasses struct{ n atomic.Int64 }
 
 func (c *allPasses) Pass(string)                             { c.n.Add(1) }
 func (c *allPasses) Provisioned(string, string, string, int) {}
+
+// Drain waits for the work under way through the gauge: its channel is
+// closed once the count is back to 0, not looked at on a timer.
+func TestGaugeZero(t *testing.T) {
+	var g gauge
+	closed := func(ch <-chan struct{}) bool {
+		select {
+		case <-ch:
+			return true
+		default:
+			return false
+		}
+	}
+	if !closed(g.zero()) {
+		t.Fatal("an idle gauge's zero channel is open")
+	}
+	g.Add(1)
+	g.Add(1)
+	ch := g.zero()
+	if closed(ch) {
+		t.Fatal("zero channel closed with 2 under way")
+	}
+	g.Add(-1)
+	if closed(ch) {
+		t.Fatal("zero channel closed with 1 under way")
+	}
+	g.Add(-1)
+	if !closed(ch) {
+		t.Fatal("zero channel still open once nothing is under way")
+	}
+}

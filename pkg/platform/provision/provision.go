@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"os"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/botkit-dev/botkit/pkg/platform/encryption"
@@ -34,7 +33,7 @@ type Provisioner struct {
 	mu       sync.Mutex
 	inflight map[int64]bool         // objects being verified
 	again    map[int64]store.Object // newer generations claimed meanwhile
-	busy     atomic.Int64           // verifications started and not finished
+	busy     gauge                  // verifications started and not finished
 
 	// start starts the workers (nil: not started by Run); startOnce runs
 	// it at Run, or at the first Wake when Run was lazy.
@@ -319,16 +318,44 @@ regions:
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-	t := time.NewTicker(10 * time.Millisecond)
-	defer t.Stop()
-	for p.busy.Load() > 0 {
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-t.C:
-		}
+	select {
+	case <-p.busy.zero():
+	case <-ctx.Done():
 	}
 	return ctx.Err()
+}
+
+// gauge counts work under way; zero tells when it is none (Drain waits for
+// it at once, where it looked every 10 ms).
+type gauge struct {
+	mu   sync.Mutex
+	n    int64
+	idle chan struct{} // closed when n reaches 0; nil: nobody waits
+}
+
+func (g *gauge) Add(d int64) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.n += d
+	if g.n == 0 && g.idle != nil {
+		close(g.idle)
+		g.idle = nil
+	}
+}
+
+// zero returns a channel closed once the count is 0 (at once if it is).
+func (g *gauge) zero() <-chan struct{} {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.n == 0 {
+		ch := make(chan struct{})
+		close(ch)
+		return ch
+	}
+	if g.idle == nil {
+		g.idle = make(chan struct{})
+	}
+	return g.idle
 }
 
 func (p *Provisioner) verify(ctx context.Context, o store.Object) {

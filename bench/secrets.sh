@@ -19,7 +19,9 @@
 #
 # Runs alternate (botkit, floor, botkit, floor, ...) so that a change in the
 # machine's load hits both alike; one untimed warm-up run of each comes
-# first. Prints the medians in ms, the ratios to the floors and the goals:
+# first. Prints the medians in ms, the CPU time per run of set and its floor
+# (user + system, from the shell's times builtin), the ratios to the floors
+# and the goals:
 # set <= 2.5x its floor (issue 28), printed last as `ratio: X.YYx (goal <=
 # 2.5x)`; list of 10,000 < 250 ms. Not a test: it reports, and fails on a
 # missed goal only with ENFORCE_GOAL=1. Exits non-zero when a command fails.
@@ -131,9 +133,27 @@ kinds="set setfloor"
 [ "$SETS" -gt 0 ] && kinds="$kinds list listfloor"
 for kind in $kinds; do run_one "$kind" >/dev/null; done # warm-up
 for f in $kinds; do : >"$TMP/$f.t"; done
+# The CPU time (user + system) of this shell's finished children, from the
+# times builtin written to a file around each run (no extra process: one
+# would count as a child), is summed per side after the runs.
 for ((r = 1; r <= N; r++)); do
+	times >"$TMP/times.$r.0"
 	run_one set >>"$TMP/set.t"
+	times >"$TMP/times.$r.1"
 	run_one setfloor >>"$TMP/setfloor.t"
+	times >"$TMP/times.$r.2"
+done
+# cpu FILE: the children's CPU time in ms in a times output.
+cpu() {
+	awk 'NR == 2 {
+		split($1, u, /[ms]/); split($2, s, /[ms]/)
+		printf "%.0f\n", (u[1] * 60 + u[2] + s[1] * 60 + s[2]) * 1000
+	}' "$1"
+}
+set_cpu=0 setfloor_cpu=0
+for ((r = 1; r <= N; r++)); do
+	c0=$(cpu "$TMP/times.$r.0") c1=$(cpu "$TMP/times.$r.1") c2=$(cpu "$TMP/times.$r.2")
+	set_cpu=$((set_cpu + c1 - c0)) setfloor_cpu=$((setfloor_cpu + c2 - c1))
 done
 if [ "$SETS" -gt 0 ]; then
 	for ((r = 1; r <= N; r++)); do
@@ -159,6 +179,8 @@ if [ "$SETS" -gt 0 ]; then
 fi
 echo "median botkit cloud secrets set: $(ms "$set_m") ms ($N runs)"
 echo "median sqlite3 fsync'd insert (WAL, synchronous=FULL): $(ms "$setfloor_m") ms ($N runs)"
+# CPU time moves less with the machine's load than wall time does.
+echo "CPU per run (user + system): set $(awk -v t="$set_cpu" -v n="$N" 'BEGIN {printf "%.1f", t / n}') ms, floor $(awk -v t="$setfloor_cpu" -v n="$N" 'BEGIN {printf "%.1f", t / n}') ms: $(awk -v a="$set_cpu" -v b="$setfloor_cpu" 'BEGIN {if (b <= 0) b = 1; printf "%.2f", a / b}')x"
 r=$(ratio "$set_m" "$setfloor_m")
 echo "ratio: ${r}x (goal <= ${GOAL}x)"
 if [ "${ENFORCE_GOAL:-}" = 1 ] && awk -v r="$r" -v g="$GOAL" 'BEGIN { exit !(r > g) }'; then

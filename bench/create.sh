@@ -12,7 +12,9 @@
 #
 # The runs alternate (botkit, create-vite, botkit, ...) so that a change in
 # machine load hits both alike; one untimed warm-up run of each comes first.
-# Prints each run, the medians in ms and `ratio: X.Yx (goal >= 12x)` where
+# Prints each run, the medians in ms, the mean CPU time per run of each
+# (user + system, from the shell's times builtin) and `ratio: X.Yx (goal >=
+# 12x)` where
 # ratio = median(create-vite) / median(botkit). Exits non-zero when a build,
 # the install or any run fails.
 #
@@ -77,6 +79,7 @@ run_one() {
 	cd "$dir"
 	case $kind in
 	botkit)
+		times >"$dir.t0"
 		start=${EPOCHREALTIME/[.,]/}
 		CI=1 "$TMP/botkit" create quickstart </dev/null >/dev/null 2>"$dir.err" || {
 			echo "bench/create.sh: botkit create quickstart failed:" >&2
@@ -90,6 +93,7 @@ run_one() {
 		}
 		;;
 	create-vite)
+		times >"$dir.t0"
 		start=${EPOCHREALTIME/[.,]/}
 		CI=1 node "$CV" app --template react-ts --no-interactive --no-immediate </dev/null >/dev/null 2>"$dir.err" || {
 			echo "bench/create.sh: create-vite failed:" >&2
@@ -103,8 +107,15 @@ run_one() {
 		}
 		;;
 	esac
+	times >"$dir.t1"
+	# The run's CPU time (user + system of this subshell's children, from
+	# the times builtin: no extra process counted), appended to KIND.cpu.
+	awk 'FNR == 2 {
+		split($1, u, /[ms]/); split($2, s, /[ms]/)
+		t[FILENAME] = (u[1] * 60 + u[2] + s[1] * 60 + s[2]) * 1000
+	} END { printf "%.0f\n", t[ARGV[2]] - t[ARGV[1]] }' "$dir.t0" "$dir.t1" >>"$TMP/$kind.cpu"
 	cd "$TMP"
-	rm -rf "$dir" "$dir.err"
+	rm -rf "$dir" "$dir.err" "$dir.t0" "$dir.t1"
 	echo $(((end - start) * 1000)) # microseconds to nanoseconds
 }
 
@@ -119,6 +130,8 @@ median_ms() {
 
 run_one botkit >/dev/null
 run_one create-vite >/dev/null
+: >"$TMP/botkit.cpu"
+: >"$TMP/create-vite.cpu"
 
 : >"$TMP/botkit.ns"
 : >"$TMP/cv.ns"
@@ -135,6 +148,10 @@ mc=$(median_ms <"$TMP/cv.ns")
 cv_version=$(node -p "require('$TMP/cv/node_modules/create-vite/package.json').version")
 echo "median botkit create quickstart:                                 $mb ms ($N runs)"
 echo "median create-vite $cv_version app --template react-ts --no-interactive: $mc ms ($N runs)"
+# CPU time moves less with the machine's load than wall time does.
+cb=$(awk '{ t += $1 } END { printf "%.1f", t / NR }' "$TMP/botkit.cpu")
+cc=$(awk '{ t += $1 } END { printf "%.1f", t / NR }' "$TMP/create-vite.cpu")
+echo "CPU per run (user + system): botkit $cb ms, create-vite $cc ms: $(awk -v b="$cb" -v c="$cc" 'BEGIN { if (b <= 0) b = 0.1; printf "%.1f", c / b }')x"
 ratio=$(awk -v b="$mb" -v c="$mc" 'BEGIN { if (b <= 0) b = 0.1; printf "%.1f", c / b }')
 echo "ratio: ${ratio}x (goal >= ${GOAL}x)"
 if [ "${ENFORCE_GOAL:-}" = 1 ] && awk -v r="$ratio" -v g="$GOAL" 'BEGIN { exit !(r < g) }'; then

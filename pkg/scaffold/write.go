@@ -8,8 +8,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/botkit-dev/botkit/pkg/resources"
@@ -145,18 +147,8 @@ func Write(dir string, files []File) (err error) {
 			err = rmErr
 		}
 	}()
-	for _, f := range files {
-		p := filepath.Join(stage, filepath.FromSlash(f.Path))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return err
-		}
-		mode := fs.FileMode(f.Mode)
-		if mode == 0 {
-			mode = 0o644
-		}
-		if err := os.WriteFile(p, f.Data, mode); err != nil {
-			return err
-		}
+	if err := writeStage(stage, files); err != nil {
+		return err
 	}
 	if !exists {
 		// The staging directory becomes the project in one rename that
@@ -188,6 +180,52 @@ func Write(dir string, files []File) (err error) {
 			return raced(dir)
 		}
 		return err
+	}
+	return nil
+}
+
+// writeStage writes files into the staging directory: the directories
+// first, then the files by as many goroutines as the process has cores.
+// Creating a file is mostly the kernel's work (allocating its inode, ~0.4-1
+// ms each on a busy ext4), which cores do side by side. It returns when
+// every file is written or failed, with the first failure in files' order.
+func writeStage(stage string, files []File) error {
+	paths := make([]string, len(files))
+	made := map[string]bool{}
+	for i, f := range files {
+		paths[i] = filepath.Join(stage, filepath.FromSlash(f.Path))
+		if d := filepath.Dir(paths[i]); !made[d] {
+			if err := os.MkdirAll(d, 0o755); err != nil {
+				return err
+			}
+			made[d] = true
+		}
+	}
+	errs := make([]error, len(files))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(files)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				mode := fs.FileMode(files[i].Mode)
+				if mode == 0 {
+					mode = 0o644
+				}
+				errs[i] = os.WriteFile(paths[i], files[i].Data, mode)
+			}
+		}()
+	}
+	for i := range files {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
 	}
 	return nil
 }

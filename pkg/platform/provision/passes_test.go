@@ -158,3 +158,84 @@ func TestPassTiming(t *testing.T) {
 		t.Errorf("right after a pass a wake waits %s, want the interval (%s)", w.d, provisionInterval)
 	}
 }
+
+// Workers started lazily by a write (the CLI's embedded platform, which
+// drains before it exits) wait as woken workers do before their first
+// pass: the written region one debounce, the others their tick. None
+// passes beside the request that woke it.
+func TestLazyStartWaits(t *testing.T) {
+	const region = "eu-central"
+	ctx := context.Background()
+	st, err := sqlite.OpenDir(ctx, t.TempDir(), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	all := &allPasses{}
+	marks := &markCounter{Store: st, region: region}
+	p := New(Options{Store: marks, Metrics: all, PollInterval: 24 * time.Hour})
+	waits := make(chan wait, 1)
+	p.after = func(d time.Duration) <-chan time.Time {
+		w := wait{d, make(chan time.Time, 1)}
+		waits <- w
+		return w.fire
+	}
+	runCtx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	t.Cleanup(func() { cancel(); wg.Wait() })
+	p.Run(runCtx, &wg, true)
+	if n := all.n.Load(); n != 0 {
+		t.Fatalf("%d passes before any write, want 0", n)
+	}
+
+	p.Wake(region)
+	w := testenv.Within(t, "the woken worker to wait", waits)
+	if w.d != provisionDebounce {
+		t.Errorf("the woken worker waits %s, want the debounce (%s)", w.d, provisionDebounce)
+	}
+	if n := all.n.Load(); n != 0 {
+		t.Fatalf("%d passes when the worker started by the write waits, want 0", n)
+	}
+	w.fire <- time.Now()
+	testenv.Eventually(t, "the woken region's pass", func() bool { return marks.n.Load() == 1 })
+	if n := all.n.Load(); n != 1 {
+		t.Errorf("%d passes after the debounce, want 1 (the woken region's)", n)
+	}
+}
+
+// allPasses counts the passes over every region.
+type allPasses struct{ n atomic.Int64 }
+
+func (c *allPasses) Pass(string)                             { c.n.Add(1) }
+func (c *allPasses) Provisioned(string, string, string, int) {}
+
+// Drain waits for the work under way through the gauge: its channel is
+// closed once the count is back to 0, not looked at on a timer.
+func TestGaugeZero(t *testing.T) {
+	var g gauge
+	closed := func(ch <-chan struct{}) bool {
+		select {
+		case <-ch:
+			return true
+		default:
+			return false
+		}
+	}
+	if !closed(g.zero()) {
+		t.Fatal("an idle gauge's zero channel is open")
+	}
+	g.Add(1)
+	g.Add(1)
+	ch := g.zero()
+	if closed(ch) {
+		t.Fatal("zero channel closed with 2 under way")
+	}
+	g.Add(-1)
+	if closed(ch) {
+		t.Fatal("zero channel closed with 1 under way")
+	}
+	g.Add(-1)
+	if !closed(ch) {
+		t.Fatal("zero channel still open once nothing is under way")
+	}
+}

@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"os"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/botkit-dev/botkit/pkg/platform/encryption"
@@ -34,7 +33,7 @@ type Provisioner struct {
 	mu       sync.Mutex
 	inflight map[int64]bool         // objects being verified
 	again    map[int64]store.Object // newer generations claimed meanwhile
-	busy     atomic.Int64           // verifications started and not finished
+	busy     gauge                  // verifications started and not finished
 
 	// start starts the workers (nil: not started by Run); startOnce runs
 	// it at Run, or at the first Wake when Run was lazy.
@@ -168,17 +167,25 @@ func (p *Provisioner) renew(ctx context.Context) {
 	}
 }
 
-func (p *Provisioner) run(ctx context.Context, region string) {
+// run is region's worker. Started by Run, it passes at once (what an
+// earlier process left pending); started lazily by a write's Wake, it waits
+// like any woken worker (the debounce; other regions: their tick or wake),
+// so that a short-lived process (a botkit command, which drains before it
+// exits) does not run passes beside its own requests and drain.
+func (p *Provisioner) run(ctx context.Context, region string, lazy bool) {
 	ticker := time.NewTicker(p.opts.PollInterval)
 	defer ticker.Stop()
 	sem := make(chan struct{}, verifyConcurrency)
 	var wg sync.WaitGroup
 	defer wg.Wait()
-	for {
-		last := p.now()
-		more, _ := p.pass(ctx, region, sem, &wg) // errors are logged
-		if more {
-			continue
+	var last time.Time // the start of the last pass
+	for wait := lazy; ; wait = false {
+		if !wait {
+			last = p.now()
+			more, _ := p.pass(ctx, region, sem, &wg) // errors are logged
+			if more {
+				continue
+			}
 		}
 		select {
 		case <-ctx.Done():
@@ -311,16 +318,44 @@ regions:
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-	t := time.NewTicker(10 * time.Millisecond)
-	defer t.Stop()
-	for p.busy.Load() > 0 {
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-t.C:
-		}
+	select {
+	case <-p.busy.zero():
+	case <-ctx.Done():
 	}
 	return ctx.Err()
+}
+
+// gauge counts work under way; zero tells when it is none (Drain waits for
+// it at once, where it looked every 10 ms).
+type gauge struct {
+	mu   sync.Mutex
+	n    int64
+	idle chan struct{} // closed when n reaches 0; nil: nobody waits
+}
+
+func (g *gauge) Add(d int64) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.n += d
+	if g.n == 0 && g.idle != nil {
+		close(g.idle)
+		g.idle = nil
+	}
+}
+
+// zero returns a channel closed once the count is 0 (at once if it is).
+func (g *gauge) zero() <-chan struct{} {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.n == 0 {
+		ch := make(chan struct{})
+		close(ch)
+		return ch
+	}
+	if g.idle == nil {
+		g.idle = make(chan struct{})
+	}
+	return g.idle
 }
 
 func (p *Provisioner) verify(ctx context.Context, o store.Object) {
@@ -402,7 +437,8 @@ func (p *Provisioner) orgName(ctx context.Context, id int64) (string, error) {
 // Run starts the workers (one per region, and the renewal of claims),
 // which stop when ctx ends; wg counts them. lazy defers the start to the
 // first Wake (a short-lived process that calls Drain before it exits: the
-// CLI's embedded platform).
+// CLI's embedded platform), and its workers then wait as woken ones do
+// before their first pass.
 func (p *Provisioner) Run(ctx context.Context, wg *sync.WaitGroup, lazy bool) {
 	p.start = func() {
 		wg.Add(1)
@@ -414,7 +450,7 @@ func (p *Provisioner) Run(ctx context.Context, wg *sync.WaitGroup, lazy bool) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				p.run(ctx, region)
+				p.run(ctx, region, lazy)
 			}()
 		}
 	}

@@ -253,7 +253,8 @@ func NameList(names []string) (string, error) {
 }
 
 // plainName reports whether json.Marshal writes s unchanged between its
-// quotes: letters, digits, '_', '-', '.' only.
+// quotes, and so whether a JSON string's content s needs no decoding:
+// letters, digits, '_', '-', '.' only.
 func plainName(s string) bool {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
@@ -323,6 +324,35 @@ func VersionColumns(v store.Version) (VersionRow, error) {
 	return r, nil
 }
 
+// decodeNames reads a version's list of key names as VersionColumns wrote
+// it (a JSON array of strings) into what json.Unmarshal gives. Key names
+// are environment variable names, which need no escaping: the common form
+// ["A","B"] is split without encoding/json (a history of 100 versions reads
+// 300 lists); anything else goes through json.Unmarshal.
+func decodeNames(s string) ([]string, error) {
+	if len(s) >= 2 && s[0] == '[' && s[len(s)-1] == ']' {
+		inner := s[1 : len(s)-1]
+		if inner == "" {
+			return []string{}, nil
+		}
+		out := make([]string, 0, strings.Count(inner, ",")+1)
+		plain := true
+		for item := range strings.SplitSeq(inner, ",") {
+			if len(item) < 2 || item[0] != '"' || item[len(item)-1] != '"' || !plainName(item[1:len(item)-1]) {
+				plain = false
+				break
+			}
+			out = append(out, item[1:len(item)-1])
+		}
+		if plain {
+			return out, nil
+		}
+	}
+	var out []string
+	err := json.Unmarshal([]byte(s), &out)
+	return out, err
+}
+
 // ScanVersion reads one version header row (VersionCols).
 func ScanVersion(sc Scanner) (store.Version, error) {
 	var v store.Version
@@ -336,7 +366,8 @@ func ScanVersion(sc Scanner) (store.Version, error) {
 		dst *[]string
 		src string
 	}{{&v.Added, added}, {&v.Changed, changed}, {&v.Removed, removed}} {
-		if err := json.Unmarshal([]byte(f.src), f.dst); err != nil {
+		var err error
+		if *f.dst, err = decodeNames(f.src); err != nil {
 			return v, fmt.Errorf("object %d version %d: key names: %w", v.ObjectID, v.Version, err)
 		}
 	}

@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"maps"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/botkit-dev/botkit/pkg/platform/store"
 )
 
 func TestKeysEncoding(t *testing.T) {
@@ -116,5 +119,31 @@ func TestNameList(t *testing.T) {
 		if err != nil || got != string(want) {
 			t.Errorf("NameList(%q) = %s (%v), want %s", names, got, err, want)
 		}
+	}
+}
+
+// decodeNames gives what json.Unmarshal gives for every list of key names
+// VersionColumns writes, and for lists it does not write (escapes, spaces,
+// null, malformed), which go through json.Unmarshal.
+func TestDecodeNamesAsJSON(t *testing.T) {
+	for _, s := range []string{
+		`[]`, `["A"]`, `["A","B_2","c"]`, `["A",""]`, `[""]`, `null`, `["A", "B"]`, `["A\"B"]`,
+		`["\u0041"]`, `["A","B"`, `["A",]`, `[1]`, `["A","B"]x`, ``, `[`, `["é"]`,
+	} {
+		got, gotErr := decodeNames(s)
+		var want []string
+		wantErr := json.Unmarshal([]byte(s), &want)
+		if (gotErr != nil) != (wantErr != nil) || !reflect.DeepEqual(got, want) {
+			t.Errorf("decodeNames(%q) = %#v, %v; json.Unmarshal gives %#v, %v", s, got, gotErr, want, wantErr)
+		}
+	}
+	names := []string{"OPENAI_API_KEY", "B", "a1"}
+	r, err := VersionColumns(store.Version{Added: names})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := decodeNames(r.Added)
+	if err != nil || !reflect.DeepEqual(got, []string{"B", "OPENAI_API_KEY", "a1"}) {
+		t.Errorf("decodeNames(VersionColumns(%q).Added = %q) = %q, %v", names, r.Added, got, err)
 	}
 }

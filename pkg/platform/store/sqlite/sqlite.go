@@ -84,9 +84,9 @@ const DefaultWALLimit = 4 << 20
 type Store struct {
 	w, r     *sql.DB
 	ckpt     *sql.DB
-	wc       *stmtCache // writer goroutine only
-	prepared bool       // writer goroutine only: writerQueries are in wc
-	cache    *objCache  // writer goroutine only
+	wc       *stmtCache     // writer goroutine only
+	reused   map[string]int // writer goroutine only: see batchTx.stmt
+	cache    *objCache      // writer goroutine only
 	rc       *stmtCache
 	opts     Options
 	reqs     chan *request
@@ -186,7 +186,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	}
 	r.SetMaxOpenConns(8)
 	r.SetMaxIdleConns(8)
-	s := &Store{w: w, r: r, wc: newStmtCache(w), cache: newObjCache(), rc: newStmtCache(r), opts: opts, reqs: make(chan *request, 1024), stop: make(chan struct{}), done: make(chan struct{}), ckptDone: make(chan struct{}), walPath: path + "-wal"}
+	s := &Store{w: w, r: r, wc: newStmtCache(w), reused: map[string]int{}, cache: newObjCache(), rc: newStmtCache(r), opts: opts, reqs: make(chan *request, 1024), stop: make(chan struct{}), done: make(chan struct{}), ckptDone: make(chan struct{}), walPath: path + "-wal"}
 	if s.ckpt, err = sql.Open("sqlite", dsn(path, opts.BusyTimeout)); err != nil {
 		s.wc.close()
 		w.Close()
@@ -312,8 +312,11 @@ func (s *Store) Close() error {
 	<-s.ckptDone
 	s.wc.close()
 	s.rc.close()
-	// A final checkpoint (PASSIVE: it never waits for another process).
-	_, _ = s.ckpt.Exec("PRAGMA wal_checkpoint(PASSIVE)")
+	// A final checkpoint (PASSIVE: it never waits for another process), on
+	// the writer's connection, idle now: the checkpointer's connection is
+	// opened by its first tick only, which a short-lived process (a botkit
+	// command) never reaches.
+	_, _ = s.w.Exec("PRAGMA wal_checkpoint(PASSIVE)")
 	return errors.Join(s.w.Close(), s.r.Close(), s.ckpt.Close())
 }
 
@@ -532,25 +535,30 @@ func (s *Store) commit(batch []*request) {
 	}
 }
 
+// prepareReused puts in the writer's cache the writer queries that two
+// batches had to prepare for themselves (batchTx.stmt): they are the
+// statements this process keeps running. Between two batches, the writer's
+// connection is free to prepare them. A statement that does not prepare is
+// left to the batches (the unprepared path reports its error).
+func (s *Store) prepareReused(ctx context.Context) {
+	for q, n := range s.reused {
+		if n < 2 {
+			continue
+		}
+		_, _ = s.wc.get(ctx, q)
+		delete(s.reused, q)
+	}
+}
+
 func (s *Store) runBatch(batch []*request, safe bool) ([]error, error) {
 	ctx := context.Background()
 	results := make([]error, len(batch))
-	// The writer's statements are prepared before its first transaction
-	// (its one connection cannot prepare during one), not at Open: a
-	// command that only reads never pays for them (~4 ms of a botkit run).
-	if !s.prepared {
-		for _, q := range writerQueries() {
-			if _, err := s.wc.get(ctx, q); err != nil {
-				return nil, fmt.Errorf("prepare: %w", err)
-			}
-		}
-		s.prepared = true
-	}
+	s.prepareReused(ctx)
 	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, fmt.Errorf("begin transaction: %w", err)
 	}
-	b := &batchTx{tx: tx, c: s.wc, stmts: map[string]*sql.Stmt{}, cache: s.cache, over: map[objKey]overlayEntry{}}
+	b := &batchTx{tx: tx, c: s.wc, stmts: map[string]*sql.Stmt{}, cache: s.cache, over: map[objKey]overlayEntry{}, reused: s.reused}
 	// Another connection or process committed since the last batch: the
 	// object cache may be stale.
 	var dv int64

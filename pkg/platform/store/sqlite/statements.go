@@ -97,11 +97,15 @@ var qAuditRows = sync.OnceValue(func() []string {
 	return qs
 })
 
-// writerQueries are the statements the writer prepares before its first
-// batch.
-var writerQueries = sync.OnceValue(func() []string {
-	return slices.Concat([]string{qOrgByName, qObjectByName, qValues, qInsertOrg, qInsertToken, qRevokeToken, qUpdateObject, qUpdateSpec, qDeleteValue, qDeleteValues, qDeleteObject, qLoadVersion, qStoreVersion, qSetStatus, qMarkReady, qDataVersion, qInsertObject, qAppliedObjects, qUpsertValue, qSavepoint, qRollbackTo, qRelease,
-		qInsertVersion, qInsertVersionValue, qPurgeVersions, qPurgeVersionValues, qVersion, qVersionValues, qSetHistoryLimit}, agentQueries, qAuditRows())
+// writerQueries are the statements of the write path that the writer keeps
+// prepared once they proved to be used again (see batchTx.stmt).
+var writerQueries = sync.OnceValue(func() map[string]bool {
+	m := map[string]bool{}
+	for _, q := range slices.Concat([]string{qOrgByName, qObjectByName, qValues, qInsertOrg, qInsertToken, qRevokeToken, qUpdateObject, qUpdateSpec, qDeleteValue, qDeleteValues, qDeleteObject, qLoadVersion, qStoreVersion, qSetStatus, qMarkReady, qDataVersion, qInsertObject, qAppliedObjects, qUpsertValue, qSavepoint, qRollbackTo, qRelease,
+		qInsertVersion, qInsertVersionValue, qPurgeVersions, qPurgeVersionValues, qVersion, qVersionValues, qSetHistoryLimit}, agentQueries, qAuditRows()) {
+		m[q] = true
+	}
+	return m
 })
 
 // stmtCache prepares each distinct query once per database handle.
@@ -181,11 +185,20 @@ type batchTx struct {
 	cache   *objCache
 	over    map[objKey]overlayEntry // objects written by successful requests
 	invalid bool                    // a successful request changed rows the cache cannot name
+
+	// reused counts, per writer query not in c, the batches that prepared
+	// it for themselves (the store's, kept across batches).
+	reused map[string]int
 }
 
-// stmt returns the transaction's copy of a statement prepared at Open, or
-// nil for other queries (the writer's only connection is busy with the
-// transaction, so nothing can be prepared on the side).
+// stmt returns the transaction's copy of a statement of the writer's cache;
+// a writer query that is not in the cache yet is prepared for this
+// transaction (its one connection cannot prepare for the cache during a
+// transaction), and counted: a query that a second batch needs is put in
+// the cache before the batch after it (Store.prepareReused). So a process
+// that writes once (a botkit command) parses only the statements its write
+// runs, once each, and a server keeps every statement it runs prepared. It
+// returns nil for other queries (run unprepared).
 func (b *batchTx) stmt(ctx context.Context, q string) *sql.Stmt {
 	if st, ok := b.stmts[q]; ok {
 		return st
@@ -193,10 +206,18 @@ func (b *batchTx) stmt(ctx context.Context, q string) *sql.Stmt {
 	b.c.mu.Lock()
 	st := b.c.m[q]
 	b.c.mu.Unlock()
-	if st == nil {
+	switch {
+	case st != nil:
+		st = b.tx.StmtContext(ctx, st)
+	case writerQueries()[q]:
+		var err error
+		if st, err = b.tx.PrepareContext(ctx, q); err != nil {
+			return nil // the unprepared path reports the error
+		}
+		b.reused[q]++
+	default:
 		return nil
 	}
-	st = b.tx.StmtContext(ctx, st)
 	b.stmts[q] = st
 	return st
 }

@@ -132,18 +132,30 @@ func Run(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
+	// The agent as it stands is read while the checks run (a read: the
+	// checks decide whether anything is written).
+	name := df.AgentName
+	type agentRead struct {
+		a   resources.Agent
+		err error
+	}
+	read := make(chan agentRead, 1)
+	go func() {
+		a, err := c.Agent(ctx, org, name)
+		read <- agentRead{a, err}
+	}()
 	// A secret set or image pull secret written just before is waited
 	// for: the deployment pins what they are once ready.
 	report, err := preflight.Check(ctx, c, org, path, df, true)
+	got := <-read
 	if err != nil {
 		return err
 	}
 	if err := checksPassed(opts.IO, report); err != nil {
 		return err
 	}
-	name := df.AgentName
 	want := agentOf(df, report.Metadata.Region)
-	cur, err := c.Agent(ctx, org, name)
+	cur, err := got.a, got.err
 	exists := err == nil
 	if err != nil && !errors.Is(err, &resources.Error{Code: resources.CodeNotFound}) {
 		return err

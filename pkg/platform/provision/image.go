@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"time"
 )
 
 // Image checks (botkit preflight): does the registry hold the image, with
@@ -54,10 +55,58 @@ var manifestTypes = []string{
 // maxManifestBytes bounds a manifest or config read from a registry.
 const maxManifestBytes = 4 << 20
 
+// ImageMemo is how long an image found by CheckImage is not asked again
+// with the same credentials: `botkit deploy` runs preflight's checks, then
+// makes a deployment that resolves the same reference, within
+// milliseconds; the deployment pins the digest the checks saw. A refusal,
+// a missing image or an error is never remembered.
+const ImageMemo = 10 * time.Second
+
+// imageMemoKey names a check: the credentials by their hash.
+type imageMemoKey struct {
+	base, repository, reference string
+	credentials                 [sha256.Size]byte
+}
+
+type imageMemoEntry struct {
+	result ImageResult
+	at     time.Time
+}
+
 // CheckImage asks the registry for the image's manifest (GET
 // /v2/REPOSITORY/manifests/REFERENCE), with basic credentials or through a
-// bearer-token challenge, and reads the platforms it is built for.
+// bearer-token challenge, and reads the platforms it is built for; an
+// image found with the same credentials less than ImageMemo ago is
+// answered from memory.
 func (p *Provisioner) CheckImage(ctx context.Context, c ImageCheck) ImageResult {
+	now := time.Now
+	if p.now != nil {
+		now = p.now
+	}
+	key := imageMemoKey{base: c.Base, repository: c.Repository, reference: c.Reference, credentials: sha256.Sum256([]byte(c.Credentials))}
+	p.memoMu.Lock()
+	e, ok := p.memo[key]
+	p.memoMu.Unlock()
+	if ok && now().Sub(e.at) < ImageMemo {
+		return e.result
+	}
+	r := p.checkImage(ctx, c)
+	if r.Outcome == ImageFound {
+		at := now()
+		p.memoMu.Lock()
+		if p.memo == nil || len(p.memo) >= maxImageMemo {
+			p.memo = map[imageMemoKey]imageMemoEntry{} // a fresh start bounds it
+		}
+		p.memo[key] = imageMemoEntry{result: r, at: at}
+		p.memoMu.Unlock()
+	}
+	return r
+}
+
+// maxImageMemo bounds the images remembered at once.
+const maxImageMemo = 256
+
+func (p *Provisioner) checkImage(ctx context.Context, c ImageCheck) ImageResult {
 	ic := imageClient{client: p.client, check: c}
 	path := "/v2/" + c.Repository + "/manifests/" + url.PathEscape(c.Reference)
 	body, header, res := ic.get(ctx, path, manifestTypes)

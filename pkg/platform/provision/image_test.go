@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/botkit-dev/botkit/internal/testsupport/registrytest"
 )
 
 // tokenImageRegistry is a registry that speaks the bearer-token flow of
@@ -99,5 +101,46 @@ func TestCheckImage(t *testing.T) {
 	r := p.CheckImage(context.Background(), ImageCheck{Base: "http://127.0.0.1:1", Repository: "x/y", Reference: "1"})
 	if r.Outcome != ImageUnreachable || !strings.Contains(r.Message, "unreachable") {
 		t.Errorf("unreachable registry: %+v", r)
+	}
+}
+
+// An image found is answered from memory for ImageMemo with the same
+// credentials (deploy's preflight, then its deployment, ask once): a tag
+// pushed again meanwhile shows once the memory is older than that; other
+// credentials are asked (and refused) at once. On the real docker-registry.
+func TestCheckImageRemembersFoundImages(t *testing.T) {
+	registrytest.Need(t)
+	reg, err := registrytest.Start(t.TempDir(), "bot", "memo-pass")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(reg.Stop)
+	first, err := registrytest.Push(reg.URL, "bot", "memo-pass", "bots/voice:1", "linux/amd64")
+	if err != nil {
+		t.Fatal(err)
+	}
+	clock := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
+	p := &Provisioner{client: newGuardedClient(true, 5*time.Second), now: func() time.Time { return clock }}
+	creds := base64.StdEncoding.EncodeToString([]byte("bot:memo-pass"))
+	check := ImageCheck{Base: reg.URL, Repository: "bots/voice", Reference: "1", Credentials: creds}
+	if r := p.CheckImage(context.Background(), check); r.Outcome != ImageFound || r.Digest != first {
+		t.Fatalf("first check: %+v, want %s", r, first)
+	}
+	second, err := registrytest.Push(reg.URL, "bot", "memo-pass", "bots/voice:1", "linux/arm64")
+	if err != nil || second == first {
+		t.Fatalf("pushing the tag again: %s %v", second, err)
+	}
+	clock = clock.Add(ImageMemo - time.Second)
+	if r := p.CheckImage(context.Background(), check); r.Digest != first {
+		t.Errorf("within the memory: %+v, want the first digest %s", r, first)
+	}
+	wrong := check
+	wrong.Credentials = base64.StdEncoding.EncodeToString([]byte("bot:other"))
+	if r := p.CheckImage(context.Background(), wrong); r.Outcome != ImageUnauthorized {
+		t.Errorf("other credentials: %+v", r)
+	}
+	clock = clock.Add(2 * time.Second)
+	if r := p.CheckImage(context.Background(), check); r.Outcome != ImageFound || r.Digest != second {
+		t.Errorf("after the memory: %+v, want the second digest %s", r, second)
 	}
 }

@@ -44,6 +44,10 @@ type Provisioner struct {
 	// passes' timing sets its own before Run.
 	now   func() time.Time
 	after func(time.Duration) <-chan time.Time
+
+	// The images CheckImage found lately (ImageMemo).
+	memoMu sync.Mutex
+	memo   map[imageMemoKey]imageMemoEntry
 }
 
 // Metrics receives the provisioners' measurements.

@@ -11,7 +11,7 @@
 #   history    botkit cloud secrets history NAME (100 versions)
 #              against list NAME of the same set (bench/history.sh) <= 1.2x
 #   sqlite     platform HTTP merges against raw fsync'd SQLite
-#              commits, same disk (go run ./bench/platform)         >= 1.0
+#              commits, same disk (go run ./bench/platform)         >= 1.5
 #   postgres   platform merges through 1 replica against raw
 #              PostgreSQL commits (go run ./bench/platform -store)  >= 0.7
 #              — only when PostgreSQL 15's binaries are in PG_BINDIR
@@ -130,7 +130,7 @@ for r in $ROWS; do
 		a=$(awk '/^A: HTTP merges/ { a = 1 } a && /median writes\/s/ { print $3; exit }' "$o")
 		b=$(awk '/^B: raw SQLite/ { b = 1 } b && /median commits\/s/ { print $3; exit }' "$o")
 		row "platform merges vs raw SQLite commits (SQLite)" "$a/s" "$b/s" \
-			"$(field "$o" '^ratio of medians A \/ B' 7)" ">= 1.0"
+			"$(field "$o" '^ratio of medians A \/ B' 7)" ">= 1.5"
 		;;
 	postgres)
 		missing=

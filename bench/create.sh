@@ -37,27 +37,13 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/botkit-bench.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 
-for tool in go node npm date awk sort; do
-	command -v "$tool" >/dev/null || {
-		echo "bench/create.sh: $tool is not installed" >&2
-		exit 1
-	}
-done
+BENCH=bench/create.sh
+# shellcheck source=bench/lib.sh
+. "$repo/bench/lib.sh"
+bench_need go node npm date awk sort
 
 echo "building botkit..." >&2
-# build_botkit puts the botkit to measure at $TMP/botkit.
-build_botkit() {
-	if [ -n "${BOTKIT:-}" ]; then
-		[ -x "$BOTKIT" ] || {
-			echo "bench/create.sh: BOTKIT=$BOTKIT is not an executable" >&2
-			exit 1
-		}
-		cp "$BOTKIT" "$TMP/botkit"
-	else
-		(cd "$repo" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$TMP/botkit" ./cmd/botkit)
-	fi
-}
-build_botkit
+bench_botkit "$repo" "$TMP/botkit"
 
 echo "installing $CREATE_VITE..." >&2
 npm install --prefix "$TMP/cv" --cache "$TMP/npm-cache" --no-audit --no-fund --loglevel=error "$CREATE_VITE" >&2
@@ -120,13 +106,7 @@ run_one() {
 }
 
 # median of the numbers on stdin (ns), printed in ms with one decimal.
-median_ms() {
-	sort -n | awk '{ v[NR] = $1 } END {
-		if (NR == 0) exit 1
-		m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-		printf "%.1f\n", m / 1e6
-	}'
-}
+median_ms() { bench_median_ms 1000000 1; }
 
 run_one botkit >/dev/null
 run_one create-vite >/dev/null

@@ -41,31 +41,16 @@ done
 	echo "bench/history.sh: VERSIONS must be at most 100 (the most versions an organization keeps)" >&2
 	exit 2
 }
-for tool in go awk sort; do
-	command -v "$tool" >/dev/null || {
-		echo "bench/history.sh: $tool is not installed" >&2
-		exit 1
-	}
-done
-
 repo=$(cd "$(dirname "$0")/.." && pwd)
+BENCH=bench/history.sh
+# shellcheck source=bench/lib.sh
+. "$repo/bench/lib.sh"
+bench_need go awk sort
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/botkit-bench-history.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 
 echo "building botkit and botkit-platform..." >&2
-# build_botkit puts the botkit to measure at $TMP/botkit.
-build_botkit() {
-	if [ -n "${BOTKIT:-}" ]; then
-		[ -x "$BOTKIT" ] || {
-			echo "bench/history.sh: BOTKIT=$BOTKIT is not an executable" >&2
-			exit 1
-		}
-		cp "$BOTKIT" "$TMP/botkit"
-	else
-		(cd "$repo" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$TMP/botkit" ./cmd/botkit)
-	fi
-}
-build_botkit
+bench_botkit "$repo" "$TMP/botkit"
 (cd "$repo" && go build -o "$TMP/botkit-platform" ./cmd/botkit-platform)
 
 # A fresh machine for botkit: its own home, no configuration (embedded
@@ -102,13 +87,7 @@ run_one() {
 }
 
 # median of the numbers on stdin (µs), printed in ms with two decimals.
-median_ms() {
-	sort -n | awk '{ v[NR] = $1 } END {
-		if (NR == 0) exit 1
-		m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-		printf "%.2f\n", m / 1e3
-	}'
-}
+median_ms() { bench_median_ms 1000 2; }
 
 run_one history >/dev/null
 run_one list >/dev/null

@@ -50,27 +50,17 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/botkit-bench-secrets.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 
-for tool in go sqlite3 awk sort; do
-	command -v "$tool" >/dev/null || {
-		echo "bench/secrets.sh: $tool is not installed (apt-get install -y sqlite3 for sqlite3)" >&2
-		exit 1
-	}
-done
+BENCH=bench/secrets.sh
+# shellcheck source=bench/lib.sh
+. "$repo/bench/lib.sh"
+bench_need go awk sort
+command -v sqlite3 >/dev/null || {
+	echo "bench/secrets.sh: sqlite3 is not installed (apt-get install -y sqlite3)" >&2
+	exit 1
+}
 
 echo "building botkit and the seeder..." >&2
-# build_botkit puts the botkit to measure at $TMP/botkit.
-build_botkit() {
-	if [ -n "${BOTKIT:-}" ]; then
-		[ -x "$BOTKIT" ] || {
-			echo "bench/secrets.sh: BOTKIT=$BOTKIT is not an executable" >&2
-			exit 1
-		}
-		cp "$BOTKIT" "$TMP/botkit"
-	else
-		(cd "$repo" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$TMP/botkit" ./cmd/botkit)
-	fi
-}
-build_botkit
+bench_botkit "$repo" "$TMP/botkit"
 (cd "$repo" && go build -o "$TMP/seed" ./bench/secrets-seed)
 
 # A fresh machine for botkit: its own home, no configuration (embedded

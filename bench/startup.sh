@@ -40,27 +40,17 @@ case $N in '' | *[!0-9]* | 0)
 	;;
 esac
 
-for tool in go awk sort stat; do
-	command -v "$tool" >/dev/null || {
-		echo "bench/startup.sh: $tool is not installed" >&2
-		exit 1
-	}
-done
-
 repo=$(cd "$(dirname "$0")/.." && pwd)
+BENCH=bench/startup.sh
+# shellcheck source=bench/lib.sh
+. "$repo/bench/lib.sh"
+bench_need go awk sort stat
+
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/botkit-startup.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 
-if [ -n "${BOTKIT:-}" ]; then
-	[ -x "$BOTKIT" ] || {
-		echo "bench/startup.sh: BOTKIT=$BOTKIT is not an executable" >&2
-		exit 1
-	}
-	cp "$BOTKIT" "$TMP/botkit"
-else
-	echo "building botkit as .goreleaser.yaml does..." >&2
-	(cd "$repo" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X github.com/botkit-dev/botkit/pkg/cmdutil.Version=v0.0.0-startup-bench" -o "$TMP/botkit" ./cmd/botkit)
-fi
+echo "building botkit as .goreleaser.yaml does..." >&2
+bench_botkit "$repo" "$TMP/botkit"
 
 echo "building hello-world..." >&2
 mkdir "$TMP/hello"
@@ -121,13 +111,7 @@ run_one() {
 }
 
 # median of the numbers on stdin (µs), printed in ms with two decimals.
-median_ms() {
-	sort -n | awk '{ v[NR] = $1 } END {
-		if (NR == 0) exit 1
-		m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-		printf "%.2f\n", m / 1e3
-	}'
-}
+median_ms() { bench_median_ms 1000 2; }
 
 : >"$TMP/botkit.us"
 : >"$TMP/hello.us"

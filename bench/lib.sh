@@ -1,0 +1,45 @@
+# shellcheck shell=bash
+# Shared by the bench scripts (sourced, not run): the tools check, the
+# botkit under measure built as the release is built, and medians.
+# Each script sets BENCH (its name, for messages) before it sources this.
+
+# bench_need TOOL...: exits 1 naming the first tool missing.
+bench_need() {
+	local tool
+	for tool in "$@"; do
+		command -v "$tool" >/dev/null || {
+			echo "$BENCH: $tool is not installed" >&2
+			exit 1
+		}
+	done
+}
+
+# bench_botkit REPO DEST: the botkit to measure at DEST — $BOTKIT when set
+# (an executable: the build of an older commit, say), else built from the
+# checkout at REPO as .goreleaser.yaml builds the release: CGO_ENABLED=0,
+# -trimpath, -ldflags "-s -w" and the version stamped (static, stripped;
+# a plain `go build` links the C library dynamically and starts slower,
+# and an unstamped one reads its build information for --version).
+bench_botkit() {
+	if [ -n "${BOTKIT:-}" ]; then
+		[ -x "$BOTKIT" ] || {
+			echo "$BENCH: BOTKIT=$BOTKIT is not an executable" >&2
+			exit 1
+		}
+		cp "$BOTKIT" "$2"
+	else
+		(cd "$1" && CGO_ENABLED=0 go build -trimpath \
+			-ldflags "-s -w -X github.com/botkit-dev/botkit/pkg/cmdutil.Version=v0.0.0-bench" -o "$2" ./cmd/botkit)
+	fi
+}
+
+# bench_median_ms UNIT DIGITS: the median of the numbers on stdin, given
+# in UNIT per ms (1000 for µs, 1000000 for ns), printed in ms with DIGITS
+# decimals; exits 1 on no numbers.
+bench_median_ms() {
+	sort -n | awk -v unit="$1" -v digits="$2" '{ v[NR] = $1 } END {
+		if (NR == 0) exit 1
+		m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+		printf "%." digits "f\n", m / unit
+	}'
+}

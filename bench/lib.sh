@@ -43,3 +43,13 @@ bench_median_ms() {
 		printf "%." digits "f\n", m / unit
 	}'
 }
+
+# bench_as_pg PROGRAM ARGS...: runs a PostgreSQL program as user postgres
+# when this runs as root (the server refuses to run as root), else as is.
+bench_as_pg() {
+	if [ "$(id -u)" -eq 0 ]; then
+		su postgres -s /bin/sh -c "$(printf '%q ' "$@")"
+	else
+		"$@"
+	fi
+}

@@ -44,19 +44,13 @@ for n in "$CLIENTS" "$REPLICAS"; do
 done
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
+BENCH=bench/soak.sh
+# shellcheck source=bench/lib.sh
+. "$repo/bench/lib.sh"
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/botkit-soak.XXXXXX")
 PIDS=()
 PGBIN=${PG_BINDIR:-/usr/lib/postgresql/15/bin}
 PGDATA=
-# as_pg runs a PostgreSQL program as user postgres when this runs as root
-# (the server refuses to run as root).
-as_pg() {
-	if [ "$(id -u)" -eq 0 ]; then
-		su postgres -s /bin/sh -c "$(printf '%q ' "$@")"
-	else
-		"$@"
-	fi
-}
 cleanup() {
 	local pid
 	for pid in "${PIDS[@]}"; do
@@ -66,7 +60,7 @@ cleanup() {
 		wait "$pid" 2>/dev/null || true
 	done
 	if [ -n "$PGDATA" ]; then
-		as_pg "$PGBIN/pg_ctl" -D "$PGDATA" -m immediate -w stop >/dev/null 2>&1 || true
+		bench_as_pg "$PGBIN/pg_ctl" -D "$PGDATA" -m immediate -w stop >/dev/null 2>&1 || true
 	fi
 	rm -rf "$TMP"
 }
@@ -120,8 +114,8 @@ if [ "$(id -u)" -eq 0 ]; then
 	chown postgres "$PGDIR"
 fi
 PGDATA=$PGDIR/data
-as_pg "$PGBIN/initdb" -D "$PGDATA" -U postgres -A trust -E UTF8 >/dev/null
-as_pg "$PGBIN/pg_ctl" -D "$PGDATA" -l "$PGDIR/server.log" -w \
+bench_as_pg "$PGBIN/initdb" -D "$PGDATA" -U postgres -A trust -E UTF8 >/dev/null
+bench_as_pg "$PGBIN/pg_ctl" -D "$PGDATA" -l "$PGDIR/server.log" -w \
 	-o "-c listen_addresses= -k $PGDIR -c max_connections=200" start >/dev/null
 # Only a Unix socket in the run's directory: no port to pick or clash.
 STORE="postgres:///postgres?host=$PGDIR&user=postgres&sslmode=disable"

@@ -33,6 +33,9 @@
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
+BENCH=bench/speed.sh
+# shellcheck source=bench/lib.sh
+. "$repo/bench/lib.sh"
 PGBIN=${PG_BINDIR:-/usr/lib/postgresql/15/bin}
 ALL="startup set create history sqlite postgres"
 ROWS=${*:-$ALL}
@@ -52,18 +55,9 @@ done
 
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/botkit-speed.XXXXXX")
 PGDATA=
-# as_pg runs a PostgreSQL program as user postgres when this runs as root
-# (the server refuses to run as root).
-as_pg() {
-	if [ "$(id -u)" -eq 0 ]; then
-		su postgres -s /bin/sh -c "$(printf '%q ' "$@")"
-	else
-		"$@"
-	fi
-}
 cleanup() {
 	if [ -n "$PGDATA" ]; then
-		as_pg "$PGBIN/pg_ctl" -D "$PGDATA" -m immediate -w stop >/dev/null 2>&1 || true
+		bench_as_pg "$PGBIN/pg_ctl" -D "$PGDATA" -m immediate -w stop >/dev/null 2>&1 || true
 	fi
 	rm -rf "$TMP"
 }
@@ -150,13 +144,13 @@ for r in $ROWS; do
 			chown postgres "$PGDIR"
 		fi
 		PGDATA=$PGDIR/data
-		as_pg "$PGBIN/initdb" -D "$PGDATA" -U postgres -A trust -E UTF8 >/dev/null
+		bench_as_pg "$PGBIN/initdb" -D "$PGDATA" -U postgres -A trust -E UTF8 >/dev/null
 		# Only a Unix socket in the run's directory: no port to pick or clash.
-		as_pg "$PGBIN/pg_ctl" -D "$PGDATA" -l "$PGDIR/server.log" -w \
+		bench_as_pg "$PGBIN/pg_ctl" -D "$PGDATA" -l "$PGDIR/server.log" -w \
 			-o "-c listen_addresses= -k $PGDIR -c max_connections=200" start >/dev/null
 		run postgres "$TMP/platform" -store "postgres:///postgres?host=$PGDIR&user=postgres&sslmode=disable" \
 			-replicas 3 -duration "${PLATFORM_DURATION:-10s}" -rounds "${PLATFORM_ROUNDS:-5}" -list-sets 0
-		as_pg "$PGBIN/pg_ctl" -D "$PGDATA" -m fast -w stop >/dev/null
+		bench_as_pg "$PGBIN/pg_ctl" -D "$PGDATA" -m fast -w stop >/dev/null
 		PGDATA=
 		o=$TMP/postgres.out
 		f=$(awk '/^F: raw PostgreSQL/ { f = 1 } f && /median commits\/s/ { print $3; exit }' "$o")

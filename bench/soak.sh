@@ -107,18 +107,8 @@ for prog in initdb pg_ctl postgres; do
 		exit 1
 	}
 done
-PGDIR=$TMP/pg
-mkdir -p "$PGDIR"
-if [ "$(id -u)" -eq 0 ]; then
-	chmod 711 "$TMP"
-	chown postgres "$PGDIR"
-fi
-PGDATA=$PGDIR/data
-bench_as_pg "$PGBIN/initdb" -D "$PGDATA" -U postgres -A trust -E UTF8 >/dev/null
-bench_as_pg "$PGBIN/pg_ctl" -D "$PGDATA" -l "$PGDIR/server.log" -w \
-	-o "-c listen_addresses= -k $PGDIR -c max_connections=200" start >/dev/null
-# Only a Unix socket in the run's directory: no port to pick or clash.
-STORE="postgres:///postgres?host=$PGDIR&user=postgres&sslmode=disable"
+bench_pg_start "$TMP"
+STORE=$BENCH_PG_URL
 od -An -tx1 -N32 /dev/urandom | tr -d ' \n' >"$TMP/master.key"
 chmod 600 "$TMP/master.key"
 "$TMP/botkit-platform" orgs create soak --store "$STORE" >/dev/null 2>&1

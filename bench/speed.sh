@@ -137,18 +137,8 @@ for r in $ROWS; do
 			continue
 		fi
 		[ -x "$TMP/platform" ] || (cd "$repo" && go build -o "$TMP/platform" ./bench/platform)
-		PGDIR=$TMP/pg
-		mkdir -p "$PGDIR"
-		if [ "$(id -u)" -eq 0 ]; then
-			chmod 711 "$TMP"
-			chown postgres "$PGDIR"
-		fi
-		PGDATA=$PGDIR/data
-		bench_as_pg "$PGBIN/initdb" -D "$PGDATA" -U postgres -A trust -E UTF8 >/dev/null
-		# Only a Unix socket in the run's directory: no port to pick or clash.
-		bench_as_pg "$PGBIN/pg_ctl" -D "$PGDATA" -l "$PGDIR/server.log" -w \
-			-o "-c listen_addresses= -k $PGDIR -c max_connections=200" start >/dev/null
-		run postgres "$TMP/platform" -store "postgres:///postgres?host=$PGDIR&user=postgres&sslmode=disable" \
+		bench_pg_start "$TMP"
+		run postgres "$TMP/platform" -store "$BENCH_PG_URL" \
 			-replicas 3 -duration "${PLATFORM_DURATION:-10s}" -rounds "${PLATFORM_ROUNDS:-5}" -list-sets 0
 		bench_as_pg "$PGBIN/pg_ctl" -D "$PGDATA" -m fast -w stop >/dev/null
 		PGDATA=

@@ -51,6 +51,28 @@ type wait struct {
 	fire chan time.Time
 }
 
+// driven is a provisioner's clock in a test's hand: each wait a worker
+// starts arrives on the channel, and fires when the test sends on it.
+type driven struct {
+	waits chan wait
+	ctx   context.Context // the workers' (ended at the test's end)
+	wg    *sync.WaitGroup
+}
+
+// drive gives p's workers the driven clock; the test's cleanup stops them.
+func drive(t *testing.T, ctx context.Context, p *Provisioner) driven {
+	d := driven{waits: make(chan wait, 1), wg: &sync.WaitGroup{}}
+	p.after = func(dur time.Duration) <-chan time.Time {
+		w := wait{dur, make(chan time.Time, 1)}
+		d.waits <- w
+		return w.fire
+	}
+	var cancel context.CancelFunc
+	d.ctx, cancel = context.WithCancel(ctx)
+	t.Cleanup(func() { cancel(); d.wg.Wait() })
+	return d
+}
+
 // The workers' timing, with their clock in the test's hand: a write after
 // a quiet spell is provisioned one debounce later; a write right after a
 // pass waits out the rest of the interval, and the writes that come
@@ -101,16 +123,9 @@ func TestPassTiming(t *testing.T) {
 	now := time.Unix(1_000_000, 0)
 	p.now = func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
 	advance := func(d time.Duration) { mu.Lock(); now = now.Add(d); mu.Unlock() }
-	waits := make(chan wait, 1)
-	p.after = func(d time.Duration) <-chan time.Time {
-		w := wait{d, make(chan time.Time, 1)}
-		waits <- w
-		return w.fire
-	}
-	runCtx, cancel := context.WithCancel(ctx)
-	var wg sync.WaitGroup
-	t.Cleanup(func() { cancel(); wg.Wait() })
-	p.Run(runCtx, &wg, false)
+	clock := drive(t, ctx, p)
+	waits := clock.waits
+	p.Run(clock.ctx, clock.wg, false)
 	testenv.Eventually(t, "the worker's first pass", func() bool { return marks.n.Load() == 1 })
 
 	// A lone write after a quiet spell: one debounce.
@@ -174,16 +189,9 @@ func TestLazyStartWaits(t *testing.T) {
 	all := &allPasses{}
 	marks := &markCounter{Store: st, region: region}
 	p := New(Options{Store: marks, Metrics: all, PollInterval: 24 * time.Hour})
-	waits := make(chan wait, 1)
-	p.after = func(d time.Duration) <-chan time.Time {
-		w := wait{d, make(chan time.Time, 1)}
-		waits <- w
-		return w.fire
-	}
-	runCtx, cancel := context.WithCancel(ctx)
-	var wg sync.WaitGroup
-	t.Cleanup(func() { cancel(); wg.Wait() })
-	p.Run(runCtx, &wg, true)
+	clock := drive(t, ctx, p)
+	waits := clock.waits
+	p.Run(clock.ctx, clock.wg, true)
 	if n := all.n.Load(); n != 0 {
 		t.Fatalf("%d passes before any write, want 0", n)
 	}

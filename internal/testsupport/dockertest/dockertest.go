@@ -103,7 +103,7 @@ func Start(t testing.TB) *Engine {
 	if e.Client, err = docker.New(e.Host); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.Patience) // a bound on an engine that hangs, not on a slow start
 	defer cancel()
 	for {
 		err := e.Client.Ping(ctx)

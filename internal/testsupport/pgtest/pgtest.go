@@ -30,6 +30,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/botkit-dev/botkit/internal/testsupport/testenv"
 	"github.com/jackc/pgx/v5"
@@ -162,7 +163,7 @@ func (c *Cluster) run(prog string, args ...string) (string, error) {
 // alone loses nothing the operating system holds.
 func (c *Cluster) Restart() error {
 	opts := fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200", c.Port, c.dir)
-	if out, err := c.run(filepath.Join(c.bin, "pg_ctl"), "-D", c.dataDir(), "-o", opts, "-l", filepath.Join(c.dir, "server.log"), "-w", "-t", "60", "start"); err != nil {
+	if out, err := c.run(filepath.Join(c.bin, "pg_ctl"), "-D", c.dataDir(), "-o", opts, "-l", filepath.Join(c.dir, "server.log"), "-w", "-t", patienceSeconds, "start"); err != nil {
 		return fmt.Errorf("pg_ctl start: %v: %s\n%s", err, out, c.Log())
 	}
 	c.mu.Lock()
@@ -179,7 +180,7 @@ func (c *Cluster) StopServer(mode string) error {
 	if c.stopped {
 		return nil
 	}
-	out, err := c.run(filepath.Join(c.bin, "pg_ctl"), "-D", c.dataDir(), "-m", mode, "-w", "-t", "60", "stop")
+	out, err := c.run(filepath.Join(c.bin, "pg_ctl"), "-D", c.dataDir(), "-m", mode, "-w", "-t", patienceSeconds, "stop")
 	if err != nil {
 		return fmt.Errorf("pg_ctl stop: %v: %s", err, out)
 	}
@@ -270,3 +271,7 @@ func (s *Shared) Stop() {
 		s.c.Stop()
 	}
 }
+
+// patienceSeconds is pg_ctl's wait bound: testenv.Patience, a bound on a
+// server that hangs, not on one a loaded machine starts slowly.
+var patienceSeconds = strconv.Itoa(int(testenv.Patience / time.Second))

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/botkit-dev/botkit/internal/testsupport/testenv"
 )
 
 // Build builds the botkit-platform binary into dir and returns its path.
@@ -115,13 +117,17 @@ func ServeOn(bin, listen, dataDir string, log *os.File, extra ...string) (*Serve
 		return s, nil
 	case <-s.done:
 		return nil, errors.New("botkit-platform serve exited before listening")
-	case <-time.After(20 * time.Second):
+	case <-time.After(testenv.Patience):
+		// A bound that only ends a start that hangs: a loaded machine
+		// may take long to start it (20 s ran out in a suite run beside
+		// four busy loops, the server listening just after).
 		s.Kill()
-		return nil, errors.New("botkit-platform serve did not listen within 20s")
+		return nil, fmt.Errorf("botkit-platform serve did not listen within %s", testenv.Patience)
 	}
 }
 
-// Stop shuts the server down gracefully (SIGINT), killing it after 15s.
+// Stop shuts the server down gracefully (SIGINT), killing it after
+// testenv.Patience (a bound on a drain that hangs, not on a slow one).
 func (s *Server) Stop() {
 	select {
 	case <-s.done:
@@ -131,7 +137,7 @@ func (s *Server) Stop() {
 	_ = s.cmd.Process.Signal(os.Interrupt)
 	select {
 	case <-s.done:
-	case <-time.After(15 * time.Second):
+	case <-time.After(testenv.Patience):
 		s.Kill()
 	}
 }

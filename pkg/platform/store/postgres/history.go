@@ -26,32 +26,15 @@ const (
 	// its key starts at that version or before, and a removal row is not
 	// read when it does. It looks at versions from latest -
 	// history_limit_max only (migration 0008): rows that started before
-	// were purged by an earlier write.
-	//
-	// Every write purges (its version is the object's generation, one
-	// more than the last), so before a purge each key has at most one row
-	// older than the window (the one the oldest kept version reads), and
-	// what a purge deletes is, for each row n starting in the window, the
-	// row just before n (a backward probe of one index entry from n) and
-	// n itself when it is a removal. While the limit is the widest ever
-	// set, the window's only new row start is the oldest kept version
-	// (first); after the limit was lowered it is every version from
-	// latest - history_limit_max. Reading "every row of n's key before
-	// n" instead went through the key's kept rows and the index entries
-	// of the rows purged since the last vacuum (see docs/performance.md,
-	// "PostgreSQL replica CPU per write"). The organizations' limits are
-	// read once per organization of the batch (g), not once per write.
-	qPurgeVersions = `WITH g AS (SELECT id, history_limit, history_limit_max FROM orgs WHERE id = ANY($3::bigint[])),
-		p AS (SELECT u.object_id, u.latest - g.history_limit_max AS lo, u.latest - g.history_limit AS hi,
-				u.latest - CASE WHEN g.history_limit_max = g.history_limit THEN g.history_limit - 1 ELSE g.history_limit_max END AS first
-			FROM unnest($1::bigint[], $2::bigint[], $3::bigint[]) AS u(object_id, latest, org_id) JOIN g ON g.id = u.org_id),
-		d AS (DELETE FROM object_versions v USING p WHERE v.object_id = p.object_id AND v.version >= p.lo AND v.version <= p.hi),
-		n AS (SELECT n.object_id, n.key, n.since, n.ciphertext IS NULL AS removal FROM p JOIN object_version_values n
-			ON n.object_id = p.object_id AND n.since >= p.first AND n.since <= p.hi + 1),
-		t AS (SELECT n.object_id, n.key, b.since FROM n CROSS JOIN LATERAL (SELECT x.since FROM object_version_values x
-				WHERE x.object_id = n.object_id AND x.key = n.key AND x.since < n.since ORDER BY x.since DESC LIMIT 1) b
-			UNION ALL SELECT object_id, key, since FROM n WHERE removal)
-		DELETE FROM object_version_values r USING t WHERE r.object_id = t.object_id AND r.key = t.key AND r.since = t.since`
+	// were purged by an earlier write. The index range of the object's
+	// rows is a few entries (its keys, and the rows of the keys its last
+	// versions changed).
+	qPurgeVersions = `WITH p AS (SELECT u.object_id, u.latest - o.history_limit_max AS lo, u.latest - o.history_limit AS hi
+			FROM unnest($1::bigint[], $2::bigint[], $3::bigint[]) AS u(object_id, latest, org_id) JOIN orgs o ON o.id = u.org_id),
+		d AS (DELETE FROM object_versions v USING p WHERE v.object_id = p.object_id AND v.version >= p.lo AND v.version <= p.hi)
+		DELETE FROM object_version_values r USING p, object_version_values n
+		WHERE n.object_id = p.object_id AND n.since >= p.lo AND n.since <= p.hi + 1
+			AND r.object_id = n.object_id AND r.key = n.key AND (r.since < n.since OR (r.since = n.since AND r.ciphertext IS NULL))`
 	qVersion = `SELECT ` + rowcodec.VersionCols + ` FROM object_versions WHERE object_id = $1 AND version = $2`
 	// qVersionValues reads a version's values: each key's newest row from
 	// the version or before, when it has a ciphertext.

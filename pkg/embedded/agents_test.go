@@ -23,23 +23,7 @@ import (
 
 // Without an engine at DOCKER_HOST, a deploy says how to get one (422).
 func TestEmbeddedWithoutEngine(t *testing.T) {
-	host := "unix://" + filepath.Join(t.TempDir(), "docker.sock")
-	t.Setenv("DOCKER_HOST", host)
-	ctx := context.Background()
-	c, err := embedded.Open(ctx, t.TempDir(), client.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	if _, _, err := c.PutAgent(ctx, embedded.Org, resources.Agent{Metadata: resources.ObjectMeta{Name: "bot"},
-		Spec: resources.AgentSpec{Image: "127.0.0.1:5000/acme/bot:1"}}, ""); err != nil {
-		t.Fatal(err)
-	}
-	_, err = c.Deploy(ctx, embedded.Org, "bot", resources.DeployRequest{})
-	var re *resources.Error
-	if !errors.As(err, &re) || re.Code != resources.CodeUnprocessable || re.Message != "no Docker Engine at "+host+": start Docker or set DOCKER_HOST" {
-		t.Errorf("deploy without an engine: %v", err)
-	}
+	deployRefused(t, "unix://"+filepath.Join(t.TempDir(), "docker.sock"))
 }
 
 // A socket nobody answers on (Docker stopped): the same 422, and no
@@ -55,14 +39,24 @@ func TestEmbeddedEngineDown(t *testing.T) {
 	if _, err := os.Stat(sock); err != nil {
 		t.Fatal(err)
 	}
-	host := "unix://" + sock
+	c := deployRefused(t, "unix://"+sock)
+	if ds, err := c.Deployments(context.Background(), embedded.Org, "bot"); err != nil || len(ds) != 0 {
+		t.Errorf("deployments: %+v %v", ds, err)
+	}
+}
+
+// deployRefused opens the embedded platform with DOCKER_HOST=host, writes
+// agent bot and fails the test unless its deploy is the 422 that says how
+// to get an engine; it returns the client (closed at the test's end).
+func deployRefused(t *testing.T, host string) *client.Client {
+	t.Helper()
 	t.Setenv("DOCKER_HOST", host)
 	ctx := context.Background()
 	c, err := embedded.Open(ctx, t.TempDir(), client.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.Close()
+	t.Cleanup(func() { c.Close() })
 	if _, _, err := c.PutAgent(ctx, embedded.Org, resources.Agent{Metadata: resources.ObjectMeta{Name: "bot"},
 		Spec: resources.AgentSpec{Image: "127.0.0.1:5000/acme/bot:1"}}, ""); err != nil {
 		t.Fatal(err)
@@ -70,11 +64,9 @@ func TestEmbeddedEngineDown(t *testing.T) {
 	_, err = c.Deploy(ctx, embedded.Org, "bot", resources.DeployRequest{})
 	var re *resources.Error
 	if !errors.As(err, &re) || re.Code != resources.CodeUnprocessable || re.Message != "no Docker Engine at "+host+": start Docker or set DOCKER_HOST" {
-		t.Errorf("deploy with the engine down: %v", err)
+		t.Errorf("deploy with DOCKER_HOST %s: %v", host, err)
 	}
-	if ds, err := c.Deployments(ctx, embedded.Org, "bot"); err != nil || len(ds) != 0 {
-		t.Errorf("deployments: %+v %v", ds, err)
-	}
+	return c
 }
 
 // The embedded platform runs agents on the engine DOCKER_HOST names, and

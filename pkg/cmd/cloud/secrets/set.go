@@ -209,8 +209,10 @@ func runSet(ctx context.Context, opts *SetOptions) error {
 	if unchanged {
 		return printers.PrintOperations(opts.IO.Out, printers.Operation{Ref: objRef(obj), Action: resources.ActionUnchanged})
 	}
+	// Keys the set did not have are added; only when some were there
+	// already does the version tell which of their values changed.
 	added, updated := keys, []string(nil)
-	if !created {
+	if !created && len(intersect(keys, before)) > 0 {
 		added, updated = writtenKeys(ctx, c, org, obj, keys, before)
 	}
 	err = printers.PrintOperations(opts.IO.Out, setSummary(obj, created, added, updated))

@@ -22,19 +22,21 @@ const (
 	// object, latest version and organization): the versions that fell
 	// out of the window and the value rows no kept version reads any
 	// more. With keep the organization's limit, the oldest kept version
-	// is latest - keep + 1: a row is no longer read when a newer row of
-	// its key starts at that version or before, and a removal row is not
-	// read when it does. It looks at versions from latest -
-	// history_limit_max only (migration 0008): rows that started before
-	// were purged by an earlier write. The index range of the object's
-	// rows is a few entries (its keys, and the rows of the keys its last
-	// versions changed).
+	// is m = latest - keep + 1: a row is no longer read when a newer row
+	// of its key starts at m or before, and a removal row is not read when
+	// it does. So, for each key, its newest row n from m or before goes if
+	// it is a removal, and every older row goes: one range of the primary
+	// key (object_id, key, since) per key. (Joining every row of the
+	// window's edge instead, each read all the older rows of its key.) It
+	// looks at versions from latest - history_limit_max only (migration
+	// 0008): rows that started before were purged by an earlier write.
 	qPurgeVersions = `WITH p AS (SELECT u.object_id, u.latest - o.history_limit_max AS lo, u.latest - o.history_limit AS hi
 			FROM unnest($1::bigint[], $2::bigint[], $3::bigint[]) AS u(object_id, latest, org_id) JOIN orgs o ON o.id = u.org_id),
-		d AS (DELETE FROM object_versions v USING p WHERE v.object_id = p.object_id AND v.version >= p.lo AND v.version <= p.hi)
-		DELETE FROM object_version_values r USING p, object_version_values n
-		WHERE n.object_id = p.object_id AND n.since >= p.lo AND n.since <= p.hi + 1
-			AND r.object_id = n.object_id AND r.key = n.key AND (r.since < n.since OR (r.since = n.since AND r.ciphertext IS NULL))`
+		d AS (DELETE FROM object_versions v USING p WHERE v.object_id = p.object_id AND v.version >= p.lo AND v.version <= p.hi),
+		n AS (SELECT DISTINCT ON (x.object_id, x.key) x.object_id, x.key, x.since FROM p JOIN object_version_values x
+			ON x.object_id = p.object_id AND x.since >= p.lo AND x.since <= p.hi + 1 ORDER BY x.object_id, x.key, x.since DESC)
+		DELETE FROM object_version_values r USING n
+		WHERE r.object_id = n.object_id AND r.key = n.key AND r.since <= n.since AND (r.since < n.since OR r.ciphertext IS NULL)`
 	qVersion = `SELECT ` + rowcodec.VersionCols + ` FROM object_versions WHERE object_id = $1 AND version = $2`
 	// qVersionValues reads a version's values: each key's newest row from
 	// the version or before, when it has a ciphertext.

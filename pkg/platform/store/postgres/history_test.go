@@ -486,3 +486,110 @@ func TestHistoryCompacted(t *testing.T) {
 		t.Errorf("history rows %v (%v), want %s", rows, err, want)
 	}
 }
+
+// The purges of many writes of one object in one compacted statement (a
+// transaction that writes 17 versions of it, a key removed and added again
+// on the way) leave what they leave one by one: the newest 3 versions with
+// their values and the rows they read, nothing older.
+func TestHistoryCompactedPurgesOfOneObject(t *testing.T) {
+	ctx := context.Background()
+	url, s, orgID := openWithOrg(ctx, t, 3)
+	defer s.Close()
+	const last = 17
+	want := map[int64]map[string]string{}
+	var id int64
+	err := s.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+		o := store.Object{OrgID: orgID, Name: "bot", Kind: "SecretSet", Region: "us-west", Keys: map[string]int{}}
+		cur := map[string]string{}
+		for g := int64(1); g <= last; g++ {
+			var err error
+			if o.Version, err = tx.NextVersion(ctx); err != nil {
+				return err
+			}
+			o.Generation = g
+			set := map[string]string{"A": fmt.Sprint("a", g)}
+			var removed []string
+			switch {
+			case g%5 == 0:
+				removed = []string{"B"}
+			case g%5 == 1:
+				set["B"] = fmt.Sprint("b", g)
+			}
+			var vals []store.Value
+			for _, k := range slices.Sorted(maps.Keys(set)) {
+				o.Keys[k], cur[k] = len(set[k]), set[k]
+				vals = append(vals, store.Value{Key: k, Size: len(set[k]), Ciphertext: []byte(set[k])})
+			}
+			for _, k := range removed {
+				delete(o.Keys, k)
+				delete(cur, k)
+			}
+			want[g] = maps.Clone(cur)
+			if o.ID, err = tx.PutObject(ctx, o); err != nil {
+				return err
+			}
+			id = o.ID
+			if err := tx.DeleteValues(ctx, o.ID, removed); err != nil {
+				return err
+			}
+			if err := tx.PutValues(ctx, o.ID, vals); err != nil {
+				return err
+			}
+			if err := tx.PutVersion(ctx, store.Version{ObjectID: o.ID, Version: g, Actor: "a", Source: "set", Removed: removed, Keys: maps.Clone(o.Keys), Values: vals}); err != nil {
+				return err
+			}
+			if err := tx.PurgeVersions(ctx, orgID, o.ID, g); err != nil {
+				return err
+			}
+		}
+		purges := 0
+		for _, w := range compact(tx.(*pgTx).queue) {
+			if w.sql == qPurgeVersions {
+				purges++
+				if n := len(w.args[0].([]int64)); n != last {
+					t.Errorf("one purge statement for %d writes, want %d", n, last)
+				}
+			}
+		}
+		if purges != 1 {
+			t.Errorf("%d purge statements, want 1", purges)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	vs, err := s.Versions(ctx, id, 0, 100)
+	if err != nil || len(vs) != 3 || vs[0].Version != last || vs[2].Version != last-2 {
+		t.Fatalf("versions %+v (%v), want %d down to %d", vs, err, last, last-2)
+	}
+	for g := int64(last - 2); g <= last; g++ {
+		var got map[string]string
+		err := s.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+			v, err := tx.Version(ctx, id, g)
+			got = map[string]string{}
+			for _, val := range v.Values {
+				got[val.Key] = string(val.Ciphertext)
+			}
+			return err
+		})
+		if err != nil || !maps.Equal(got, want[g]) {
+			t.Errorf("version %d: %v (%v), want %v", g, got, err, want[g])
+		}
+	}
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var headers, rows int
+	if err := conn.QueryRow(ctx, `SELECT (SELECT count(*) FROM object_versions), (SELECT count(*) FROM object_version_values)`).Scan(&headers, &rows); err != nil {
+		t.Fatal(err)
+	}
+	// Oldest kept 15: versions 15 to 17; rows A of 15 to 17, and of B only
+	// b16 — B's rows of 1, 5 (a removal), 6, 10 (a removal), 11 and its
+	// removal at 15 go.
+	if headers != 3 || rows != 4 {
+		t.Errorf("%d versions and %d value rows stored, want 3 and 4", headers, rows)
+	}
+}

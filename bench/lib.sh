@@ -56,7 +56,9 @@ bench_as_pg() {
 
 # bench_pg_start DIR: a PostgreSQL cluster of PGBIN's programs in DIR/pg
 # (made, then started with only a Unix socket in it: no port to pick or
-# clash, fsync on). Sets PGDIR, PGDATA and BENCH_PG_URL (the store URL);
+# clash, fsync on; BENCH_PG_OPTS adds server options, "-c name=value ...",
+# a later one overriding an earlier one).
+# Sets PGDIR, PGDATA and BENCH_PG_URL (the store URL);
 # the caller stops it: bench_as_pg "$PGBIN/pg_ctl" -D "$PGDATA" stop.
 bench_pg_start() {
 	PGDIR=$1/pg
@@ -68,7 +70,7 @@ bench_pg_start() {
 	PGDATA=$PGDIR/data
 	bench_as_pg "$PGBIN/initdb" -D "$PGDATA" -U postgres -A trust -E UTF8 >/dev/null
 	bench_as_pg "$PGBIN/pg_ctl" -D "$PGDATA" -l "$PGDIR/server.log" -w \
-		-o "-c listen_addresses= -k $PGDIR -c max_connections=200" start >/dev/null
+		-o "-c listen_addresses= -k $PGDIR -c max_connections=200 ${BENCH_PG_OPTS:-}" start >/dev/null
 	# shellcheck disable=SC2034 # read by the script that sources this
 	BENCH_PG_URL="postgres:///postgres?host=$PGDIR&user=postgres&sslmode=disable"
 }

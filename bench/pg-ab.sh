@@ -15,7 +15,7 @@
 #        PG_BINDIR=/usr/lib/postgresql/15/bin
 #
 # Prints, for each statement the writes ran more than 100 times: calls,
-# mean ms and buffer hits per call of BASE and HEAD; then the statements'
+# mean ms (planning and execution) and buffer hits per call of BASE and HEAD; then the statements'
 # time and buffer hits per write (the writes counted as the rows the audit
 # inserts wrote: one per write) and HEAD / BASE. Each build's own output
 # (its throughput against raw commits, which share the machine with the
@@ -70,7 +70,7 @@ build "$1" "$TMP/base"
 build "${2:-checkout}" "$TMP/head"
 
 # shellcheck disable=SC2034 # read by bench_pg_start (bench/lib.sh)
-BENCH_PG_OPTS="-c max_connections=300 -c shared_preload_libraries=pg_stat_statements"
+BENCH_PG_OPTS="-c max_connections=300 -c shared_preload_libraries=pg_stat_statements -c pg_stat_statements.track_planning=on"
 bench_pg_start "$TMP"
 psql() { bench_as_pg "$PGBIN/psql" -h "$PGDIR" -U postgres -X -q "$@"; }
 psql -c "CREATE DATABASE base" -c "CREATE DATABASE head"
@@ -93,9 +93,10 @@ for b in base head; do
 	cat "$TMP/$b.out" >&2
 done
 
-# One line per (database, statement): db|calls|total ms|hits|rows|query.
+# One line per (database, statement): db|calls|total ms (planning and
+# execution: a statement planned at each call pays for it)|hits|rows|query.
 # (One line of SQL: bench_as_pg hands it to sh -c.)
-q="SELECT d.datname, s.calls, s.total_exec_time, s.shared_blks_hit, s.rows, left(regexp_replace(s.query, '\\s+', ' ', 'g'), 60)"
+q="SELECT d.datname, s.calls, s.total_plan_time + s.total_exec_time, s.shared_blks_hit, s.rows, left(regexp_replace(s.query, '\\s+', ' ', 'g'), 60)"
 q="$q FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid"
 q="$q WHERE d.datname IN ('base', 'head') AND s.query NOT LIKE '%bench_raw_commits%'"
 psql -d base -A -t -F'|' -c "$q" >"$TMP/stats"

@@ -83,20 +83,28 @@ func deployParams(t *testing.T, remote bool) testscript.Params {
 		return cond(c)
 	}
 	// containers AGENT N: the engine runs N containers of agent AGENT
-	// (every state), the platform's labels say.
+	// (every state), the platform's labels say, once the platform's
+	// controller has acted (a served platform acts beside the requests:
+	// waited for, a minute at most).
 	p.Cmds["containers"] = func(ts *testscript.TestScript, neg bool, args []string) {
 		if neg || len(args) != 2 {
 			ts.Fatalf("usage: containers AGENT N")
 		}
 		want, err := strconv.Atoi(args[1])
 		ts.Check(err)
-		var list []struct {
-			ID string `json:"Id"`
-		}
 		q := url.Values{"all": {"1"}, "filters": {`{"label":["` + runtime.LabelAgent + `=` + args[0] + `"]}`}}
-		ts.Check(engine.Client.Do(context.Background(), http.MethodGet, "/containers/json", q, nil, &list))
-		if len(list) != want {
-			ts.Fatalf("the engine has %d containers of agent %s, want %d", len(list), args[0], want)
+		for deadline := time.Now().Add(time.Minute); ; {
+			var list []struct {
+				ID string `json:"Id"`
+			}
+			ts.Check(engine.Client.Do(context.Background(), http.MethodGet, "/containers/json", q, nil, &list))
+			if len(list) == want {
+				return
+			}
+			if time.Now().After(deadline) {
+				ts.Fatalf("the engine has %d containers of agent %s, want %d", len(list), args[0], want)
+			}
+			time.Sleep(20 * time.Millisecond)
 		}
 	}
 	// waitcontainer AGENT DEPLOYMENT STATE: wait (a minute at most) until

@@ -118,9 +118,9 @@ func (c *Client) RestartAgent(ctx context.Context, org, name string) (resources.
 }
 
 // WaitRollout polls deployment number of the agent until its result is no
-// longer rolling-out (or ctx ends) and returns it. Each poll is a GET, which
-// also has the platform reconcile the agent. progress, when not nil, is
-// called with the agent after each poll (a terminal shows it).
+// longer rolling-out (or ctx ends) and returns it. Each poll is a GET: it
+// only reads (the platform's controller moves the rollout). progress, when
+// not nil, is called with the agent after each poll (a terminal shows it).
 func (c *Client) WaitRollout(ctx context.Context, org, name string, number int64, progress func(resources.Deployment)) (resources.Deployment, error) {
 	delay := 50 * time.Millisecond
 	for {
@@ -146,9 +146,8 @@ func (c *Client) WaitRollout(ctx context.Context, org, name string, number int64
 
 // maxRolloutPoll caps the pause between two looks at a rollout: a rollout
 // ends a settle time after its agents started, and a user waits for the
-// look that sees it (each look is one GET, which reconciles the agent).
-// An in-process platform (the embedded one) is looked at more often: a
-// look costs no network, only the engine's list of the agent's containers.
+// look that sees it. An in-process platform (the embedded one) is looked
+// at more often: a look costs no network.
 const (
 	maxRolloutPoll          = 250 * time.Millisecond
 	maxRolloutPollInProcess = 50 * time.Millisecond

@@ -147,11 +147,11 @@ func TestEmbeddedAgentsOnTheLocalEngine(t *testing.T) {
 	}
 
 	// The next command's platform opens without waiting for the engine:
-	// its start pass runs beside the first requests (here the engine
-	// hangs, and a secret set is read all the same), and Close waits for
-	// it. That pass gives the serving agent back the restart policy it
-	// lost (as a promotion cut short between its record and the policy
-	// would leave it).
+	// its controller looks at the engine beside the requests (here the
+	// engine hangs, and a secret set is read all the same). While the
+	// command runs, the controller gives the serving agent back the
+	// restart policy it lost (as a promotion cut short between its record
+	// and the policy would leave it).
 	if err := c.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -169,11 +169,12 @@ func TestEmbeddedAgentsOnTheLocalEngine(t *testing.T) {
 		t.Fatalf("reading a secret set while the engine hangs: %v", err)
 	}
 	e.Thaw()
+	testenv.Eventually(t, "the controller gives the serving agent its restart policy back", func() bool {
+		cs, err = rt.List(ctx, runtime.Selector{runtime.LabelOrganization: org, runtime.LabelAgent: "bot"})
+		return err == nil && len(cs) == 1 && cs[0].Restart.Name == runtime.DefaultRestart.Name
+	})
 	if err := c.Close(); err != nil {
 		t.Fatal(err)
-	}
-	if cs, err = rt.List(ctx, runtime.Selector{runtime.LabelOrganization: org, runtime.LabelAgent: "bot"}); err != nil || len(cs) != 1 || cs[0].Restart.Name != runtime.DefaultRestart.Name {
-		t.Fatalf("after the start pass, the serving agent: %+v %v", cs, err)
 	}
 
 	c, err = embedded.Open(ctx, dir, client.Options{})
@@ -184,11 +185,13 @@ func TestEmbeddedAgentsOnTheLocalEngine(t *testing.T) {
 	if _, err := c.DeleteAgent(ctx, org, "bot"); err != nil {
 		t.Fatal(err)
 	}
-	if cs, err := rt.List(ctx, runtime.Selector{runtime.LabelOrganization: org}); err != nil || len(cs) != 0 {
-		t.Errorf("after delete: %+v %v", cs, err)
-	}
+	// The controller removes a deleted agent's containers before the
+	// command's platform closes.
 	if err := c.Close(); err != nil {
 		t.Fatal(err)
+	}
+	if cs, err := rt.List(ctx, runtime.Selector{runtime.LabelOrganization: org}); err != nil || len(cs) != 0 {
+		t.Errorf("after delete: %+v %v", cs, err)
 	}
 	grepDir(t, dir, canary)
 }

@@ -57,7 +57,7 @@ func Open(ctx context.Context, dataDir string, opts client.Options) (*client.Cli
 		RegistryRetryDelay: 500 * time.Millisecond,
 		// Agents run on the local engine, whatever their region.
 		Runtimes: rts, NoRuntime: noRuntime, EngineDown: noRuntime,
-		ReconcileLock: passLock(dataDir), SkipEmptyRegions: true, StartPassBeside: true,
+		ReconcileLock: passLock(dataDir),
 	})
 	if err != nil {
 		closeEngine()
@@ -74,6 +74,7 @@ func Open(ctx context.Context, dataDir string, opts client.Options) (*client.Cli
 		// must not drain a closed database.
 		Close: sync.OnceValue(func() error {
 			_ = drain(ctx, srv) // unfinished work stays pending for the next command
+			quiesce(ctx, srv)
 			defer closeEngine()
 			return srv.Close()
 		}),
@@ -109,6 +110,21 @@ func passLock(dataDir string) func(ctx context.Context, region string) (func(), 
 			return nil, ctx.Err()
 		}
 	}
+}
+
+// QuiesceTimeout bounds how long closing the embedded platform waits for
+// the agents' controller to do what the command's writes asked of the
+// engine (start a rollout's agents, remove a deleted agent's).
+const QuiesceTimeout = 30 * time.Second
+
+// quiesce lets the agents' controller act on this command's writes before
+// the process ends: the controller of the embedded platform runs only
+// while a command runs (what is due later — a rollout's settle time — is
+// the next command's).
+func quiesce(ctx context.Context, srv *platform.Server) {
+	qctx, cancel := context.WithTimeout(ctx, QuiesceTimeout)
+	defer cancel()
+	srv.Quiesce(qctx)
 }
 
 // drain provisions what is pending (this command's writes, and anything an

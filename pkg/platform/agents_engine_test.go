@@ -97,7 +97,8 @@ func replicaScenario(t *testing.T, env *engineEnv, contract *apitest.Contract) {
 		return srv
 	}
 	aLog, bLog := &syncBuffer{}, &syncBuffer{}
-	a := open(aLog) // takes the region's lease at open
+	a := open(aLog) // takes the region's lease once open
+	testenv.Eventually(t, "the first replica drives the region", func() bool { return strings.Contains(aLog.String(), "driving the region's agents") })
 	bSrv := open(bLog)
 	platformtest.CreateOrg(t, a, "replicas", "")
 	tok := platformtest.CreateToken(t, a, "replicas", "ci")
@@ -146,15 +147,13 @@ func replicaScenario(t *testing.T, env *engineEnv, contract *apitest.Contract) {
 		t.Fatal(err)
 	}
 	testenv.Eventually(t, "two agents, started by the replica left", func() bool { return len(list()) == 2 })
-	if !strings.Contains(bLog.String(), "started agents") {
+	if !testenv.Poll(func() bool { return strings.Contains(bLog.String(), "started agents") }) {
 		t.Errorf("the replica left did not start the second agent:\n%s", bLog)
 	}
 	if _, err := b.DeleteAgent(ctx, "replicas", "bot"); err != nil {
 		t.Fatal(err)
 	}
-	if cs := list(); len(cs) != 0 {
-		t.Errorf("after delete: %d containers", len(cs))
-	}
+	testenv.Eventually(t, "no container after delete", func() bool { return len(list()) == 0 })
 }
 
 // syncBuffer is the server log, written by its goroutines.
@@ -267,6 +266,8 @@ type agentPlatform struct {
 	log       *syncBuffer
 	contract  *apitest.Contract
 	interrupt atomic.Bool // the next rollout stops between its agents' start and its promotion
+	// stopped is closed when the interrupted rollout reached its stop.
+	stopped   chan struct{}
 	srv       *platform.Server
 	c, other  *client.Client
 	tok, otok string
@@ -284,6 +285,10 @@ func (p *agentPlatform) open() {
 		Logger:                 slog.New(slog.NewTextHandler(p.log, nil)),
 		AfterAgentsStart: func(ctx context.Context, org, agent string, deployment int64) error {
 			if p.interrupt.CompareAndSwap(true, false) {
+				// The platform stops here: nothing more of this rollout
+				// happens until it is closed.
+				close(p.stopped)
+				<-ctx.Done()
 				return errInterrupted
 			}
 			return nil
@@ -330,14 +335,31 @@ func (p *agentPlatform) containers(agent string) map[int64][]runtime.Agent {
 	return out
 }
 
-// only returns the one container of the agent, which must be deployment n's.
+// only returns the one container of the agent, which must be deployment
+// n's once the controller has stopped the others (it stops them beside
+// the requests).
 func (p *agentPlatform) only(agent string, n int64) runtime.Agent {
 	p.t.Helper()
-	got := p.containers(agent)
-	if len(got) != 1 || len(got[n]) != 1 {
+	var got map[int64][]runtime.Agent
+	if !testenv.Poll(func() bool {
+		got = p.containers(agent)
+		return len(got) == 1 && len(got[n]) == 1
+	}) {
 		p.t.Fatalf("containers of %s: %v, want exactly one of deployment %d", agent, describeContainers(got), n)
 	}
 	return got[n][0]
+}
+
+// none waits until the agent has no container left.
+func (p *agentPlatform) none(agent, what string) {
+	p.t.Helper()
+	var got map[int64][]runtime.Agent
+	if !testenv.Poll(func() bool {
+		got = p.containers(agent)
+		return len(got) == 0
+	}) {
+		p.t.Errorf("%s: %v, want no container", what, describeContainers(got))
+	}
 }
 
 func describeContainers(m map[int64][]runtime.Agent) map[int64][]string {
@@ -621,10 +643,12 @@ func agentScenarios(t *testing.T, env *engineEnv, contract *apitest.Contract, db
 	// A rollout interrupted between its agents' start and its promotion
 	// (the platform stops there): the next platform's reconcile leaves
 	// exactly the serving deployment's agents.
+	p.stopped = make(chan struct{})
 	p.interrupt.Store(true)
 	if d, err := p.c.Deploy(ctx, p.org, "bot", resources.DeployRequest{}); err != nil || d.Result != resources.DeploymentRollingOut || d.Number != 6 {
 		t.Fatalf("the interrupted deploy: %+v %v", d, err)
 	}
+	testenv.Within(t, "the rollout's stop", p.stopped)
 	if got := p.containers("bot"); len(got[3]) != 1 || len(got[6]) != 1 {
 		t.Fatalf("at the interruption: %v, want deployment 3's agent and deployment 6's", describeContainers(got))
 	}
@@ -639,7 +663,7 @@ func agentScenarios(t *testing.T, env *engineEnv, contract *apitest.Contract, db
 	var created struct {
 		ID string `json:"Id"`
 	}
-	owner6 := runtime.Owner{Organization: p.org, Region: "us-west", Agent: "bot", Deployment: 6}
+	owner6 := runtime.Owner{Platform: c1.Owner.Platform, Organization: p.org, Region: "us-west", Agent: "bot", Deployment: 6}
 	if err := env.e.Client.Do(ctx, http.MethodPost, "/containers/create", nil, map[string]any{"Image": env.image.Pinned(),
 		"Labels": owner6.Labels(0), "HostConfig": map[string]any{"NetworkMode": "none"}}, &created); err != nil {
 		t.Fatal(err)
@@ -679,21 +703,25 @@ func agentScenarios(t *testing.T, env *engineEnv, contract *apitest.Contract, db
 		t.Errorf("the dry run recorded a deployment: %v", err)
 	}
 
-	// Restart: the serving agent, restarted in place.
-	if _, err := p.c.RestartAgent(ctx, p.org, "bot"); err != nil {
-		t.Fatal(err)
+	// Restart: a rollout of what deployment 6 runs; fresh agents serve,
+	// then the old one stops.
+	ra, err := p.c.RestartAgent(ctx, p.org, "bot")
+	if err != nil || ra.Status == nil || ra.Status.Rollout != 7 {
+		t.Fatalf("restart: %+v %v", ra.Status, err)
 	}
-	if c := p.only("bot", 6); c.ID != c6.ID || !c.StartedAt.After(c6.StartedAt) || c.State != runtime.StateRunning {
-		t.Errorf("after restart: %+v (before: started %s)", c, c6.StartedAt)
+	d7, err := p.c.WaitRollout(ctx, p.org, "bot", 7, nil)
+	if err != nil || d7.Result != resources.DeploymentServing || d7.Source != "restart" || d7.RollbackOf != 6 || d7.ImageDigest != d6.ImageDigest || d7.SecretSetVersion != d6.SecretSetVersion {
+		t.Fatalf("the restart's deployment: %+v %v", d7, err)
+	}
+	if c := p.only("bot", 7); c.ID == c6.ID || c.State != runtime.StateRunning {
+		t.Errorf("after restart: %+v (before: %s)", c, c6.ID)
 	}
 
 	// Scaled to zero: nothing runs, and the status says so.
 	if _, err := p.c.PatchAgent(ctx, p.org, "bot", resources.AgentPatch{Scaling: &resources.AgentScaling{MinAgents: 0}}); err != nil {
 		t.Fatal(err)
 	}
-	if got := p.containers("bot"); len(got) != 0 {
-		t.Errorf("scaled to zero: %v", describeContainers(got))
-	}
+	p.none("bot", "scaled to zero")
 	if a := p.status("bot").Agent.Status; a.State != resources.AgentReady || a.Agents.Desired != 0 || !strings.Contains(a.Message, "scaled to zero") {
 		t.Errorf("status scaled to zero: %+v", a)
 	}
@@ -710,9 +738,7 @@ func agentScenarios(t *testing.T, env *engineEnv, contract *apitest.Contract, db
 	if _, err := p.c.DeleteAgent(ctx, p.org, "bot"); err != nil {
 		t.Fatal(err)
 	}
-	if got := p.containers("bot"); len(got) != 0 {
-		t.Errorf("after delete: %v", describeContainers(got))
-	}
+	p.none("bot", "after delete")
 
 	// The canary: never in the server log nor in the data directory.
 	p.srv.Close()

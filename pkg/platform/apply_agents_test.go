@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/botkit-dev/botkit/internal/testsupport/testenv"
 	"io"
 	"net/http"
 	"path/filepath"
@@ -251,9 +252,7 @@ func applyAgentScenarios(t *testing.T, rt *docker.Runtime, host string, image do
 	if err != nil || len(del.Items) != 1 || del.Items[0].Action != resources.ActionDeleted {
 		t.Fatalf("delete agent/extra: %+v, %v", del, err)
 	}
-	if cs := containers("extra"); len(cs) != 0 {
-		t.Fatalf("a deleted agent's containers remain: %+v", cs)
-	}
+	testenv.Eventually(t, "a deleted agent's containers removed", func() bool { return len(containers("extra")) == 0 })
 
 	// Prune: the manifests no longer name the agent; it goes, with its
 	// containers (the secret set and the pull secret stay).
@@ -264,9 +263,7 @@ func applyAgentScenarios(t *testing.T, rt *docker.Runtime, host string, image do
 	if _, err := c.Agent(ctx, org, "bot"); !isNotFound(err) {
 		t.Fatalf("a pruned agent remains: %v", err)
 	}
-	if cs := containers("bot"); len(cs) != 0 {
-		t.Fatalf("a pruned agent's containers remain: %+v", cs)
-	}
+	testenv.Eventually(t, "a pruned agent's containers removed", func() bool { return len(containers("bot")) == 0 })
 }
 
 func isNotFound(err error) bool {

@@ -2,6 +2,8 @@ package platform
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"log"
 	"log/slog"
@@ -92,27 +94,18 @@ type Options struct {
 	// AgentSettle is how long a rollout's agents must run, ready, before
 	// their deployment serves (0: runtime.DefaultSettle).
 	AgentSettle time.Duration
-	// ReconcileInterval is how often every region is reconciled in the
-	// background (0: never; serve passes a second). Every region is
-	// reconciled once at Open, and each agent at every request naming it.
+	// ReconcileInterval is how often the controller of each region looks
+	// at all of it when nothing woke it (0: agents.DefaultResync). Writes
+	// and the engine's events wake it at once.
 	ReconcileInterval time.Duration
 	// ReconcileHolder names this process in the regions' reconcile leases
 	// ("": a random name).
 	ReconcileHolder string
-	// ReconcileLock, when set, is taken by every reconcile pass over a
-	// region instead of the store's lease (agents.Options.PassLock): the
-	// embedded platform's file lock, which the processes sharing its data
-	// directory take in turn and which ends with a killed process.
+	// ReconcileLock, when set, is what makes this process a region's
+	// controller instead of the store's lease (agents.Options.PassLock):
+	// the embedded platform's file lock, which the processes sharing its
+	// data directory take in turn and which ends with a killed process.
 	ReconcileLock func(ctx context.Context, region string) (release func(), err error)
-	// SkipEmptyRegions skips, at Open, the regions without agents (the
-	// embedded platform: a command that has nothing to do with agents asks
-	// the engine nothing).
-	SkipEmptyRegions bool
-	// StartPassBeside runs Open's reconcile pass beside the first requests
-	// instead of before Open returns (the embedded platform: every command
-	// opens the platform, and most need nothing of the engine). Close
-	// waits for it.
-	StartPassBeside bool
 	// AfterAgentsStart is agents.Options.AfterStart (tests: a rollout
 	// interrupted between its agents' start and its promotion).
 	AfterAgentsStart func(ctx context.Context, org, agent string, deployment int64) error
@@ -135,9 +128,10 @@ type Server struct {
 	streams     context.Context
 	stopStreams context.CancelFunc
 	wg          sync.WaitGroup
-	// startPass is Open's reconcile pass when it runs beside the first
-	// requests (Close waits for it before it stops anything).
-	startPass sync.WaitGroup
+	// stopAgents ends the agents' controller; agentsDone is closed once it
+	// has stopped.
+	stopAgents context.CancelFunc
+	agentsDone chan struct{}
 }
 
 // ServingGCPercent is the garbage collector target of a serving process
@@ -208,9 +202,16 @@ func Open(ctx context.Context, opts Options) (*Server, error) {
 		Attempts: opts.RegistryAttempts, RetryDelay: opts.RegistryRetryDelay, Timeout: opts.RegistryTimeout,
 		AllowPrivateRegistries: opts.AllowPrivateRegistries,
 	})
+	platformID := ""
+	if len(opts.Runtimes) > 0 {
+		if platformID, err = identity(ctx, st); err != nil {
+			st.Close()
+			return nil, err
+		}
+	}
 	s.agents = agents.New(agents.Options{Store: st, Sealer: sealer, Runtimes: opts.Runtimes, NoRuntime: opts.NoRuntime, EngineDown: opts.EngineDown,
 		Network: opts.AgentNetwork, Settle: opts.AgentSettle, Holder: opts.ReconcileHolder, PassLock: opts.ReconcileLock, Logger: opts.Logger,
-		SkipEmptyRegions: opts.SkipEmptyRegions, AfterStart: opts.AfterAgentsStart})
+		Resync: opts.ReconcileInterval, Platform: platformID, AfterStart: opts.AfterAgentsStart})
 	svc, poll := service.New(ctx, service.Options{Store: st, Sealer: sealer, DataDir: opts.DataDir,
 		NoAuthOrg: opts.NoAuthOrg, Wake: s.prov.Wake, CheckImage: s.checkImage, Agents: s.agents})
 	s.svc = svc
@@ -234,33 +235,17 @@ func Open(ctx context.Context, opts Options) (*Server, error) {
 	} else {
 		s.prov.Run(runCtx, &s.wg, opts.LazyProvisioner)
 	}
-	// What a platform stopped in the middle of a rollout left is set
-	// right by a pass over every region at start (an engine that does not
-	// answer is each agent's status to show, not a reason not to start):
-	// before the first request, or beside it (StartPassBeside: an agents
-	// request's own pass waits for the region's lock, so it sees what the
-	// start pass left; the other requests do not wait for the engine).
-	startPass := func() {
-		if err := s.agents.ReconcileAll(ctx); err != nil && s.opts.Logger != nil && ctx.Err() == nil {
-			s.opts.Logger.Warn("reconciling the agents at start", "error", err.Error())
-		}
-	}
-	if opts.StartPassBeside {
-		s.startPass.Add(1)
-		go func() {
-			defer s.startPass.Done()
-			startPass()
-		}()
-	} else {
-		startPass()
-	}
-	if opts.ReconcileInterval > 0 && len(opts.Runtimes) > 0 {
-		s.wg.Add(1)
-		go func() {
-			defer s.wg.Done()
-			s.agents.Run(runCtx, opts.ReconcileInterval)
-		}()
-	}
+	// The agents' controller runs for the server's life: in the process
+	// that holds a region (lease or file lock), it drives the region's
+	// engine — first setting right what a platform stopped in the middle
+	// of a rollout left.
+	var agentsCtx context.Context
+	agentsCtx, s.stopAgents = context.WithCancel(context.Background())
+	s.agentsDone = make(chan struct{})
+	go func() {
+		defer close(s.agentsDone)
+		s.agents.Run(agentsCtx)
+	}()
 	return s, nil
 }
 
@@ -277,6 +262,27 @@ func (s *Server) StopStreams() {
 	if s.stopStreams != nil {
 		s.stopStreams()
 	}
+}
+
+// Quiesce waits until the agents' controller has done what this
+// process's writes asked of the engine, or ctx ends (the embedded platform
+// calls it before Close: a command leaves the engine as its writes asked).
+func (s *Server) Quiesce(ctx context.Context) { s.agents.Quiesce(ctx) }
+
+// settingPlatformID is the store setting that holds the platform's
+// identity.
+const settingPlatformID = "platform-id"
+
+// identity returns the platform's identity, made once per store: every
+// container the platform makes carries it, and it touches no other.
+func identity(ctx context.Context, st store.Store) (string, error) {
+	if v, err := st.Setting(ctx, settingPlatformID); err != nil || v != nil {
+		return string(v), err
+	}
+	b := make([]byte, 8)
+	_, _ = rand.Read(b) // error ignored: crypto/rand.Read never fails (Go 1.24+)
+	v, err := st.InitSetting(ctx, settingPlatformID, []byte(hex.EncodeToString(b)))
+	return string(v), err
 }
 
 // Admin returns the administration functions over the same store.
@@ -300,15 +306,15 @@ func (s *Server) Drain(ctx context.Context) error {
 func (s *Server) Close() error {
 	var err error
 	s.closeOnce.Do(func() {
-		s.startPass.Wait()
 		s.StopStreams()
 		if s.prov != nil {
 			s.prov.Stop() // no provisioner starts after this
 		}
 		s.cancel()
 		s.wg.Wait()
-		if s.agents != nil {
-			s.agents.Close() // another replica takes the regions over at once
+		if s.stopAgents != nil {
+			s.stopAgents() // leases given up: another replica takes the regions over at once
+			<-s.agentsDone
 		}
 		err = s.store.Close()
 	})

@@ -46,7 +46,7 @@ func AgentRow(a resources.Agent, now time.Time, wide bool) []string {
 		deployment += fmt.Sprintf(" (%d rolling out)", st.Rollout)
 	}
 	r := []string{a.Metadata.Name, a.Metadata.Region, stateCell, fmt.Sprintf("%d/%d", st.Agents.Ready, st.Agents.Desired),
-		deployment, a.Spec.Image, Age(a.Metadata.CreationTimestamp, now)}
+		deployment, runningImage(a), Age(a.Metadata.CreationTimestamp, now)}
 	if wide {
 		r = append(r, a.Metadata.Organization, a.Spec.Profile, a.Spec.SecretSet, a.Spec.ImagePullSecret, Digest(st.ImageDigest),
 			formatLabels(a.Metadata.Labels), firstLine(st.Message))
@@ -55,6 +55,25 @@ func AgentRow(a resources.Agent, now time.Time, wide bool) []string {
 		r[i] = cell(r[i])
 	}
 	return r
+}
+
+// runningImage is the image an agent runs: its serving deployment's, else
+// (nothing serves) the spec's.
+func runningImage(a resources.Agent) string {
+	if st := a.Status; st != nil && st.Image != "" {
+		return st.Image
+	}
+	return a.Spec.Image
+}
+
+// imageCell is the image an agent runs, and the spec's when the next
+// deployment runs another.
+func imageCell(a resources.Agent) string {
+	run := runningImage(a)
+	if run != a.Spec.Image {
+		return run + " (spec: " + a.Spec.Image + ")"
+	}
+	return run
 }
 
 // DeploymentRow returns the cells of a deployment's row.
@@ -166,7 +185,7 @@ func (f *Flags) PrintAgentStatus(ios *iostreams.IOStreams, r resources.AgentStat
 		{"Labels:", formatLabels(a.Metadata.Labels)},
 		{"State:", st.State},
 		{"Agents:", fmt.Sprintf("%d/%d ready", st.Agents.Ready, st.Agents.Desired)},
-		{"Image:", a.Spec.Image},
+		{"Image:", imageCell(a)},
 		{"Image pull secret:", a.Spec.ImagePullSecret},
 		{"Secret set:", a.Spec.SecretSet},
 		{"Profile:", a.Spec.Profile},

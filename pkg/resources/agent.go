@@ -75,7 +75,10 @@ type AgentStatus struct {
 	// Deployment is the number of the serving deployment (0: none).
 	Deployment int64       `json:"deployment,omitempty"`
 	Agents     AgentCounts `json:"agents"`
-	// ImageDigest and SecretSetVersion are the serving deployment's.
+	// Image, ImageDigest and SecretSetVersion are the serving
+	// deployment's: what runs (the spec's image is what the next
+	// deployment runs).
+	Image            string `json:"image,omitempty"`
 	ImageDigest      string `json:"imageDigest,omitempty"`
 	SecretSetVersion int64  `json:"secretSetVersion,omitempty"`
 	// Rollout is the number of the deployment rolling out (0: none).
@@ -141,6 +144,10 @@ type DeploymentList struct {
 type DeployRequest struct {
 	Image  string `json:"image,omitempty"`
 	DryRun bool   `json:"dryRun,omitempty"`
+	// Agent, when given, is the agent written with the deployment in one
+	// transaction (created if missing; its metadata.resourceVersion, when
+	// given, a precondition): a deploy that is refused changes nothing.
+	Agent *Agent `json:"agent,omitempty"`
 }
 
 // RollbackRequest is the body of POST .../agents/{name}/rollback: a new
@@ -152,13 +159,16 @@ type RollbackRequest struct {
 
 // RunningAgent is one agent (container) of an Agent, as status shows it.
 type RunningAgent struct {
-	Name       string    `json:"name"`
-	ID         string    `json:"id"`
-	Deployment int64     `json:"deployment"`
-	State      string    `json:"state"`
-	Health     string    `json:"health,omitempty"`
-	Restarts   int       `json:"restarts"`
-	StartedAt  time.Time `json:"startedAt"`
+	Name       string `json:"name"`
+	ID         string `json:"id"`
+	Deployment int64  `json:"deployment"`
+	State      string `json:"state"`
+	Health     string `json:"health,omitempty"`
+	// Restarts counts the engine's restarts of this agent and the agents
+	// it replaced; LastExit says how the last of them ended ("" if none).
+	Restarts  int       `json:"restarts"`
+	StartedAt time.Time `json:"startedAt"`
+	LastExit  string    `json:"lastExit,omitempty"`
 }
 
 // AgentStatusReport is GET .../agents/{name}/status: the agent, its latest

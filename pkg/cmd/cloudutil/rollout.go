@@ -24,6 +24,21 @@ func WaitRollout(ctx context.Context, ios *iostreams.IOStreams, c *client.Client
 	if d.Result != resources.DeploymentRollingOut {
 		return d, nil
 	}
+	wctx, cancel := context.WithTimeout(ctx, RolloutWait)
+	defer cancel()
+	got, err := waitRollout(wctx, ios, c, org, name, d)
+	if err != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+		return got, fmt.Errorf("gave up after %s waiting for deployment %d of %s to roll out (the platform goes on with it): botkit cloud agents status %s",
+			RolloutWait, d.Number, AgentRef(name), iostreams.Printable(name))
+	}
+	return got, err
+}
+
+// RolloutWait bounds a command's wait for a rollout: the platform fails a
+// rollout whose agents are not ready within 15 minutes.
+const RolloutWait = 16 * time.Minute
+
+func waitRollout(ctx context.Context, ios *iostreams.IOStreams, c *client.Client, org, name string, d resources.Deployment) (resources.Deployment, error) {
 	if !ios.ShowProgress() {
 		// An interrupt stops the wait (exit 130, quietly, as every
 		// command), not the rollout: the platform goes on with it.
@@ -129,6 +144,11 @@ func RolloutDone(ctx context.Context, c *client.Client, org, name, verb string, 
 		return "", a, RolloutFailed(name, d, serving)
 	case resources.DeploymentRollingOut:
 		return fmt.Sprintf("%s %s: deployment %d rolling out (%s)", AgentRef(name), verb, d.Number, iostreams.Printable(RunsWith(d))), resources.Agent{}, nil
+	case resources.DeploymentSuperseded:
+		if d.Message != "" { // superseded before it served
+			return "", resources.Agent{}, cmdutil.WithCode(cmdutil.ExitConflict, errors.New(iostreams.Printable(fmt.Sprintf(
+				"%s: deployment %d was %s", AgentRef(name), d.Number, d.Message))))
+		}
 	}
 	a, err := c.Agent(ctx, org, name)
 	if err != nil {

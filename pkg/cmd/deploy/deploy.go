@@ -181,6 +181,15 @@ func Run(ctx context.Context, opts *Options) error {
 		}
 	}
 	changes := specChanges(cur.Spec, want.Spec, exists)
+	scaling := ""
+	if exists && scalingText(cur.Spec.Scaling) != scalingText(want.Spec.Scaling) {
+		scaling = fmt.Sprintf("scaling %s → %s, from %s", orNone(scalingText(cur.Spec.Scaling)), orNone(scalingText(want.Spec.Scaling)), path)
+		for i, c := range changes {
+			if strings.HasPrefix(c, "scaling ") {
+				changes[i] = scaling
+			}
+		}
+	}
 	if opts.DryRun {
 		return dryRun(ctx, opts, c, org, cur, want, exists, changes)
 	}
@@ -194,22 +203,19 @@ func Run(ctx context.Context, opts *Options) error {
 			return err
 		}
 	}
-	if _, _, err := c.PutAgent(ctx, org, want, cur.Metadata.ResourceVersion); err != nil {
-		return err
+	// The agent and its deployment are one write: a deploy the platform
+	// refuses (no engine for the region, say) changes nothing.
+	if exists {
+		want.Metadata.ResourceVersion = cur.Metadata.ResourceVersion
 	}
-	d, err := c.Deploy(ctx, org, name, resources.DeployRequest{})
-	var refused *resources.Error
-	if err != nil && !exists && errors.As(err, &refused) {
-		// The platform refused the first deployment (no engine for the
-		// region, say): the agent this command created is removed, so that
-		// nothing of the deploy stays and the next one is a first one too.
-		if _, derr := c.DeleteAgent(ctx, org, name); derr != nil {
-			fmt.Fprintf(opts.IO.ErrOut, "warning: %s was created but not deployed, and removing it failed: %v\n", cloudutil.AgentRef(name), derr)
-		}
-		return err
-	}
+	d, err := c.Deploy(ctx, org, name, resources.DeployRequest{Agent: &want})
 	if err != nil {
 		return err
+	}
+	if scaling != "" {
+		// Said whatever the confirmation: a scale made with `cloud agents
+		// scale` is set back by the file.
+		fmt.Fprintf(opts.IO.ErrOut, "%s: %s\n", cloudutil.AgentRef(name), iostreams.Printable(scaling))
 	}
 	if !opts.NoWait {
 		if d, err = cloudutil.WaitRollout(ctx, opts.IO, c, org, name, d); err != nil {

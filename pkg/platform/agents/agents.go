@@ -13,10 +13,10 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/botkit-dev/botkit/pkg/platform/encryption"
@@ -61,15 +61,21 @@ type Options struct {
 	// Holder names this process in it ("": a random name).
 	LeaseTTL time.Duration
 	Holder   string
-	// PassLock, when set, is taken by every pass over a region instead of
-	// the store's lease: the processes that share one embedded data
-	// directory take turns (a pass waits for another's), and a lock that
-	// ends with its process holds up nobody after a kill -9. It returns
-	// the lock's release, or ctx's error while it waits.
+	// PassLock, when set, is what makes this process a region's
+	// controller instead of the store's lease: the processes that share
+	// one embedded data directory take turns (the one holding it drives
+	// the region until it closes), and a lock that ends with its process
+	// holds up nobody after a kill -9. It returns the lock's release, or
+	// ctx's error while it waits.
 	PassLock func(ctx context.Context, region string) (release func(), err error)
-	// SkipEmptyRegions: ReconcileAll leaves the regions without agents
-	// alone (their engine is not asked for containers to remove).
-	SkipEmptyRegions bool
+	// Resync is how often the controller of a region looks at all of it
+	// when nothing woke it (0: DefaultResync): the safety net for what no
+	// write or engine event announced (a write through another replica).
+	Resync time.Duration
+	// Platform is this platform's identity, which every container it makes
+	// carries (runtime.LabelPlatform): it touches no other platform's
+	// containers ("" in tests of one platform only: no identity label).
+	Platform string
 	// Logger receives the reconciler's events (never a value).
 	Logger *slog.Logger
 	// AfterStart, when set, is called by a pass right after it started a
@@ -79,18 +85,24 @@ type Options struct {
 	AfterStart func(ctx context.Context, org, agent string, deployment int64) error
 }
 
-// Reconciler makes the engines run what the store says.
+// DefaultResync is how often a region's controller looks at all of it
+// when nothing woke it.
+const DefaultResync = time.Second
+
+// Reconciler is the agents' controller: one worker per region drives the
+// engine toward what the store says, woken by writes (Enqueue), by the
+// engine's own events (an agent died) and by a periodic resync. Reads never
+// act on the engine.
 type Reconciler struct {
 	opts   Options
 	st     store.Store
 	log    *slog.Logger
-	locks  sync.Map // region → *regionLock
-	closed chan struct{}
-}
-
-type regionLock struct {
-	mu      sync.Mutex
-	renewed time.Time // when this process last got the lease
+	queues map[string]*queue // by region with a runtime
+	ops    *ops
+	// foreign remembers the containers of other platforms already warned
+	// about.
+	foreign sync.Map
+	touched atomic.Bool
 }
 
 // New returns the reconciler of opts.
@@ -118,7 +130,16 @@ func New(opts Options) *Reconciler {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Reconciler{opts: opts, st: opts.Store, log: log, closed: make(chan struct{})}
+	if opts.Resync <= 0 {
+		opts.Resync = DefaultResync
+	}
+	r := &Reconciler{opts: opts, st: opts.Store, log: log, queues: map[string]*queue{}, ops: newOps()}
+	for region, rt := range opts.Runtimes {
+		if rt != nil {
+			r.queues[region] = newQueue()
+		}
+	}
+	return r
 }
 
 // HasRuntime reports whether region runs agents.
@@ -144,6 +165,8 @@ func (r *Reconciler) CheckEngine(ctx context.Context, region string) error {
 	if rt == nil {
 		return r.NoRuntime(region)
 	}
+	ctx, cancel := context.WithTimeout(ctx, lookTimeout)
+	defer cancel()
 	_, err := rt.List(ctx, runtime.Selector{runtime.LabelRegion: region, runtime.LabelAgent: ""})
 	if runtime.ReasonOf(err) != runtime.ReasonUnreachable {
 		return nil // answered (an error of another kind is the rollout's to report)
@@ -152,6 +175,15 @@ func (r *Reconciler) CheckEngine(ctx context.Context, region string) error {
 		return resources.Errorf(resources.CodeUnprocessable, "%s", r.opts.EngineDown(region))
 	}
 	return resources.Errorf(resources.CodeUnprocessable, "the container engine of region %s does not answer: nothing was deployed; deploy again once it is up", region)
+}
+
+// EngineDownMessage is what a read shows when region's engine does not
+// answer (err: how it failed).
+func (r *Reconciler) EngineDownMessage(region string, err error) string {
+	if r.opts.EngineDown != nil {
+		return r.opts.EngineDown(region)
+	}
+	return fmt.Sprintf("the container engine of region %s does not answer (%v): what the store says is shown", region, err)
 }
 
 // Regions returns the regions with a runtime.
@@ -175,178 +207,6 @@ func (r *Reconciler) runtimeOf(region string) runtime.Runtime {
 	return r.opts.Runtimes[region]
 }
 
-// Close gives up this process's region leases (another replica takes the
-// regions over at once) and stops the background passes.
-func (r *Reconciler) Close() {
-	if r == nil {
-		return
-	}
-	select {
-	case <-r.closed:
-		return
-	default:
-		close(r.closed)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if r.opts.PassLock != nil {
-		return // no lease taken
-	}
-	for _, region := range r.Regions() {
-		if v, ok := r.locks.Load(region); ok {
-			l := v.(*regionLock)
-			l.mu.Lock()
-			l.renewed = time.Time{}
-			l.mu.Unlock()
-		}
-		if err := r.st.ReleaseLease(ctx, LeaseName(region), r.opts.Holder); err != nil {
-			r.log.Warn("releasing the reconcile lease", "region", region, "error", err.Error())
-		}
-	}
-}
-
-// lock serializes this process's passes over region and takes (or renews)
-// the region's lease; ok is false when another replica holds it (this one
-// then only reads).
-func (r *Reconciler) lock(ctx context.Context, region string) (unlock func(), ok bool, err error) {
-	select {
-	case <-r.closed:
-		return nil, false, nil // closed: another replica reconciles
-	default:
-	}
-	v, _ := r.locks.LoadOrStore(region, &regionLock{})
-	l := v.(*regionLock)
-	l.mu.Lock()
-	if r.opts.PassLock != nil {
-		release, err := r.opts.PassLock(ctx, region)
-		if err != nil {
-			l.mu.Unlock()
-			return nil, false, err
-		}
-		return func() { release(); l.mu.Unlock() }, true, nil
-	}
-	// Renewed within a third of its time to live: still ours.
-	if !l.renewed.IsZero() && time.Since(l.renewed) < r.opts.LeaseTTL/3 {
-		return l.mu.Unlock, true, nil
-	}
-	got, err := r.st.AcquireLease(ctx, LeaseName(region), r.opts.Holder, r.opts.LeaseTTL)
-	if err != nil || !got {
-		l.renewed = time.Time{}
-		l.mu.Unlock()
-		return nil, false, err
-	}
-	l.renewed = time.Now()
-	return l.mu.Unlock, true, nil
-}
-
-// Reconcile runs one pass over agent a (a row as read; it is read again
-// under the lock). A replica without the region's lease does nothing.
-func (r *Reconciler) Reconcile(ctx context.Context, a store.Agent) error {
-	rt := r.runtimeOf(a.Region)
-	if rt == nil {
-		return nil
-	}
-	unlock, ok, err := r.lock(ctx, a.Region)
-	if err != nil || !ok {
-		return err
-	}
-	defer unlock()
-	cur, err := r.st.Agent(ctx, a.OrgID, a.Name)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil // deleted meanwhile: the region's pass removes its containers
-	}
-	if err != nil {
-		return err
-	}
-	cur.OrgName = a.OrgName
-	if err := r.pass(ctx, rt, cur); err != nil {
-		r.log.Warn("reconcile", "org", a.OrgName, "agent", a.Name, "error", err.Error())
-		return err
-	}
-	return nil
-}
-
-// ReconcileRegion runs one pass over every agent of region and removes the
-// containers of agents that no longer exist. A replica without the
-// region's lease does nothing.
-func (r *Reconciler) ReconcileRegion(ctx context.Context, region string) error {
-	rt := r.runtimeOf(region)
-	if rt == nil {
-		return nil
-	}
-	unlock, ok, err := r.lock(ctx, region)
-	if err != nil || !ok {
-		return err
-	}
-	defer unlock()
-	list, err := r.st.RegionAgents(ctx, region)
-	if err != nil {
-		return err
-	}
-	known := map[[2]string]bool{}
-	var errs []error
-	for _, a := range list {
-		known[[2]string{a.OrgName, a.Name}] = true
-		if err := r.pass(ctx, rt, a); err != nil {
-			r.log.Warn("reconcile", "org", a.OrgName, "agent", a.Name, "error", err.Error())
-			errs = append(errs, fmt.Errorf("agent %s/%s: %w", a.OrgName, a.Name, err))
-		}
-	}
-	cs, err := rt.List(ctx, runtime.Selector{runtime.LabelRegion: region})
-	if err != nil {
-		return errors.Join(append(errs, err)...)
-	}
-	for _, c := range cs {
-		if !known[[2]string{c.Owner.Organization, c.Owner.Agent}] {
-			r.log.Info("removing the container of a deleted agent", "org", c.Owner.Organization, "agent", c.Owner.Agent, "container", c.Name)
-			if err := rt.Remove(ctx, c.ID, r.opts.Grace); err != nil {
-				errs = append(errs, err)
-			}
-		}
-	}
-	return errors.Join(errs...)
-}
-
-// ReconcileAll reconciles every region with a runtime (at platform start).
-func (r *Reconciler) ReconcileAll(ctx context.Context) error {
-	var errs []error
-	for _, region := range r.Regions() {
-		if r.opts.SkipEmptyRegions {
-			list, err := r.st.RegionAgents(ctx, region)
-			if err != nil {
-				errs = append(errs, err)
-				continue
-			}
-			if len(list) == 0 {
-				continue
-			}
-		}
-		if err := r.ReconcileRegion(ctx, region); err != nil {
-			errs = append(errs, fmt.Errorf("region %s: %w", region, err))
-		}
-	}
-	return errors.Join(errs...)
-}
-
-// Run reconciles every region each interval until ctx ends or Close
-// (botkit-platform serve's background pass).
-func (r *Reconciler) Run(ctx context.Context, interval time.Duration) {
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-r.closed:
-			return
-		case <-t.C:
-		}
-		if err := r.ReconcileAll(ctx); err != nil && ctx.Err() == nil {
-			r.log.Warn("reconcile pass", "error", err.Error())
-		}
-	}
-}
-
 // SpecOf decodes an agent row's spec.
 func SpecOf(a store.Agent) (resources.AgentSpec, error) {
 	var spec resources.AgentSpec
@@ -356,18 +216,34 @@ func SpecOf(a store.Agent) (resources.AgentSpec, error) {
 	return spec, nil
 }
 
-func ownerOf(a store.Agent) runtime.Owner {
-	return runtime.Owner{Organization: a.OrgName, Region: a.Region, Agent: a.Name}
+// ownerOf is the Owner of agent a's containers on this platform.
+func (r *Reconciler) ownerOf(a store.Agent) runtime.Owner {
+	return runtime.Owner{Platform: r.opts.Platform, Organization: a.OrgName, Region: a.Region, Agent: a.Name}
 }
 
-// containers lists agent a's containers, by deployment number.
-func containers(ctx context.Context, rt runtime.Runtime, a store.Agent) (map[int64][]runtime.Agent, error) {
-	cs, err := rt.List(ctx, runtime.ForOwner(ownerOf(a)))
+// depOwner is the Owner of agent a's deployment number's agents.
+func (r *Reconciler) depOwner(a store.Agent, number int64) runtime.Owner {
+	o := r.ownerOf(a)
+	o.Deployment = int(number)
+	return o
+}
+
+// lookTimeout bounds a read's look at the engine (status, lists): a read
+// answers with what the store says when the engine does not.
+const lookTimeout = 3 * time.Second
+
+// containers lists agent a's containers, by deployment number, leaving out
+// those being removed.
+func (r *Reconciler) containers(ctx context.Context, rt runtime.Runtime, a store.Agent) (map[int64][]runtime.Agent, error) {
+	cs, err := rt.List(ctx, runtime.ForOwner(r.ownerOf(a)))
 	if err != nil {
 		return nil, err
 	}
 	out := map[int64][]runtime.Agent{}
 	for _, c := range cs {
+		if r.ops.removing(c.ID) {
+			continue
+		}
 		out[int64(c.Owner.Deployment)] = append(out[int64(c.Owner.Deployment)], c)
 	}
 	return out, nil

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -17,15 +18,17 @@ import (
 // errNotYet ends a look at a rollout whose agents are not all ready yet.
 var errNotYet = errors.New("not ready yet")
 
-// pass is one reconcile pass over agent a (the region locked, its lease
-// held): the rolling-out deployment moved on by one step, the serving one
-// kept at its count, every other container of the agent removed.
+// pass is one look at agent a (its region driven by this process): the
+// rolling-out deployment moved on by one step, the serving one kept at its
+// count (dead agents replaced), every other container of the agent
+// removed. What cannot finish now (a pull, a settle time) looks again
+// later.
 func (r *Reconciler) pass(ctx context.Context, rt runtime.Runtime, a store.Agent) error {
 	spec, err := SpecOf(a)
 	if err != nil {
 		return err
 	}
-	byDep, err := containers(ctx, rt, a)
+	byDep, err := r.containers(ctx, rt, a)
 	if err != nil {
 		return err
 	}
@@ -47,7 +50,7 @@ func (r *Reconciler) pass(ctx context.Context, rt runtime.Runtime, a store.Agent
 					return err
 				}
 				a.OrgName = org
-				if byDep, err = containers(ctx, rt, a); err != nil {
+				if byDep, err = r.containers(ctx, rt, a); err != nil {
 					return err
 				}
 			} else {
@@ -70,26 +73,48 @@ func (r *Reconciler) pass(ctx context.Context, rt runtime.Runtime, a store.Agent
 			stray = append(stray, cs...)
 		}
 	}
-	return r.removeAll(ctx, rt, stray)
+	r.removeAsync(rt, stray, "not of the serving deployment")
+	return nil
 }
 
+// rolloutTimeout bounds a rollout: a deployment whose agents are not ready
+// and settled by then fails (its image's pull included).
+const rolloutTimeout = 15 * time.Minute
+
+// rolloutLook is how often a rolling-out deployment's agents are looked at
+// while they come up (the engine's events wake it sooner).
+const rolloutLook = 250 * time.Millisecond
+
+// rollout moves a rolling-out deployment d on by one step: its missing
+// agents started (never restarted by the engine, so a crash stays
+// visible), then one look: a failure fails d (its agents removed), all
+// ready and settled promotes it. done reports either.
 // rollout moves a rolling-out deployment d on by one step: its missing
 // agents started (never restarted by the engine, so a crash stays
 // visible), then one look: a failure fails d (its agents removed), all
 // ready and settled promotes it. done reports either.
 func (r *Reconciler) rollout(ctx context.Context, rt runtime.Runtime, a store.Agent, spec resources.AgentSpec, d store.Deployment, cs []runtime.Agent) (done bool, err error) {
 	want := max(spec.MinAgents(), 1) // min 0: one proves the image boots
-	owner := depOwner(a, d.Number)
+	owner := r.depOwner(a, d.Number)
 	sel := runtime.ForOwner(owner)
-	cs = r.dropUnstarted(ctx, rt, cs)
+	k := key{a.OrgName, a.Name}
+	cs = r.dropUnstarted(rt, cs)
 	var run *runtimeInput
+	if time.Since(d.At) > rolloutTimeout {
+		return true, r.fail(ctx, rt, a, d, nil, &runtime.Error{Reason: runtime.ReasonNotReady,
+			Message: fmt.Sprintf("its agents were not ready within %s", rolloutTimeout)})
+	}
 	if len(cs) < want && !hasFailure(cs) {
 		run, err = r.load(ctx, a, d)
 		if err != nil {
 			return r.failLoad(ctx, rt, a, d, err)
 		}
-		if err := pullMissing(ctx, rt, d.ImageDigest, run.creds); err != nil {
+		if err := r.pullAsync(ctx, rt, a, d.ImageDigest, run.creds); err != nil {
+			if errors.Is(err, errPulling) {
+				return false, nil // looked at again when the pull ends
+			}
 			if transient(err) || ctx.Err() != nil {
+				r.after(a.Region, k, time.Second)
 				return false, err
 			}
 			return true, r.fail(ctx, rt, a, d, run.masker, err)
@@ -100,10 +125,9 @@ func (r *Reconciler) rollout(ctx context.Context, rt runtime.Runtime, a store.Ag
 			Count: want - len(cs), FirstIndex: nextIndex(cs),
 		})
 		if err != nil {
-			for _, c := range started {
-				_ = rt.Remove(ctx, c.ID, r.opts.Grace) // error ignored: the failure below is the news; the next pass removes what is left
-			}
+			r.removeAsync(rt, started, "") // the failure below is the news
 			if transient(err) || ctx.Err() != nil {
+				r.after(a.Region, k, time.Second)
 				return false, err
 			}
 			return true, r.fail(ctx, rt, a, d, run.masker, err)
@@ -115,75 +139,56 @@ func (r *Reconciler) rollout(ctx context.Context, rt runtime.Runtime, a store.Ag
 			}
 		}
 	}
-	for {
-		// One look: runtime.WaitReady with no wait.
-		up, err := runtime.WaitReady(ctx, rt, sel, want, runtime.Readiness{
-			Settle: func(context.Context) error { return nil },
-			Poll:   func(context.Context) error { return errNotYet },
-		})
-		switch {
-		case errors.Is(err, errNotYet):
-			return false, nil
-		case err != nil && (transient(err) || ctx.Err() != nil):
-			return false, err
-		case err != nil:
-			cause := err
-			if run == nil {
-				// A pass after the one that started them: the values again,
-				// to mask the agents' last lines.
-				if run, err = r.load(ctx, a, d); err != nil {
-					return r.failLoad(ctx, rt, a, d, err)
-				}
-			}
-			return true, r.fail(ctx, rt, a, d, run.masker, cause)
-		}
-		var last time.Time
-		for _, c := range up {
-			if c.StartedAt.After(last) {
-				last = c.StartedAt
+	// One look: runtime.WaitReady with no wait.
+	up, err := runtime.WaitReady(ctx, rt, sel, want, runtime.Readiness{
+		Settle: func(context.Context) error { return nil },
+		Poll:   func(context.Context) error { return errNotYet },
+	})
+	switch {
+	case errors.Is(err, errNotYet):
+		r.after(a.Region, k, rolloutLook)
+		return false, nil
+	case err != nil && (transient(err) || ctx.Err() != nil):
+		r.after(a.Region, k, time.Second)
+		return false, err
+	case err != nil:
+		cause := err
+		if run == nil {
+			// A look after the one that started them: the values again,
+			// to mask the agents' last lines.
+			if run, err = r.load(ctx, a, d); err != nil {
+				return r.failLoad(ctx, rt, a, d, err)
 			}
 		}
-		wait := time.Until(last.Add(r.opts.Settle))
-		if wait <= 0 {
-			return true, r.promote(ctx, rt, a, spec, d, up)
-		}
-		if wait > settleWake {
-			return false, nil
-		}
-		// Settled in a moment: this pass waits for it, looks again and
-		// promotes, rather than leaving it to the next request's pass (up
-		// to a client's poll interval later).
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return false, ctx.Err()
-		case <-t.C:
+		return true, r.fail(ctx, rt, a, d, run.masker, cause)
+	}
+	var last time.Time
+	for _, c := range up {
+		if c.StartedAt.After(last) {
+			last = c.StartedAt
 		}
 	}
+	if wait := time.Until(last.Add(r.opts.Settle)); wait > 0 {
+		r.after(a.Region, k, wait)
+		return false, nil
+	}
+	return true, r.promote(ctx, rt, a, spec, d, up)
 }
-
-// settleWake is how close to the end of its agents' settle time a
-// rollout must be for a pass to wait for it (the region's lock held): a
-// client polls at most every 50 ms in-process and 250 ms over the network.
-const settleWake = 100 * time.Millisecond
 
 // dropUnstarted removes the containers created but never started (what a
 // start cut short left: the platform stopped, the request ended) and
 // returns the others; a whole one takes each one's place.
-func (r *Reconciler) dropUnstarted(ctx context.Context, rt runtime.Runtime, cs []runtime.Agent) []runtime.Agent {
-	return slices.DeleteFunc(slices.Clone(cs), func(c runtime.Agent) bool {
+func (r *Reconciler) dropUnstarted(rt runtime.Runtime, cs []runtime.Agent) []runtime.Agent {
+	var drop []runtime.Agent
+	cs = slices.DeleteFunc(slices.Clone(cs), func(c runtime.Agent) bool {
 		if c.State != runtime.StateCreated {
 			return false
 		}
-		_ = rt.Remove(ctx, c.ID, r.opts.Grace) // error ignored: the next pass tries again
+		drop = append(drop, c)
 		return true
 	})
-}
-
-// depOwner is the Owner of agent a's deployment number's agents.
-func depOwner(a store.Agent, number int64) runtime.Owner {
-	return runtime.Owner{Organization: a.OrgName, Region: a.Region, Agent: a.Name, Deployment: int(number)}
+	r.removeAsync(rt, drop, "created but never started")
+	return cs
 }
 
 // hasFailure reports whether a container already failed (the look fails
@@ -257,17 +262,7 @@ func (r *Reconciler) failLoad(ctx context.Context, rt runtime.Runtime, a store.A
 }
 
 func (r *Reconciler) removeDeployment(ctx context.Context, rt runtime.Runtime, a store.Agent, number int64) error {
-	cs, err := rt.List(ctx, runtime.ForOwner(depOwner(a, number)))
-	if err != nil {
-		return err
-	}
-	return r.removeAll(ctx, rt, cs)
-}
-
-// removeAll stops and removes the agents cs at once (their stop grace
-// periods run side by side), and returns every error.
-func (r *Reconciler) removeAll(ctx context.Context, rt runtime.Runtime, cs []runtime.Agent) error {
-	return eachAgent(cs, func(c runtime.Agent) error { return rt.Remove(ctx, c.ID, r.opts.Grace) })
+	return r.removeOwned(ctx, rt, r.depOwner(a, number))
 }
 
 // eachAgent calls fn for every agent of cs at once and joins their errors.
@@ -326,25 +321,14 @@ func (r *Reconciler) promote(ctx context.Context, rt runtime.Runtime, a store.Ag
 		return err
 	}
 	r.log.Info("deployment serving", "org", a.OrgName, "agent", a.Name, "deployment", d.Number, "superseded", prev)
-	if spec.MinAgents() == 0 {
-		var removed error
-		if prev > 0 {
-			removed = r.removeDeployment(ctx, rt, a, prev)
-		}
-		return errors.Join(removed, r.removeDeployment(ctx, rt, a, d.Number))
-	}
-	var wg sync.WaitGroup
 	var removed error
 	if prev > 0 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			removed = r.removeDeployment(ctx, rt, a, prev)
-		}()
+		removed = r.removeDeployment(ctx, rt, a, prev) // beside: new agents up before the old stop
 	}
-	restarts := r.keepRunning(ctx, rt, up)
-	wg.Wait()
-	return errors.Join(restarts, removed)
+	if spec.MinAgents() == 0 {
+		return errors.Join(removed, r.removeDeployment(ctx, rt, a, d.Number))
+	}
+	return errors.Join(removed, r.keepRunning(ctx, rt, up))
 }
 
 // keepRunning gives the agents cs the engine's restart policy where they
@@ -354,52 +338,109 @@ func (r *Reconciler) keepRunning(ctx context.Context, rt runtime.Runtime, cs []r
 	return eachAgent(cs, func(c runtime.Agent) error { return rt.SetRestartPolicy(ctx, c.ID, runtime.DefaultRestart) })
 }
 
-// scale keeps the serving deployment s at the spec's minAgents: missing
-// agents started (with the engine's restart policy), extra ones removed
-// (the highest indexes first).
+// stopped reports whether the engine will not run agent c again: it
+// exited (or was killed) and its restart policy does not bring it back.
+func stopped(c runtime.Agent) bool {
+	return c.State == runtime.StateExited || c.State == runtime.StateDead
+}
+
+// LastExit says how agent c ended: "OOMKilled", "killed (exit 137)",
+// "exited 1", with the time.
+func LastExit(c runtime.Agent) string {
+	var how string
+	switch {
+	case c.OOMKilled:
+		how = "killed for memory (OOMKilled)"
+	case c.ExitCode == 137:
+		how = "killed (exit 137)"
+	default:
+		how = fmt.Sprintf("exited %d", c.ExitCode)
+	}
+	if !c.FinishedAt.IsZero() {
+		how += " at " + c.FinishedAt.UTC().Format(time.RFC3339)
+	}
+	return how
+}
+
+// replacementLabels are the labels of the agent that takes dead's place:
+// how many ran in that place before, and how the last one ended.
+func replacementLabels(dead runtime.Agent) map[string]string {
+	n, _ := strconv.Atoi(dead.Labels[runtime.LabelReplaced]) // 0 when absent
+	return map[string]string{
+		runtime.LabelReplaced: strconv.Itoa(n + 1 + dead.Restarts),
+		runtime.LabelLastExit: LastExit(dead),
+	}
+}
+
+// scale keeps the serving deployment s at the spec's minAgents: agents the
+// engine will not run again replaced (each replacement carrying the count
+// and the last exit of its place), missing agents started (with the
+// engine's restart policy), extra ones removed (the highest indexes
+// first).
 func (r *Reconciler) scale(ctx context.Context, rt runtime.Runtime, a store.Agent, spec resources.AgentSpec, s store.Deployment, cs []runtime.Agent) error {
 	want := spec.MinAgents()
-	cs = r.dropUnstarted(ctx, rt, cs)
+	cs = r.dropUnstarted(rt, cs)
+	var live, dead []runtime.Agent
+	for _, c := range cs {
+		if stopped(c) {
+			dead = append(dead, c)
+		} else {
+			live = append(live, c)
+		}
+	}
+	for _, c := range dead {
+		r.log.Info("agent stopped", "org", a.OrgName, "agent", a.Name, "deployment", s.Number, "container", c.Name, "how", LastExit(c))
+	}
+	r.removeAsync(rt, dead, "stopped")
 	// A promotion cut short between its record and the restart policies
 	// left serving agents the engine would not start again.
-	if err := r.keepRunning(ctx, rt, cs); err != nil {
+	if err := r.keepRunning(ctx, rt, live); err != nil {
 		return err
 	}
 	switch {
-	case len(cs) > want:
-		slices.SortFunc(cs, func(x, y runtime.Agent) int { return y.Index - x.Index })
-		return r.removeAll(ctx, rt, cs[:len(cs)-want])
-	case len(cs) < want:
+	case len(live) > want:
+		slices.SortFunc(live, func(x, y runtime.Agent) int { return y.Index - x.Index })
+		r.removeAsync(rt, live[:len(live)-want], "scaled down")
+	case len(live) < want:
 		run, err := r.load(ctx, a, s)
 		if err != nil {
 			return err
 		}
-		if err := pullMissing(ctx, rt, s.ImageDigest, run.creds); err != nil {
+		if err := r.pullAsync(ctx, rt, a, s.ImageDigest, run.creds); err != nil {
+			if errors.Is(err, errPulling) {
+				return nil
+			}
+			r.after(a.Region, key{a.OrgName, a.Name}, 5*time.Second)
 			return fmt.Errorf("scaling deployment %d: %s", s.Number, run.masker.mask(err.Error()))
 		}
-		started, err := rt.Start(ctx, runtime.StartSpec{
-			Owner: depOwner(a, s.Number), Image: s.ImageDigest, Env: run.env, Profile: profileOf(s.Profile),
-			Restart: runtime.DefaultRestart, Network: r.opts.Network, Count: want - len(cs), FirstIndex: nextIndex(cs),
-		})
-		if err != nil {
+		base := runtime.StartSpec{Owner: r.depOwner(a, s.Number), Image: s.ImageDigest, Env: run.env, Profile: profileOf(s.Profile),
+			Restart: runtime.DefaultRestart, Network: r.opts.Network}
+		missing := want - len(live)
+		var errs []error
+		started := 0
+		for _, c := range dead {
+			if missing == 0 {
+				break
+			}
+			one := base
+			one.Count, one.FirstIndex, one.Labels = 1, c.Index, replacementLabels(c)
+			got, err := rt.Start(ctx, one)
+			started += len(got)
+			errs = append(errs, err)
+			missing--
+		}
+		if missing > 0 {
+			more := base
+			more.Count, more.FirstIndex = missing, max(nextIndex(cs), nextIndex(live))
+			got, err := rt.Start(ctx, more)
+			started += len(got)
+			errs = append(errs, err)
+		}
+		r.log.Info("started agents", "org", a.OrgName, "agent", a.Name, "deployment", s.Number, "count", started)
+		if err := errors.Join(errs...); err != nil {
+			r.after(a.Region, key{a.OrgName, a.Name}, 5*time.Second)
 			return fmt.Errorf("scaling deployment %d: %s", s.Number, run.masker.mask(err.Error()))
 		}
-		r.log.Info("started agents", "org", a.OrgName, "agent", a.Name, "deployment", s.Number, "count", len(started))
 	}
 	return nil
-}
-
-// pullMissing pulls image (pinned by digest) unless the engine holds it at
-// that digest already. The engine runs a digest it holds without asking
-// the registry either way (a pull of it succeeds without credentials); the
-// registry saw this organization's credentials when the deployment was
-// made, resolving its digest. A look costs ~1 ms, a pull of a held image
-// ~25–40 ms.
-func pullMissing(ctx context.Context, rt runtime.Runtime, image string, creds *runtime.Credentials) error {
-	if ref, err := resources.ParseImageRef(image); err == nil && ref.Digest != "" {
-		if have, err := rt.ImageDigest(ctx, image); err == nil && have == ref.Digest {
-			return nil
-		}
-	}
-	return rt.Pull(ctx, image, creds)
 }

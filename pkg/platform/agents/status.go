@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
+	"strconv"
+	"time"
 
 	"github.com/botkit-dev/botkit/pkg/platform/runtime"
 	"github.com/botkit-dev/botkit/pkg/platform/store"
@@ -43,7 +46,16 @@ func (r *Reconciler) Status(ctx context.Context, a store.Agent) (resources.Agent
 	var cs []runtime.Agent
 	rt := r.runtimeOf(a.Region)
 	if rt != nil {
-		if cs, err = rt.List(ctx, runtime.ForOwner(ownerOf(a))); err != nil {
+		lctx, cancel := context.WithTimeout(ctx, lookTimeout)
+		cs, err = rt.List(lctx, runtime.ForOwner(r.ownerOf(a)))
+		cancel()
+		if err != nil {
+			if ctx.Err() != nil {
+				return st, nil, ctx.Err()
+			}
+			if runtime.ReasonOf(err) == "" {
+				err = &runtime.Error{Reason: runtime.ReasonUnreachable, Err: err}
+			}
 			return st, nil, err
 		}
 	}
@@ -51,6 +63,9 @@ func (r *Reconciler) Status(ctx context.Context, a store.Agent) (resources.Agent
 	readyOf := map[int64]int{}
 	for _, c := range cs {
 		n := int64(c.Owner.Deployment)
+		if r.ops.removing(c.ID) {
+			continue // stopping: no longer counted, nor shown
+		}
 		if ready(c) {
 			readyOf[n]++
 		}
@@ -58,13 +73,19 @@ func (r *Reconciler) Status(ctx context.Context, a store.Agent) (resources.Agent
 		if len(id) > 12 {
 			id = id[:12]
 		}
-		running = append(running, resources.RunningAgent{Name: c.Name, ID: id, Deployment: n, State: string(c.State),
-			Health: string(c.Health), Restarts: c.Restarts, StartedAt: c.StartedAt})
+		replaced, _ := strconv.Atoi(c.Labels[runtime.LabelReplaced]) // 0 when absent
+		ra := resources.RunningAgent{Name: c.Name, ID: id, Deployment: n, State: string(c.State),
+			Health: string(c.Health), Restarts: c.Restarts + replaced, StartedAt: c.StartedAt, LastExit: c.Labels[runtime.LabelLastExit]}
+		if stopped(c) {
+			ra.LastExit = LastExit(c)
+		}
+		running = append(running, ra)
 	}
 	sort.SliceStable(running, func(i, j int) bool { return running[i].Deployment < running[j].Deployment })
 
 	if serving != nil {
 		st.Deployment = serving.Number
+		st.Image = serving.Image
 		st.ImageDigest = resources.DigestOf(serving.ImageDigest)
 		st.SecretSetVersion = serving.SecretSetVersion
 		st.Agents = resources.AgentCounts{Desired: spec.MinAgents(), Ready: readyOf[serving.Number]}
@@ -114,45 +135,9 @@ func (r *Reconciler) Status(ctx context.Context, a store.Agent) (resources.Agent
 	return st, running, nil
 }
 
-// Remove stops and removes every agent (container) of a, of every
-// deployment.
-func (r *Reconciler) Remove(ctx context.Context, a store.Agent) error {
-	rt := r.runtimeOf(a.Region)
-	if rt == nil {
-		return nil
-	}
-	v, _ := r.locks.LoadOrStore(a.Region, &regionLock{})
-	l := v.(*regionLock)
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	cs, err := rt.List(ctx, runtime.ForOwner(ownerOf(a)))
-	if err != nil {
-		return err
-	}
-	return r.removeAll(ctx, rt, cs)
-}
-
-// Restart restarts every agent of a's serving deployment.
-func (r *Reconciler) Restart(ctx context.Context, a store.Agent) error {
-	rt := r.runtimeOf(a.Region)
-	if rt == nil {
-		return r.NoRuntime(a.Region)
-	}
-	if a.Serving == 0 {
-		return nil
-	}
-	cs, err := rt.List(ctx, runtime.ForOwner(depOwner(a, a.Serving)))
-	if err != nil {
-		return err
-	}
-	var errs []error
-	for _, c := range cs {
-		if err := rt.Restart(ctx, c.ID, r.opts.Grace); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	return errors.Join(errs...)
-}
+// followLook is how often a followed log with no running agent looks for
+// one.
+const followLook = 500 * time.Millisecond
 
 // LogOptions choose the lines of Logs.
 type LogOptions = runtime.LogOptions
@@ -165,9 +150,21 @@ func (r *Reconciler) Logs(ctx context.Context, a store.Agent, opts LogOptions, f
 	if rt == nil {
 		return r.NoRuntime(a.Region)
 	}
-	cs, err := rt.List(ctx, runtime.ForOwner(ownerOf(a)))
+	cs, err := rt.List(ctx, runtime.ForOwner(r.ownerOf(a)))
 	if err != nil {
 		return err
+	}
+	// Followed with no agent: wait for one to start (the controller, or
+	// a session, starts it).
+	for opts.Follow && !slices.ContainsFunc(cs, func(c runtime.Agent) bool { return c.State == runtime.StateRunning }) {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(followLook):
+		}
+		if cs, err = rt.List(ctx, runtime.ForOwner(r.ownerOf(a))); err != nil {
+			return err
+		}
 	}
 	m := &masker{}
 	seen := map[int64]bool{}

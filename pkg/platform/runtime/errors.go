@@ -30,6 +30,8 @@ const (
 	ReasonUnhealthy Reason = "Unhealthy"
 	// ReasonInvalid: the request itself is wrong (no digest, host network…).
 	ReasonInvalid Reason = "Invalid"
+	// ReasonNotReady: a rollout's agents were not ready in the time it has.
+	ReasonNotReady Reason = "NotReady"
 )
 
 // Error is a runtime failure with its reason. Agent failures carry the

@@ -49,6 +49,18 @@ type Runtime interface {
 	// agent, each tagged with its agent. With Follow it returns when ctx
 	// ends or every agent has stopped; fn's error stops it.
 	Logs(ctx context.Context, agents []Agent, opts LogOptions, fn func(LogLine) error) error
+	// Events calls fn with each event of the platform's agents (every
+	// container with LabelManaged) from now on, until ctx ends or the
+	// engine's stream breaks (its error): what wakes the platform's
+	// controller when an agent dies, is killed for memory or starts.
+	Events(ctx context.Context, fn func(Event)) error
+}
+
+// Event is what the engine says happened to one of the platform's agents.
+type Event struct {
+	ID     string
+	Owner  Owner // from the agent's labels
+	Action string
 }
 
 // Credentials log in to one registry host for one call.
@@ -61,6 +73,10 @@ type Credentials struct {
 
 // Owner says whose an agent is; it becomes the container's labels.
 type Owner struct {
+	// Platform is the identity of the platform that made the agent (""
+	// for none): a platform touches only its own containers, so that two
+	// platforms on one engine leave each other's alone.
+	Platform     string
 	Organization string
 	Region       string
 	Agent        string
@@ -71,16 +87,23 @@ type Owner struct {
 // containers with LabelManaged.
 const (
 	LabelManaged      = "dev.botkit.managed"
+	LabelPlatform     = "dev.botkit.platform"
 	LabelOrganization = "dev.botkit.organization"
 	LabelRegion       = "dev.botkit.region"
 	LabelAgent        = "dev.botkit.agent"
 	LabelDeployment   = "dev.botkit.deployment"
 	LabelIndex        = "dev.botkit.index"
+	// LabelReplaced counts the agents that ran in this one's place and
+	// stopped (died, killed, killed for memory) before it; LabelLastExit
+	// says how the last of them ended. An agent's history is on the engine,
+	// with the agent, whichever platform process looks.
+	LabelReplaced = "dev.botkit.replaced"
+	LabelLastExit = "dev.botkit.last-exit"
 )
 
 // Labels returns the labels of the index'th agent of o's deployment.
 func (o Owner) Labels(index int) map[string]string {
-	return map[string]string{
+	l := map[string]string{
 		LabelManaged:      "true",
 		LabelOrganization: o.Organization,
 		LabelRegion:       o.Region,
@@ -88,6 +111,10 @@ func (o Owner) Labels(index int) map[string]string {
 		LabelDeployment:   strconv.Itoa(o.Deployment),
 		LabelIndex:        strconv.Itoa(index),
 	}
+	if o.Platform != "" {
+		l[LabelPlatform] = o.Platform
+	}
+	return l
 }
 
 // Selector matches the labels of the platform's agents: every key given
@@ -99,6 +126,9 @@ type Selector map[string]string
 // one deployment when o.Deployment is not 0.
 func ForOwner(o Owner) Selector {
 	s := Selector{LabelOrganization: o.Organization, LabelRegion: o.Region, LabelAgent: o.Agent}
+	if o.Platform != "" {
+		s[LabelPlatform] = o.Platform
+	}
 	if o.Deployment != 0 {
 		s[LabelDeployment] = strconv.Itoa(o.Deployment)
 	}
@@ -171,6 +201,9 @@ type StartSpec struct {
 	// Count agents are started, with indexes FirstIndex, FirstIndex+1, …
 	Count      int
 	FirstIndex int
+	// Labels are labels the agents carry besides their owner's (which
+	// they cannot change): LabelReplaced, LabelLastExit.
+	Labels map[string]string
 }
 
 // State is an agent's container state as the engine reports it.
@@ -224,6 +257,7 @@ func OwnerOf(labels map[string]string) (Owner, int) {
 	dep, _ := strconv.Atoi(labels[LabelDeployment]) // 0 when not a number: not ours to interpret
 	idx, _ := strconv.Atoi(labels[LabelIndex])      // idem
 	return Owner{
+		Platform:     labels[LabelPlatform],
 		Organization: labels[LabelOrganization],
 		Region:       labels[LabelRegion],
 		Agent:        labels[LabelAgent],

@@ -16,9 +16,10 @@ import (
 	"github.com/botkit-dev/botkit/pkg/resources"
 )
 
-// Agents (DESIGN §7): the API's operations on Agents and their
-// deployments. What runs is the reconciler's (pkg/platform/agents): every
-// operation that names an agent has it reconciled first, every write after.
+// Agents (docs/deploy.md): the API's operations on Agents and their
+// deployments. They store what should run; the controller
+// (pkg/platform/agents) acts on the engine, woken by every write. Reads
+// change nothing.
 
 func errAgentNotFound(name string) *resources.Error {
 	return errNotFound("agent %q not found", name)
@@ -26,6 +27,7 @@ func errAgentNotFound(name string) *resources.Error {
 
 // agent reads p's agent name (a 404 for a missing one).
 func (s *Service) agent(ctx context.Context, p Principal, name string) (store.Agent, error) {
+	s.agents.Touch()
 	a, err := s.store.Agent(ctx, p.org.ID, name)
 	if errors.Is(err, store.ErrNotFound) {
 		return a, errAgentNotFound(name)
@@ -34,37 +36,10 @@ func (s *Service) agent(ctx context.Context, p Principal, name string) (store.Ag
 	return a, err
 }
 
-// reconciled reconciles p's agent name and returns it as it is then.
-func (s *Service) reconciled(ctx context.Context, p Principal, name string) (store.Agent, error) {
-	a, err := s.agent(ctx, p, name)
-	if err != nil {
-		return a, err
-	}
-	if err := s.reconcile(ctx, a); err != nil {
-		return a, err
-	}
-	return s.agent(ctx, p, name)
-}
-
-// reconcile runs a pass over a; an engine that does not answer is the
-// agent's status to show, not the request's failure.
-func (s *Service) reconcile(ctx context.Context, a store.Agent) error {
-	if s.agents == nil {
-		return nil
-	}
-	err := s.agents.Reconcile(ctx, a)
-	if err != nil && runtime.ReasonOf(err) != "" {
-		return nil
-	}
-	return err
-}
-
-// ReconcileAgent runs one reconcile pass over p's agent name (what apply
-// calls after its commit for each agent whose spec changed, and what the
-// agents' routes do first).
-func (s *Service) ReconcileAgent(ctx context.Context, p Principal, name string) error {
-	_, err := s.reconciled(ctx, p, name)
-	return err
+// enqueue asks the controller to look at agent a (a write changed what it
+// should run): the answer does not wait for the engine.
+func (s *Service) enqueue(p Principal, a store.Agent) {
+	s.agents.Enqueue(a.Region, p.org.Name, a.Name) // nil-safe
 }
 
 // wireAgent is agent a as the API shows it, with its status.
@@ -91,7 +66,7 @@ func (s *Service) wireAgent(ctx context.Context, a store.Agent) (resources.Agent
 			if runtime.ReasonOf(err) == "" {
 				return out, nil, err
 			}
-			st = resources.AgentStatus{State: resources.AgentDegraded, Message: err.Error()}
+			st = resources.AgentStatus{State: resources.AgentDegraded, Message: s.agents.EngineDownMessage(a.Region, err)}
 		}
 		out.Status, running = &st, r
 	} else {
@@ -119,6 +94,7 @@ func (s *Service) ListAgents(ctx context.Context, p Principal, region string) (r
 			return list, errInvalid("region: %v", err)
 		}
 	}
+	s.agents.Touch()
 	rows, err := s.store.Agents(ctx, p.org.ID, region)
 	if err != nil {
 		return list, err
@@ -134,9 +110,9 @@ func (s *Service) ListAgents(ctx context.Context, p Principal, region string) (r
 	return list, nil
 }
 
-// GetAgent returns p's agent name, reconciled, with its status.
+// GetAgent returns p's agent name with its status.
 func (s *Service) GetAgent(ctx context.Context, p Principal, name string) (resources.Agent, error) {
-	a, err := s.reconciled(ctx, p, name)
+	a, err := s.agent(ctx, p, name)
 	if err != nil {
 		return resources.Agent{}, err
 	}
@@ -146,7 +122,7 @@ func (s *Service) GetAgent(ctx context.Context, p Principal, name string) (resou
 
 // AgentStatus is GET .../agents/{name}/status.
 func (s *Service) AgentStatus(ctx context.Context, p Principal, name string) (resources.AgentStatusReport, error) {
-	a, err := s.reconciled(ctx, p, name)
+	a, err := s.agent(ctx, p, name)
 	if err != nil {
 		return resources.AgentStatusReport{}, err
 	}
@@ -263,6 +239,7 @@ func (s *Service) PutAgent(ctx context.Context, p Principal, name string, in res
 	if err != nil {
 		return resources.Agent{}, false, err
 	}
+	s.agents.Enqueue(in.Metadata.Region, p.org.Name, name)
 	out, err := s.GetAgent(ctx, p, name)
 	return out, created, err
 }
@@ -283,6 +260,7 @@ func (s *Service) PatchAgent(ctx context.Context, p Principal, name string, pt r
 			return resources.Agent{}, errInvalid("labels: %v", err)
 		}
 	}
+	region := ""
 	err := s.store.Update(ctx, func(ctx context.Context, tx store.Tx) error {
 		a, err := tx.Agent(ctx, p.org.ID, name)
 		if errors.Is(err, store.ErrNotFound) {
@@ -316,16 +294,18 @@ func (s *Service) PatchAgent(ctx context.Context, p Principal, name string, pt r
 		if _, err := tx.PutAgent(ctx, a); err != nil {
 			return err
 		}
+		region = a.Region
 		return tx.Audit(ctx, store.AuditRecord{At: now, Org: p.org.Name, Actor: p.actor(), Action: "scale", Kind: resources.KindAgent, Name: name, Region: a.Region})
 	})
 	if err != nil {
 		return resources.Agent{}, err
 	}
+	s.agents.Enqueue(region, p.org.Name, name)
 	return s.GetAgent(ctx, p, name)
 }
 
-// DeleteAgent removes every container of p's agent name, then the agent
-// and its deployments, and returns it as it was.
+// DeleteAgent deletes p's agent name and its deployments, and returns it
+// as it was; the controller stops and removes its containers.
 func (s *Service) DeleteAgent(ctx context.Context, p Principal, name string) (resources.Agent, error) {
 	a, err := s.agent(ctx, p, name)
 	if err != nil {
@@ -334,11 +314,6 @@ func (s *Service) DeleteAgent(ctx context.Context, p Principal, name string) (re
 	out, _, err := s.wireAgent(ctx, a)
 	if err != nil {
 		return out, err
-	}
-	if s.agents != nil {
-		if err := s.agents.Remove(ctx, a); err != nil {
-			return out, err
-		}
 	}
 	err = s.store.Update(ctx, func(ctx context.Context, tx store.Tx) error {
 		cur, err := tx.Agent(ctx, p.org.ID, name)
@@ -353,6 +328,9 @@ func (s *Service) DeleteAgent(ctx context.Context, p Principal, name string) (re
 		}
 		return tx.Audit(ctx, store.AuditRecord{At: time.Now().UTC(), Org: p.org.Name, Actor: p.actor(), Action: "delete", Kind: resources.KindAgent, Name: name, Region: cur.Region})
 	})
+	if err == nil {
+		s.enqueue(p, a)
+	}
 	return out, err
 }
 
@@ -367,35 +345,59 @@ func (s *Service) Deploy(ctx context.Context, p Principal, name string, req reso
 }
 
 // RolloutAgent makes a deployment of p's agent name as its spec stands,
-// recorded with source "apply", and runs its first reconcile pass: what
-// apply calls, after its transaction committed, for each agent whose spec
-// it changed (a region without a runtime is the 422 of Deploy).
+// recorded with source "apply": what apply calls, after its transaction
+// committed, for each agent whose spec it changed (a region without a
+// runtime is the 422 of Deploy).
 func (s *Service) RolloutAgent(ctx context.Context, p Principal, name string) (resources.Deployment, error) {
 	d, _, err := s.deploy(ctx, p, name, resources.DeployRequest{}, "apply")
 	return d, err
 }
 
-// RemoveAgentContainers stops and removes every container of agent a of
-// p's organization (every deployment's): what apply's prune calls for each
-// agent it deleted, after its commit (the background pass of serve would
-// remove them within a second; the embedded platform has none).
+// RemoveAgentContainers has the controller stop and remove every
+// container of agent a of p's organization, whose row is gone: what
+// apply's prune calls for each agent it deleted, after its commit.
 func (s *Service) RemoveAgentContainers(ctx context.Context, p Principal, a store.Agent) error {
-	if s.agents == nil {
-		return nil
-	}
-	a.OrgName = p.org.Name
-	return s.agents.Remove(ctx, a)
+	s.enqueue(p, a)
+	return nil
 }
 
 func (s *Service) deploy(ctx context.Context, p Principal, name string, req resources.DeployRequest, source string) (resources.Deployment, bool, error) {
-	a, err := s.agent(ctx, p, name)
-	if err != nil {
-		return resources.Deployment{}, false, err
+	var a store.Agent
+	var spec resources.AgentSpec
+	var put *agentWrite
+	if req.Agent != nil {
+		// The agent written with its deployment, in one transaction.
+		in := *req.Agent
+		if err := validateAgentInput(name, &in, p.org.DefaultRegion); err != nil {
+			return resources.Deployment{}, false, err
+		}
+		if in.Spec.Profile == "" {
+			in.Spec.Profile = runtime.DefaultProfile
+		}
+		cur, err := s.agent(ctx, p, name)
+		var re *resources.Error
+		switch {
+		case err == nil:
+			if cur.Region != in.Metadata.Region {
+				return resources.Deployment{}, false, errAgentMoves(name, cur.Region, in.Metadata.Region)
+			}
+		case errors.As(err, &re) && re.Code == resources.CodeNotFound:
+			cur = store.Agent{OrgID: p.org.ID, OrgName: p.org.Name, Name: name, Region: in.Metadata.Region}
+		default:
+			return resources.Deployment{}, false, err
+		}
+		a, spec = cur, in.Spec
+		put = &agentWrite{labels: in.Metadata.Labels, ifVersion: in.Metadata.ResourceVersion}
+	} else {
+		var err error
+		if a, err = s.agent(ctx, p, name); err != nil {
+			return resources.Deployment{}, false, err
+		}
+		if spec, err = agents.SpecOf(a); err != nil {
+			return resources.Deployment{}, false, err
+		}
 	}
-	spec, err := agents.SpecOf(a)
-	if err != nil {
-		return resources.Deployment{}, false, err
-	}
+	before := spec.Image
 	if req.Image != "" {
 		spec.Image = req.Image
 	}
@@ -418,18 +420,23 @@ func (s *Service) deploy(ctx context.Context, p Principal, name string, req reso
 		d.Number = a.Latest + 1
 		return wireDeployment(d), false, nil
 	}
-	var newSpec []byte
-	if req.Image != "" && req.Image != mustSpec(a).Image {
-		if newSpec, err = json.Marshal(spec); err != nil {
+	if put != nil || spec.Image != before {
+		if put == nil {
+			put = &agentWrite{labels: a.Labels}
+		}
+		if put.spec, err = json.Marshal(spec); err != nil {
 			return resources.Deployment{}, false, err
 		}
 	}
-	return s.record(ctx, p, a, d, newSpec)
+	return s.record(ctx, p, a, d, put)
 }
 
-func mustSpec(a store.Agent) resources.AgentSpec {
-	spec, _ := agents.SpecOf(a) // error ignored: Deploy decoded it already
-	return spec
+// agentWrite is the agent a deployment writes in its transaction: its
+// spec and labels, and the precondition on its resourceVersion.
+type agentWrite struct {
+	spec      []byte
+	labels    map[string]string
+	ifVersion string
 }
 
 // resolveDeployment is the deployment spec makes now: the image's digest
@@ -521,36 +528,75 @@ func imageName(ref resources.ImageRef) string {
 	return ref.Registry + "/" + ref.Repository
 }
 
-// record writes deployment d of a (numbered next, the agent's latest; its
-// spec replaced by newSpec when not nil), then reconciles the agent once.
-func (s *Service) record(ctx context.Context, p Principal, a store.Agent, d store.Deployment, newSpec []byte) (resources.Deployment, bool, error) {
+// record writes deployment d of a (numbered next, the agent's latest),
+// with the agent's spec and labels when put is not nil (the agent created
+// if missing), in one transaction: everything or nothing. A deployment
+// still rolling out is superseded by it, with that result. The controller
+// is woken; the answer is the deployment as recorded.
+func (s *Service) record(ctx context.Context, p Principal, a store.Agent, d store.Deployment, put *agentWrite) (resources.Deployment, bool, error) {
 	err := s.store.Update(ctx, func(ctx context.Context, tx store.Tx) error {
 		cur, err := tx.Agent(ctx, p.org.ID, a.Name)
-		if errors.Is(err, store.ErrNotFound) {
+		exists := err == nil
+		switch {
+		case errors.Is(err, store.ErrNotFound) && put != nil:
+			cur = store.Agent{OrgID: p.org.ID, Name: a.Name, Region: a.Region, CreatedAt: d.At}
+		case errors.Is(err, store.ErrNotFound):
 			return errAgentNotFound(a.Name)
+		case err != nil:
+			return err
 		}
+		if put != nil && put.ifVersion != "" {
+			if !exists {
+				return errConflict("metadata.resourceVersion: agent %s does not exist (it was deleted meanwhile)", a.Name)
+			}
+			if !ifMatches(put.ifVersion, cur.Version) {
+				return errConflict("metadata.resourceVersion: agent/%s changed since %s (now resourceVersion %d); read it again and retry", a.Name, put.ifVersion, cur.Version)
+			}
+		}
+		if exists && cur.Region != a.Region {
+			return errAgentMoves(a.Name, cur.Region, a.Region)
+		}
+		if cur.Latest > cur.Serving {
+			prev, err := tx.Deployment(ctx, cur.ID, cur.Latest)
+			if err != nil {
+				return err
+			}
+			if prev.Result == resources.DeploymentRollingOut {
+				msg := fmt.Sprintf("superseded by deployment %d (%s, by %s) before it served", cur.Latest+1, d.Source, d.Actor)
+				if err := tx.FinishDeployment(ctx, cur.ID, prev.Number, resources.DeploymentSuperseded, msg, d.At); err != nil {
+					return err
+				}
+			}
+		}
+		v, err := tx.NextVersion(ctx)
 		if err != nil {
 			return err
 		}
-		d.AgentID = cur.ID
-		d.Number = cur.Latest + 1
+		cur.Latest, cur.Version, cur.UpdatedAt = cur.Latest+1, v, d.At
+		if put != nil && (string(cur.Spec) != string(put.spec) || !maps.Equal(cur.Labels, put.labels)) {
+			cur.Spec, cur.Labels = put.spec, put.labels
+			cur.Generation++
+			cur.Managed, cur.ApplySet = false, ""
+		}
+		id, err := tx.PutAgent(ctx, cur)
+		if err != nil {
+			if errors.Is(err, store.ErrExists) {
+				return errConflict("agent %s was created meanwhile; retry", a.Name)
+			}
+			return err
+		}
+		a.ID = id
+		d.AgentID, d.Number = id, cur.Latest
 		if err := tx.PutDeployment(ctx, d); err != nil {
 			if errors.Is(err, store.ErrExists) {
 				return errConflict("agent %s got deployment %d meanwhile; retry", a.Name, d.Number)
 			}
 			return err
 		}
-		v, err := tx.NextVersion(ctx)
-		if err != nil {
-			return err
-		}
-		cur.Latest, cur.Version, cur.UpdatedAt = d.Number, v, d.At
-		if newSpec != nil {
-			cur.Spec = newSpec
-			cur.Generation++
-		}
-		if _, err := tx.PutAgent(ctx, cur); err != nil {
-			return err
+		if !exists {
+			if err := tx.Audit(ctx, store.AuditRecord{At: d.At, Org: p.org.Name, Actor: p.actor(), Action: "create", Kind: resources.KindAgent, Name: a.Name, Region: cur.Region}); err != nil {
+				return err
+			}
 		}
 		return tx.Audit(ctx, store.AuditRecord{At: d.At, Org: p.org.Name, Actor: p.actor(), Action: d.Source, Kind: resources.KindAgent, Name: a.Name, Region: cur.Region})
 	})
@@ -558,23 +604,16 @@ func (s *Service) record(ctx context.Context, p Principal, a store.Agent, d stor
 		return resources.Deployment{}, false, err
 	}
 	if d.Result == resources.DeploymentRollingOut {
-		// The deployment is recorded: a pass that fails here (the
-		// reconciler logs why) is the next one's to finish, and the answer
-		// is the deployment as it stands.
-		_ = s.ReconcileAgent(ctx, p, a.Name)
+		s.enqueue(p, a)
 	}
-	out, err := s.store.Deployment(ctx, a.ID, d.Number)
-	if err != nil {
-		return resources.Deployment{}, false, err
-	}
-	return wireDeployment(out), true, nil
+	return wireDeployment(d), true, nil
 }
 
 // RollbackAgent makes a new deployment of p's agent name with deployment
 // req.To's image digest and secret set version (0: the deployment that
 // served before the serving one).
 func (s *Service) RollbackAgent(ctx context.Context, p Principal, name string, req resources.RollbackRequest) (resources.Deployment, error) {
-	a, err := s.reconciled(ctx, p, name)
+	a, err := s.agent(ctx, p, name)
 	if err != nil {
 		return resources.Deployment{}, err
 	}
@@ -602,7 +641,7 @@ func (s *Service) RollbackAgent(ctx context.Context, p Principal, name string, r
 				return resources.Deployment{}, err
 			}
 			for _, d := range list {
-				if d.Result == resources.DeploymentSuperseded {
+				if d.Result == resources.DeploymentSuperseded && d.ImageDigest != "" && d.FinishedAt != nil && d.Message == "" {
 					from, found = d, true
 					break
 				}
@@ -612,29 +651,41 @@ func (s *Service) RollbackAgent(ctx context.Context, p Principal, name string, r
 			return resources.Deployment{}, errConflict("agent %s has no deployment that served before the serving one: name one with --to N", name)
 		}
 	}
-	d := store.Deployment{At: time.Now().UTC(), Actor: p.actor(), Source: "rollback", RollbackOf: from.Number,
-		Image: from.Image, ImageDigest: from.ImageDigest, ImagePullSecret: from.ImagePullSecret,
-		SecretSetName: from.SecretSetName, SecretSetVersion: from.SecretSetVersion, Profile: from.Profile,
-		Result: resources.DeploymentRollingOut}
-	out, _, err := s.record(ctx, p, a, d, nil)
+	out, _, err := s.record(ctx, p, a, copyDeployment(p, from, "rollback"), nil)
 	return out, err
 }
 
-// RestartAgent restarts every agent of p's agent's serving deployment.
+// copyDeployment is a new deployment that runs what from ran: its image
+// digest, secret set version and profile.
+func copyDeployment(p Principal, from store.Deployment, source string) store.Deployment {
+	return store.Deployment{At: time.Now().UTC(), Actor: p.actor(), Source: source, RollbackOf: from.Number,
+		Image: from.Image, ImageDigest: from.ImageDigest, ImagePullSecret: from.ImagePullSecret,
+		SecretSetName: from.SecretSetName, SecretSetVersion: from.SecretSetVersion, Profile: from.Profile,
+		Result: resources.DeploymentRollingOut}
+}
+
+// RestartAgent restarts p's agent name as a rollout: a new deployment that
+// runs what the serving one runs (source "restart"), whose agents serve
+// once ready, before the old ones stop.
 func (s *Service) RestartAgent(ctx context.Context, p Principal, name string) (resources.Agent, error) {
-	a, err := s.reconciled(ctx, p, name)
+	a, err := s.agent(ctx, p, name)
 	if err != nil {
 		return resources.Agent{}, err
 	}
 	if !s.agents.HasRuntime(a.Region) {
 		return resources.Agent{}, s.noRuntime(a.Region)
 	}
-	if err := s.agents.Restart(ctx, a); err != nil {
+	if a.Serving == 0 {
+		return resources.Agent{}, errConflict("agent %s has no serving deployment to restart: botkit deploy makes one", name)
+	}
+	if err := s.agents.CheckEngine(ctx, a.Region); err != nil {
 		return resources.Agent{}, err
 	}
-	if err := s.store.Update(ctx, func(ctx context.Context, tx store.Tx) error {
-		return tx.Audit(ctx, store.AuditRecord{At: time.Now().UTC(), Org: p.org.Name, Actor: p.actor(), Action: "restart", Kind: resources.KindAgent, Name: name, Region: a.Region})
-	}); err != nil {
+	serving, err := s.store.Deployment(ctx, a.ID, a.Serving)
+	if err != nil {
+		return resources.Agent{}, err
+	}
+	if _, _, err := s.record(ctx, p, a, copyDeployment(p, serving, "restart"), nil); err != nil {
 		return resources.Agent{}, err
 	}
 	return s.GetAgent(ctx, p, name)
@@ -643,7 +694,7 @@ func (s *Service) RestartAgent(ctx context.Context, p Principal, name string) (r
 // Deployments lists p's agent's deployments, newest first.
 func (s *Service) Deployments(ctx context.Context, p Principal, name string) (resources.DeploymentList, error) {
 	list := resources.DeploymentList{Items: []resources.Deployment{}}
-	a, err := s.reconciled(ctx, p, name)
+	a, err := s.agent(ctx, p, name)
 	if err != nil {
 		return list, err
 	}
@@ -663,7 +714,7 @@ func (s *Service) Deployment(ctx context.Context, p Principal, name, number stri
 	if err != nil || n < 1 {
 		return resources.Deployment{}, errInvalid("deployment number: want 1 and up")
 	}
-	a, err := s.reconciled(ctx, p, name)
+	a, err := s.agent(ctx, p, name)
 	if err != nil {
 		return resources.Deployment{}, err
 	}
@@ -720,7 +771,7 @@ func (s *Service) AgentLogs(ctx context.Context, p Principal, name string, q Log
 	if err != nil {
 		return nil, err
 	}
-	a, err := s.reconciled(ctx, p, name)
+	a, err := s.agent(ctx, p, name)
 	if err != nil {
 		return nil, err
 	}

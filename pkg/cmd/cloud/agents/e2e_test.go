@@ -284,9 +284,11 @@ func testAgentsEndToEnd(t *testing.T, postgres bool) {
 	if !regexp.MustCompile(`(?m)^deployment 2 is rolling out: [01] of 1 agents ready(, settling \(300ms\))?$`).MatchString(v.errOut.String()) {
 		t.Errorf("no count of agents ready on the terminal's stderr: %q", v.errOut)
 	}
-	if cs := v.containers(t); len(cs) != 1 || cs[0].Labels[platformruntime.LabelDeployment] != "2" {
-		t.Fatalf("after the update the engine runs %+v, want deployment 2's agent alone", cs)
-	}
+	// The old agent stops once the new one serves, beside the command.
+	waitFor(t, "deployment 2's agent alone", func() bool {
+		cs := v.containers(t)
+		return len(cs) == 1 && cs[0].Labels[platformruntime.LabelDeployment] == "2"
+	})
 
 	// deployments, newest first.
 	out = v.run(t, 0, func() error {
@@ -361,9 +363,10 @@ func testAgentsEndToEnd(t *testing.T, postgres bool) {
 	if a.Status.Deployment != 4 {
 		t.Errorf("serving after a failed rollout: %+v", a.Status)
 	}
-	if cs := v.containers(t); len(cs) == 0 || slices.ContainsFunc(cs, func(c engineContainer) bool { return c.Labels[platformruntime.LabelDeployment] != "4" }) {
-		t.Errorf("after a failed rollout the engine runs %+v, want deployment 4's agents alone", cs)
-	}
+	waitFor(t, "deployment 4's agents alone after a failed rollout", func() bool {
+		cs := v.containers(t)
+		return len(cs) > 0 && !slices.ContainsFunc(cs, func(c engineContainer) bool { return c.Labels[platformruntime.LabelDeployment] != "4" })
+	})
 
 	// restart and delete ask; without a terminal they need --skip.
 	v.run(t, cmdutil.ExitUsage, func() error {
@@ -372,7 +375,8 @@ func testAgentsEndToEnd(t *testing.T, postgres bool) {
 	out = v.run(t, 0, func() error {
 		return runRestart(ctx, &RestartOptions{Platform: v.platform(nil), Name: "bot", Skip: true, Print: objectFlags()})
 	})
-	if !strings.HasPrefix(out, "agent/bot restarted: deployment 4, ") {
+	// A restart is a rollout of what deployment 4 runs.
+	if !strings.HasPrefix(out, "agent/bot restarted: deployment 6, 1/1 agents ready (") {
 		t.Errorf("restart printed %q", out)
 	}
 	v.run(t, cmdutil.ExitUsage, func() error {
@@ -384,9 +388,8 @@ func testAgentsEndToEnd(t *testing.T, postgres bool) {
 	if out != "agent/bot deleted\n" {
 		t.Errorf("delete printed %q", out)
 	}
-	if cs := v.containers(t); len(cs) != 0 {
-		t.Errorf("containers left after delete: %+v", cs)
-	}
+	// The platform's controller removes them beside the request.
+	waitFor(t, "no container left after delete", func() bool { return len(v.containers(t)) == 0 })
 	v.run(t, cmdutil.ExitNotFound, func() error {
 		return runDelete(ctx, &DeleteOptions{Platform: v.platform(nil), Name: "bot", Skip: true, Print: objectFlags()})
 	})
@@ -410,9 +413,7 @@ func testAgentsEndToEnd(t *testing.T, postgres bool) {
 	if !strings.HasPrefix(out, "agent/bot deployed: deployment 1, 0/0 agents ready (") || !strings.Contains(v.errOut.String(), "note: agent/bot wants 0 agents (min_agents 0): its image booted, then it scaled to zero") {
 		t.Errorf("deploy with min_agents 0:\n%s%s", out, v.errOut)
 	}
-	if cs := v.containers(t); len(cs) != 0 {
-		t.Errorf("scaled to zero, the engine runs %+v", cs)
-	}
+	waitFor(t, "no container once scaled to zero", func() bool { return len(v.containers(t)) == 0 })
 }
 
 // cancelOn is a stdout that cancels when it has received want while ctx

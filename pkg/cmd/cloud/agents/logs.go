@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
+	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -36,7 +38,8 @@ func NewCmdLogs(f *cloudutil.Factory, runF func(context.Context, *LogsOptions) e
 the agent that wrote it: "AGENT | text". Every value of the agent's secret set
 is masked (****) by the platform before a line leaves it.
 
--f/--follow keeps printing new lines until interrupted; --since DURATION only
+-f/--follow keeps printing new lines until interrupted (with no agent running,
+it says so on stderr and waits for one); --since DURATION only
 lines written that long ago or later (10m, 1h30m); --tail N only the last N
 lines of each agent. -o json prints one JSON object per line (agent, stream,
 time, text) for scripts; --jq filters each. A missing agent exits 3.`,
@@ -61,6 +64,14 @@ func runLogs(ctx context.Context, opts *LogsOptions) error {
 	c, org, err := begin(ctx, &opts.Platform, opts.Name, opts.Print, nil)
 	if err != nil {
 		return err
+	}
+	// No agent running: said on stderr; -f waits for one.
+	running := true
+	if rep, err := c.AgentStatus(ctx, org, opts.Name); err == nil {
+		running = slices.ContainsFunc(rep.Running, func(r resources.RunningAgent) bool { return r.State == "running" })
+	}
+	if !running && opts.Follow {
+		fmt.Fprintf(opts.IO.ErrOut, "no agent of %s is running: waiting for one to start (Ctrl-C to stop)\n", cloudutil.AgentRef(opts.Name))
 	}
 	w := bufio.NewWriter(opts.IO.Out)
 	defer w.Flush()
@@ -87,6 +98,9 @@ func runLogs(ctx context.Context, opts *LogsOptions) error {
 	})
 	if ferr := w.Flush(); err == nil {
 		err = ferr
+	}
+	if err == nil && !running && !opts.Follow {
+		fmt.Fprintf(opts.IO.ErrOut, "no agent of %s is running (botkit cloud agents status %s says why)\n", cloudutil.AgentRef(opts.Name), iostreams.Printable(opts.Name))
 	}
 	if err == nil {
 		// The stream ends quietly when ctx does: an interrupted -f is

@@ -188,6 +188,7 @@ func runScale(ctx context.Context, opts *ScaleOptions) error {
 	if err != nil {
 		return err
 	}
+	fmt.Fprintf(opts.IO.ErrOut, "note: the next botkit deploy of a deploy file with min_agents or max_agents sets %s's scaling back to the file's, unless the file changes\n", cloudutil.AgentRef(opts.Name))
 	return printAgent(&opts.Platform, opts.Print, a, printers.Operation{Ref: cloudutil.AgentRef(opts.Name), Action: "scaled",
 		Detail: scaleDetail(scaling) + "; " + readyText(a)})
 }
@@ -211,9 +212,10 @@ func readyText(a resources.Agent) string {
 // RestartOptions are the inputs of `botkit cloud agents restart`.
 type RestartOptions struct {
 	cloudutil.Platform
-	Name  string
-	Skip  bool
-	Print *printers.Flags
+	Name   string
+	Skip   bool
+	NoWait bool
+	Print  *printers.Flags
 }
 
 // NewCmdRestart returns `botkit cloud agents restart`.
@@ -221,15 +223,19 @@ func NewCmdRestart(f *cloudutil.Factory, runF func(context.Context, *RestartOpti
 	opts := &RestartOptions{Platform: cloudutil.NewPlatform(f), Print: objectFlags()}
 	cmd := &cobra.Command{
 		Use:   "restart NAME",
-		Short: "Restart every agent of the serving deployment",
-		Long: `Restart every agent (container) of the agent NAME's serving deployment, with
-the same image and secret set version (a new secret set version needs botkit
-deploy). Sessions on them end. Asks first on a terminal (--skip: without;
-required without one). A missing agent exits 3.`,
+		Short: "Replace every agent of the serving deployment with fresh ones",
+		Long: `Restart the agent NAME as a rollout: a new deployment with the serving one's
+image digest and secret set version (a new secret set version needs botkit
+deploy) starts fresh agents, and once they are ready the old ones stop, as
+kubectl rollout restart does. Waits for the rollout (--no-wait: returns once
+it is recorded). Asks first on a terminal (--skip: without; required without
+one). A missing agent exits 3; a rollout that fails exits 1, and the serving
+deployment serves on.`,
 		Example: `  botkit cloud agents restart support-bot
   botkit cloud agents restart support-bot --skip`,
 	}
 	cmd.Flags().BoolVarP(&opts.Skip, "skip", "s", false, "Restart without confirmation")
+	cmd.Flags().BoolVar(&opts.NoWait, "no-wait", false, "Return once the deployment is recorded, without waiting for its rollout")
 	agentCommand(cmd, &opts.Platform, &opts.Name, opts.Print, opts, runF, runRestart)
 	return cmd
 }
@@ -245,7 +251,7 @@ func runRestart(ctx context.Context, opts *RestartOptions) error {
 		if st := cur.Status; st != nil && st.Deployment > 0 {
 			what = fmt.Sprintf("the %s of %s (deployment %d)", resources.Plural(st.Agents.Ready, "running agent"), ref, st.Deployment)
 		}
-		return "Restart " + what + "? Their sessions end."
+		return "Restart " + what + " (fresh agents, then the old ones stop)?"
 	}); err != nil {
 		return err
 	}
@@ -253,11 +259,19 @@ func runRestart(ctx context.Context, opts *RestartOptions) error {
 	if err != nil {
 		return err
 	}
-	detail := readyText(a)
-	if a.Status != nil && a.Status.Deployment > 0 {
-		detail = fmt.Sprintf("deployment %d, %s", a.Status.Deployment, detail)
+	if a.Status == nil || a.Status.Rollout == 0 {
+		return fmt.Errorf("%s: the platform made no restart deployment", ref)
 	}
-	return printAgent(&opts.Platform, opts.Print, a, printers.Operation{Ref: ref, Action: "restarted", Detail: detail})
+	d, err := c.Deployment(ctx, org, opts.Name, a.Status.Rollout)
+	if err != nil {
+		return err
+	}
+	if !opts.NoWait {
+		if d, err = cloudutil.WaitRollout(ctx, opts.IO, c, org, opts.Name, d); err != nil {
+			return err
+		}
+	}
+	return cloudutil.FinishRollout(ctx, opts.IO, opts.Print, c, org, opts.Name, "restarted", d)
 }
 
 // DeleteOptions are the inputs of `botkit cloud agents delete`.

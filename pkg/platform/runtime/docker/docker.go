@@ -302,7 +302,7 @@ func (rt *Runtime) Start(ctx context.Context, spec runtime.StartSpec) ([]runtime
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			ids[i], errs[i] = rt.startOne(ctx, spec.Owner, spec.FirstIndex+i, body)
+			ids[i], errs[i] = rt.startOne(ctx, spec.Owner, spec.FirstIndex+i, spec.Labels, body)
 		}()
 	}
 	wg.Wait()
@@ -331,8 +331,13 @@ func containerName(o runtime.Owner, index int) string {
 	return fmt.Sprintf("botkit-%s-%s-%d-%d-%s", o.Organization, o.Agent, o.Deployment, index, hex.EncodeToString(b[:]))
 }
 
-func (rt *Runtime) startOne(ctx context.Context, o runtime.Owner, index int, body createBody) (string, error) {
+func (rt *Runtime) startOne(ctx context.Context, o runtime.Owner, index int, extra map[string]string, body createBody) (string, error) {
 	body.Labels = o.Labels(index)
+	for k, v := range extra {
+		if _, owner := body.Labels[k]; !owner && k != runtime.LabelManaged {
+			body.Labels[k] = v
+		}
+	}
 	var created struct {
 		ID string `json:"Id"`
 	}

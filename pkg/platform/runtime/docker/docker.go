@@ -80,13 +80,17 @@ func (rt *Runtime) Pull(ctx context.Context, image string, creds *runtime.Creden
 		}
 		h.Set("X-Registry-Auth", a)
 	}
-	resp, err := rt.Call(ctx, http.MethodPost, "/images/create", url.Values{"fromImage": {name}, "tag": {ref}}, h, nil)
+	// The whole pull is bounded too: a registry that trickles progress
+	// never ends it otherwise.
+	pctx, bd := newBound(ctx, rt.Timeouts.Pull, "the pull of "+image)
+	defer bd.end()
+	resp, err := rt.Call(pctx, http.MethodPost, "/images/create", url.Values{"fromImage": {name}, "tag": {ref}}, h, nil)
 	if err != nil {
-		return pullError(image, err)
+		return pullError(image, rt.boundErr(bd, err))
 	}
 	defer resp.Body.Close()
 	if err := DecodeStream(resp.Body, nil); err != nil {
-		return pullError(image, err)
+		return pullError(image, rt.boundErr(bd, err))
 	}
 	return nil
 }
@@ -154,7 +158,7 @@ func (rt *Runtime) ImageDigest(ctx context.Context, image string) (string, error
 		return "", &runtime.Error{Reason: runtime.ReasonInvalid, Message: err.Error()}
 	}
 	var im imageJSON
-	if err := rt.Do(ctx, http.MethodGet, "/images/"+image+"/json", nil, nil, &im); err != nil {
+	if err := rt.do(ctx, rt.Timeouts.Quick, http.MethodGet, "/images/"+image+"/json", nil, nil, &im); err != nil {
 		if StatusOf(err) == http.StatusNotFound {
 			return "", &runtime.Error{Reason: runtime.ReasonImageNotFound, Image: image}
 		}
@@ -382,7 +386,7 @@ func parseTime(s string) time.Time {
 
 func (rt *Runtime) inspect(ctx context.Context, id string) (runtime.Agent, error) {
 	var c containerJSON
-	if err := rt.Do(ctx, http.MethodGet, "/containers/"+id+"/json", nil, nil, &c); err != nil {
+	if err := rt.do(ctx, rt.Timeouts.Quick, http.MethodGet, "/containers/"+id+"/json", nil, nil, &c); err != nil {
 		return runtime.Agent{}, err
 	}
 	owner, index := runtime.OwnerOf(c.Config.Labels)
@@ -416,7 +420,7 @@ func (rt *Runtime) List(ctx context.Context, sel runtime.Selector) ([]runtime.Ag
 	var list []struct {
 		ID string `json:"Id"`
 	}
-	if err := rt.Do(ctx, http.MethodGet, "/containers/json", url.Values{"all": {"1"}, "filters": {string(filters)}}, nil, &list); err != nil {
+	if err := rt.do(ctx, rt.Timeouts.Quick, http.MethodGet, "/containers/json", url.Values{"all": {"1"}, "filters": {string(filters)}}, nil, &list); err != nil {
 		return nil, engineError(err)
 	}
 	agents := make([]runtime.Agent, 0, len(list))
@@ -441,7 +445,7 @@ func seconds(d time.Duration) url.Values {
 
 // Remove stops an agent and removes its container.
 func (rt *Runtime) Remove(ctx context.Context, id string, grace time.Duration) error {
-	err := rt.Do(ctx, http.MethodPost, "/containers/"+id+"/stop", seconds(grace), nil, nil)
+	err := rt.do(ctx, rt.Timeouts.Call+grace, http.MethodPost, "/containers/"+id+"/stop", seconds(grace), nil, nil)
 	if StatusOf(err) == http.StatusNotFound {
 		return nil
 	} else if err != nil && StatusOf(err) != http.StatusNotModified {
@@ -456,7 +460,7 @@ func (rt *Runtime) Remove(ctx context.Context, id string, grace time.Duration) e
 
 // Restart stops an agent and starts it again.
 func (rt *Runtime) Restart(ctx context.Context, id string, grace time.Duration) error {
-	return engineError(rt.Do(ctx, http.MethodPost, "/containers/"+id+"/restart", seconds(grace), nil, nil))
+	return engineError(rt.do(ctx, rt.Timeouts.Call+grace, http.MethodPost, "/containers/"+id+"/restart", seconds(grace), nil, nil))
 }
 
 // SetRestartPolicy changes an agent's restart policy.

@@ -83,7 +83,13 @@ func (rt *Runtime) logs(ctx context.Context, a runtime.Agent, opts runtime.LogOp
 	if !opts.Since.IsZero() {
 		q.Set("since", fmt.Sprintf("%d.%09d", opts.Since.Unix(), opts.Since.Nanosecond()))
 	}
-	resp, err := rt.Call(ctx, http.MethodGet, "/containers/"+a.ID+"/logs", q, nil, nil)
+	// A followed log may be silent as long as its agent is; one read to
+	// its end must keep coming.
+	idle := rt.Timeouts.StreamIdle
+	if opts.Follow {
+		idle = 0
+	}
+	resp, err := rt.stream(ctx, http.MethodGet, "/containers/"+a.ID+"/logs", q, nil, nil, idle)
 	if err != nil {
 		if StatusOf(err) == http.StatusNotFound {
 			return nil // removed: no more lines

@@ -29,3 +29,18 @@ func TestMaskerMasksEveryValue(t *testing.T) {
 		t.Errorf("a multi-line value shows: %q", got)
 	}
 }
+
+// A line cut short in a value's middle shows none of the value's start.
+func TestMaskerMasksAValueCut(t *testing.T) {
+	var m masker
+	m.add("sk-canary-0123456789")
+	for _, tc := range []struct{ in, want string }{
+		{"key sk-canary-01234", "key ****"},
+		{"key sk-canary-0123456789 and sk-can", "key **** and ****"},
+		{"nothing here", "nothing here"},
+	} {
+		if got := m.maskCut(m.mask(tc.in)); got != tc.want {
+			t.Errorf("maskCut(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}

@@ -146,6 +146,22 @@ func (m *masker) merge(o *masker) {
 	}
 }
 
+// maskCut masks, at the end of a line cut short (s already masked), the
+// start of a value the cut went through.
+func (m *masker) maskCut(s string) string {
+	if m == nil {
+		return s
+	}
+	for _, v := range m.values {
+		for k := len(v) - 1; k > 0; k-- {
+			if strings.HasSuffix(s, v[:k]) {
+				return s[:len(s)-k] + resources.MaskedValue
+			}
+		}
+	}
+	return s
+}
+
 // mask returns s with every value masked (nil masks nothing).
 func (m *masker) mask(s string) string {
 	if m == nil {

@@ -9,6 +9,7 @@ package runtime
 
 import (
 	"context"
+	"fmt"
 	"sort"
 	"strconv"
 	"time"
@@ -249,13 +250,30 @@ const (
 	Stderr Stream = "stderr"
 )
 
-// LogLine is one line an agent wrote.
+// MaxLogLine is the most of one log line a runtime keeps: a longer line
+// is cut (LogLine.Size says how long it was) and the stream goes on.
+const MaxLogLine = 1 << 20
+
+// LogLine is one line an agent wrote (one line, however the engine split
+// it).
 type LogLine struct {
 	Agent  Agent
 	Stream Stream
-	Time   time.Time
-	Text   string // without its line end
+	// Time is when the engine read the line's start.
+	Time time.Time
+	Text string // without its line end; at most MaxLogLine bytes
+	// Size is the length of the line the agent wrote when Text holds only
+	// its first MaxLogLine bytes (0: Text is the whole line).
+	Size int
+}
+
+// CutMarker is what is shown after the text of a line that was cut.
+func (l LogLine) CutMarker() string {
+	if l.Size == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" … [line cut: %d bytes]", l.Size)
 }
 
 // String is the line as shown to a user: the agent's name, then the text.
-func (l LogLine) String() string { return l.Agent.Name + " | " + l.Text }
+func (l LogLine) String() string { return l.Agent.Name + " | " + l.Text + l.CutMarker() }

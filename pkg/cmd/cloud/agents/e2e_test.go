@@ -462,3 +462,59 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// Long lines, as botkit cloud agents logs shows them: a line the engine
+// split at 16 KiB comes out as one line with the secret value masked
+// wherever the splits fell; a line over 1 MiB is cut with a marker (the
+// value across the cut masked too) and the next line follows.
+func TestAgentLogsLongLines(t *testing.T) {
+	v := newEngineEnv(t, false)
+	ctx := context.Background()
+	if _, _, err := v.c.Merge(ctx, client.EmbeddedOrg, "bot-secrets", resources.Patch{Set: map[string]string{"BOTKIT_TEST_LONG": "OPENAI_API_KEY"}}, ""); err != nil {
+		t.Fatal(err)
+	}
+	v.run(t, 0, func() error { return deploy.Run(ctx, v.deployOpts(nil, "", false)) })
+	var out string
+	waitFor(t, "the line after the long ones", func() bool {
+		out = v.run(t, 0, func() error {
+			return runLogs(ctx, &LogsOptions{Platform: v.platform(nil), Name: "bot", Print: printers.NewFlags().WithLines().WithFormats(printers.FormatJSON)})
+		})
+		return strings.Contains(out, " | after\n")
+	})
+	var long, huge []string
+	for _, line := range strings.Split(out, "\n") {
+		_, text, _ := strings.Cut(line, " | ")
+		if strings.Contains(text, "long:") || strings.Contains(text, ":end") && !strings.HasPrefix(text, "huge:") {
+			long = append(long, text)
+		}
+		if strings.Contains(text, "huge:") || strings.Contains(text, "line cut") {
+			huge = append(huge, text)
+		}
+	}
+	// The 50 KiB line: one line, no timestamp inside, the value masked at
+	// each of the three boundaries.
+	stamp := regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d`)
+	if len(long) != 1 || !strings.HasPrefix(long[0], "long:") || !strings.HasSuffix(long[0], ":end") ||
+		strings.Count(long[0], resources.MaskedValue) != 3 || stamp.MatchString(long[0]) {
+		t.Errorf("the 50 KiB line came out as %d lines (%d bytes), masked %d times", len(long), len(strings.Join(long, "")), strings.Count(strings.Join(long, ""), resources.MaskedValue))
+	} else if want := 50<<10 - 3*(len(canary)-len(resources.MaskedValue)); len(long[0]) != want {
+		t.Errorf("the 50 KiB line is %d bytes, want %d", len(long[0]), want)
+	}
+	// The 3 MiB line: its first MiB, the value's start masked at the cut,
+	// the marker; then the next line.
+	marker := fmt.Sprintf(" … [line cut: %d bytes]", 3<<20)
+	if len(huge) != 1 || !strings.HasPrefix(huge[0], "huge:") || !strings.HasSuffix(huge[0], resources.MaskedValue+marker) ||
+		len(huge[0]) > 1<<20+len(marker) {
+		t.Errorf("the 3 MiB line came out as %d lines, ending %q", len(huge), tail(strings.Join(huge, "\n"), 80))
+	}
+	if strings.Contains(out, canary[:len(canary)/2]) {
+		t.Errorf("the logs show the start of the secret value")
+	}
+}
+
+func tail(s string, n int) string {
+	if len(s) > n {
+		return s[len(s)-n:]
+	}
+	return s
+}

@@ -62,7 +62,7 @@ func (e *Error) Error() string {
 		fmt.Fprintf(&b, "pulling %s failed", e.Image)
 	case ReasonUnreachable:
 		if e.Engine != "" {
-			fmt.Fprintf(&b, "the container engine at %s does not answer", e.Engine)
+			fmt.Fprintf(&b, "cannot reach the container engine at %s", e.Engine)
 		} else {
 			b.WriteString("the container engine does not answer")
 		}

@@ -1,5 +1,6 @@
 // Package docker is the platform's runtime over the Docker Engine API,
-// spoken directly over HTTP on the engine's unix socket (no client
+// spoken directly over HTTP on the engine's unix socket or TCP with TLS,
+// the engine found as the docker CLI finds it (Resolve; no client
 // library: docs/design-decisions.md says why). It is also the small engine
 // client the tests' helpers build, push and clean up with.
 package docker
@@ -7,6 +8,8 @@ package docker
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -30,18 +33,6 @@ const (
 	MinAPIVersion = "1.41"
 	MaxAPIVersion = "1.47"
 )
-
-// DefaultSocket is the engine's socket when DOCKER_HOST names none.
-const DefaultSocket = "/var/run/docker.sock"
-
-// HostFromEnv returns the engine address DOCKER_HOST gives, else the
-// default socket's.
-func HostFromEnv() string {
-	if h := os.Getenv("DOCKER_HOST"); h != "" {
-		return h
-	}
-	return "unix://" + DefaultSocket
-}
 
 // Timeouts bound the engine's calls: no call waits on an engine that has
 // stopped answering for longer than its bound.
@@ -71,10 +62,10 @@ var DefaultTimeouts = Timeouts{
 	Pull:       30 * time.Minute,
 }
 
-// Client talks to one engine over its unix socket.
+// Client talks to one engine, over its unix socket or TCP (with TLS).
 type Client struct {
-	socket string
-	name   string // the engine as errors name it
+	ep     Endpoint
+	socket string // "" for a tcp:// engine
 	http   *http.Client
 	// Timeouts bound its calls (DefaultTimeouts); change them before the
 	// first call.
@@ -85,37 +76,126 @@ type Client struct {
 }
 
 // New returns a client of the engine at host: unix:///path/to/docker.sock
-// or the socket's path. It does not connect yet.
+// (or the socket's path) or tcp://HOST:PORT in plain HTTP. It does not
+// connect yet.
 func New(host string) (*Client, error) {
-	socket := host
-	if rest, ok := strings.CutPrefix(host, "unix://"); ok {
-		socket = rest
-	} else if strings.Contains(host, "://") {
-		return nil, &runtime.Error{Reason: runtime.ReasonInvalid, Message: fmt.Sprintf("engine address %q: only unix:// sockets are supported", host)}
+	return Open(Endpoint{Host: host})
+}
+
+// Open returns a client of the engine ep names (see Resolve). It reads the
+// TLS files now, and does not connect yet.
+func Open(ep Endpoint) (*Client, error) {
+	network, addr, err := ep.parts()
+	if err != nil {
+		return nil, err
 	}
-	if socket == "" || !strings.HasPrefix(socket, "/") {
-		return nil, &runtime.Error{Reason: runtime.ReasonInvalid, Message: fmt.Sprintf("engine address %q: want unix:///absolute/path", host)}
+	var tlsConf *tls.Config
+	if network == "tcp" && ep.TLS != nil {
+		if tlsConf, err = ep.TLS.config(addr); err != nil {
+			return nil, invalid("engine %s: %v", ep, err)
+		}
 	}
 	tr := &http.Transport{
 		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
 			var d net.Dialer
-			return d.DialContext(ctx, "unix", socket)
+			conn, err := d.DialContext(ctx, network, addr)
+			if err != nil || tlsConf == nil {
+				return conn, err
+			}
+			tc := tls.Client(conn, tlsConf)
+			if err := tc.HandshakeContext(ctx); err != nil {
+				conn.Close()
+				return nil, &tlsError{err: err}
+			}
+			return tc, nil
 		},
 		MaxIdleConns:    8,
 		IdleConnTimeout: 30 * time.Second,
 	}
-	return &Client{socket: socket, name: "unix://" + socket, http: &http.Client{Transport: tr}, Timeouts: DefaultTimeouts}, nil
+	c := &Client{ep: ep, http: &http.Client{Transport: tr}, Timeouts: DefaultTimeouts}
+	if network == "unix" {
+		c.socket = addr
+	}
+	return c, nil
 }
 
-// Socket returns the path of the engine's socket.
+// config is the TLS configuration of an engine at addr (HOST:PORT).
+func (t *TLSFiles) config(addr string) (*tls.Config, error) {
+	host, _, _ := net.SplitHostPort(addr) // addr is HOST:PORT, made by parts
+	// InsecureSkipVerify only as the user's settings say (DOCKER_TLS
+	// without DOCKER_TLS_VERIFY, a context's SkipTLSVerify).
+	conf := &tls.Config{MinVersion: tls.VersionTLS12, ServerName: host, InsecureSkipVerify: t.SkipVerify}
+	if t.CAFile != "" {
+		b, err := os.ReadFile(t.CAFile)
+		if err != nil {
+			return nil, err
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(b) {
+			return nil, fmt.Errorf("%s holds no PEM certificate", t.CAFile)
+		}
+		conf.RootCAs = pool
+	}
+	switch {
+	case t.CertFile != "" && t.KeyFile != "":
+		pair, err := tls.LoadX509KeyPair(t.CertFile, t.KeyFile)
+		if err != nil {
+			return nil, fmt.Errorf("the client certificate %s and key %s: %v", t.CertFile, t.KeyFile, err)
+		}
+		conf.Certificates = []tls.Certificate{pair}
+	case t.CertFile != "":
+		return nil, fmt.Errorf("the client certificate %s has no key.pem beside it", t.CertFile)
+	case t.KeyFile != "":
+		return nil, fmt.Errorf("the client key %s has no cert.pem beside it", t.KeyFile)
+	}
+	return conf, nil
+}
+
+// tlsError is a failed TLS handshake with the engine.
+type tlsError struct{ err error }
+
+func (e *tlsError) Error() string {
+	var unknown x509.UnknownAuthorityError
+	var verify *tls.CertificateVerificationError
+	switch {
+	case refusedByPeer(e.err):
+		return "TLS: the engine refused the connection (" + e.err.Error() + "): is botkit's client certificate (cert.pem) one the engine's CA signed?"
+	case errors.As(e.err, &unknown), errors.As(e.err, &verify):
+		return "TLS: the engine's certificate does not verify against the CA (" + e.err.Error() + ")"
+	}
+	return "TLS: " + e.err.Error()
+}
+
+func (e *tlsError) Unwrap() error { return e.err }
+
+// refusedByPeer reports whether err is a TLS alert the engine sent (with
+// TLS 1.3 a refused client certificate shows only at the first read).
+func refusedByPeer(err error) bool {
+	var alert tls.AlertError
+	var op *net.OpError
+	return errors.As(err, &alert) || errors.As(err, &op) && op.Op == "remote error"
+}
+
+// Socket returns the path of the engine's socket ("" for a tcp:// engine).
 func (c *Client) Socket() string { return c.socket }
+
+// Endpoint returns the engine the client talks to.
+func (c *Client) Endpoint() Endpoint { return c.ep }
 
 // Close releases the client's idle connections.
 func (c *Client) Close() { c.http.CloseIdleConnections() }
 
 // unreachable is the error of a call the engine did not complete.
 func (c *Client) unreachable(err error) error {
-	return &runtime.Error{Reason: runtime.ReasonUnreachable, Engine: c.name, Err: err}
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err // the URL is the client's own (http://docker/…)
+	}
+	var te *tlsError
+	if c.ep.TLS != nil && c.socket == "" && !errors.As(err, &te) && refusedByPeer(err) {
+		err = &tlsError{err: err}
+	}
+	return &runtime.Error{Reason: runtime.ReasonUnreachable, Engine: c.ep.String(), Err: err}
 }
 
 // bound cancels a call once its time is up, and says it did.
@@ -164,7 +244,7 @@ func (b *bound) end() {
 // err is err, or the engine's silence when the bound has passed.
 func (c *Client) boundErr(b *bound, err error) error {
 	if b.fired.Load() {
-		return &runtime.Error{Reason: runtime.ReasonUnreachable, Engine: c.name, Message: fmt.Sprintf("waited %s for %s", b.wait, b.what)}
+		return &runtime.Error{Reason: runtime.ReasonUnreachable, Engine: c.ep.String(), Message: fmt.Sprintf("no answer within %s to %s", b.wait, b.what)}
 	}
 	return err
 }
@@ -210,11 +290,11 @@ func (c *Client) Ping(ctx context.Context) error {
 		return c.boundErr(bd, c.unreachable(err))
 	}
 	if resp.StatusCode != http.StatusOK {
-		return &runtime.Error{Reason: runtime.ReasonUnreachable, Engine: c.name, Message: fmt.Sprintf("ping: HTTP %d", resp.StatusCode)}
+		return &runtime.Error{Reason: runtime.ReasonUnreachable, Engine: c.ep.String(), Message: fmt.Sprintf("ping: HTTP %d", resp.StatusCode)}
 	}
 	v := resp.Header.Get("Api-Version")
 	if v == "" || versionLess(v, MinAPIVersion) {
-		return &runtime.Error{Reason: runtime.ReasonEngine, Message: fmt.Sprintf("the engine at %s speaks API %q; botkit needs %s or later", c.name, v, MinAPIVersion)}
+		return &runtime.Error{Reason: runtime.ReasonEngine, Message: fmt.Sprintf("the engine at %s speaks API %q; botkit needs %s or later", c.ep, v, MinAPIVersion)}
 	}
 	if versionLess(MaxAPIVersion, v) {
 		v = MaxAPIVersion

@@ -29,7 +29,12 @@ var _ runtime.Runtime = (*Runtime)(nil)
 
 // NewRuntime returns the runtime of the engine at host (see New).
 func NewRuntime(host string) (*Runtime, error) {
-	c, err := New(host)
+	return OpenRuntime(Endpoint{Host: host})
+}
+
+// OpenRuntime returns the runtime of the engine ep names (see Open).
+func OpenRuntime(ep Endpoint) (*Runtime, error) {
+	c, err := Open(ep)
 	if err != nil {
 		return nil, err
 	}

@@ -599,7 +599,7 @@ func TestEngine(t *testing.T) {
 			err := testenv.Within(t, name+" on a frozen engine", done)
 			if runtime.ReasonOf(err) != runtime.ReasonUnreachable {
 				t.Errorf("%s on a frozen engine: %v, want %s", name, err, runtime.ReasonUnreachable)
-			} else if msg := err.Error(); !strings.Contains(msg, v.e.Host) || !strings.Contains(msg, "waited") {
+			} else if msg := err.Error(); !strings.Contains(msg, v.e.Host) || !strings.Contains(msg, "no answer within") {
 				t.Errorf("%s on a frozen engine: %q names neither the engine nor what it waited for", name, msg)
 			}
 		}

@@ -138,7 +138,9 @@ func TestStartRefusesAndUnreachable(t *testing.T) {
 	if _, err := rt.List(context.Background(), nil); runtime.ReasonOf(err) != runtime.ReasonUnreachable {
 		t.Errorf("List on no engine: %v, want %s", err, runtime.ReasonUnreachable)
 	}
-	if _, err := New("tcp://127.0.0.1:2375"); runtime.ReasonOf(err) != runtime.ReasonInvalid {
-		t.Errorf("New(tcp://…): %v, want %s", err, runtime.ReasonInvalid)
+	for _, host := range []string{"npipe:////./pipe/docker_engine", "ssh://me@host", "fd://", "relative.sock", "tcp://h/x"} {
+		if _, err := New(host); runtime.ReasonOf(err) != runtime.ReasonInvalid {
+			t.Errorf("New(%s): %v, want %s", host, err, runtime.ReasonInvalid)
+		}
 	}
 }

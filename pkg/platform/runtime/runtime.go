@@ -50,6 +50,9 @@ type Runtime interface {
 	// agent, each tagged with its agent. With Follow it returns when ctx
 	// ends or every agent has stopped; fn's error stops it.
 	Logs(ctx context.Context, agents []Agent, opts LogOptions, fn func(LogLine) error) error
+	// Platform returns the OS and architecture of the engine's machine,
+	// as image platforms name them: "linux/amd64", "linux/arm64".
+	Platform(ctx context.Context) (string, error)
 }
 
 // Credentials log in to one registry host for one call.

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	goruntime "runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -517,4 +518,55 @@ func tail(s string, n int) string {
 		return s[len(s)-n:]
 	}
 	return s
+}
+
+// An image is checked against the engine that will run it: one built only
+// for another architecture is refused at preflight and at deploy, naming
+// both platforms; the test image, built for the engine's own, passes
+// without a warning.
+func TestDeployImagePlatform(t *testing.T) {
+	v := newEngineEnv(t, false)
+	ctx := context.Background()
+	engine, other := "linux/"+goruntime.GOARCH, "linux/arm64"
+	if goruntime.GOARCH == "arm64" {
+		other = "linux/amd64"
+	}
+	foreign := v.host + "/acme/bot:foreign"
+	if _, err := registrytest.Push("http://"+v.host, regUser, canary, "acme/bot:foreign", other); err != nil {
+		t.Fatal(err)
+	}
+
+	check := func(image string) resources.PreflightCheck {
+		t.Helper()
+		res, err := v.c.Preflight(ctx, client.EmbeddedOrg, resources.PreflightRequest{Image: image, ImagePullSecret: "reg-creds"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range res.Checks {
+			if c.ID == "image-platform" {
+				return c
+			}
+		}
+		t.Fatalf("preflight of %s: no image-platform check in %+v", image, res.Checks)
+		return resources.PreflightCheck{}
+	}
+	if c := check(v.img1.Ref); c.Result != resources.CheckOK || c.Detail != "built for "+engine+"; the engine of region us-west runs "+engine {
+		t.Errorf("preflight of the test image: %s %q", c.Result, c.Detail)
+	}
+	mismatch := "image " + foreign + " is built for " + other + " only; the engine of region us-west runs " + engine
+	if c := check(foreign); c.Result != resources.CheckFail || !strings.HasPrefix(c.Detail, mismatch) {
+		t.Errorf("preflight of an image for %s: %s %q", other, c.Result, c.Detail)
+	}
+
+	// The deploy of the test image runs; the foreign one is refused, and
+	// nothing is recorded for it.
+	v.run(t, 0, func() error { return deploy.Run(ctx, v.deployOpts(nil, "", false)) })
+	_, err := v.c.Deploy(ctx, client.EmbeddedOrg, "bot", resources.DeployRequest{Image: foreign})
+	var re *resources.Error
+	if !errors.As(err, &re) || re.Code != resources.CodeUnprocessable || !strings.HasPrefix(re.Message, mismatch) {
+		t.Fatalf("deploy of an image for %s: %v", other, err)
+	}
+	if ds, err := v.c.Deployments(ctx, client.EmbeddedOrg, "bot"); err != nil || len(ds) != 1 {
+		t.Errorf("deployments after the refused deploy: %d, %v", len(ds), err)
+	}
 }

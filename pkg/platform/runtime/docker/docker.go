@@ -23,6 +23,8 @@ import (
 // Runtime runs the platform's agents on one Docker Engine.
 type Runtime struct {
 	*Client
+
+	plat string // the engine's platform, once known (under Client.mu)
 }
 
 var _ runtime.Runtime = (*Runtime)(nil)
@@ -475,4 +477,52 @@ func (rt *Runtime) SetRestartPolicy(ctx context.Context, id string, p runtime.Re
 		return err
 	}
 	return engineError(rt.Do(ctx, http.MethodPost, "/containers/"+id+"/update", nil, map[string]any{"RestartPolicy": r}, nil))
+}
+
+// Platform returns the engine's OS and architecture (GET /info: OSType,
+// Architecture), in the names of image platforms: the engine says x86_64
+// and aarch64 as uname does, images amd64 and arm64. An engine's answer is
+// kept; a failure is not.
+func (rt *Runtime) Platform(ctx context.Context) (string, error) {
+	rt.mu.Lock()
+	p := rt.plat
+	rt.mu.Unlock()
+	if p != "" {
+		return p, nil
+	}
+	var info struct {
+		OSType       string `json:"OSType"`
+		Architecture string `json:"Architecture"`
+	}
+	if err := rt.do(ctx, rt.Timeouts.Quick, http.MethodGet, "/info", nil, nil, &info); err != nil {
+		return "", engineError(err)
+	}
+	if info.OSType == "" || info.Architecture == "" {
+		return "", &runtime.Error{Reason: runtime.ReasonEngine, Message: "the engine does not say its OS and architecture (GET /info)"}
+	}
+	p = PlatformOf(info.OSType, info.Architecture)
+	rt.mu.Lock()
+	rt.plat = p
+	rt.mu.Unlock()
+	return p, nil
+}
+
+// PlatformOf returns the image platform ("linux/arm64", "linux/arm/v7") of
+// an OS and a machine architecture as uname and engines name it.
+func PlatformOf(osType, arch string) string {
+	switch a := strings.ToLower(arch); a {
+	case "x86_64", "x86-64", "amd64":
+		arch = "amd64"
+	case "aarch64", "arm64", "armv8", "armv8l":
+		arch = "arm64"
+	case "armv7l", "armv7":
+		arch = "arm/v7"
+	case "armv6l", "armv6":
+		arch = "arm/v6"
+	case "i386", "i486", "i586", "i686", "x86":
+		arch = "386"
+	default:
+		arch = a
+	}
+	return strings.ToLower(osType) + "/" + arch
 }

@@ -144,3 +144,15 @@ func TestStartRefusesAndUnreachable(t *testing.T) {
 		}
 	}
 }
+
+// The engine's uname names become image platform names.
+func TestPlatformOf(t *testing.T) {
+	for _, c := range []struct{ os, arch, want string }{
+		{"linux", "x86_64", "linux/amd64"}, {"linux", "aarch64", "linux/arm64"}, {"linux", "armv7l", "linux/arm/v7"},
+		{"linux", "i686", "linux/386"}, {"linux", "s390x", "linux/s390x"}, {"Linux", "AMD64", "linux/amd64"},
+	} {
+		if got := PlatformOf(c.os, c.arch); got != c.want {
+			t.Errorf("PlatformOf(%s, %s) = %s, want %s", c.os, c.arch, got, c.want)
+		}
+	}
+}

@@ -193,10 +193,6 @@ func (r *Reconciler) Logs(ctx context.Context, a store.Agent, opts LogOptions, f
 		return nil
 	}
 	return rt.Logs(ctx, cs, opts, func(l runtime.LogLine) error {
-		text := m.mask(l.Text)
-		if l.Size > 0 { // cut: the end may hold a value's start
-			text = m.maskCut(text) + l.CutMarker()
-		}
-		return fn(resources.AgentLogLine{Agent: l.Agent.Name, Stream: string(l.Stream), Time: l.Time, Text: text})
+		return fn(resources.AgentLogLine{Agent: l.Agent.Name, Stream: string(l.Stream), Time: l.Time, Text: m.mask(l.Text + l.CutMarker())})
 	})
 }

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -275,7 +276,24 @@ func (l LogLine) CutMarker() string {
 	if l.Size == 0 {
 		return ""
 	}
-	return fmt.Sprintf(" … [line cut: %d bytes]", l.Size)
+	return fmt.Sprintf(cutMarker, l.Size)
+}
+
+const cutMarker = " … [line cut: %d bytes]"
+
+// SplitCut splits a line as shown (Text, then CutMarker) into its text and
+// its marker ("" for a whole line): the end of the text of a cut line may
+// hold the start of a value, which masking must see.
+func SplitCut(s string) (text, marker string) {
+	i := strings.LastIndex(s, " … [line cut: ")
+	if i < 0 {
+		return s, ""
+	}
+	var n int
+	if _, err := fmt.Sscanf(s[i:], cutMarker, &n); err != nil || fmt.Sprintf(cutMarker, n) != s[i:] {
+		return s, ""
+	}
+	return s[:i], s[i:]
 }
 
 // String is the line as shown to a user: the agent's name, then the text.

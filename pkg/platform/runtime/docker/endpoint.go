@@ -102,7 +102,7 @@ func Resolve(getenv func(string) string) (Endpoint, error) {
 		return ep, ep.check()
 	}
 	name, source := getenv("DOCKER_CONTEXT"), "DOCKER_CONTEXT"
-	if name == "" {
+	if name == "" && (home != "" || getenv("DOCKER_CONFIG") != "") { // no home: no config file
 		b, err := os.ReadFile(filepath.Join(configDir, "config.json"))
 		if err != nil && !errors.Is(err, os.ErrNotExist) {
 			return Endpoint{}, invalid("reading %s/config.json: %v", configShown, err)

@@ -1,9 +1,9 @@
 package client
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -206,22 +206,31 @@ func (c *Client) AgentLogs(ctx context.Context, org, name string, opts LogOption
 		data, _ := readLimited(resp)
 		return c.apiError(resp, data)
 	}
-	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
+	// One JSON value after another, whatever a line's length (a line of
+	// several MiB is one log line, not an error).
+	dec := json.NewDecoder(resp.Body)
+	for {
 		var l resources.AgentLogLine
-		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
+		err := dec.Decode(&l)
+		if err == io.EOF {
+			return nil
+		}
+		var syn *json.SyntaxError
+		var typ *json.UnmarshalTypeError
+		if errors.As(err, &syn) || errors.As(err, &typ) {
 			return &resources.Error{Code: resources.CodeInternal,
 				Message: fmt.Sprintf("the platform at %s sent a log line that is not the API's JSON (%s)", c.host, describeJSONError(err))}
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return c.netErr(ctx, rctx, err)
 		}
 		if err := fn(l); err != nil {
 			return err
 		}
 	}
-	if err := sc.Err(); err != nil && ctx.Err() == nil {
-		return c.netErr(ctx, rctx, err)
-	}
-	return nil
 }
 
 // readLimited reads an error answer's body, at most MaxResponseBytes.

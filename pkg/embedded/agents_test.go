@@ -3,6 +3,7 @@ package embedded_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"os"
@@ -14,6 +15,7 @@ import (
 	"github.com/botkit-dev/botkit/internal/testsupport/dockertest"
 	"github.com/botkit-dev/botkit/internal/testsupport/registrytest"
 	"github.com/botkit-dev/botkit/internal/testsupport/testenv"
+	"github.com/botkit-dev/botkit/internal/testsupport/tlstest"
 	"github.com/botkit-dev/botkit/pkg/client"
 	"github.com/botkit-dev/botkit/pkg/embedded"
 	"github.com/botkit-dev/botkit/pkg/platform/runtime"
@@ -45,6 +47,22 @@ func TestEmbeddedEngineDown(t *testing.T) {
 	}
 }
 
+// A tcp:// engine with TLS (DOCKER_TLS_VERIFY, DOCKER_CERT_PATH) is the
+// embedded platform's engine too: nobody answering there, the same 422.
+func TestEmbeddedTCPEngineDown(t *testing.T) {
+	certs := t.TempDir()
+	ca, err := tlstest.NewCA("engine CA")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ca.MustIssueClient(t, 2, "botkit").WriteDir(ca, certs); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("DOCKER_TLS_VERIFY", "1")
+	t.Setenv("DOCKER_CERT_PATH", certs)
+	deployRefused(t, fmt.Sprintf("tcp://127.0.0.1:%d", testenv.FreePort(t)))
+}
+
 // deployRefused opens the embedded platform with DOCKER_HOST=host, writes
 // agent bot and fails the test unless its deploy is the 422 that says how
 // to get an engine; it returns the client (closed at the test's end).
@@ -63,7 +81,7 @@ func deployRefused(t *testing.T, host string) *client.Client {
 	}
 	_, err = c.Deploy(ctx, embedded.Org, "bot", resources.DeployRequest{})
 	var re *resources.Error
-	if !errors.As(err, &re) || re.Code != resources.CodeUnprocessable || re.Message != "no Docker Engine at "+host+": start Docker or set DOCKER_HOST" {
+	if !errors.As(err, &re) || re.Code != resources.CodeUnprocessable || re.Message != "no Docker Engine at "+host+" (DOCKER_HOST): start Docker or set DOCKER_HOST" {
 		t.Errorf("deploy with DOCKER_HOST %s: %v", host, err)
 	}
 	return c

@@ -137,22 +137,28 @@ func drain(ctx context.Context, srv *platform.Server) error {
 }
 
 // localEngine is the runtime of every region of the embedded platform: the
-// local Docker Engine (DOCKER_HOST, else /var/run/docker.sock). Without a
-// socket there, no region has a runtime and deploys say how to get one.
+// local Docker Engine, found as the docker CLI finds it (DOCKER_HOST, the
+// current context, Docker Desktop's socket, /var/run/docker.sock). Without
+// a socket there, no region has a runtime and deploys say how to get one.
 func localEngine() (map[string]runtime.Runtime, func(string) string, func()) {
-	host := docker.HostFromEnv()
-	noRuntime := func(string) string {
-		return fmt.Sprintf("no Docker Engine at %s: start Docker or set DOCKER_HOST", host)
-	}
-	rt, err := docker.NewRuntime(host)
+	ep, err := docker.Resolve(nil)
 	if err != nil {
-		return nil, func(string) string { return fmt.Sprintf("DOCKER_HOST %s: %v", host, err) }, func() {}
+		return nil, func(string) string { return fmt.Sprintf("the Docker Engine: %v", err) }, func() {}
 	}
-	if _, err := os.Stat(rt.Socket()); err != nil {
-		rt.Close()
-		return nil, noRuntime, func() {}
+	noRuntime := func(string) string {
+		return fmt.Sprintf("no Docker Engine at %s: start Docker or set DOCKER_HOST", ep)
 	}
-	// A socket that nobody answers on (Docker stopped) is the same news,
+	rt, err := docker.OpenRuntime(ep)
+	if err != nil {
+		return nil, func(string) string { return fmt.Sprintf("the Docker Engine: %v", err) }, func() {}
+	}
+	if sock := rt.Socket(); sock != "" {
+		if _, err := os.Stat(sock); err != nil {
+			rt.Close()
+			return nil, noRuntime, func() {}
+		}
+	}
+	// An engine that nobody answers at (Docker stopped) is the same news,
 	// told when a deploy needs the engine (EngineDown).
 	rts := map[string]runtime.Runtime{}
 	for _, region := range resources.Regions() {

@@ -32,6 +32,9 @@ var (
 	})
 	tagRE    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]*$`) })
 	digestRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^sha256:[a-f0-9]*$`) })
+	hostRE   = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*$`)
+	})
 )
 
 const (
@@ -42,6 +45,9 @@ const (
 // ParseImageRef parses an image reference; its errors say what is wrong.
 func ParseImageRef(s string) (ImageRef, error) {
 	var r ImageRef
+	if i := strings.IndexAny(s, "?#"); i >= 0 {
+		return r, fmt.Errorf("image %q: %q has no place in an image reference ([HOST[:PORT]/]REPOSITORY[:TAG][@DIGEST]: no query, no fragment)", printable(s), s[i:i+1])
+	}
 	rest := s
 	if i := strings.IndexByte(rest, '@'); i >= 0 {
 		r.Digest, rest = rest[i+1:], rest[:i]
@@ -58,6 +64,9 @@ func ParseImageRef(s string) (ImageRef, error) {
 	parts := strings.Split(rest, "/")
 	if first := parts[0]; len(parts) > 1 && (strings.ContainsAny(first, ".:") || first == "localhost") {
 		r.Registry, parts = strings.ToLower(first), parts[1:]
+		if err := checkRegistry(r.Registry); err != nil {
+			return r, fmt.Errorf("image %q: registry %q: %v", printable(s), printable(first), err)
+		}
 	} else {
 		r.Registry = DockerHub
 	}
@@ -71,6 +80,57 @@ func ParseImageRef(s string) (ImageRef, error) {
 	}
 	r.Repository = strings.Join(parts, "/")
 	return r, nil
+}
+
+// checkRegistry checks a reference's registry: HOST[:PORT], HOST a DNS
+// name, an IPv4 address or a bracketed IPv6 address, PORT 1 to 65535.
+func checkRegistry(reg string) error {
+	host, port := reg, ""
+	if strings.HasPrefix(reg, "[") {
+		end := strings.IndexByte(reg, ']')
+		if end < 0 {
+			return fmt.Errorf("no ']' after the IPv6 address")
+		}
+		host, port = reg[1:end], reg[end+1:]
+		if ip := net.ParseIP(host); ip == nil || ip.To4() != nil {
+			return fmt.Errorf("%q is not an IPv6 address", printable(host))
+		}
+		if port != "" {
+			p, ok := strings.CutPrefix(port, ":")
+			if !ok {
+				return fmt.Errorf("want [IPv6]:PORT")
+			}
+			port = p
+			if port == "" {
+				return fmt.Errorf("empty port after ':'")
+			}
+		}
+	} else if h, p, ok := strings.Cut(reg, ":"); ok {
+		host, port = h, p
+		if port == "" {
+			return fmt.Errorf("empty port after ':'")
+		}
+		if host == "" {
+			return fmt.Errorf("no host before ':'")
+		}
+	}
+	if port != "" {
+		n := 0
+		for _, c := range port {
+			if c < '0' || c > '9' || n > 65535 {
+				n = -1
+				break
+			}
+			n = n*10 + int(c-'0')
+		}
+		if n < 1 || n > 65535 {
+			return fmt.Errorf("port %q is not a number from 1 to 65535", printable(port))
+		}
+	}
+	if !strings.HasPrefix(reg, "[") && !hostRE().MatchString(host) {
+		return fmt.Errorf("host %q is not a DNS name nor an IP address", printable(host))
+	}
+	return nil
 }
 
 // Reference returns the tag or digest the image is pulled by (the digest

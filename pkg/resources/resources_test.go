@@ -248,6 +248,34 @@ func FuzzParseSelector(f *testing.F) {
 	})
 }
 
+// An image reference that parses has a registry of HOST[:PORT] and no
+// query nor fragment, and its parts parse again to themselves.
+func FuzzParseImageRef(f *testing.F) {
+	for _, s := range []string{"python:3.12", "127.0.0.1:5000/bots/voice:0.1", "127.0.0.1:5000?x/acme/bot", "host:/x", "host#a/b:1",
+		"[::1]:5000/a@sha256:" + sha64(), "localhost/voice"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		r, err := ParseImageRef(s)
+		if err != nil {
+			return
+		}
+		if strings.ContainsAny(s, "?#") || strings.HasSuffix(r.Registry, ":") {
+			t.Fatalf("ParseImageRef(%q) accepted: %+v", s, r)
+		}
+		again := r.Registry + "/" + r.Repository
+		if r.Tag != "" {
+			again += ":" + r.Tag
+		}
+		if r.Digest != "" {
+			again += "@" + r.Digest
+		}
+		if r2, err := ParseImageRef(again); err != nil || r2 != r {
+			t.Fatalf("ParseImageRef(%q) = %+v; its parts %q parse as %+v, %v", s, r, again, r2, err)
+		}
+	})
+}
+
 func FuzzValueSource(f *testing.F) {
 	for _, s := range []string{`"x"`, `{"fromEnv":"A"}`, `{"fromFile":"./f"}`, `{}`, `null`, `"\u00e9"`} {
 		f.Add([]byte(s))
@@ -317,6 +345,29 @@ func TestParseImageRef(t *testing.T) {
 		"acme/voice@sha256:" + sha64() + "a", "acme/voice@sha256:" + strings.ToUpper(sha64()), "acme/voice@sha512:" + sha64()} {
 		if _, err := ParseImageRef(bad); err == nil {
 			t.Errorf("ParseImageRef(%q) accepted", bad)
+		}
+	}
+	// A query, a fragment, an empty port: refused, the message naming the
+	// problem.
+	for bad, says := range map[string]string{
+		"127.0.0.1:5000?x/acme/bot:1": `"?" has no place`,
+		"host#a/b:1":                  `"#" has no place`,
+		"acme/bot:1#x":                `"#" has no place`,
+		"host:/x":                     "empty port",
+		"[::1]:/x":                    "empty port",
+		"host:99999/x":                "not a number from 1 to 65535",
+		"host:0x1/x":                  "not a number from 1 to 65535",
+		":5000/x":                     "no host",
+		"ex_ample.com/x":              "not a DNS name",
+		"[127.0.0.1]:5000/x":          "not an IPv6 address",
+	} {
+		if _, err := ParseImageRef(bad); err == nil || !strings.Contains(err.Error(), says) {
+			t.Errorf("ParseImageRef(%q): %v, want it to say %q", bad, err, says)
+		}
+	}
+	for _, ok := range []string{"[::1]:5000/acme/bot:1", "localhost:5000/bot", "registry.example.com:443/a/b@sha256:" + sha64()} {
+		if _, err := ParseImageRef(ok); err != nil {
+			t.Errorf("ParseImageRef(%q): %v", ok, err)
 		}
 	}
 	for _, h := range []string{"docker.io", "https://index.docker.io", "registry-1.docker.io/"} {

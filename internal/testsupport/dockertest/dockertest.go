@@ -25,6 +25,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/botkit-dev/botkit/internal/testsupport/testenv"
+	"github.com/botkit-dev/botkit/internal/testsupport/tlstest"
 	"github.com/botkit-dev/botkit/pkg/platform/runtime/docker"
 )
 
@@ -58,8 +59,22 @@ type Engine struct {
 	Host string
 	// Client talks to it.
 	Client *docker.Client
-	cmd    *exec.Cmd
-	done   chan struct{}
+	// With Options.TLS: TCP is its TCP address (tcp://127.0.0.1:PORT),
+	// which asks every client for a certificate of CA; ClientTLS is a
+	// directory holding ca.pem, cert.pem and key.pem of such a client, as
+	// DOCKER_CERT_PATH names one.
+	TCP       string
+	ClientTLS string
+	CA        *tlstest.CA
+	cmd       *exec.Cmd
+	done      chan struct{}
+}
+
+// Options shape a private engine.
+type Options struct {
+	// TLS adds a TCP listener on 127.0.0.1 with --tlsverify: its server
+	// certificate and the clients' signed by a CA the helper makes.
+	TLS bool
 }
 
 // Start runs a private engine and waits until it answers; the test's
@@ -67,6 +82,12 @@ type Engine struct {
 // leaving no process behind. A missing dockerd skips the test (fails it in
 // CI); an engine that does not start fails it.
 func Start(t testing.TB) *Engine {
+	t.Helper()
+	return StartWith(t, Options{})
+}
+
+// StartWith is Start with options.
+func StartWith(t testing.TB, o Options) *Engine {
 	t.Helper()
 	Need(t)
 	// A short path: unix socket paths are limited to 108 bytes, and the
@@ -85,14 +106,18 @@ func Start(t testing.TB) *Engine {
 		t.Fatal(err)
 	}
 	defer logf.Close()
-	e.cmd = exec.Command("dockerd",
+	args := []string{
 		"--config-file", filepath.Join(dir, "daemon.json"),
 		"--data-root", filepath.Join(dir, "data"),
 		"--exec-root", filepath.Join(dir, "exec"),
 		"-H", e.Host,
 		"--pidfile", filepath.Join(dir, "pid"),
 		"--bridge=none", "--iptables=false", "--ip6tables=false",
-		"--log-level=warn")
+		"--log-level=warn"}
+	if o.TLS {
+		args = append(args, e.listenTLS(t)...)
+	}
+	e.cmd = exec.Command("dockerd", args...)
 	e.cmd.Stdout, e.cmd.Stderr = logf, logf
 	e.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := e.cmd.Start(); err != nil {
@@ -118,6 +143,31 @@ func Start(t testing.TB) *Engine {
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
+}
+
+// listenTLS makes the engine's CA, its server certificate for 127.0.0.1
+// and a client's, and returns dockerd's arguments of a TCP listener that
+// verifies its clients.
+func (e *Engine) listenTLS(t testing.TB) []string {
+	t.Helper()
+	ca, err := tlstest.NewCA("dockertest CA")
+	if err != nil {
+		t.Fatal(err)
+	}
+	server := filepath.Join(e.Dir, "tls")
+	if err := ca.MustIssue(t, 2, "127.0.0.1", "localhost").WriteDir(ca, server); err != nil {
+		t.Fatal(err)
+	}
+	e.ClientTLS = filepath.Join(e.Dir, "client")
+	if err := ca.MustIssueClient(t, 3, "botkit").WriteDir(ca, e.ClientTLS); err != nil {
+		t.Fatal(err)
+	}
+	e.CA = ca
+	e.TCP = fmt.Sprintf("tcp://127.0.0.1:%d", testenv.FreePort(t))
+	return []string{"-H", e.TCP, "--tlsverify",
+		"--tlscacert", filepath.Join(server, "ca.pem"),
+		"--tlscert", filepath.Join(server, "cert.pem"),
+		"--tlskey", filepath.Join(server, "key.pem")}
 }
 
 // Freeze stops dockerd (SIGSTOP): the engine takes connections and

@@ -1,5 +1,5 @@
 // Package tlstest makes, for tests, a private certificate authority and the
-// server certificates it signs (crypto/x509, ECDSA P-256), written as PEM
+// server and client certificates it signs (crypto/x509, ECDSA P-256), written as PEM
 // files the way an operator would hand them to botkit-platform serve and
 // botkit: a CA certificate file, a certificate file and a key file.
 package tlstest
@@ -15,6 +15,7 @@ import (
 	"math/big"
 	"net"
 	"os"
+	"path/filepath"
 	"testing"
 	"time"
 )
@@ -62,7 +63,7 @@ func (ca *CA) WriteCert(path string) error {
 	return os.WriteFile(path, ca.PEM(), 0o644)
 }
 
-// Leaf is a server certificate and its key, in PEM.
+// Leaf is a server or client certificate and its key, in PEM.
 type Leaf struct {
 	Serial  *big.Int
 	CertPEM []byte
@@ -86,6 +87,26 @@ func (ca *CA) Issue(serial int64, hosts ...string) (*Leaf, error) {
 	if len(hosts) == 0 {
 		return nil, errors.New("tlstest: Issue needs a host")
 	}
+	return ca.issue(serial, x509.ExtKeyUsageServerAuth, hosts[0], hosts)
+}
+
+// IssueClient returns a client certificate named name (a TLS client's
+// identity, as an engine with --tlsverify asks for), signed by ca.
+func (ca *CA) IssueClient(serial int64, name string) (*Leaf, error) {
+	return ca.issue(serial, x509.ExtKeyUsageClientAuth, name, nil)
+}
+
+// MustIssueClient is IssueClient that fails t on an error.
+func (ca *CA) MustIssueClient(t testing.TB, serial int64, name string) *Leaf {
+	t.Helper()
+	l, err := ca.IssueClient(serial, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+func (ca *CA) issue(serial int64, usage x509.ExtKeyUsage, name string, hosts []string) (*Leaf, error) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return nil, err
@@ -93,11 +114,11 @@ func (ca *CA) Issue(serial int64, hosts ...string) (*Leaf, error) {
 	now := time.Now()
 	tmpl := &x509.Certificate{
 		SerialNumber: big.NewInt(serial),
-		Subject:      pkix.Name{CommonName: hosts[0]},
+		Subject:      pkix.Name{CommonName: name},
 		NotBefore:    now.Add(-time.Hour),
 		NotAfter:     now.Add(24 * time.Hour),
 		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		ExtKeyUsage:  []x509.ExtKeyUsage{usage},
 	}
 	for _, h := range hosts {
 		if ip := net.ParseIP(h); ip != nil {
@@ -137,4 +158,16 @@ func replace(path string, b []byte, mode os.FileMode) error {
 		return err
 	}
 	return os.Rename(tmp, path)
+}
+
+// WriteDir writes, as the docker CLI and dockerd expect them, ca's
+// certificate as dir/ca.pem and the leaf as dir/cert.pem and dir/key.pem.
+func (l *Leaf) WriteDir(ca *CA, dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	if err := ca.WriteCert(filepath.Join(dir, "ca.pem")); err != nil {
+		return err
+	}
+	return l.Write(filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem"))
 }

@@ -77,7 +77,8 @@ or PATH itself) and what it names on the platform:
   image-pull-secret   exists, in that region, ready, for the image's registry
   image               the registry has the image: the platform asks it with the pull
                       secret's credentials, which never reach this machine
-  image-platform      the image is built for linux/arm64, what Pipecat Cloud runs
+  image-platform      the image is built for the platform of the region's engine
+                      (linux/arm64, what Pipecat Cloud runs, where the region has none)
 
 Every check runs and every problem is reported at once; nothing is written.
 Exit 0 when no check failed (warnings allowed), 1 when one failed, 2 for a

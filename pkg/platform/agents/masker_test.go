@@ -3,6 +3,8 @@ package agents
 import (
 	"strings"
 	"testing"
+
+	"github.com/botkit-dev/botkit/pkg/platform/runtime"
 )
 
 // Every value of the secret set of MinMaskedLen bytes or more is masked in
@@ -27,5 +29,23 @@ func TestMaskerMasksEveryValue(t *testing.T) {
 	}
 	if got := m.mask("multi\nline-secret"); strings.Contains(got, "line-secret") || strings.Contains(got, "multi") {
 		t.Errorf("a multi-line value shows: %q", got)
+	}
+}
+
+// A line cut short in a value's middle shows none of the value's start;
+// a whole line ending with a value's start is left as it is.
+func TestMaskerMasksAValueCut(t *testing.T) {
+	var m masker
+	m.add("sk-canary-0123456789")
+	cut := runtime.LogLine{Size: 3 << 20}.CutMarker()
+	for _, tc := range []struct{ in, want string }{
+		{"key sk-canary-01234" + cut, "key ****" + cut},
+		{"key sk-canary-0123456789 and sk-can" + cut, "key **** and ****" + cut},
+		{"nothing here" + cut, "nothing here" + cut},
+		{"key sk-canary-01234", "key sk-canary-01234"},
+	} {
+		if got := m.mask(tc.in); got != tc.want {
+			t.Errorf("mask(%q) = %q, want %q", tc.in, got, tc.want)
+		}
 	}
 }

@@ -190,6 +190,6 @@ func (r *Reconciler) Logs(ctx context.Context, a store.Agent, opts LogOptions, f
 		return nil
 	}
 	return rt.Logs(ctx, cs, opts, func(l runtime.LogLine) error {
-		return fn(resources.AgentLogLine{Agent: l.Agent.Name, Stream: string(l.Stream), Time: l.Time, Text: m.mask(l.Text)})
+		return fn(resources.AgentLogLine{Agent: l.Agent.Name, Stream: string(l.Stream), Time: l.Time, Text: m.mask(l.Text + l.CutMarker())})
 	})
 }

@@ -146,15 +146,34 @@ func (m *masker) merge(o *masker) {
 	}
 }
 
-// mask returns s with every value masked (nil masks nothing).
+// maskCut masks, at the end of a line cut short (s already masked), the
+// start of a value the cut went through.
+func (m *masker) maskCut(s string) string {
+	for _, v := range m.values {
+		for k := len(v) - 1; k > 0; k-- {
+			if strings.HasSuffix(s, v[:k]) {
+				return s[:len(s)-k] + resources.MaskedValue
+			}
+		}
+	}
+	return s
+}
+
+// mask returns s with every value masked (nil masks nothing); a line cut
+// short (runtime.LogLine.CutMarker) has the start of a value the cut went
+// through masked too.
 func (m *masker) mask(s string) string {
 	if m == nil {
 		return s
 	}
+	s, marker := runtime.SplitCut(s)
 	for _, v := range m.values {
 		if strings.Contains(s, v) {
 			s = strings.ReplaceAll(s, v, resources.MaskedValue)
 		}
+	}
+	if marker != "" {
+		s = m.maskCut(s) + marker
 	}
 	return s
 }

@@ -104,10 +104,13 @@ type ServeOptions struct {
 	// certificate and key in these PEM files, re-read when they change.
 	TLSCertFile string
 	TLSKeyFile  string
-	// Runtimes are --runtime's REGION=docker:///path/to/docker.sock, as
-	// given (repeatable); AgentNetwork the network agents join;
+	// Runtimes are --runtime's REGION=unix:///path/to/docker.sock or
+	// REGION=tcp://HOST:PORT, as given (repeatable); RuntimeTLS
+	// --runtime-tls's REGION=DIR (the TLS files of a tcp:// engine);
+	// AgentNetwork the network agents join;
 	// AgentSettle how long a rollout's agents must run before they serve.
 	Runtimes     []string
+	RuntimeTLS   []string
 	AgentNetwork string
 	AgentSettle  time.Duration
 	IO           *iostreams.IOStreams
@@ -134,7 +137,13 @@ certificate stays in service until the files change again.
 
 With --store postgres://…, several serve processes (replicas, e.g. behind a
 load balancer) share one PostgreSQL database and behave as one platform;
-each needs the same --master-key-file.`,
+each needs the same --master-key-file.
+
+--runtime REGION=unix:///path/to/docker.sock runs a region's agents on that
+Docker Engine; --runtime REGION=tcp://HOST:PORT on an engine over TCP, which
+needs --runtime-tls REGION=DIR: DIR/ca.pem verifies the engine, DIR/cert.pem
+and DIR/key.pem are the client certificate it asks for (the files of the
+docker CLI's DOCKER_CERT_PATH). Plain TCP, npipe:// and ssh:// are refused.`,
 		Args: cmdutil.ExactArgs(0, "no arguments"),
 		RunE: func(c *cobra.Command, _ []string) error {
 			o.CommitDelaySet = c.Flags().Changed("commit-delay")
@@ -151,14 +160,16 @@ each needs the same --master-key-file.`,
 	cmdutil.EnumFlag(c, &o.LogFormat, "log-format", "", "text", logFormats, "Request log format")
 	c.Flags().StringVar(&o.TLSCertFile, "tls-cert-file", "", "serve HTTPS with the certificate (then its chain) in this PEM file; needs --tls-key-file")
 	c.Flags().StringVar(&o.TLSKeyFile, "tls-key-file", "", "the private key of --tls-cert-file (PEM)")
-	c.Flags().StringArrayVar(&o.Runtimes, "runtime", nil, "REGION=docker:///path/to/docker.sock: the Docker Engine the region's agents run on (repeatable; a region without one refuses deploys)")
+	c.Flags().StringArrayVar(&o.Runtimes, "runtime", nil, "REGION=unix:///path/to/docker.sock or REGION=tcp://HOST:PORT: the Docker Engine the region's agents run on (repeatable; a region without one refuses deploys; docker:///path is unix:///path)")
+	c.Flags().StringArrayVar(&o.RuntimeTLS, "runtime-tls", nil, "REGION=DIR: the TLS files of the region's tcp:// engine: DIR/ca.pem verifies the engine, DIR/cert.pem and DIR/key.pem are botkit's client certificate (required with tcp://)")
 	c.Flags().StringVar(&o.AgentNetwork, "agent-network", "", "the engine network agents join (default: the engine's own; never the host's)")
 	c.Flags().DurationVar(&o.AgentSettle, "agent-settle", runtime.DefaultSettle, "how long a new deployment's agents must run, ready, before it serves and the previous one stops")
 	return c
 }
 
-// runtimes opens the engines of --runtime: REGION=docker:///path, one per
-// region.
+// runtimes opens the engines of --runtime (REGION=unix:///path,
+// REGION=docker:///path, REGION=tcp://HOST:PORT), one per region, a tcp://
+// one with --runtime-tls's files.
 func (o *ServeOptions) runtimes() (map[string]runtime.Runtime, func(), error) {
 	out := map[string]runtime.Runtime{}
 	var opened []*docker.Runtime
@@ -167,32 +178,61 @@ func (o *ServeOptions) runtimes() (map[string]runtime.Runtime, func(), error) {
 			rt.Close()
 		}
 	}
+	fail := func(format string, args ...any) (map[string]runtime.Runtime, func(), error) {
+		closeAll()
+		return nil, nil, cmdutil.FlagErrorf(format, args...)
+	}
+	tlsDirs := map[string]string{}
+	for _, v := range o.RuntimeTLS {
+		region, dir, ok := strings.Cut(v, "=")
+		if !ok || dir == "" {
+			return fail("--runtime-tls %q: want REGION=DIR (DIR holding ca.pem, cert.pem, key.pem)", v)
+		}
+		if _, dup := tlsDirs[region]; dup {
+			return fail("--runtime-tls %q: region %s has TLS files already", v, region)
+		}
+		tlsDirs[region] = dir
+	}
 	for _, v := range o.Runtimes {
 		region, addr, ok := strings.Cut(v, "=")
 		if !ok {
-			closeAll()
-			return nil, nil, cmdutil.FlagErrorf("--runtime %q: want REGION=docker:///path/to/docker.sock", v)
+			return fail("--runtime %q: want REGION=unix:///path/to/docker.sock or REGION=tcp://HOST:PORT", v)
 		}
 		if err := resources.ValidateRegion(region); err != nil {
-			closeAll()
-			return nil, nil, cmdutil.FlagErrorf("--runtime %q: %v", v, err)
+			return fail("--runtime %q: %v", v, err)
 		}
 		if out[region] != nil {
-			closeAll()
-			return nil, nil, cmdutil.FlagErrorf("--runtime %q: region %s has a runtime already (one engine per region)", v, region)
+			return fail("--runtime %q: region %s has a runtime already (one engine per region)", v, region)
 		}
-		path, ok := strings.CutPrefix(addr, "docker://")
-		if !ok || !strings.HasPrefix(path, "/") {
-			closeAll()
-			return nil, nil, cmdutil.FlagErrorf("--runtime %q: want docker:///absolute/path/to/docker.sock after %s=", v, region)
+		if path, ok := strings.CutPrefix(addr, "docker://"); ok {
+			addr = "unix://" + path
 		}
-		rt, err := docker.NewRuntime("unix://" + path)
+		ep := docker.Endpoint{Host: addr, Source: "--runtime " + region}
+		dir, hasTLS := tlsDirs[region]
+		switch {
+		case strings.HasPrefix(addr, "tcp://") && !hasTLS:
+			return fail("--runtime %q: a tcp:// engine needs --runtime-tls %s=DIR (ca.pem, cert.pem, key.pem): unencrypted, whoever reaches the port runs anything on the engine's machine", v, region)
+		case strings.HasPrefix(addr, "tcp://"):
+			ep.TLS = docker.TLSDir(dir, false)
+			for name, f := range map[string]string{"ca.pem": ep.TLS.CAFile, "cert.pem": ep.TLS.CertFile, "key.pem": ep.TLS.KeyFile} {
+				if f == "" {
+					return fail("--runtime-tls %s=%s: no %s in %s", region, dir, name, dir)
+				}
+			}
+		case hasTLS:
+			return fail("--runtime-tls %s=%s: region %s's engine is not a tcp:// one", region, dir, region)
+		}
+		rt, err := docker.OpenRuntime(ep)
 		if err != nil {
-			closeAll()
-			return nil, nil, cmdutil.FlagErrorf("--runtime %q: %v", v, err)
+			return fail("--runtime %q: %v", v, err)
 		}
 		opened = append(opened, rt)
 		out[region] = rt
+	}
+	for region := range tlsDirs {
+		if out[region] == nil {
+			return fail("--runtime-tls %s=…: no --runtime for region %s", region, region)
+		}
 	}
 	if o.AgentNetwork == "host" || strings.Contains(o.AgentNetwork, ":") {
 		closeAll()

@@ -114,14 +114,21 @@ func TestServeTLSFlags(t *testing.T) {
 // --runtime and --agent-network refuse a bad value with a usage error
 // (exit 2) naming the flag, before any store is opened.
 func TestServeRuntimeFlags(t *testing.T) {
+	empty := t.TempDir()
 	for _, tc := range []struct {
 		args []string
 		want string
 	}{
-		{[]string{"--runtime", "us-west"}, `--runtime "us-west": want REGION=docker:///path/to/docker.sock`},
+		{[]string{"--runtime", "us-west"}, `--runtime "us-west": want REGION=unix:///path/to/docker.sock or REGION=tcp://HOST:PORT`},
 		{[]string{"--runtime", "mars=docker:///var/run/docker.sock"}, `--runtime "mars=docker:///var/run/docker.sock": unknown region "mars"`},
-		{[]string{"--runtime", "us-west=tcp://127.0.0.1:2375"}, `--runtime "us-west=tcp://127.0.0.1:2375": want docker:///absolute/path/to/docker.sock after us-west=`},
-		{[]string{"--runtime", "us-west=docker://relative.sock"}, `want docker:///absolute/path/to/docker.sock`},
+		{[]string{"--runtime", "us-west=tcp://127.0.0.1:2376"}, `--runtime "us-west=tcp://127.0.0.1:2376": a tcp:// engine needs --runtime-tls us-west=DIR`},
+		{[]string{"--runtime", "us-west=tcp://127.0.0.1:2376", "--runtime-tls", "us-west=" + empty}, `--runtime-tls us-west=` + empty + `: no `},
+		{[]string{"--runtime", "us-west=docker:///a.sock", "--runtime-tls", "us-west=" + empty}, "region us-west's engine is not a tcp:// one"},
+		{[]string{"--runtime-tls", "us-west=" + empty}, "no --runtime for region us-west"},
+		{[]string{"--runtime-tls", "us-west"}, `--runtime-tls "us-west": want REGION=DIR`},
+		{[]string{"--runtime", "us-west=npipe:////./pipe/docker_engine"}, "Windows named pipes (npipe://) are not supported"},
+		{[]string{"--runtime", "us-west=ssh://me@host"}, "ssh:// engines are not supported"},
+		{[]string{"--runtime", "us-west=docker://relative.sock"}, `want unix:///absolute/path`},
 		{[]string{"--runtime", "us-west=docker:///a.sock", "--runtime", "us-west=docker:///b.sock"}, "region us-west has a runtime already"},
 		{[]string{"--agent-network", "host"}, `--agent-network "host": agents never join the host's network`},
 	} {

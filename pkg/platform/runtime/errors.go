@@ -45,6 +45,9 @@ type Error struct {
 	ExitCode  int
 	Restarts  int
 	LastLines []string
+	// Engine names the engine of a failure to reach it: its address and
+	// where that came from ("unix:///var/run/docker.sock (default)").
+	Engine string
 	// Message is what the engine said, when it said something.
 	Message string
 	Err     error
@@ -60,7 +63,11 @@ func (e *Error) Error() string {
 	case ReasonPullFailed:
 		fmt.Fprintf(&b, "pulling %s failed", e.Image)
 	case ReasonUnreachable:
-		b.WriteString("the container engine does not answer")
+		if e.Engine != "" {
+			fmt.Fprintf(&b, "cannot reach the container engine at %s", e.Engine)
+		} else {
+			b.WriteString("the container engine does not answer")
+		}
 	case ReasonCrashed:
 		fmt.Fprintf(&b, "agent %s exited with code %d", e.Agent, e.ExitCode)
 		if e.Restarts > 0 {

@@ -154,7 +154,7 @@ func lastLines(ctx context.Context, rt Runtime, a Agent, n int) []string {
 	}
 	var out []string
 	err := rt.Logs(ctx, []Agent{a}, LogOptions{Tail: n}, func(l LogLine) error {
-		out = append(out, l.Text)
+		out = append(out, l.Text+l.CutMarker())
 		return nil
 	})
 	if err != nil {

@@ -9,8 +9,10 @@ package runtime
 
 import (
 	"context"
+	"fmt"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -54,6 +56,9 @@ type Runtime interface {
 	// engine's stream breaks (its error): what wakes the platform's
 	// controller when an agent dies, is killed for memory or starts.
 	Events(ctx context.Context, fn func(Event)) error
+	// Platform returns the OS and architecture of the engine's machine,
+	// as image platforms name them: "linux/amd64", "linux/arm64".
+	Platform(ctx context.Context) (string, error)
 }
 
 // Event is what the engine says happened to one of the platform's agents.
@@ -283,13 +288,47 @@ const (
 	Stderr Stream = "stderr"
 )
 
-// LogLine is one line an agent wrote.
+// MaxLogLine is the most of one log line a runtime keeps: a longer line
+// is cut (LogLine.Size says how long it was) and the stream goes on.
+const MaxLogLine = 1 << 20
+
+// LogLine is one line an agent wrote (one line, however the engine split
+// it).
 type LogLine struct {
 	Agent  Agent
 	Stream Stream
-	Time   time.Time
-	Text   string // without its line end
+	// Time is when the engine read the line's start.
+	Time time.Time
+	Text string // without its line end; at most MaxLogLine bytes
+	// Size is the length of the line the agent wrote when Text holds only
+	// its first MaxLogLine bytes (0: Text is the whole line).
+	Size int
+}
+
+// CutMarker is what is shown after the text of a line that was cut.
+func (l LogLine) CutMarker() string {
+	if l.Size == 0 {
+		return ""
+	}
+	return fmt.Sprintf(cutMarker, l.Size)
+}
+
+const cutMarker = " … [line cut: %d bytes]"
+
+// SplitCut splits a line as shown (Text, then CutMarker) into its text and
+// its marker ("" for a whole line): the end of the text of a cut line may
+// hold the start of a value, which masking must see.
+func SplitCut(s string) (text, marker string) {
+	i := strings.LastIndex(s, " … [line cut: ")
+	if i < 0 {
+		return s, ""
+	}
+	var n int
+	if _, err := fmt.Sscanf(s[i:], cutMarker, &n); err != nil || fmt.Sprintf(cutMarker, n) != s[i:] {
+		return s, ""
+	}
+	return s[:i], s[i:]
 }
 
 // String is the line as shown to a user: the agent's name, then the text.
-func (l LogLine) String() string { return l.Agent.Name + " | " + l.Text }
+func (l LogLine) String() string { return l.Agent.Name + " | " + l.Text + l.CutMarker() }

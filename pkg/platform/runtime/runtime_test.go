@@ -46,3 +46,17 @@ func TestProfiles(t *testing.T) {
 		t.Error("the default profile is not a profile")
 	}
 }
+
+// A cut line as shown splits back into its text and its marker; a line
+// that only looks cut does not.
+func TestSplitCut(t *testing.T) {
+	shown := LogLine{Text: "abc", Size: 3145728}.String()
+	if text, marker := SplitCut(shown); text != " | abc" || marker != " … [line cut: 3145728 bytes]" {
+		t.Errorf("SplitCut(%q) = %q, %q", shown, text, marker)
+	}
+	for _, s := range []string{"abc", "abc … [line cut: x bytes]", "abc … [line cut: 12 bytes] and more"} {
+		if text, marker := SplitCut(s); text != s || marker != "" {
+			t.Errorf("SplitCut(%q) = %q, %q", s, text, marker)
+		}
+	}
+}

@@ -498,7 +498,7 @@ func (s *Service) resolveDeployment(ctx context.Context, p Principal, a store.Ag
 	switch r.Outcome {
 	case ImageFound:
 		d.ImageDigest = imageName(ref) + "@" + r.Digest
-		return d, nil
+		return d, s.checkEnginePlatform(ctx, a.Region, spec.Image, r.Platforms)
 	case ImageUnauthorized:
 		d.Message = fmt.Sprintf("%s: %s refused the credentials", runtime.ReasonUnauthorized, host)
 		if creds == "" {

@@ -166,7 +166,7 @@ func (s *Service) Preflight(ctx context.Context, p Principal, req resources.Pref
 		if base == "" {
 			base, _, _ = s.pullAccess(ctx, p.org.Name, ref, nil) // error ignored: none without a pull secret
 		}
-		s.preflightImage(ctx, req, ref, base, creds, checks)
+		s.preflightImage(ctx, req, res.Region, ref, base, creds, checks)
 	}
 	res.Checks = checks.list
 	return res, nil
@@ -293,7 +293,7 @@ func kindWords(kind string) string {
 	return "a secret set"
 }
 
-func (s *Service) preflightImage(ctx context.Context, req resources.PreflightRequest, ref resources.ImageRef, base, creds string, checks *preflightChecks) {
+func (s *Service) preflightImage(ctx context.Context, req resources.PreflightRequest, region string, ref resources.ImageRef, base, creds string, checks *preflightChecks) {
 	add := checks.add
 	if s.checkImage == nil {
 		add(checkImage, resources.CheckWarning, "not checked: this platform does not reach registries")
@@ -304,7 +304,14 @@ func (s *Service) preflightImage(ctx context.Context, req resources.PreflightReq
 	switch r.Outcome {
 	case ImageFound:
 		add(checkImage, resources.CheckOK, "%s is on %s: digest %s", req.Image, host, r.Digest)
+		engine := s.enginePlatform(ctx, region)
 		switch {
+		case engine != "" && len(r.Platforms) == 0:
+			add(checkImagePlatform, resources.CheckWarning, "the registry does not say which platforms the image is for; the engine of region %s runs %s", region, engine)
+		case engine != "" && platformFits(r.Platforms, engine):
+			add(checkImagePlatform, resources.CheckOK, "built for %s; the engine of region %s runs %s", strings.Join(r.Platforms, ", "), region, engine)
+		case engine != "":
+			add(checkImagePlatform, resources.CheckFail, "%s", platformMismatch(req.Image, r.Platforms, region, engine))
 		case len(r.Platforms) == 0:
 			add(checkImagePlatform, resources.CheckWarning, "the registry does not say which platforms the image is for; Pipecat Cloud runs %s", DeployPlatform)
 		case slices.Contains(r.Platforms, DeployPlatform) || slices.ContainsFunc(r.Platforms, func(pl string) bool { return strings.HasPrefix(pl, DeployPlatform+"/") }):
@@ -325,4 +332,49 @@ func (s *Service) preflightImage(ctx context.Context, req resources.PreflightReq
 	default:
 		add(checkImage, resources.CheckFail, "%s: %s", host, r.Message)
 	}
+}
+
+// enginePlatform returns the platform of the engine that runs region's
+// agents: "" when the region has no runtime or its engine does not say
+// (the checks against Pipecat Cloud's platform apply then).
+func (s *Service) enginePlatform(ctx context.Context, region string) string {
+	p, err := s.agents.EnginePlatform(ctx, region)
+	if err != nil {
+		return ""
+	}
+	return p
+}
+
+// checkEnginePlatform refuses an image none of whose platforms (as its
+// registry lists them; none listed: not refused) is the platform of the
+// engine that runs region's agents.
+func (s *Service) checkEnginePlatform(ctx context.Context, region, image string, platforms []string) error {
+	engine := s.enginePlatform(ctx, region)
+	if engine == "" || len(platforms) == 0 || platformFits(platforms, engine) {
+		return nil
+	}
+	return resources.Errorf(resources.CodeUnprocessable, "%s", platformMismatch(image, platforms, region, engine))
+}
+
+func platformMismatch(image string, platforms []string, region, engine string) string {
+	return fmt.Sprintf("image %s is built for %s only; the engine of region %s runs %s: build it for %s (docker buildx build --platform %s)",
+		image, strings.Join(platforms, ", "), region, engine, engine, engine)
+}
+
+// platformFits reports whether one of an image's platforms (OS/ARCH or
+// OS/ARCH/VARIANT) runs on an engine's: the same OS and architecture, and
+// the same variant when both name one.
+func platformFits(platforms []string, engine string) bool {
+	want := strings.SplitN(engine, "/", 3)
+	for _, pl := range platforms {
+		have := strings.SplitN(pl, "/", 3)
+		if len(have) < 2 || len(want) < 2 || have[0] != want[0] || have[1] != want[1] {
+			continue
+		}
+		if len(have) == 3 && len(want) == 3 && have[2] != want[2] {
+			continue
+		}
+		return true
+	}
+	return false
 }

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	goruntime "runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -461,5 +462,112 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 			t.Fatalf("timed out waiting for %s", what)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// Long lines, as botkit cloud agents logs shows them: a line the engine
+// split at 16 KiB comes out as one line with the secret value masked
+// wherever the splits fell; a line over 1 MiB is cut with a marker (the
+// value across the cut masked too) and the next line follows.
+func TestAgentLogsLongLines(t *testing.T) {
+	v := newEngineEnv(t, false)
+	ctx := context.Background()
+	if _, _, err := v.c.Merge(ctx, client.EmbeddedOrg, "bot-secrets", resources.Patch{Set: map[string]string{"BOTKIT_TEST_LONG": "OPENAI_API_KEY"}}, ""); err != nil {
+		t.Fatal(err)
+	}
+	v.run(t, 0, func() error { return deploy.Run(ctx, v.deployOpts(nil, "", false)) })
+	var out string
+	waitFor(t, "the line after the long ones", func() bool {
+		out = v.run(t, 0, func() error {
+			return runLogs(ctx, &LogsOptions{Platform: v.platform(nil), Name: "bot", Print: printers.NewFlags().WithLines().WithFormats(printers.FormatJSON)})
+		})
+		return strings.Contains(out, " | after\n")
+	})
+	var long, huge []string
+	for _, line := range strings.Split(out, "\n") {
+		_, text, _ := strings.Cut(line, " | ")
+		if strings.Contains(text, "long:") || strings.Contains(text, ":end") && !strings.HasPrefix(text, "huge:") {
+			long = append(long, text)
+		}
+		if strings.Contains(text, "huge:") || strings.Contains(text, "line cut") {
+			huge = append(huge, text)
+		}
+	}
+	// The 50 KiB line: one line, no timestamp inside, the value masked at
+	// each of the three boundaries.
+	stamp := regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d`)
+	if len(long) != 1 || !strings.HasPrefix(long[0], "long:") || !strings.HasSuffix(long[0], ":end") ||
+		strings.Count(long[0], resources.MaskedValue) != 3 || stamp.MatchString(long[0]) {
+		t.Errorf("the 50 KiB line came out as %d lines (%d bytes), masked %d times", len(long), len(strings.Join(long, "")), strings.Count(strings.Join(long, ""), resources.MaskedValue))
+	} else if want := 50<<10 - 3*(len(canary)-len(resources.MaskedValue)); len(long[0]) != want {
+		t.Errorf("the 50 KiB line is %d bytes, want %d", len(long[0]), want)
+	}
+	// The 3 MiB line: its first MiB, the value's start masked at the cut,
+	// the marker; then the next line.
+	marker := fmt.Sprintf(" … [line cut: %d bytes]", 3<<20)
+	if len(huge) != 1 || !strings.HasPrefix(huge[0], "huge:") || !strings.HasSuffix(huge[0], resources.MaskedValue+marker) ||
+		len(huge[0]) > 1<<20+len(marker) {
+		t.Errorf("the 3 MiB line came out as %d lines, ending %q", len(huge), tail(strings.Join(huge, "\n"), 80))
+	}
+	if strings.Contains(out, canary[:len(canary)/2]) {
+		t.Errorf("the logs show the start of the secret value")
+	}
+}
+
+func tail(s string, n int) string {
+	if len(s) > n {
+		return s[len(s)-n:]
+	}
+	return s
+}
+
+// An image is checked against the engine that will run it: one built only
+// for another architecture is refused at preflight and at deploy, naming
+// both platforms; the test image, built for the engine's own, passes
+// without a warning.
+func TestDeployImagePlatform(t *testing.T) {
+	v := newEngineEnv(t, false)
+	ctx := context.Background()
+	engine, other := "linux/"+goruntime.GOARCH, "linux/arm64"
+	if goruntime.GOARCH == "arm64" {
+		other = "linux/amd64"
+	}
+	foreign := v.host + "/acme/bot:foreign"
+	if _, err := registrytest.Push("http://"+v.host, regUser, canary, "acme/bot:foreign", other); err != nil {
+		t.Fatal(err)
+	}
+
+	check := func(image string) resources.PreflightCheck {
+		t.Helper()
+		res, err := v.c.Preflight(ctx, client.EmbeddedOrg, resources.PreflightRequest{Image: image, ImagePullSecret: "reg-creds"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range res.Checks {
+			if c.ID == "image-platform" {
+				return c
+			}
+		}
+		t.Fatalf("preflight of %s: no image-platform check in %+v", image, res.Checks)
+		return resources.PreflightCheck{}
+	}
+	if c := check(v.img1.Ref); c.Result != resources.CheckOK || c.Detail != "built for "+engine+"; the engine of region us-west runs "+engine {
+		t.Errorf("preflight of the test image: %s %q", c.Result, c.Detail)
+	}
+	mismatch := "image " + foreign + " is built for " + other + " only; the engine of region us-west runs " + engine
+	if c := check(foreign); c.Result != resources.CheckFail || !strings.HasPrefix(c.Detail, mismatch) {
+		t.Errorf("preflight of an image for %s: %s %q", other, c.Result, c.Detail)
+	}
+
+	// The deploy of the test image runs; the foreign one is refused, and
+	// nothing is recorded for it.
+	v.run(t, 0, func() error { return deploy.Run(ctx, v.deployOpts(nil, "", false)) })
+	_, err := v.c.Deploy(ctx, client.EmbeddedOrg, "bot", resources.DeployRequest{Image: foreign})
+	var re *resources.Error
+	if !errors.As(err, &re) || re.Code != resources.CodeUnprocessable || !strings.HasPrefix(re.Message, mismatch) {
+		t.Fatalf("deploy of an image for %s: %v", other, err)
+	}
+	if ds, err := v.c.Deployments(ctx, client.EmbeddedOrg, "bot"); err != nil || len(ds) != 1 {
+		t.Errorf("deployments after the refused deploy: %d, %v", len(ds), err)
 	}
 }

@@ -23,13 +23,20 @@ import (
 // Runtime runs the platform's agents on one Docker Engine.
 type Runtime struct {
 	*Client
+
+	plat string // the engine's platform, once known (under Client.mu)
 }
 
 var _ runtime.Runtime = (*Runtime)(nil)
 
 // NewRuntime returns the runtime of the engine at host (see New).
 func NewRuntime(host string) (*Runtime, error) {
-	c, err := New(host)
+	return OpenRuntime(Endpoint{Host: host})
+}
+
+// OpenRuntime returns the runtime of the engine ep names (see Open).
+func OpenRuntime(ep Endpoint) (*Runtime, error) {
+	c, err := Open(ep)
 	if err != nil {
 		return nil, err
 	}
@@ -80,13 +87,17 @@ func (rt *Runtime) Pull(ctx context.Context, image string, creds *runtime.Creden
 		}
 		h.Set("X-Registry-Auth", a)
 	}
-	resp, err := rt.Call(ctx, http.MethodPost, "/images/create", url.Values{"fromImage": {name}, "tag": {ref}}, h, nil)
+	// The whole pull is bounded too: a registry that trickles progress
+	// never ends it otherwise.
+	pctx, bd := newBound(ctx, rt.Timeouts.Pull, "the pull of "+image)
+	defer bd.end()
+	resp, err := rt.Call(pctx, http.MethodPost, "/images/create", url.Values{"fromImage": {name}, "tag": {ref}}, h, nil)
 	if err != nil {
-		return pullError(image, err)
+		return pullError(image, rt.boundErr(bd, err))
 	}
 	defer resp.Body.Close()
 	if err := DecodeStream(resp.Body, nil); err != nil {
-		return pullError(image, err)
+		return pullError(image, rt.boundErr(bd, err))
 	}
 	return nil
 }
@@ -154,7 +165,7 @@ func (rt *Runtime) ImageDigest(ctx context.Context, image string) (string, error
 		return "", &runtime.Error{Reason: runtime.ReasonInvalid, Message: err.Error()}
 	}
 	var im imageJSON
-	if err := rt.Do(ctx, http.MethodGet, "/images/"+image+"/json", nil, nil, &im); err != nil {
+	if err := rt.do(ctx, rt.Timeouts.Quick, http.MethodGet, "/images/"+image+"/json", nil, nil, &im); err != nil {
 		if StatusOf(err) == http.StatusNotFound {
 			return "", &runtime.Error{Reason: runtime.ReasonImageNotFound, Image: image}
 		}
@@ -387,7 +398,7 @@ func parseTime(s string) time.Time {
 
 func (rt *Runtime) inspect(ctx context.Context, id string) (runtime.Agent, error) {
 	var c containerJSON
-	if err := rt.Do(ctx, http.MethodGet, "/containers/"+id+"/json", nil, nil, &c); err != nil {
+	if err := rt.do(ctx, rt.Timeouts.Quick, http.MethodGet, "/containers/"+id+"/json", nil, nil, &c); err != nil {
 		return runtime.Agent{}, err
 	}
 	owner, index := runtime.OwnerOf(c.Config.Labels)
@@ -421,7 +432,7 @@ func (rt *Runtime) List(ctx context.Context, sel runtime.Selector) ([]runtime.Ag
 	var list []struct {
 		ID string `json:"Id"`
 	}
-	if err := rt.Do(ctx, http.MethodGet, "/containers/json", url.Values{"all": {"1"}, "filters": {string(filters)}}, nil, &list); err != nil {
+	if err := rt.do(ctx, rt.Timeouts.Quick, http.MethodGet, "/containers/json", url.Values{"all": {"1"}, "filters": {string(filters)}}, nil, &list); err != nil {
 		return nil, engineError(err)
 	}
 	agents := make([]runtime.Agent, 0, len(list))
@@ -446,7 +457,7 @@ func seconds(d time.Duration) url.Values {
 
 // Remove stops an agent and removes its container.
 func (rt *Runtime) Remove(ctx context.Context, id string, grace time.Duration) error {
-	err := rt.Do(ctx, http.MethodPost, "/containers/"+id+"/stop", seconds(grace), nil, nil)
+	err := rt.do(ctx, rt.Timeouts.Call+grace, http.MethodPost, "/containers/"+id+"/stop", seconds(grace), nil, nil)
 	if StatusOf(err) == http.StatusNotFound {
 		return nil
 	} else if err != nil && StatusOf(err) != http.StatusNotModified {
@@ -461,7 +472,7 @@ func (rt *Runtime) Remove(ctx context.Context, id string, grace time.Duration) e
 
 // Restart stops an agent and starts it again.
 func (rt *Runtime) Restart(ctx context.Context, id string, grace time.Duration) error {
-	return engineError(rt.Do(ctx, http.MethodPost, "/containers/"+id+"/restart", seconds(grace), nil, nil))
+	return engineError(rt.do(ctx, rt.Timeouts.Call+grace, http.MethodPost, "/containers/"+id+"/restart", seconds(grace), nil, nil))
 }
 
 // SetRestartPolicy changes an agent's restart policy.
@@ -471,4 +482,52 @@ func (rt *Runtime) SetRestartPolicy(ctx context.Context, id string, p runtime.Re
 		return err
 	}
 	return engineError(rt.Do(ctx, http.MethodPost, "/containers/"+id+"/update", nil, map[string]any{"RestartPolicy": r}, nil))
+}
+
+// Platform returns the engine's OS and architecture (GET /info: OSType,
+// Architecture), in the names of image platforms: the engine says x86_64
+// and aarch64 as uname does, images amd64 and arm64. An engine's answer is
+// kept; a failure is not.
+func (rt *Runtime) Platform(ctx context.Context) (string, error) {
+	rt.mu.Lock()
+	p := rt.plat
+	rt.mu.Unlock()
+	if p != "" {
+		return p, nil
+	}
+	var info struct {
+		OSType       string `json:"OSType"`
+		Architecture string `json:"Architecture"`
+	}
+	if err := rt.do(ctx, rt.Timeouts.Quick, http.MethodGet, "/info", nil, nil, &info); err != nil {
+		return "", engineError(err)
+	}
+	if info.OSType == "" || info.Architecture == "" {
+		return "", &runtime.Error{Reason: runtime.ReasonEngine, Message: "the engine does not say its OS and architecture (GET /info)"}
+	}
+	p = PlatformOf(info.OSType, info.Architecture)
+	rt.mu.Lock()
+	rt.plat = p
+	rt.mu.Unlock()
+	return p, nil
+}
+
+// PlatformOf returns the image platform ("linux/arm64", "linux/arm/v7") of
+// an OS and a machine architecture as uname and engines name it.
+func PlatformOf(osType, arch string) string {
+	switch a := strings.ToLower(arch); a {
+	case "x86_64", "x86-64", "amd64":
+		arch = "amd64"
+	case "aarch64", "arm64", "armv8", "armv8l":
+		arch = "arm64"
+	case "armv7l", "armv7":
+		arch = "arm/v7"
+	case "armv6l", "armv6":
+		arch = "arm/v6"
+	case "i386", "i486", "i586", "i686", "x86":
+		arch = "386"
+	default:
+		arch = a
+	}
+	return strings.ToLower(osType) + "/" + arch
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/botkit-dev/botkit/internal/testsupport/dockertest"
 	"github.com/botkit-dev/botkit/internal/testsupport/registrytest"
+	"github.com/botkit-dev/botkit/internal/testsupport/testenv"
 	"github.com/botkit-dev/botkit/pkg/platform/runtime"
 	"github.com/botkit-dev/botkit/pkg/platform/runtime/docker"
 )
@@ -565,6 +566,42 @@ func TestEngine(t *testing.T) {
 		}
 		if !kept {
 			t.Error("removing the platform's agents removed a container it does not own")
+		}
+	})
+
+	// Last: an engine that stops answering (SIGSTOP) is given up on by
+	// every call, after its bound, naming the engine and the call.
+	t.Run("Frozen", func(t *testing.T) {
+		a := v.start(t, runtime.StartSpec{Owner: owner("frozen", 1), Count: 1})[0]
+		rt, err := docker.NewRuntime(v.e.Host)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rt.Close()
+		rt.Timeouts = docker.Timeouts{Quick: time.Second, Call: 2 * time.Second, Answer: 2 * time.Second, StreamIdle: 2 * time.Second, Pull: 4 * time.Second}
+		if err := rt.Ping(ctxFor(t)); err != nil {
+			t.Fatal(err)
+		}
+		v.e.Freeze(t)
+		spec := runtime.StartSpec{Owner: owner("frozen", 2), Count: 1, Image: v.plain.Pinned(), Profile: profile1x(t), Network: "none"}
+		for name, call := range map[string]func(context.Context) error{
+			"Ping":   rt.Ping,
+			"List":   func(ctx context.Context) error { _, err := rt.List(ctx, runtime.Selector{}); return err },
+			"Start":  func(ctx context.Context) error { _, err := rt.Start(ctx, spec); return err },
+			"Remove": func(ctx context.Context) error { return rt.Remove(ctx, a.ID, time.Second) },
+			"Logs": func(ctx context.Context) error {
+				return rt.Logs(ctx, []runtime.Agent{a}, runtime.LogOptions{}, func(runtime.LogLine) error { return nil })
+			},
+			"Pull": func(ctx context.Context) error { return rt.Pull(ctx, v.plain.Ref, v.creds) },
+		} {
+			done := make(chan error, 1)
+			go func() { done <- call(context.Background()) }()
+			err := testenv.Within(t, name+" on a frozen engine", done)
+			if runtime.ReasonOf(err) != runtime.ReasonUnreachable {
+				t.Errorf("%s on a frozen engine: %v, want %s", name, err, runtime.ReasonUnreachable)
+			} else if msg := err.Error(); !strings.Contains(msg, v.e.Host) || !strings.Contains(msg, "no answer within") {
+				t.Errorf("%s on a frozen engine: %q names neither the engine nor what it waited for", name, msg)
+			}
 		}
 	})
 }

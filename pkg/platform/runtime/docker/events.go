@@ -28,7 +28,8 @@ func (rt *Runtime) Events(ctx context.Context, fn func(runtime.Event)) error {
 	if err != nil {
 		return err
 	}
-	resp, err := rt.Call(ctx, "GET", "/events", url.Values{"filters": {string(filters)}}, nil, nil)
+	// No silence bound: an engine whose agents do nothing says nothing.
+	resp, err := rt.stream(ctx, "GET", "/events", url.Values{"filters": {string(filters)}}, nil, nil, 0)
 	if err != nil {
 		return engineError(err)
 	}

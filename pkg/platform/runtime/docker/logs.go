@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/botkit-dev/botkit/pkg/platform/runtime"
 )
@@ -83,7 +84,13 @@ func (rt *Runtime) logs(ctx context.Context, a runtime.Agent, opts runtime.LogOp
 	if !opts.Since.IsZero() {
 		q.Set("since", fmt.Sprintf("%d.%09d", opts.Since.Unix(), opts.Since.Nanosecond()))
 	}
-	resp, err := rt.Call(ctx, http.MethodGet, "/containers/"+a.ID+"/logs", q, nil, nil)
+	// A followed log may be silent as long as its agent is; one read to
+	// its end must keep coming.
+	idle := rt.Timeouts.StreamIdle
+	if opts.Follow {
+		idle = 0
+	}
+	resp, err := rt.stream(ctx, http.MethodGet, "/containers/"+a.ID+"/logs", q, nil, nil, idle)
 	if err != nil {
 		if StatusOf(err) == http.StatusNotFound {
 			return nil // removed: no more lines
@@ -91,14 +98,8 @@ func (rt *Runtime) logs(ctx context.Context, a runtime.Agent, opts runtime.LogOp
 		return engineError(err)
 	}
 	defer resp.Body.Close()
-	err = demux(resp.Body, func(s runtime.Stream, line []byte) error {
-		l := runtime.LogLine{Agent: a, Stream: s}
-		if ts, text, ok := bytes.Cut(line, []byte(" ")); ok {
-			if t, err := time.Parse(time.RFC3339Nano, string(ts)); err == nil {
-				l.Time, line = t, text
-			}
-		}
-		l.Text = string(line)
+	err = demux(resp.Body, runtime.MaxLogLine, func(l runtime.LogLine) error {
+		l.Agent = a
 		return fn(l)
 	})
 	if err != nil && ctx.Err() != nil {
@@ -108,21 +109,35 @@ func (rt *Runtime) logs(ctx context.Context, a runtime.Agent, opts runtime.LogOp
 }
 
 // demux splits the engine's multiplexed log stream (an 8-byte header: the
-// stream, three zero bytes, the big-endian length of the frame) into
-// lines, per stream; a last line without its end is given too.
-func demux(r io.Reader, fn func(runtime.Stream, []byte) error) error {
+// stream, three zero bytes, the big-endian length of the frame) into the
+// lines the agent wrote, per stream. Each frame is one message of the
+// engine, its timestamp first: a line the engine split (at 16 KiB) comes
+// as several messages, each with its timestamp and only the last with the
+// line's end; the messages are joined again, each timestamp taken out, and
+// the line carries its first message's time. A line is kept up to max bytes
+// (cut at a UTF-8 boundary; LogLine.Size says how long it was); a last line
+// without its end is given too.
+func demux(r io.Reader, max int, fn func(runtime.LogLine) error) error {
 	br := bufio.NewReaderSize(r, 32<<10)
-	var partial [3][]byte
-	var hdr [8]byte
-	flush := func(i int, s runtime.Stream) error {
-		if len(partial[i]) == 0 {
-			return nil
-		}
-		line := partial[i]
-		partial[i] = nil
-		return fn(s, line)
+	type pending struct {
+		text    []byte
+		size    int
+		time    time.Time
+		started bool
 	}
+	var lines [3]pending
 	streams := [3]runtime.Stream{runtime.Stdout, runtime.Stdout, runtime.Stderr}
+	emit := func(i int) error {
+		p := &lines[i]
+		l := runtime.LogLine{Stream: streams[i], Time: p.time, Text: string(p.text)}
+		if p.size > len(p.text) {
+			l.Size = p.size
+		}
+		*p = pending{text: p.text[:0]}
+		return fn(l)
+	}
+	var hdr [8]byte
+	var frame []byte
 	for {
 		if _, err := io.ReadFull(br, hdr[:]); err == io.EOF {
 			break
@@ -133,28 +148,75 @@ func demux(r io.Reader, fn func(runtime.Stream, []byte) error) error {
 		if i > 2 {
 			return fmt.Errorf("engine log stream: unknown stream %d", hdr[0])
 		}
-		frame := make([]byte, binary.BigEndian.Uint32(hdr[4:]))
+		n := int(binary.BigEndian.Uint32(hdr[4:]))
+		if cap(frame) < n {
+			frame = make([]byte, n)
+		}
+		frame = frame[:n]
 		if _, err := io.ReadFull(br, frame); err != nil {
 			return err
 		}
-		for len(frame) > 0 {
-			nl := bytes.IndexByte(frame, '\n')
+		p := &lines[i]
+		rest := frame
+		if ts, text, ok := bytes.Cut(rest, []byte(" ")); ok {
+			if t, err := time.Parse(time.RFC3339Nano, string(ts)); err == nil {
+				rest = text
+				if !p.started {
+					p.time = t
+				}
+			}
+		}
+		for {
+			nl := bytes.IndexByte(rest, '\n')
+			chunk := rest
+			if nl >= 0 {
+				chunk = rest[:nl]
+			}
+			p.started = true
+			p.size += len(chunk)
+			if room := max - len(p.text); room > 0 {
+				if len(chunk) > room {
+					chunk = chunk[:room]
+				}
+				p.text = append(p.text, chunk...)
+				if p.size > max {
+					p.text = trimRune(p.text)
+				}
+			}
 			if nl < 0 {
-				partial[i] = append(partial[i], frame...)
 				break
 			}
-			line := append(partial[i], frame[:nl]...)
-			partial[i] = nil
-			frame = frame[nl+1:]
-			if err := fn(streams[i], line); err != nil {
+			if err := emit(i); err != nil {
+				return err
+			}
+			rest = rest[nl+1:]
+			if len(rest) == 0 {
+				break
+			}
+		}
+	}
+	for i := range lines {
+		if lines[i].started {
+			if err := emit(i); err != nil {
 				return err
 			}
 		}
 	}
-	for i, s := range streams {
-		if err := flush(i, s); err != nil {
-			return err
-		}
-	}
 	return nil
+}
+
+// trimRune drops an incomplete UTF-8 sequence at b's end (a line cut in
+// the middle of a character).
+func trimRune(b []byte) []byte {
+	for k := 1; k <= utf8.UTFMax && k <= len(b); k++ {
+		c := b[len(b)-k]
+		if !utf8.RuneStart(c) {
+			continue
+		}
+		if !utf8.FullRune(b[len(b)-k:]) {
+			return b[:len(b)-k]
+		}
+		break
+	}
+	return b
 }

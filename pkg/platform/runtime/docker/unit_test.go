@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/botkit-dev/botkit/pkg/platform/runtime"
 	"github.com/botkit-dev/botkit/pkg/resources"
@@ -22,22 +23,35 @@ func frame(stream byte, s string) []byte {
 }
 
 func TestDemux(t *testing.T) {
-	var in bytes.Buffer
-	in.Write(frame(1, "one\ntw"))
-	in.Write(frame(2, "err line\n"))
-	in.Write(frame(1, "o\nthree"))
-	var got []string
-	err := demux(&in, func(s runtime.Stream, line []byte) error {
-		got = append(got, string(s)+":"+string(line))
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
+	const t1, t2, t3 = "2026-01-02T03:04:05.000000001Z", "2026-01-02T03:04:05.000000002Z", "2026-01-02T03:04:06.5Z"
+	demuxed := func(max int, frames ...[]byte) []runtime.LogLine {
+		t.Helper()
+		var out []runtime.LogLine
+		if err := demux(bytes.NewReader(bytes.Join(frames, nil)), max, func(l runtime.LogLine) error {
+			out = append(out, l)
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return out
 	}
-	if want := []string{"stdout:one", "stderr:err line", "stdout:two", "stdout:three"}; !slices.Equal(got, want) {
+	var got []string
+	for _, l := range demuxed(1<<20,
+		frame(1, t1+" one\n"), frame(2, t2+" err line\n"),
+		// A line the engine split: each message with its timestamp.
+		frame(1, t1+" tw"), frame(1, t2+" o\n"), frame(1, t3+" \n"), frame(1, t3+" three")) {
+		got = append(got, string(l.Stream)+":"+l.Text+"@"+l.Time.Format(time.RFC3339Nano))
+	}
+	if want := []string{"stdout:one@" + t1, "stderr:err line@" + t2, "stdout:two@" + t1, "stdout:@" + t3, "stdout:three@" + t3}; !slices.Equal(got, want) {
 		t.Errorf("demux: %q, want %q", got, want)
 	}
-	if err := demux(bytes.NewReader(frame(7, "x\n")), func(runtime.Stream, []byte) error { return nil }); err == nil {
+	// A line past the bound is cut (on a character's boundary), its size
+	// kept, and the next line comes whole.
+	cut := demuxed(10, frame(1, t1+" 123456789"), frame(1, t2+" é and more\n"), frame(1, t3+" after\n"))
+	if len(cut) != 2 || cut[0].Text != "123456789" || cut[0].Size != 20 || cut[0].CutMarker() != " … [line cut: 20 bytes]" || cut[1].Text != "after" || cut[1].Size != 0 {
+		t.Errorf("cut: %+v", cut)
+	}
+	if err := demux(bytes.NewReader(frame(7, "x\n")), 10, func(runtime.LogLine) error { return nil }); err == nil {
 		t.Error("demux of an unknown stream: no error")
 	}
 }
@@ -124,7 +138,21 @@ func TestStartRefusesAndUnreachable(t *testing.T) {
 	if _, err := rt.List(context.Background(), nil); runtime.ReasonOf(err) != runtime.ReasonUnreachable {
 		t.Errorf("List on no engine: %v, want %s", err, runtime.ReasonUnreachable)
 	}
-	if _, err := New("tcp://127.0.0.1:2375"); runtime.ReasonOf(err) != runtime.ReasonInvalid {
-		t.Errorf("New(tcp://…): %v, want %s", err, runtime.ReasonInvalid)
+	for _, host := range []string{"npipe:////./pipe/docker_engine", "ssh://me@host", "fd://", "relative.sock", "tcp://h/x"} {
+		if _, err := New(host); runtime.ReasonOf(err) != runtime.ReasonInvalid {
+			t.Errorf("New(%s): %v, want %s", host, err, runtime.ReasonInvalid)
+		}
+	}
+}
+
+// The engine's uname names become image platform names.
+func TestPlatformOf(t *testing.T) {
+	for _, c := range []struct{ os, arch, want string }{
+		{"linux", "x86_64", "linux/amd64"}, {"linux", "aarch64", "linux/arm64"}, {"linux", "armv7l", "linux/arm/v7"},
+		{"linux", "i686", "linux/386"}, {"linux", "s390x", "linux/s390x"}, {"Linux", "AMD64", "linux/amd64"},
+	} {
+		if got := PlatformOf(c.os, c.arch); got != c.want {
+			t.Errorf("PlatformOf(%s, %s) = %s, want %s", c.os, c.arch, got, c.want)
+		}
 	}
 }

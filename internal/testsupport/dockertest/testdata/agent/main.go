@@ -34,6 +34,16 @@ func main() {
 	if k := os.Getenv("BOTKIT_TEST_PRINT"); k != "" {
 		fmt.Printf("value of %s: %s\n", k, os.Getenv(k))
 	}
+	if k := os.Getenv("BOTKIT_TEST_LONG"); k != "" {
+		// Long lines with the value of the variable named: one of 50 KiB
+		// with the value across each 16 KiB boundary (where the engine
+		// splits a line), one of 3 MiB with it across 1 MiB (where the
+		// platform cuts one), then "after".
+		v := os.Getenv(k)
+		os.Stdout.Write(long("long:", 50<<10, v, 16<<10, 32<<10, 48<<10))
+		os.Stdout.Write(long("huge:", 3<<20, v, 1<<20))
+		fmt.Println("after")
+	}
 	n, _ := strconv.Atoi(os.Getenv("BOTKIT_TEST_LINES"))
 	for i := 1; i <= n; i++ {
 		fmt.Printf("line %d\n", i)
@@ -79,4 +89,16 @@ func main() {
 			fmt.Printf("tick %d\n", i)
 		}
 	}
+}
+
+// long returns a line of size bytes (and its end) that starts with
+// prefix, ends with ":end", and holds v across each offset given.
+func long(prefix string, size int, v string, at ...int) []byte {
+	b := []byte(strings.Repeat("x", size+1))
+	copy(b, prefix)
+	for _, o := range at {
+		copy(b[o-len(v)/2:], v)
+	}
+	copy(b[size-4:], ":end\n")
+	return b
 }

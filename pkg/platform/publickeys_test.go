@@ -1,12 +1,20 @@
 package platform_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/botkit-dev/botkit/internal/testsupport/apitest"
+	"github.com/botkit-dev/botkit/internal/testsupport/platformtest"
 	"github.com/botkit-dev/botkit/pkg/platform/service"
 	"github.com/botkit-dev/botkit/pkg/platform/stores"
 	"github.com/botkit-dev/botkit/pkg/resources"
@@ -157,6 +165,122 @@ func TestPublicKeysAcrossReplicas(t *testing.T) {
 		actor := acme.Me().User + " (" + acme.Me().TokenID + ")"
 		if want := []string{"delete " + k.ID + " by " + actor, "create " + second.ID + " by " + actor, "create " + k.ID + " by " + actor}; !slices.Equal(got, want) {
 			t.Errorf("audit: %q, want %q", got, want)
+		}
+	})
+}
+
+// The public keys' routes on both stores, every request and answer checked
+// against api/openapi.yaml: create (201, the key once), list, delete; strict
+// bodies; a public key is refused on the private API; another organization
+// gets 404s. The key (a canary) is nowhere but in create's answer: not in
+// the request log, another answer, the audit, nor any file of the data
+// directory.
+func TestPublicKeysAPI(t *testing.T) {
+	c := apitest.Load(t)
+	eachStore(t, func(t *testing.T, db testDB) {
+		var logs bytes.Buffer
+		opts := storeOptions(t, db)
+		opts.Logger = slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+		if !db.postgres {
+			opts.DataDir = t.TempDir()
+		}
+		base, srv := platformtest.Start(t, opts)
+		platformtest.CreateOrg(t, srv, "acme", "")
+		platformtest.CreateOrg(t, srv, "other", "")
+		auth := map[string]string{"Authorization": "Bearer " + platformtest.CreateToken(t, srv, "acme", "ci")}
+		otherAuth := map[string]string{"Authorization": "Bearer " + platformtest.CreateToken(t, srv, "other", "ci")}
+		var answers []string
+		do := func(h map[string]string, method, path, body string, want int) apitest.Reply {
+			t.Helper()
+			r, err := c.Do(t, base, method, path, body, h)
+			if err != nil {
+				t.Errorf("%s %s %s: api/openapi.yaml: %v", method, path, body, err)
+			}
+			if r.Status != want {
+				t.Fatalf("%s %s %s: %d %s, want %d", method, path, body, r.Status, r.Body, want)
+			}
+			answers = append(answers, string(r.Body))
+			return r
+		}
+		const keys = "/v1/organizations/acme/keys"
+		r := do(auth, "POST", keys, `{"name":"web","allowedOrigins":["https://app.example.com","http://localhost:5173"]}`, 201)
+		answers = answers[:len(answers)-1]
+		var k resources.CreatedPublicKey
+		if err := json.Unmarshal(r.Body, &k); err != nil {
+			t.Fatal(err)
+		}
+		if r.Header.Get("Cache-Control") != "no-store" || k.Name != "web" || len(k.AllowedOrigins) != 2 {
+			t.Errorf("create: %s %s", r.Header, r.Body)
+		}
+		do(auth, "POST", keys, `{"allowedOrigins":["https://a.example/"]}`, 400)
+		// Bodies the contract refuses: refused as it says.
+		for _, body := range []string{`{"name":"x","key":"pk_mine"}`, `{"allowedOrigins":"https://a.example"}`, `{"name":null}`, `{"name":"` + strings.Repeat("n", 64) + `"}`} {
+			if r, err := c.Do(t, base, "POST", keys, body, auth); err == nil || r.Status != 400 {
+				t.Errorf("POST %s %s: %d %s (contract: %v), want 400", keys, body, r.Status, r.Body, err)
+			}
+		}
+		do(auth, "POST", keys, `{}`, 201)
+		r = do(auth, "GET", keys, "", 200)
+		var list resources.PublicKeyList
+		if err := json.Unmarshal(r.Body, &list); err != nil || len(list.Items) != 2 || list.Items[0].ID != k.ID || list.Items[0].Prefix != k.Prefix {
+			t.Errorf("list: %s", r.Body)
+		}
+
+		// A public key is not an API token, anywhere on the private API.
+		pk := map[string]string{"Authorization": "Bearer " + k.Key}
+		for _, path := range []string{"/v1/me", keys, "/v1/organizations/acme/secrets"} {
+			if r := do(pk, "GET", path, "", 401); !strings.Contains(string(r.Body), "public key") {
+				t.Errorf("GET %s with a public key: %s", path, r.Body)
+			}
+		}
+
+		// Another organization: 404s, nothing deleted.
+		do(otherAuth, "GET", keys, "", 404)
+		do(otherAuth, "DELETE", keys+"/"+k.ID, "", 404)
+		do(otherAuth, "DELETE", "/v1/organizations/other/keys/"+k.ID, "", 404)
+		if r := do(otherAuth, "GET", "/v1/organizations/other/keys", "", 200); string(r.Body) != "{\"items\":[]}\n" {
+			t.Errorf("the other organization's keys: %s", r.Body)
+		}
+
+		if r := do(auth, "DELETE", keys+"/"+k.ID, "", 200); !strings.Contains(string(r.Body), `"id":"`+k.ID+`"`) {
+			t.Errorf("delete: %s", r.Body)
+		}
+		do(auth, "DELETE", keys+"/"+k.ID, "", 404)
+		do(auth, "DELETE", keys+"/key_nope", "", 404)
+		r = do(auth, "GET", "/v1/organizations/acme/audit", "", 200)
+		if n := strings.Count(string(r.Body), `"kind":"PublicKey"`); n != 3 || !strings.Contains(string(r.Body), `"action":"delete","kind":"PublicKey","name":"`+k.ID+`"`) {
+			t.Errorf("audit (%d public key records): %s", n, r.Body)
+		}
+
+		secret := strings.TrimPrefix(k.Key, k.Prefix)
+		for _, a := range answers {
+			if strings.Contains(a, secret) {
+				t.Errorf("an answer holds the key: %s", a)
+			}
+		}
+		if !strings.Contains(logs.String(), "/keys") || strings.Contains(logs.String(), secret) {
+			t.Errorf("the request log holds the key (or no request): %s", logs.String())
+		}
+		if db.postgres {
+			return
+		}
+		srv.Close()
+		files := 0
+		if err := filepath.WalkDir(opts.DataDir, func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			data, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			files++
+			if bytes.Contains(data, []byte(secret)) {
+				t.Errorf("%s holds the key", path)
+			}
+			return nil
+		}); err != nil || files == 0 {
+			t.Fatalf("the data directory: %d files, %v", files, err)
 		}
 	})
 }

@@ -63,6 +63,9 @@ var routeTable = []route{
 	{Route{"GET", "/v1/organizations/{org}/sealing-key", false}, (*api).handleSealingKey},
 	{Route{"POST", "/v1/organizations/{org}/reseal", true}, postJSON(resources.MaxApplyRequestBytes, (*service.Service).Reseal)},
 	{Route{"POST", "/v1/organizations/{org}/preflight", true}, postJSON(1<<20, (*service.Service).Preflight)},
+	{Route{"POST", "/v1/organizations/{org}/keys", true}, (*api).handleCreatePublicKey},
+	{Route{"GET", "/v1/organizations/{org}/keys", false}, (*api).handlePublicKeys},
+	{Route{"DELETE", "/v1/organizations/{org}/keys/{id}", false}, (*api).handleDeletePublicKey},
 
 	{Route{"GET", "/v1/organizations/{org}/agents", false}, (*api).handleAgents},
 	{Route{"GET", "/v1/organizations/{org}/agents/{name}", false}, (*api).handleAgent},

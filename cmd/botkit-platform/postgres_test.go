@@ -616,8 +616,18 @@ func TestMigrate(t *testing.T) {
 	expectStatus(t, old.call(tokA, "PUT", "/v1/organizations/acme/agents/bot", agentBody(regHost+"/acme/bot:1")), 201, "create agent")
 	expectStatus(t, old.call(tokA, "POST", "/v1/organizations/acme/agents/bot/deployments", map[string]any{}), 201, "deploy")
 	expectStatus(t, old.call(tokA, "PUT", "/v1/organizations/acme/agents/idle", agentBody(regHost+"/acme/idle:2")), 201, "create agent")
+	// A public key goes along (a deleted one stays behind).
+	expectStatus(t, old.call(tokA, "POST", "/v1/organizations/acme/keys", map[string]any{"name": "web", "allowedOrigins": []string{"https://a.example"}}), 201, "create a public key")
+	var gone struct{ ID string }
+	goneKey := old.call(tokA, "POST", "/v1/organizations/acme/keys", map[string]any{})
+	expectStatus(t, goneKey, 201, "create a public key")
+	if err := json.Unmarshal(goneKey.body, &gone); err != nil {
+		t.Fatal(err)
+	}
+	expectStatus(t, old.call(tokA, "DELETE", "/v1/organizations/acme/keys/"+gone.ID, nil), 200, "delete a public key")
 	snapshot := func(s *server) map[string][]byte {
 		out := map[string][]byte{}
+		out["acme keys"] = s.call(tokA, "GET", "/v1/organizations/acme/keys", nil).body
 		for _, q := range []struct{ tok, org string }{{tokA, "acme"}, {tokB, "beta"}} {
 			out[q.org+" list"] = s.call(q.tok, "GET", fmt.Sprintf(secretsPath, q.org), nil).body
 			out[q.org+" audit"] = s.call(q.tok, "GET", "/v1/organizations/"+q.org+"/audit?limit=1000", nil).body
@@ -643,7 +653,7 @@ func TestMigrate(t *testing.T) {
 
 	url := pg.Database(t)
 	out := admin(t, "migrate", "--from", dir, "--to", url)
-	if !strings.Contains(out, "migrated 2 organizations, 3 tokens, 1 sealing keys, 7 objects (11 values), 2 agents (1 deployments), 11 audit records") {
+	if !strings.Contains(out, "migrated 2 organizations, 3 tokens, 1 sealing keys, 1 public keys, 7 objects (11 values), 2 agents (1 deployments), 14 audit records") {
 		t.Errorf("migrate: %s", out)
 	}
 	if _, e, code := runCmd("migrate", "--from", dir, "--to", url); code != 5 || !strings.Contains(e, "empty database") {

@@ -349,10 +349,19 @@ func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
 
 // cmdNoCanary checks that no file under the given directories (default: the
 // botkit config and data directories and the platform's data directory)
-// holds the canary value: nocanary [DIR...].
+// holds the canary value, or the value in FILE (a secret the scenario got,
+// e.g. a public key): nocanary [-in FILE] [DIR...].
 func cmdNoCanary(ts *testscript.TestScript, neg bool, args []string) {
 	if neg {
-		ts.Fatalf("usage: nocanary [DIR...]")
+		ts.Fatalf("usage: nocanary [-in FILE] [DIR...]")
+	}
+	canary := canary
+	if len(args) >= 2 && args[0] == "-in" {
+		canary = strings.TrimSpace(ts.ReadFile(args[1]))
+		if canary == "" {
+			ts.Fatalf("nocanary: %s is empty", args[1])
+		}
+		args = args[2:]
 	}
 	if len(args) == 0 {
 		args = []string{ts.Getenv("XDG_CONFIG_HOME"), ts.Getenv("XDG_DATA_HOME"), ts.Getenv("PLATFORM_DATA")}

@@ -94,6 +94,10 @@ func TestBodiesAreSentAsJSON(t *testing.T) {
 				_, err := c.RestartAgent(ctx, "acme", "bot-"+name)
 				return unprocessable(err)
 			}},
+			{"create public key", func() error {
+				_, err := c.CreatePublicKey(ctx, "acme", resources.PublicKeyRequest{Name: name})
+				return err
+			}},
 		}
 		for _, s := range steps {
 			if err := s.run(); err != nil {

@@ -14,10 +14,22 @@ import (
 	"github.com/botkit-dev/botkit/pkg/resources"
 )
 
-// The routes that take a body are exactly the contract's operations with a
-// requestBody, and each lists the 415.
+// The routes served are exactly the contract's operations, both ways; those
+// that take a body are the operations with a requestBody, and each lists
+// the 415.
 func TestBodyRoutesMatchTheContract(t *testing.T) {
 	c := apitest.Load(t)
+	served := map[string]bool{}
+	for _, rt := range httpapi.Routes() {
+		served[rt.Method+" "+rt.Path] = true
+	}
+	for path, item := range c.Doc.Paths.Map() {
+		for method := range item.Operations() {
+			if !served[method+" "+path] {
+				t.Errorf("api/openapi.yaml route %s %s is not served", method, path)
+			}
+		}
+	}
 	for _, rt := range httpapi.Routes() {
 		item := c.Doc.Paths.Find(rt.Path)
 		if item == nil {

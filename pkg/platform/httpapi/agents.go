@@ -13,41 +13,7 @@ import (
 	"github.com/botkit-dev/botkit/pkg/resources"
 )
 
-// The agents' routes (DESIGN §7).
-
-func agentRoutes() []Route {
-	return []Route{
-		{"GET", "/v1/organizations/{org}/agents", false},
-		{"GET", "/v1/organizations/{org}/agents/{name}", false},
-		{"PUT", "/v1/organizations/{org}/agents/{name}", true},
-		{"PATCH", "/v1/organizations/{org}/agents/{name}", true},
-		{"DELETE", "/v1/organizations/{org}/agents/{name}", false},
-		{"GET", "/v1/organizations/{org}/agents/{name}/deployments", false},
-		{"POST", "/v1/organizations/{org}/agents/{name}/deployments", true},
-		{"GET", "/v1/organizations/{org}/agents/{name}/deployments/{number}", false},
-		{"GET", "/v1/organizations/{org}/agents/{name}/status", false},
-		{"POST", "/v1/organizations/{org}/agents/{name}/rollback", true},
-		{"POST", "/v1/organizations/{org}/agents/{name}/restart", true},
-		{"GET", "/v1/organizations/{org}/agents/{name}/logs", false},
-	}
-}
-
-func (a *api) agentHandlers() map[[2]string]http.HandlerFunc {
-	return map[[2]string]http.HandlerFunc{
-		{"GET", "/v1/organizations/{org}/agents"}:                             a.handleAgents,
-		{"GET", "/v1/organizations/{org}/agents/{name}"}:                      a.handleAgent,
-		{"PUT", "/v1/organizations/{org}/agents/{name}"}:                      a.handlePutAgent,
-		{"PATCH", "/v1/organizations/{org}/agents/{name}"}:                    a.handlePatchAgent,
-		{"DELETE", "/v1/organizations/{org}/agents/{name}"}:                   a.handleDeleteAgent,
-		{"GET", "/v1/organizations/{org}/agents/{name}/deployments"}:          a.handleDeployments,
-		{"POST", "/v1/organizations/{org}/agents/{name}/deployments"}:         a.handleDeploy,
-		{"GET", "/v1/organizations/{org}/agents/{name}/deployments/{number}"}: a.handleDeployment,
-		{"GET", "/v1/organizations/{org}/agents/{name}/status"}:               a.handleAgentStatus,
-		{"POST", "/v1/organizations/{org}/agents/{name}/rollback"}:            a.handleAgentRollback,
-		{"POST", "/v1/organizations/{org}/agents/{name}/restart"}:             a.handleAgentRestart,
-		{"GET", "/v1/organizations/{org}/agents/{name}/logs"}:                 a.handleAgentLogs,
-	}
-}
+// The agents' handlers (their routes are in routeTable).
 
 // writeAgent answers an agent with its ETag (its resourceVersion).
 func writeAgent(w http.ResponseWriter, status int, ag resources.Agent) {

@@ -14,7 +14,6 @@ import (
 	"errors"
 	"io"
 	"log/slog"
-	"maps"
 	"mime"
 	"net/http"
 	"strconv"
@@ -36,31 +35,60 @@ type Route struct {
 	Body   bool // takes a JSON request body (and answers 415 to any other)
 }
 
+// route is one line of the routing table: the route and what serves it.
+type route struct {
+	Route
+	serve func(*api, http.ResponseWriter, *http.Request)
+}
+
+// routeTable is the routing: the mux and Routes both come from it, so a
+// route is added with one line.
+var routeTable = []route{
+	{Route{"GET", "/healthz", false}, (*api).handleHealthz},
+	{Route{"GET", "/metrics", false}, (*api).handleMetrics},
+	{Route{"GET", "/v1/me", false}, (*api).handleMe},
+	{Route{"GET", "/v1/regions", false}, (*api).handleRegions},
+	{Route{"GET", "/v1/organizations/{org}/secrets", false}, (*api).handleList},
+	{Route{"GET", "/v1/organizations/{org}/secrets/{name}", false}, (*api).handleGet},
+	{Route{"PATCH", "/v1/organizations/{org}/secrets/{name}", true}, (*api).handlePatch},
+	{Route{"PUT", "/v1/organizations/{org}/secrets/{name}", true}, (*api).handlePut},
+	{Route{"DELETE", "/v1/organizations/{org}/secrets/{name}", false}, (*api).handleDelete},
+	{Route{"DELETE", "/v1/organizations/{org}/secrets/{name}/keys/{key}", false}, (*api).handleDeleteKey},
+	{Route{"GET", "/v1/organizations/{org}/secrets/{name}/versions", false}, (*api).handleVersions},
+	{Route{"GET", "/v1/organizations/{org}/secrets/{name}/versions/{version}", false}, (*api).handleVersion},
+	{Route{"POST", "/v1/organizations/{org}/secrets/{name}/versions/{version}/rollback", false}, (*api).handleRollback},
+	{Route{"GET", "/v1/organizations/{org}/audit", false}, (*api).handleAudit},
+	{Route{"POST", "/v1/organizations/{org}/apply", true}, postJSON(resources.MaxApplyRequestBytes, (*service.Service).Apply)},
+	{Route{"POST", "/v1/organizations/{org}/delete", true}, postJSON(resources.MaxApplyRequestBytes, (*service.Service).DeleteMany)},
+	{Route{"GET", "/v1/organizations/{org}/sealing-key", false}, (*api).handleSealingKey},
+	{Route{"POST", "/v1/organizations/{org}/reseal", true}, postJSON(resources.MaxApplyRequestBytes, (*service.Service).Reseal)},
+	{Route{"POST", "/v1/organizations/{org}/preflight", true}, postJSON(1<<20, (*service.Service).Preflight)},
+	{Route{"POST", "/v1/organizations/{org}/keys", true}, (*api).handleCreatePublicKey},
+	{Route{"GET", "/v1/organizations/{org}/keys", false}, (*api).handlePublicKeys},
+	{Route{"DELETE", "/v1/organizations/{org}/keys/{id}", false}, (*api).handleDeletePublicKey},
+
+	{Route{"GET", "/v1/organizations/{org}/agents", false}, (*api).handleAgents},
+	{Route{"GET", "/v1/organizations/{org}/agents/{name}", false}, (*api).handleAgent},
+	{Route{"PUT", "/v1/organizations/{org}/agents/{name}", true}, (*api).handlePutAgent},
+	{Route{"PATCH", "/v1/organizations/{org}/agents/{name}", true}, (*api).handlePatchAgent},
+	{Route{"DELETE", "/v1/organizations/{org}/agents/{name}", false}, (*api).handleDeleteAgent},
+	{Route{"GET", "/v1/organizations/{org}/agents/{name}/deployments", false}, (*api).handleDeployments},
+	{Route{"POST", "/v1/organizations/{org}/agents/{name}/deployments", true}, (*api).handleDeploy},
+	{Route{"GET", "/v1/organizations/{org}/agents/{name}/deployments/{number}", false}, (*api).handleDeployment},
+	{Route{"GET", "/v1/organizations/{org}/agents/{name}/status", false}, (*api).handleAgentStatus},
+	{Route{"POST", "/v1/organizations/{org}/agents/{name}/rollback", true}, (*api).handleAgentRollback},
+	{Route{"POST", "/v1/organizations/{org}/agents/{name}/restart", true}, (*api).handleAgentRestart},
+	{Route{"GET", "/v1/organizations/{org}/agents/{name}/logs", false}, (*api).handleAgentLogs},
+}
+
 // Routes lists every route the Handler serves (the contract tests check
 // them, and which take a body, against api/openapi.yaml both ways).
 func Routes() []Route {
-	routes := []Route{
-		{"GET", "/healthz", false},
-		{"GET", "/metrics", false},
-		{"GET", "/v1/me", false},
-		{"GET", "/v1/regions", false},
-		{"GET", "/v1/organizations/{org}/secrets", false},
-		{"GET", "/v1/organizations/{org}/secrets/{name}", false},
-		{"PATCH", "/v1/organizations/{org}/secrets/{name}", true},
-		{"PUT", "/v1/organizations/{org}/secrets/{name}", true},
-		{"DELETE", "/v1/organizations/{org}/secrets/{name}", false},
-		{"DELETE", "/v1/organizations/{org}/secrets/{name}/keys/{key}", false},
-		{"GET", "/v1/organizations/{org}/secrets/{name}/versions", false},
-		{"GET", "/v1/organizations/{org}/secrets/{name}/versions/{version}", false},
-		{"POST", "/v1/organizations/{org}/secrets/{name}/versions/{version}/rollback", false},
-		{"GET", "/v1/organizations/{org}/audit", false},
-		{"POST", "/v1/organizations/{org}/apply", true},
-		{"POST", "/v1/organizations/{org}/delete", true},
-		{"GET", "/v1/organizations/{org}/sealing-key", false},
-		{"POST", "/v1/organizations/{org}/reseal", true},
-		{"POST", "/v1/organizations/{org}/preflight", true},
+	routes := make([]Route, len(routeTable))
+	for i, rt := range routeTable {
+		routes[i] = rt.Route
 	}
-	return append(routes, agentRoutes()...)
+	return routes
 }
 
 // Metrics receives the HTTP layer's measurements and serves /metrics.
@@ -143,32 +171,9 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 
 func (a *api) routes() http.Handler {
 	mux := http.NewServeMux()
-	handlers := map[[2]string]http.HandlerFunc{
-		{"GET", "/healthz"}:                                                            a.handleHealthz,
-		{"GET", "/metrics"}:                                                            a.handleMetrics,
-		{"GET", "/v1/me"}:                                                              a.handleMe,
-		{"GET", "/v1/regions"}:                                                         a.handleRegions,
-		{"GET", "/v1/organizations/{org}/secrets"}:                                     a.handleList,
-		{"GET", "/v1/organizations/{org}/secrets/{name}"}:                              a.handleGet,
-		{"PATCH", "/v1/organizations/{org}/secrets/{name}"}:                            a.handlePatch,
-		{"PUT", "/v1/organizations/{org}/secrets/{name}"}:                              a.handlePut,
-		{"DELETE", "/v1/organizations/{org}/secrets/{name}"}:                           a.handleDelete,
-		{"DELETE", "/v1/organizations/{org}/secrets/{name}/keys/{key}"}:                a.handleDeleteKey,
-		{"GET", "/v1/organizations/{org}/secrets/{name}/versions"}:                     a.handleVersions,
-		{"GET", "/v1/organizations/{org}/secrets/{name}/versions/{version}"}:           a.handleVersion,
-		{"POST", "/v1/organizations/{org}/secrets/{name}/versions/{version}/rollback"}: a.handleRollback,
-		{"GET", "/v1/organizations/{org}/audit"}:                                       a.handleAudit,
-		{"POST", "/v1/organizations/{org}/apply"}:                                      postJSON(a, resources.MaxApplyRequestBytes, a.svc.Apply),
-		{"POST", "/v1/organizations/{org}/delete"}:                                     postJSON(a, resources.MaxApplyRequestBytes, a.svc.DeleteMany),
-		{"GET", "/v1/organizations/{org}/sealing-key"}:                                 a.handleSealingKey,
-		{"POST", "/v1/organizations/{org}/reseal"}:                                     postJSON(a, resources.MaxApplyRequestBytes, a.svc.Reseal),
-		{"POST", "/v1/organizations/{org}/preflight"}:                                  postJSON(a, 1<<20, a.svc.Preflight),
-	}
-	maps.Copy(handlers, a.agentHandlers())
 	paths := map[string][]string{}
-	for _, rt := range Routes() {
-		h := handlers[[2]string{rt.Method, rt.Path}]
-		route, body := rt.Path, rt.Body
+	for _, rt := range routeTable {
+		serve, route, body := rt.serve, rt.Path, rt.Body
 		mux.HandleFunc(rt.Method+" "+rt.Path, func(w http.ResponseWriter, r *http.Request) {
 			if info, ok := r.Context().Value(ctxKey{}).(*reqInfo); ok {
 				info.route = route
@@ -177,7 +182,7 @@ func (a *api) routes() http.Handler {
 				writeUnsupportedMediaType(w, r)
 				return
 			}
-			h(w, r)
+			serve(a, w, r)
 		})
 		paths[rt.Path] = append(paths[rt.Path], rt.Method)
 	}
@@ -653,8 +658,8 @@ func (a *api) handleSealingKey(w http.ResponseWriter, r *http.Request) {
 // postJSON serves an operation of an organization that takes a JSON body
 // of at most limit bytes (strictly decoded) and answers 200 with JSON:
 // apply, delete, reseal, preflight.
-func postJSON[Req, Res any](a *api, limit int, op func(context.Context, service.Principal, Req) (Res, error)) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
+func postJSON[Req, Res any](limit int, op func(*service.Service, context.Context, service.Principal, Req) (Res, error)) func(*api, http.ResponseWriter, *http.Request) {
+	return func(a *api, w http.ResponseWriter, r *http.Request) {
 		p, ok := a.orgPrincipal(w, r)
 		if !ok {
 			return
@@ -664,7 +669,7 @@ func postJSON[Req, Res any](a *api, limit int, op func(context.Context, service.
 			a.fail(w, r, err)
 			return
 		}
-		res, err := op(r.Context(), p, req)
+		res, err := op(a.svc, r.Context(), p, req)
 		if err != nil {
 			a.fail(w, r, err)
 			return

@@ -15,12 +15,14 @@ import (
 // MigrateStats counts what Migrate copied.
 type MigrateStats struct {
 	Orgs, Tokens, Objects, Values, Audit, SealingKeys int
+	PublicKeys                                        int
 	Agents, Deployments                               int
 }
 
 // Migrate copies the platform of src (a SQLite data directory's store) into
 // dst (an empty PostgreSQL database), in one transaction: organizations,
-// tokens (hashes, revocations), sealing keys, objects with their versions,
+// tokens (hashes, revocations), sealing keys, public keys (hashes; the
+// deleted ones stay behind), objects with their versions,
 // generations and states, values, agents with their deployments (numbers,
 // pinned digests and secret set versions, results) and the audit log.
 // Values are copied as they are stored,
@@ -52,6 +54,7 @@ func Migrate(ctx context.Context, src, dst store.Store) (MigrateStats, error) {
 		org     store.Org
 		keys    []store.SealingKey
 		tokens  []store.Token
+		pubKeys []store.PublicKey
 		objects []objectCopy
 		agents  []agentCopy
 		audit   []store.AuditRecord
@@ -64,6 +67,9 @@ func Migrate(ctx context.Context, src, dst store.Store) (MigrateStats, error) {
 			return st, err
 		}
 		if oc.keys, err = src.SealingKeys(ctx, o.ID); err != nil {
+			return st, err
+		}
+		if oc.pubKeys, err = src.PublicKeys(ctx, o.ID); err != nil {
 			return st, err
 		}
 		var names []string
@@ -147,6 +153,13 @@ func Migrate(ctx context.Context, src, dst store.Store) (MigrateStats, error) {
 					return fmt.Errorf("token %s: %w", t.ID, err)
 				}
 				st.Tokens++
+			}
+			for _, k := range oc.pubKeys {
+				k.OrgID = org.ID
+				if err := tx.CreatePublicKey(ctx, k); err != nil {
+					return fmt.Errorf("public key %s: %w", k.ID, err)
+				}
+				st.PublicKeys++
 			}
 			for _, c := range oc.objects {
 				obj := c.obj

@@ -132,6 +132,9 @@ func (s *Service) Authenticate(ctx context.Context, authorization string) (Princ
 	}
 	scheme, tok, ok := strings.Cut(authorization, " ")
 	tok = strings.TrimSpace(tok)
+	if ok && strings.HasPrefix(tok, PublicKeyPrefix) {
+		return Principal{}, errPublicKeyOnPrivateAPI
+	}
 	if !ok || !strings.EqualFold(scheme, "Bearer") || !strings.HasPrefix(tok, TokenPrefix) || len(tok) > 256 {
 		return Principal{}, ErrUnauthenticated
 	}

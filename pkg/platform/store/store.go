@@ -160,6 +160,7 @@ type ListQuery struct {
 // commit (group commit); each keeps its own all-or-nothing semantics.
 type Tx interface {
 	AgentTx
+	PublicKeyTx
 
 	Org(ctx context.Context, name string) (Org, error)
 	CreateOrg(ctx context.Context, o Org) (Org, error)
@@ -254,6 +255,7 @@ type Version struct {
 // Store is the platform's persistence.
 type Store interface {
 	AgentStore
+	PublicKeyStore
 
 	// Update runs fn in a write transaction and returns once the transaction
 	// is durably committed (or fn's error, after rolling back fn's writes).

@@ -132,10 +132,7 @@ func completeDeployments(p *cloudutil.Platform) cobra.CompletionFunc {
 // addOrganizationFlag binds --organization and completes it (and --region
 // when the command has it).
 func addOrganizationFlag(cmd *cobra.Command, p *cloudutil.Platform) {
-	cloudutil.AddOrganizationFlag(cmd, &p.Organization)
-	_ = cmd.RegisterFlagCompletionFunc("organization", func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
-		return organizations.Complete(p.APIClient)(cmd, args, toComplete)
-	})
+	organizations.AddFlag(cmd, p)
 	if cmd.Flags().Lookup("region") != nil {
 		_ = cmd.RegisterFlagCompletionFunc("region", func(_ *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 			var out []cobra.Completion

@@ -25,7 +25,7 @@ func NewCmdOrganizations(f *cloudutil.Factory) *cobra.Command {
 		Aliases: []string{"organization", "orgs", "org"},
 		Short:   "List your organizations and choose the current one",
 	}
-	cmd.AddCommand(NewCmdList(f, nil), NewCmdSelect(f, nil))
+	cmd.AddCommand(NewCmdList(f, nil), NewCmdSelect(f, nil), NewCmdKeys(f))
 	return cmd
 }
 

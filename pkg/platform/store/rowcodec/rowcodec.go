@@ -449,3 +449,45 @@ func ScanDeployment(sc Scanner) (store.Deployment, error) {
 	}
 	return d, nil
 }
+
+// PublicKeyCols are a public key's columns (k: public_keys, o: orgs), in
+// ScanPublicKey's order.
+const PublicKeyCols = `k.id, k.org_id, o.name, o.default_region, k.name, k.hash, k.prefix, k.allowed_origins, k.created_at, k.created_by, k.deleted_at`
+
+// PublicKeyArgs returns the stored form of a new key's columns, in the
+// order id, org_id, name, hash, prefix, allowed_origins (a JSON array),
+// created_at (now when unset), created_by.
+func PublicKeyArgs(k store.PublicKey) ([]any, error) {
+	if k.CreatedAt.IsZero() {
+		k.CreatedAt = time.Now().UTC()
+	}
+	origins := k.AllowedOrigins
+	if origins == nil {
+		origins = []string{}
+	}
+	b, err := json.Marshal(origins)
+	if err != nil {
+		return nil, err
+	}
+	return []any{k.ID, k.OrgID, k.Name, k.Hash, k.Prefix, string(b), k.CreatedAt.UnixNano(), k.CreatedBy}, nil
+}
+
+// ScanPublicKey reads one public key row (PublicKeyCols).
+func ScanPublicKey(sc Scanner) (store.PublicKey, error) {
+	var k store.PublicKey
+	var origins string
+	var created int64
+	var deleted *int64
+	if err := sc.Scan(&k.ID, &k.OrgID, &k.OrgName, &k.OrgRegion, &k.Name, &k.Hash, &k.Prefix, &origins, &created, &k.CreatedBy, &deleted); err != nil {
+		return k, err
+	}
+	if err := json.Unmarshal([]byte(origins), &k.AllowedOrigins); err != nil {
+		return k, fmt.Errorf("public key %s: allowed origins: %w", k.ID, err)
+	}
+	k.CreatedAt = FromNanos(created)
+	if deleted != nil {
+		d := FromNanos(*deleted)
+		k.DeletedAt = &d
+	}
+	return k, nil
+}

@@ -49,6 +49,7 @@ func Run(t *testing.T, newDB func(t *testing.T) Opener) {
 		{"History", testHistory},
 		{"HistoryDeltas", testHistoryDeltas},
 		{"SealingKeys", testSealingKeys},
+		{"PublicKeys", testPublicKeys},
 		{"Digests", testDigests},
 		{"Agents", testAgents},
 		{"RegionAgents", testRegionAgents},

@@ -325,7 +325,12 @@ func (s *server) crash(w http.ResponseWriter, r *http.Request) {
 		code = n
 	}
 	fmt.Printf("crashing with %d\n", code)
-	writeJSON(w, http.StatusAccepted, map[string]int{"code": code})
+	// Whole (its length given) before the flush: the process ends then.
+	b := fmt.Appendf(nil, "{\"code\":%d}\n", code)
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
+	w.WriteHeader(http.StatusAccepted)
+	_, _ = w.Write(b) // the caller may be gone
 	if f, ok := w.(http.Flusher); ok {
 		f.Flush()
 	}

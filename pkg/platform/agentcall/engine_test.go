@@ -6,7 +6,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -15,6 +14,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/botkit-dev/botkit/internal/testsupport/dockertest"
+	"github.com/botkit-dev/botkit/internal/testsupport/dockertest/standinapi"
 	"github.com/botkit-dev/botkit/internal/testsupport/registrytest"
 	"github.com/botkit-dev/botkit/internal/testsupport/testenv"
 	"github.com/botkit-dev/botkit/pkg/platform/agentcall"
@@ -27,45 +27,32 @@ const (
 	regPass = "registry-pass-2291"
 )
 
-// standinSession is what the stand-in shows of a request it received
-// (GET /_standin/sessions).
-type standinSession struct {
-	Kind    string            `json:"kind"`
-	ID      string            `json:"id"`
-	Headers map[string]string `json:"headers"`
-	Body    json.RawMessage   `json:"body"`
-	State   string            `json:"state"`
-	Ended   string            `json:"ended"`
+func sessionsOf(t *testing.T, ctx context.Context, endpoint string) []standinapi.Session {
+	t.Helper()
+	out, err := dockertest.Standin{Endpoint: endpoint}.Sessions(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
-func standin(t *testing.T, ctx context.Context, method, endpoint, path string, body string, out any) int {
+// offer posts a SmallWebRTC offer to the agent at endpoint.
+func offer(t *testing.T, ctx context.Context, endpoint, body string) (int, map[string]string) {
 	t.Helper()
-	req, err := http.NewRequestWithContext(ctx, method, "http://"+endpoint+path, strings.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+endpoint+"/api/offer", strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		t.Fatalf("%s %s: %v", method, path, err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
 		t.Fatal(err)
 	}
-	if out != nil {
-		if err := json.Unmarshal(b, out); err != nil {
-			t.Fatalf("%s %s: %v: %s", method, path, err, b)
-		}
+	defer resp.Body.Close()
+	var out map[string]string
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
+		t.Fatal(err)
 	}
-	return resp.StatusCode
-}
-
-func sessionsOf(t *testing.T, ctx context.Context, endpoint string) []standinSession {
-	t.Helper()
-	var out []standinSession
-	standin(t, ctx, http.MethodGet, endpoint, "/_standin/sessions", "", &out)
-	return out
+	return resp.StatusCode, out
 }
 
 // TestEngine runs the base image's stand-in as agents on a real engine, on
@@ -121,7 +108,7 @@ func TestEngine(t *testing.T) {
 	profile, _ := runtime.LookupProfile(runtime.ProfileAgent1x)
 	o := runtime.Owner{Organization: "acme", Region: "local", Agent: "voice", Deployment: 1}
 	// A PORT of the secret set does not move the agent: the platform's wins.
-	agents, err := rt.Start(ctx, runtime.StartSpec{Owner: o, Image: img.Pinned(), Env: map[string]string{"PORT": "9999", "BOTKIT_TEST_READY_AFTER": "300ms"},
+	agents, err := rt.Start(ctx, runtime.StartSpec{Owner: o, Image: img.Pinned(), Env: map[string]string{"PORT": "9999", standinapi.ReadyAfterEnv: "300ms"},
 		Profile: profile, Restart: runtime.RestartPolicy{Name: runtime.RestartNever}, Network: runtime.DefaultNetwork, Count: 2})
 	if err != nil {
 		t.Fatal(err)
@@ -169,7 +156,7 @@ func TestEngine(t *testing.T) {
 
 	// An agent not ready yet answers 503: NotReady, not an error of the call.
 	late, err := rt.Start(ctx, runtime.StartSpec{Owner: runtime.Owner{Organization: "acme", Region: "local", Agent: "late", Deployment: 1}, Image: img.Pinned(),
-		Env: map[string]string{"BOTKIT_TEST_READY_AFTER": "1h"}, Profile: profile, Network: runtime.DefaultNetwork, Count: 1})
+		Env: map[string]string{standinapi.ReadyAfterEnv: "1h"}, Profile: profile, Network: runtime.DefaultNetwork, Count: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,7 +176,7 @@ func TestEngine(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := sessionsOf(t, ctx, agents[0].Endpoint)
-	if len(got) != 1 || got[0].Kind != "bot" || got[0].ID != "sess-1" || got[0].State != "active" || got[0].Headers["X-Daily-Transport-Type"] != "webrtc" ||
+	if len(got) != 1 || got[0].Kind != standinapi.KindBot || got[0].ID != "sess-1" || got[0].State != standinapi.StateActive || got[0].Headers["X-Daily-Transport-Type"] != "webrtc" ||
 		got[0].Headers["X-Pcc-Max-Session-Seconds"] != "600" || string(got[0].Body) != `{"customer":"c-42"}` {
 		t.Errorf("the agent received %+v", got)
 	}
@@ -201,7 +188,9 @@ func TestEngine(t *testing.T) {
 		t.Fatalf("the call ended while the session is open: %v", call.Err())
 	default:
 	}
-	standin(t, ctx, http.MethodPost, agents[0].Endpoint, "/_standin/end?session=sess-1", "", nil)
+	if n, err := (dockertest.Standin{Endpoint: agents[0].Endpoint}).End(ctx, "sess-1"); n != 1 || err != nil {
+		t.Fatalf("ending the session: %d %v", n, err)
+	}
 	testenv.Within(t, "the call's end", call.Done())
 	if err := call.Err(); err != nil {
 		t.Errorf("a session ended by the agent: %v", err)
@@ -230,12 +219,11 @@ func TestEngine(t *testing.T) {
 	}
 
 	// /api/offer answers.
-	var answer map[string]string
-	if code := standin(t, ctx, http.MethodPost, agents[1].Endpoint, "/api/offer", `{"sdp":"v=0","type":"offer","pc_id":"pc-1"}`, &answer); code != 200 || answer["type"] != "answer" || answer["pc_id"] != "pc-1" {
+	if code, answer := offer(t, ctx, agents[1].Endpoint, `{"sdp":"v=0","type":"offer","pc_id":"pc-1"}`); code != 200 || answer["type"] != "answer" || answer["pc_id"] != "pc-1" {
 		t.Errorf("offer: %d %v", code, answer)
 	}
 	got = sessionsOf(t, ctx, agents[1].Endpoint)
-	if len(got) != 2 || got[0].Kind != "ws" || got[0].ID != "sess-ws" || string(got[0].Body) != `{"from":"+15550100"}` || got[1].Kind != "offer" {
+	if len(got) != 2 || got[0].Kind != standinapi.KindWS || got[0].ID != "sess-ws" || string(got[0].Body) != `{"from":"+15550100"}` || got[1].Kind != standinapi.KindOffer {
 		t.Errorf("the second agent received %+v", got)
 	}
 
@@ -244,7 +232,9 @@ func TestEngine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	standin(t, ctx, http.MethodPost, agents[1].Endpoint, "/_standin/crash", "", nil)
+	if err := (dockertest.Standin{Endpoint: agents[1].Endpoint}).Crash(ctx, standinapi.CrashCode); err != nil {
+		t.Fatal(err)
+	}
 	testenv.Within(t, "the call's end", call.Done())
 	var broken *agentcall.Error
 	if err := call.Err(); !errors.As(err, &broken) || broken.Status != 0 {
@@ -254,7 +244,7 @@ func TestEngine(t *testing.T) {
 		as, err := rt.List(ctx, runtime.Selector{runtime.LabelAgent: "voice"})
 		for _, a := range as {
 			if a.ID == agents[1].ID {
-				return err == nil && a.State == runtime.StateExited && a.ExitCode == 3 && a.Endpoint == ""
+				return err == nil && a.State == runtime.StateExited && a.ExitCode == standinapi.CrashCode && a.Endpoint == ""
 			}
 		}
 		return false

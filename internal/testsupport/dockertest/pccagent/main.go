@@ -21,7 +21,8 @@
 //     end, waiting at most SHUTDOWN_TIMEOUT seconds (7200 when unset). The
 //     end of a session does not end the process.
 //
-// What the stand-in adds for tests (none of it is the contract):
+// What the stand-in adds for tests (none of it is the contract; the names
+// are standinapi's):
 //   - BOTKIT_TEST_READY_AFTER (a Go duration): /readyz answers 503 until
 //     that long after the start.
 //   - A /bot session also ends when its body has "standinEndAfterMs": N
@@ -52,6 +53,8 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+
+	"github.com/botkit-dev/botkit/internal/testsupport/dockertest/standinapi"
 )
 
 // maxBody bounds every request body the stand-in reads.
@@ -66,22 +69,10 @@ var recordedHeaders = []string{
 	"X-Pcc-Max-Session-Seconds",
 }
 
-// Session is what one request of the contract brought, as
-// /_standin/sessions shows it.
-type Session struct {
-	// Kind is "bot", "ws", "offer" or "ice" (PATCH /api/offer).
-	Kind    string            `json:"kind"`
-	ID      string            `json:"id"`
-	Headers map[string]string `json:"headers"`
-	Body    json.RawMessage   `json:"body,omitempty"`
-	// State is "active" or "ended".
-	State string `json:"state"`
-	// Ended says why it ended: "body" (standinEndAfterMs), "told"
-	// (/_standin/end), "max-seconds", "caller-gone", "closed" (websocket).
-	Ended string `json:"ended,omitempty"`
-	// Echoed counts the websocket messages echoed.
-	Echoed int `json:"echoed,omitempty"`
-
+// session is a request of the contract in progress or done.
+type session struct {
+	standinapi.Session
+	// end tells an open session to end, and why.
 	end chan string
 }
 
@@ -93,7 +84,7 @@ type server struct {
 	open sync.WaitGroup
 
 	mu       sync.Mutex
-	sessions []*Session
+	sessions []*session
 }
 
 func newServer(readyAfter time.Duration, exit func(int)) *server {
@@ -107,10 +98,10 @@ func (s *server) handler() http.Handler {
 	mux.HandleFunc("POST /bot", s.bot)
 	mux.HandleFunc("GET /ws", s.ws)
 	mux.HandleFunc("POST /api/offer", s.offer)
-	mux.HandleFunc("PATCH /api/offer", s.ice)
-	mux.HandleFunc("GET /_standin/sessions", s.list)
-	mux.HandleFunc("POST /_standin/end", s.endTold)
-	mux.HandleFunc("POST /_standin/crash", s.crash)
+	mux.HandleFunc("PATCH /api/offer", s.offer)
+	mux.HandleFunc("GET "+standinapi.SessionsPath, s.list)
+	mux.HandleFunc("POST "+standinapi.EndPath, s.endTold)
+	mux.HandleFunc("POST "+standinapi.CrashPath, s.crash)
 	return mux
 }
 
@@ -128,8 +119,9 @@ func (s *server) readyz(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 }
 
-func (s *server) record(kind string, h http.Header, body json.RawMessage) *Session {
-	sess := &Session{Kind: kind, ID: h.Get("X-Daily-Session-Id"), Headers: map[string]string{}, Body: body, State: "active", end: make(chan string, 1)}
+func (s *server) record(kind string, h http.Header, body json.RawMessage) *session {
+	sess := &session{Session: standinapi.Session{Kind: kind, ID: h.Get("X-Daily-Session-Id"), Headers: map[string]string{}, Body: body, State: standinapi.StateActive},
+		end: make(chan string, 1)}
 	for _, k := range recordedHeaders {
 		if v := h.Get(k); v != "" {
 			sess.Headers[k] = v
@@ -141,9 +133,9 @@ func (s *server) record(kind string, h http.Header, body json.RawMessage) *Sessi
 	return sess
 }
 
-func (s *server) ended(sess *Session, why string) {
+func (s *server) ended(sess *session, why string) {
 	s.mu.Lock()
-	sess.State, sess.Ended = "ended", why
+	sess.State, sess.Ended = standinapi.StateEnded, why
 	s.mu.Unlock()
 	fmt.Printf("session %s ended (%s, %s)\n", sess.ID, sess.Kind, why)
 }
@@ -171,15 +163,13 @@ func (s *server) bot(w http.ResponseWriter, r *http.Request) {
 	}
 	s.open.Add(1)
 	defer s.open.Done()
-	sess := s.record("bot", r.Header, body)
+	sess := s.record(standinapi.KindBot, r.Header, body)
 	fmt.Printf("session %s started (bot, transport %q)\n", sess.ID, r.Header.Get("X-Daily-Transport-Type"))
-	var opts struct {
-		EndAfterMs int `json:"standinEndAfterMs"`
-	}
-	_ = json.Unmarshal(body, &opts) // an object already; a field of another type is ignored
+	var opts map[string]any
+	_ = json.Unmarshal(body, &opts) // an object already
 	var after, maxSecs <-chan time.Time
-	if opts.EndAfterMs > 0 {
-		t := time.NewTimer(time.Duration(opts.EndAfterMs) * time.Millisecond)
+	if ms, ok := opts[standinapi.EndAfterMsKey].(float64); ok && ms > 0 {
+		t := time.NewTimer(time.Duration(ms) * time.Millisecond)
 		defer t.Stop()
 		after = t.C
 	}
@@ -191,12 +181,12 @@ func (s *server) bot(w http.ResponseWriter, r *http.Request) {
 	var why string
 	select {
 	case <-after:
-		why = "body"
+		why = standinapi.EndedBody
 	case <-maxSecs:
-		why = "max-seconds"
+		why = standinapi.EndedMaxSeconds
 	case why = <-sess.end:
 	case <-r.Context().Done():
-		s.ended(sess, "caller-gone")
+		s.ended(sess, standinapi.EndedCallerGone)
 		return
 	}
 	s.ended(sess, why)
@@ -218,7 +208,7 @@ func (s *server) ws(w http.ResponseWriter, r *http.Request) {
 	}
 	s.open.Add(1)
 	defer s.open.Done()
-	sess := s.record("ws", r.Header, body)
+	sess := s.record(standinapi.KindWS, r.Header, body)
 	fmt.Printf("session %s started (ws)\n", sess.ID)
 	c.SetReadLimit(maxBody)
 	ctx, cancel := context.WithCancel(r.Context())
@@ -244,14 +234,15 @@ func (s *server) ws(w http.ResponseWriter, r *http.Request) {
 		s.mu.Unlock()
 	}
 	s.mu.Lock()
-	active := sess.State == "active"
+	active := sess.State == standinapi.StateActive
 	s.mu.Unlock()
 	if active {
-		s.ended(sess, "closed")
+		s.ended(sess, standinapi.EndedClosed)
 	}
 	_ = c.CloseNow() // already closed, usually
 }
 
+// offer answers a SmallWebRTC offer (POST) or takes ICE candidates (PATCH).
 func (s *server) offer(w http.ResponseWriter, r *http.Request) {
 	body, ok := readObject(w, r)
 	if !ok {
@@ -262,41 +253,30 @@ func (s *server) offer(w http.ResponseWriter, r *http.Request) {
 		Type string `json:"type"`
 		PCID string `json:"pc_id"`
 	}
-	if err := json.Unmarshal(body, &o); err != nil || o.SDP == "" || o.Type != "offer" {
-		writeJSON(w, http.StatusUnprocessableEntity, map[string]string{"detail": "an offer needs sdp and type \"offer\""})
-		return
-	}
-	sess := s.record("offer", r.Header, body)
-	if o.PCID == "" {
-		o.PCID = fmt.Sprintf("pc-%d", time.Now().UnixNano())
-	}
-	s.ended(sess, "answered")
-	writeJSON(w, http.StatusOK, map[string]string{"sdp": "v=0\r\ns=standin-answer\r\n", "type": "answer", "pc_id": o.PCID})
-}
-
-func (s *server) ice(w http.ResponseWriter, r *http.Request) {
-	body, ok := readObject(w, r)
-	if !ok {
-		return
-	}
-	var p struct {
-		PCID string `json:"pc_id"`
-	}
-	if err := json.Unmarshal(body, &p); err != nil || p.PCID == "" {
+	err := json.Unmarshal(body, &o)
+	kind, answer := standinapi.KindOffer, map[string]string{"sdp": "v=0\r\ns=standin-answer\r\n", "type": "answer", "pc_id": o.PCID}
+	switch {
+	case r.Method == http.MethodPatch && (err != nil || o.PCID == ""):
 		writeJSON(w, http.StatusUnprocessableEntity, map[string]string{"detail": "a patch needs pc_id"})
 		return
+	case r.Method == http.MethodPatch:
+		kind, answer = standinapi.KindICE, map[string]string{"status": "success"}
+	case err != nil || o.SDP == "" || o.Type != "offer":
+		writeJSON(w, http.StatusUnprocessableEntity, map[string]string{"detail": "an offer needs sdp and type \"offer\""})
+		return
+	case o.PCID == "":
+		answer["pc_id"] = fmt.Sprintf("pc-%d", time.Now().UnixNano())
 	}
-	sess := s.record("ice", r.Header, body)
-	s.ended(sess, "answered")
-	writeJSON(w, http.StatusOK, map[string]string{"status": "success"})
+	s.ended(s.record(kind, r.Header, body), standinapi.EndedAnswered)
+	writeJSON(w, http.StatusOK, answer)
 }
 
 func (s *server) list(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := make([]Session, 0, len(s.sessions))
+	out := make([]standinapi.Session, 0, len(s.sessions))
 	for _, sess := range s.sessions {
-		out = append(out, *sess)
+		out = append(out, sess.Session)
 	}
 	writeJSON(w, http.StatusOK, out)
 }
@@ -307,9 +287,9 @@ func (s *server) endTold(w http.ResponseWriter, r *http.Request) {
 	n := 0
 	s.mu.Lock()
 	for _, sess := range s.sessions {
-		if sess.State == "active" && (id == "" || sess.ID == id) {
+		if sess.State == standinapi.StateActive && (id == "" || sess.ID == id) {
 			select {
-			case sess.end <- "told":
+			case sess.end <- standinapi.EndedTold:
 				n++
 			default: // told already
 			}
@@ -320,7 +300,7 @@ func (s *server) endTold(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *server) crash(w http.ResponseWriter, r *http.Request) {
-	code := 3
+	code := standinapi.CrashCode
 	if n, err := strconv.Atoi(r.URL.Query().Get("code")); err == nil {
 		code = n
 	}
@@ -351,10 +331,10 @@ func main() {
 		port = "8080"
 	}
 	var readyAfter time.Duration
-	if v := os.Getenv("BOTKIT_TEST_READY_AFTER"); v != "" {
+	if v := os.Getenv(standinapi.ReadyAfterEnv); v != "" {
 		d, err := time.ParseDuration(v)
 		if err != nil {
-			fmt.Fprintf(os.Stderr, "BOTKIT_TEST_READY_AFTER: %v\n", err)
+			fmt.Fprintf(os.Stderr, "%s: %v\n", standinapi.ReadyAfterEnv, err)
 			os.Exit(2)
 		}
 		readyAfter = d

@@ -14,6 +14,8 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/botkit-dev/botkit/internal/testsupport/dockertest"
+	"github.com/botkit-dev/botkit/internal/testsupport/dockertest/standinapi"
 	"github.com/botkit-dev/botkit/internal/testsupport/testenv"
 )
 
@@ -26,6 +28,21 @@ func start(t *testing.T, readyAfter time.Duration) (*server, *httptest.Server, c
 	ts := httptest.NewServer(s.handler())
 	t.Cleanup(ts.Close)
 	return s, ts, exits
+}
+
+func standinOf(ts *httptest.Server) dockertest.Standin {
+	return dockertest.Standin{Endpoint: strings.TrimPrefix(ts.URL, "http://")}
+}
+
+// sessions asks the program what it received, with the helper the engine
+// tests use.
+func sessions(t *testing.T, ts *httptest.Server) []standinapi.Session {
+	t.Helper()
+	out, err := standinOf(ts).Sessions(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 func do(t *testing.T, method, url, body string, h http.Header) (int, string) {
@@ -47,16 +64,6 @@ func do(t *testing.T, method, url, body string, h http.Header) (int, string) {
 		t.Fatal(err)
 	}
 	return resp.StatusCode, string(b)
-}
-
-func sessions(t *testing.T, base string) []Session {
-	t.Helper()
-	_, b := do(t, "GET", base+"/_standin/sessions", "", nil)
-	var out []Session
-	if err := json.Unmarshal([]byte(b), &out); err != nil {
-		t.Fatalf("sessions: %v: %s", err, b)
-	}
-	return out
 }
 
 func TestReadyz(t *testing.T) {
@@ -85,9 +92,9 @@ func TestBotHeldUntilEnded(t *testing.T) {
 		code, body := do(t, "POST", ts.URL+"/bot", `{"hello":"world"}`, h)
 		done <- answer{code, body}
 	}()
-	testenv.Eventually(t, "the session recorded", func() bool { return len(sessions(t, ts.URL)) == 1 })
-	got := sessions(t, ts.URL)[0]
-	if got.Kind != "bot" || got.ID != "s-1" || got.State != "active" || got.Headers["X-Daily-Transport-Type"] != "webrtc" || string(got.Body) != `{"hello":"world"}` {
+	testenv.Eventually(t, "the session recorded", func() bool { return len(sessions(t, ts)) == 1 })
+	got := sessions(t, ts)[0]
+	if got.Kind != "bot" || got.ID != "s-1" || got.State != standinapi.StateActive || got.Headers["X-Daily-Transport-Type"] != "webrtc" || string(got.Body) != `{"hello":"world"}` {
 		t.Errorf("recorded %+v", got)
 	}
 	select {
@@ -95,20 +102,20 @@ func TestBotHeldUntilEnded(t *testing.T) {
 		t.Fatalf("/bot answered while the session is open: %+v", a)
 	default:
 	}
-	if code, body := do(t, "POST", ts.URL+"/_standin/end?session=s-1", "", nil); code != 200 || !strings.Contains(body, `"ended":1`) {
-		t.Errorf("end: %d %s", code, body)
+	if n, err := standinOf(ts).End(context.Background(), "s-1"); n != 1 || err != nil {
+		t.Errorf("end: %d %v", n, err)
 	}
 	a := testenv.Within(t, "/bot's answer", done)
 	if a.code != 200 || strings.TrimSpace(a.body) != "{}" {
 		t.Errorf("/bot answered %d %s", a.code, a.body)
 	}
-	if got := sessions(t, ts.URL)[0]; got.State != "ended" || got.Ended != "told" {
+	if got := sessions(t, ts)[0]; got.State != standinapi.StateEnded || got.Ended != standinapi.EndedTold {
 		t.Errorf("after the end: %+v", got)
 	}
 	if code, _ := do(t, "POST", ts.URL+"/bot", `[1]`, nil); code != http.StatusUnprocessableEntity {
 		t.Errorf("a body that is not an object: %d", code)
 	}
-	if code, _ := do(t, "POST", ts.URL+"/bot", `{"standinEndAfterMs": 1}`, nil); code != 200 {
+	if code, _ := do(t, "POST", ts.URL+"/bot", `{"`+standinapi.EndAfterMsKey+`": 1}`, nil); code != 200 {
 		t.Errorf("a session ending by its body: %d", code)
 	}
 }
@@ -129,10 +136,12 @@ func TestWebsocketOfferCrash(t *testing.T) {
 	if _, msg, err := c.Read(ctx); err != nil || !bytes.Equal(msg, []byte("ping")) {
 		t.Fatalf("echo: %q %v", msg, err)
 	}
-	if got := sessions(t, ts.URL)[0]; got.Kind != "ws" || got.ID != "w-1" || string(got.Body) != `{"call":"x"}` {
+	if got := sessions(t, ts)[0]; got.Kind != "ws" || got.ID != "w-1" || string(got.Body) != `{"call":"x"}` {
 		t.Errorf("recorded %+v", got)
 	}
-	do(t, "POST", ts.URL+"/_standin/end", "", nil)
+	if n, err := standinOf(ts).End(ctx, ""); n != 1 || err != nil {
+		t.Errorf("end: %d %v", n, err)
+	}
 	if _, _, err := c.Read(ctx); websocket.CloseStatus(err) != websocket.StatusNormalClosure {
 		t.Errorf("after the end: %v", err)
 	}
@@ -145,7 +154,9 @@ func TestWebsocketOfferCrash(t *testing.T) {
 	if code, b := do(t, "PATCH", ts.URL+"/api/offer", `{"pc_id":"pc-7","candidates":[]}`, nil); code != 200 || !strings.Contains(b, "success") {
 		t.Errorf("patch: %d %s", code, b)
 	}
-	do(t, "POST", ts.URL+"/_standin/crash?code=9", "", nil)
+	if err := standinOf(ts).Crash(ctx, 9); err != nil {
+		t.Error(err)
+	}
 	if code := testenv.Within(t, "the exit", exits); code != 9 {
 		t.Errorf("exit code %d", code)
 	}

@@ -1,7 +1,9 @@
 // Package dockertest runs a private Docker Engine for tests: dockerd as
 // root with its own data and exec roots and socket in a temporary
-// directory, no bridge and no iptables (containers get no network), and the
-// test agent image, built from a tiny Go program and pushed to a real
+// directory, no default bridge and no iptables (a container gets a network
+// only if one is made for it: the host reaches it there, nothing leaves the
+// machine), and the test agent image or the stand-in of Pipecat Cloud's
+// base image (pccagent), built from a Go program and pushed to a real
 // docker-registry.
 package dockertest
 
@@ -210,6 +212,7 @@ func (e *Engine) stop(t testing.TB) {
 				}
 			}
 		}
+		e.removeNetworks(ctx, t)
 		cancel()
 		e.Client.Close()
 	}
@@ -227,6 +230,28 @@ func (e *Engine) stop(t testing.TB) {
 	unmountUnder(t, e.Dir)
 	if err := os.RemoveAll(e.Dir); err != nil {
 		t.Errorf("dockertest: removing %s: %v", e.Dir, err)
+	}
+}
+
+// removeNetworks removes the networks made on the engine, whose bridges
+// would otherwise stay on the host after it stops.
+func (e *Engine) removeNetworks(ctx context.Context, t testing.TB) {
+	var nets []struct {
+		ID   string `json:"Id"`
+		Name string `json:"Name"`
+	}
+	if err := e.Client.Do(ctx, http.MethodGet, "/networks", nil, nil, &nets); err != nil {
+		t.Logf("dockertest: listing networks: %v", err)
+		return
+	}
+	for _, n := range nets {
+		switch n.Name {
+		case "none", "host", "bridge":
+			continue // the engine's own
+		}
+		if err := e.Client.Do(ctx, http.MethodDelete, "/networks/"+n.ID, nil, nil, nil); err != nil {
+			t.Errorf("dockertest: removing network %s: %v", n.Name, err)
+		}
 	}
 }
 

@@ -25,49 +25,87 @@ import (
 //go:embed testdata/agent/main.go
 var agentSource []byte
 
-var agentBinary struct {
+// StandinPackage is the stand-in of Pipecat Cloud's base image (see its
+// package comment), a program of this module.
+const StandinPackage = "github.com/botkit-dev/botkit/internal/testsupport/dockertest/pccagent"
+
+type built struct {
 	once sync.Once
 	bin  []byte
 	err  error
 }
+
+var agentBinary, standinBinary built
 
 // AgentBinary returns the test agent (testdata/agent) built for Linux on
 // this machine's architecture, static (CGO_ENABLED=0), built once per test
 // process.
 func AgentBinary(t testing.TB) []byte {
 	t.Helper()
-	agentBinary.once.Do(func() {
+	return agentBinary.get(t, func(dir string) (*exec.Cmd, error) {
+		for name, body := range map[string][]byte{"go.mod": []byte("module testagent\n\ngo 1.26\n"), "main.go": agentSource} {
+			if err := os.WriteFile(filepath.Join(dir, name), body, 0o644); err != nil {
+				return nil, err
+			}
+		}
+		cmd := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", filepath.Join(dir, "agent"), ".")
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GOFLAGS=", "GOWORK=off")
+		return cmd, nil
+	})
+}
+
+// StandinBinary returns the stand-in of the base image (StandinPackage),
+// built as AgentBinary is, from this module (with its dependencies).
+func StandinBinary(t testing.TB) []byte {
+	t.Helper()
+	return standinBinary.get(t, func(dir string) (*exec.Cmd, error) {
+		// Run from the test's directory, inside the module.
+		return exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", filepath.Join(dir, "agent"), StandinPackage), nil
+	})
+}
+
+// get builds once, with the command cmd returns, a static Linux binary
+// written to DIR/agent.
+func (b *built) get(t testing.TB, cmd func(dir string) (*exec.Cmd, error)) []byte {
+	t.Helper()
+	b.once.Do(func() {
 		dir, err := os.MkdirTemp("", "agent")
 		if err != nil {
-			agentBinary.err = err
+			b.err = err
 			return
 		}
 		defer os.RemoveAll(dir)
-		for name, body := range map[string][]byte{"go.mod": []byte("module testagent\n\ngo 1.26\n"), "main.go": agentSource} {
-			if err := os.WriteFile(filepath.Join(dir, name), body, 0o644); err != nil {
-				agentBinary.err = err
-				return
-			}
-		}
-		cmd := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", "agent", ".")
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH="+goruntime.GOARCH, "GOFLAGS=", "GOWORK=off")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			agentBinary.err = fmt.Errorf("building the test agent: %v\n%s", err, out)
+		c, err := cmd(dir)
+		if err != nil {
+			b.err = err
 			return
 		}
-		agentBinary.bin, agentBinary.err = os.ReadFile(filepath.Join(dir, "agent"))
+		if c.Env == nil {
+			c.Env = os.Environ()
+		}
+		c.Env = append(c.Env, "CGO_ENABLED=0", "GOOS=linux", "GOARCH="+goruntime.GOARCH)
+		if out, err := c.CombinedOutput(); err != nil {
+			b.err = fmt.Errorf("building %s: %v\n%s", c.Args[len(c.Args)-1], err, out)
+			return
+		}
+		b.bin, b.err = os.ReadFile(filepath.Join(dir, "agent"))
 	})
-	if agentBinary.err != nil {
-		t.Fatal(agentBinary.err)
+	if b.err != nil {
+		t.Fatal(b.err)
 	}
-	return agentBinary.bin
+	return b.bin
 }
 
 // ImageOptions shape the test agent image.
 type ImageOptions struct {
+	// Standin builds the stand-in of Pipecat Cloud's base image
+	// (StandinPackage) instead of the test agent: it serves the agent side
+	// of the session contract on $PORT.
+	Standin bool
 	// Healthcheck adds a HEALTHCHECK (healthy once the agent has started,
-	// unless BOTKIT_TEST_UNHEALTHY is set), checked every second.
+	// unless BOTKIT_TEST_UNHEALTHY is set), checked every second; the
+	// test agent's only.
 	Healthcheck bool
 }
 
@@ -82,6 +120,13 @@ func (o ImageOptions) Dockerfile() string {
 	return b.String()
 }
 
+func (o ImageOptions) binary(t testing.TB) []byte {
+	if o.Standin {
+		return StandinBinary(t)
+	}
+	return AgentBinary(t)
+}
+
 // Build builds the test agent image with the engine's build API (a tar
 // context: the Dockerfile and the agent) and tags it ref.
 func (e *Engine) Build(t testing.TB, ref string, o ImageOptions) {
@@ -92,7 +137,7 @@ func (e *Engine) Build(t testing.TB, ref string, o ImageOptions) {
 		name string
 		mode int64
 		body []byte
-	}{{"Dockerfile", 0o644, []byte(o.Dockerfile())}, {"agent", 0o755, AgentBinary(t)}} {
+	}{{"Dockerfile", 0o644, []byte(o.Dockerfile())}, {"agent", 0o755, o.binary(t)}} {
 		if err := tw.WriteHeader(&tar.Header{Name: f.name, Mode: f.mode, Size: int64(len(f.body)), ModTime: time.Unix(0, 0)}); err != nil {
 			t.Fatal(err)
 		}

@@ -59,6 +59,14 @@ type Runtime interface {
 	// Platform returns the OS and architecture of the engine's machine,
 	// as image platforms name them: "linux/amd64", "linux/arm64".
 	Platform(ctx context.Context) (string, error)
+	// EnsureNetwork makes the network name if the engine has none of that
+	// name: a network its agents and the platform share (on one engine a
+	// bridge network; on a cluster of engines an overlay), labelled
+	// LabelManaged, with no ports published on the hosts. A network of
+	// that name that exists already is used as it is, whoever made it (an
+	// operator's). "host", "none" and another container's namespace are
+	// refused.
+	EnsureNetwork(ctx context.Context, name string) error
 }
 
 // Event is what the engine says happened to one of the platform's agents.
@@ -67,6 +75,16 @@ type Event struct {
 	Owner  Owner // from the agent's labels
 	Action string
 }
+
+// The agents' network and port.
+const (
+	// DefaultNetwork is the network the platform makes for its agents when
+	// the operator names none.
+	DefaultNetwork = "botkit-agents"
+	// DefaultPort is the port agents listen on (Pipecat Cloud's base
+	// image's default), given to them as PORT.
+	DefaultPort = 8080
+)
 
 // Credentials log in to one registry host for one call.
 type Credentials struct {
@@ -104,6 +122,8 @@ const (
 	// with the agent, whichever platform process looks.
 	LabelReplaced = "dev.botkit.replaced"
 	LabelLastExit = "dev.botkit.last-exit"
+	// LabelPort is the port the agent was told to listen on (PORT).
+	LabelPort = "dev.botkit.port"
 )
 
 // Labels returns the labels of the index'th agent of o's deployment.
@@ -202,7 +222,13 @@ type StartSpec struct {
 	Restart RestartPolicy
 	// Network is the engine network the agents join: "" is the engine's
 	// default; "host", and another container's namespace, are refused.
+	// Agents are reached at their address on it (Agent.Endpoint): the
+	// platform's own network (DefaultNetwork, see EnsureNetwork) or the
+	// operator's.
 	Network string
+	// Port is the port the agents listen on, given to them as PORT, which
+	// wins over a PORT of Env (0: DefaultPort).
+	Port int
 	// Count agents are started, with indexes FirstIndex, FirstIndex+1, …
 	Count      int
 	FirstIndex int
@@ -255,6 +281,13 @@ type Agent struct {
 	Health    Health
 	// Restart is the policy the engine holds for the agent.
 	Restart RestartPolicy
+	// Endpoint is where the platform reaches the agent: host:port on the
+	// agents' network (the address the engine gave it there and its
+	// PORT), "" when it has none (not running, or on no network the
+	// platform shares). It is an address, not a container's: a runtime
+	// over a cluster of engines gives its task's address on the overlay
+	// network. Nothing is published on a host's ports.
+	Endpoint string
 }
 
 // OwnerOf reads an Owner and index back from an agent's labels.

@@ -232,6 +232,7 @@ type createBody struct {
 	Env        []string          `json:"Env"`
 	Labels     map[string]string `json:"Labels"`
 	HostConfig hostConfig        `json:"HostConfig"`
+	port       string            // PORT, also a label
 }
 
 // checkNetwork refuses the networks an agent must not join.
@@ -282,17 +283,28 @@ func (rt *Runtime) Start(ctx context.Context, spec runtime.StartSpec) ([]runtime
 	if err != nil {
 		return nil, err
 	}
-	env := make([]string, 0, len(spec.Env))
+	port := spec.Port
+	if port == 0 {
+		port = runtime.DefaultPort
+	}
+	if port < 1 || port > 65535 {
+		return nil, &runtime.Error{Reason: runtime.ReasonInvalid, Message: fmt.Sprintf("port %d", port)}
+	}
+	env := make([]string, 0, len(spec.Env)+1)
 	for k, v := range spec.Env {
 		if k == "" || strings.ContainsAny(k, "=\x00") || strings.ContainsRune(v, 0) {
 			return nil, &runtime.Error{Reason: runtime.ReasonInvalid, Message: fmt.Sprintf("environment variable %q: not a name an engine accepts", k)}
 		}
-		env = append(env, k+"="+v)
+		if k != "PORT" { // the platform's PORT wins: it reaches the agent there
+			env = append(env, k+"="+v)
+		}
 	}
+	env = append(env, "PORT="+strconv.Itoa(port))
 	sort.Strings(env)
 	body := createBody{
 		Image: spec.Image,
 		Env:   env,
+		port:  strconv.Itoa(port),
 		HostConfig: hostConfig{
 			CapDrop:       []string{"ALL"},
 			SecurityOpt:   []string{"no-new-privileges"},
@@ -344,6 +356,7 @@ func containerName(o runtime.Owner, index int) string {
 
 func (rt *Runtime) startOne(ctx context.Context, o runtime.Owner, index int, extra map[string]string, body createBody) (string, error) {
 	body.Labels = o.Labels(index)
+	body.Labels[runtime.LabelPort] = body.port
 	for k, v := range extra {
 		if _, owner := body.Labels[k]; !owner && k != runtime.LabelManaged {
 			body.Labels[k] = v
@@ -375,8 +388,10 @@ type containerJSON struct {
 	} `json:"Config"`
 	HostConfig struct {
 		RestartPolicy restartPolicy `json:"RestartPolicy"`
+		NetworkMode   string        `json:"NetworkMode"`
 	} `json:"HostConfig"`
-	State struct {
+	NetworkSettings endpointNetworks `json:"NetworkSettings"`
+	State           struct {
 		Status     string `json:"Status"`
 		OOMKilled  bool   `json:"OOMKilled"`
 		ExitCode   int    `json:"ExitCode"`
@@ -416,6 +431,7 @@ func (rt *Runtime) inspect(ctx context.Context, id string) (runtime.Agent, error
 		ExitCode:   c.State.ExitCode,
 		OOMKilled:  c.State.OOMKilled,
 		Restart:    runtime.RestartPolicy{Name: c.HostConfig.RestartPolicy.Name, MaxRetries: c.HostConfig.RestartPolicy.MaximumRetryCount},
+		Endpoint:   endpoint(c.HostConfig.NetworkMode, c.NetworkSettings, c.Config.Labels[runtime.LabelPort]),
 	}
 	if c.State.Health != nil && c.State.Health.Status != "none" {
 		a.Health = runtime.Health(c.State.Health.Status)

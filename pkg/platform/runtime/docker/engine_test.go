@@ -290,7 +290,7 @@ func TestEngine(t *testing.T) {
 					t.Errorf("line %q tagged with %s, want %s", l.Text, l.Agent.Name, a.Name)
 				}
 			}
-			if want := []string{"API_KEY", "BOTKIT_TEST_PRINT", "OTHER"}; !slices.Equal(names, want) {
+			if want := []string{"API_KEY", "BOTKIT_TEST_PRINT", "OTHER", "PORT"}; !slices.Equal(names, want) {
 				t.Errorf("agent %s sees the variables %v, want %v", a.Name, names, want)
 			}
 			if !echoed {

@@ -1,0 +1,163 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/botkit-dev/botkit/internal/testsupport/dockertest"
+	"github.com/botkit-dev/botkit/internal/testsupport/dockertest/standinapi"
+	"github.com/botkit-dev/botkit/internal/testsupport/testenv"
+)
+
+// The program's own check; the contract is tested on a real engine, with
+// the program in its image, by pkg/platform/agentcall's engine test.
+
+func start(t *testing.T, readyAfter time.Duration) (*server, *httptest.Server, chan int) {
+	exits := make(chan int, 1)
+	s := newServer(readyAfter, func(code int) { exits <- code })
+	ts := httptest.NewServer(s.handler())
+	t.Cleanup(ts.Close)
+	return s, ts, exits
+}
+
+func standinOf(ts *httptest.Server) dockertest.Standin {
+	return dockertest.Standin{Endpoint: strings.TrimPrefix(ts.URL, "http://")}
+}
+
+// sessions asks the program what it received, with the helper the engine
+// tests use.
+func sessions(t *testing.T, ts *httptest.Server) []standinapi.Session {
+	t.Helper()
+	out, err := standinOf(ts).Sessions(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func do(t *testing.T, method, url, body string, h http.Header) (int, string) {
+	t.Helper()
+	req, err := http.NewRequest(method, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range h {
+		req.Header[k] = v
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, string(b)
+}
+
+func TestReadyz(t *testing.T) {
+	s, ts, _ := start(t, time.Hour)
+	if code, body := do(t, "GET", ts.URL+"/readyz", "", nil); code != 503 || !strings.Contains(body, "not ready") {
+		t.Errorf("readyz before the delay: %d %s", code, body)
+	}
+	s.readyAfter = 0
+	if code, body := do(t, "GET", ts.URL+"/readyz", "", nil); code != 200 || !strings.Contains(body, `"ok"`) {
+		t.Errorf("readyz: %d %s", code, body)
+	}
+	if code, _ := do(t, "GET", ts.URL+"/livez", "", nil); code != 200 {
+		t.Errorf("livez: %d", code)
+	}
+}
+
+func TestBotHeldUntilEnded(t *testing.T) {
+	_, ts, _ := start(t, 0)
+	h := http.Header{"X-Daily-Session-Id": {"s-1"}, "X-Daily-Transport-Type": {"webrtc"}, "X-Pcc-Max-Session-Seconds": {"600"}}
+	type answer struct {
+		code int
+		body string
+	}
+	done := make(chan answer, 1)
+	go func() {
+		code, body := do(t, "POST", ts.URL+"/bot", `{"hello":"world"}`, h)
+		done <- answer{code, body}
+	}()
+	testenv.Eventually(t, "the session recorded", func() bool { return len(sessions(t, ts)) == 1 })
+	got := sessions(t, ts)[0]
+	if got.Kind != "bot" || got.ID != "s-1" || got.State != standinapi.StateActive || got.Headers["X-Daily-Transport-Type"] != "webrtc" || string(got.Body) != `{"hello":"world"}` {
+		t.Errorf("recorded %+v", got)
+	}
+	select {
+	case a := <-done:
+		t.Fatalf("/bot answered while the session is open: %+v", a)
+	default:
+	}
+	if n, err := standinOf(ts).End(context.Background(), "s-1"); n != 1 || err != nil {
+		t.Errorf("end: %d %v", n, err)
+	}
+	a := testenv.Within(t, "/bot's answer", done)
+	if a.code != 200 || strings.TrimSpace(a.body) != "{}" {
+		t.Errorf("/bot answered %d %s", a.code, a.body)
+	}
+	if got := sessions(t, ts)[0]; got.State != standinapi.StateEnded || got.Ended != standinapi.EndedTold {
+		t.Errorf("after the end: %+v", got)
+	}
+	if code, _ := do(t, "POST", ts.URL+"/bot", `[1]`, nil); code != http.StatusUnprocessableEntity {
+		t.Errorf("a body that is not an object: %d", code)
+	}
+	if code, _ := do(t, "POST", ts.URL+"/bot", `{"`+standinapi.EndAfterMsKey+`": 1}`, nil); code != 200 {
+		t.Errorf("a session ending by its body: %d", code)
+	}
+}
+
+func TestWebsocketOfferCrash(t *testing.T) {
+	_, ts, exits := start(t, 0)
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.Patience)
+	defer cancel()
+	body := base64.StdEncoding.EncodeToString([]byte(`{"call":"x"}`))
+	c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(ts.URL, "http")+"/ws?body="+body,
+		&websocket.DialOptions{HTTPHeader: http.Header{"X-Daily-Session-Id": {"w-1"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Write(ctx, websocket.MessageText, []byte("ping")); err != nil {
+		t.Fatal(err)
+	}
+	if _, msg, err := c.Read(ctx); err != nil || !bytes.Equal(msg, []byte("ping")) {
+		t.Fatalf("echo: %q %v", msg, err)
+	}
+	if got := sessions(t, ts)[0]; got.Kind != "ws" || got.ID != "w-1" || string(got.Body) != `{"call":"x"}` {
+		t.Errorf("recorded %+v", got)
+	}
+	if n, err := standinOf(ts).End(ctx, ""); n != 1 || err != nil {
+		t.Errorf("end: %d %v", n, err)
+	}
+	if _, _, err := c.Read(ctx); websocket.CloseStatus(err) != websocket.StatusNormalClosure {
+		t.Errorf("after the end: %v", err)
+	}
+
+	code, b := do(t, "POST", ts.URL+"/api/offer", `{"sdp":"v=0","type":"offer","pc_id":"pc-7"}`, nil)
+	var ans map[string]string
+	if err := json.Unmarshal([]byte(b), &ans); code != 200 || err != nil || ans["type"] != "answer" || ans["pc_id"] != "pc-7" || ans["sdp"] == "" {
+		t.Errorf("offer: %d %s", code, b)
+	}
+	if code, b := do(t, "PATCH", ts.URL+"/api/offer", `{"pc_id":"pc-7","candidates":[]}`, nil); code != 200 || !strings.Contains(b, "success") {
+		t.Errorf("patch: %d %s", code, b)
+	}
+	if err := standinOf(ts).Crash(ctx, 9); err != nil {
+		t.Error(err)
+	}
+	if code := testenv.Within(t, "the exit", exits); code != 9 {
+		t.Errorf("exit code %d", code)
+	}
+}

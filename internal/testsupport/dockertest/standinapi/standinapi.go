@@ -1,0 +1,67 @@
+// Package standinapi is what the stand-in of Pipecat Cloud's base image
+// (dockertest/pccagent) and the tests that call it share: the record of a
+// request it received, its test-only paths and the environment variables
+// it reads beyond the contract's.
+package standinapi
+
+import "encoding/json"
+
+// The stand-in's test-only endpoints, none of them the contract's.
+const (
+	// SessionsPath (GET) answers []Session: what /bot, /ws and /api/offer
+	// received, in order.
+	SessionsPath = "/_standin/sessions"
+	// EndPath (POST, ?session=ID) ends that open session, or every open
+	// one; it answers {"ended": N}.
+	EndPath = "/_standin/end"
+	// CrashPath (POST, ?code=N) makes the process exit with N (3 when
+	// unset) at once, open sessions included.
+	CrashPath = "/_standin/crash"
+	// CrashCode is the exit code of CrashPath without ?code=.
+	CrashCode = 3
+)
+
+// ReadyAfterEnv names the variable (a Go duration) that keeps /readyz at
+// 503 for that long after the start.
+const ReadyAfterEnv = "BOTKIT_TEST_READY_AFTER"
+
+// EndAfterMsKey, a number in a /bot body, ends the session that many
+// milliseconds after it started.
+const EndAfterMsKey = "standinEndAfterMs"
+
+// The kinds of Session.
+const (
+	KindBot   = "bot"   // POST /bot
+	KindWS    = "ws"    // GET /ws
+	KindOffer = "offer" // POST /api/offer
+	KindICE   = "ice"   // PATCH /api/offer
+)
+
+// The states of a Session, and why it ended.
+const (
+	StateActive = "active"
+	StateEnded  = "ended"
+
+	EndedBody       = "body"        // EndAfterMsKey
+	EndedTold       = "told"        // EndPath
+	EndedMaxSeconds = "max-seconds" // X-PCC-Max-Session-Seconds passed
+	EndedCallerGone = "caller-gone" // the caller closed the request
+	EndedClosed     = "closed"      // the websocket was closed
+	EndedAnswered   = "answered"    // an offer or a patch, answered
+)
+
+// Session is one request of the contract the stand-in received.
+type Session struct {
+	Kind string `json:"kind"`
+	// ID is its X-Daily-Session-Id.
+	ID string `json:"id"`
+	// Headers are the contract's (X-Daily-*, X-Pcc-Max-Session-Seconds),
+	// in Go's canonical form, as received.
+	Headers map[string]string `json:"headers"`
+	// Body is the JSON body (for /ws, the query's body decoded).
+	Body  json.RawMessage `json:"body,omitempty"`
+	State string          `json:"state"`
+	Ended string          `json:"ended,omitempty"`
+	// Echoed counts the websocket messages echoed.
+	Echoed int `json:"echoed,omitempty"`
+}

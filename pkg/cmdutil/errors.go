@@ -37,6 +37,7 @@ var exitByCode = map[string]int{
 	resources.CodeInternal:        ExitError,
 	resources.CodeUnavailable:     ExitError,
 	resources.CodeUnprocessable:   ExitError,
+	resources.CodeAtCapacity:      ExitError,
 }
 
 // Coded is implemented by domain errors that carry one of the error codes of

@@ -22,6 +22,9 @@ const (
 	// (a deploy to a region with no runtime, an image its pull secret
 	// cannot resolve): 422, exit 1.
 	CodeUnprocessable = "unprocessable"
+	// CodeAtCapacity: every agent an agent may run is in a session (429,
+	// with Retry-After): try again shortly.
+	CodeAtCapacity = "at_capacity"
 )
 
 // statusByCode is the HTTP status of each code: the platform's HTTP layer
@@ -37,6 +40,7 @@ var statusByCode = map[string]int{
 	CodeInternal:        500,
 	CodeUnavailable:     503,
 	CodeUnprocessable:   422,
+	CodeAtCapacity:      429,
 }
 
 // HTTPStatus is the HTTP status of code (500 for a code this version does

@@ -1,0 +1,66 @@
+package store
+
+import (
+	"context"
+	"time"
+)
+
+// Session is one call: a caller's session on one agent (container) of an
+// agent's deployment. A container serves one session, ever: the session
+// that names it claims it, exactly once (CreateSession refuses a second
+// session on the same container, on every store and across replicas).
+type Session struct {
+	ID      string // public, random ("ses_…")
+	OrgID   int64
+	OrgName string // filled by lookups
+	AgentID int64
+	Agent   string // the agent's name, as when the session started
+	Region  string
+	// Deployment is the number of the deployment whose agent runs it.
+	Deployment int64
+	// Container is the engine's ID of the agent (container) it runs on.
+	Container string
+	// Transport: webrtc, websocket or daily.
+	Transport string
+	// State: starting, active, ended, failed (resources.Session*).
+	State string
+	// WSToken is the SHA-256 of the session's one-time websocket token
+	// (nil: none, or used).
+	WSToken   []byte
+	CreatedAt time.Time
+	StartedAt *time.Time
+	EndedAt   *time.Time
+	// EndReason says why it ended (the caller ended it, the agent's
+	// session ended, max duration, the agent died: with its last lines,
+	// values masked).
+	EndReason string
+	// MaxSeconds is the longest it may last (0: no bound).
+	MaxSeconds int64
+}
+
+// Live reports whether the session is still starting or active.
+func (s Session) Live() bool { return s.State == "starting" || s.State == "active" }
+
+// SessionTx is the sessions' part of a write transaction.
+type SessionTx interface {
+	// CreateSession inserts s (ErrExists: its ID is taken, or another
+	// session ever named its Container).
+	CreateSession(ctx context.Context, s Session) error
+	// UpdateSession writes s's State, WSToken, StartedAt, EndedAt and
+	// EndReason (ErrNotFound: no session s.ID of s.OrgID).
+	UpdateSession(ctx context.Context, s Session) error
+	// Session returns the organization's session id (ErrNotFound).
+	Session(ctx context.Context, orgID int64, id string) (Session, error)
+}
+
+// SessionStore is the sessions' part of the store's reads.
+type SessionStore interface {
+	// Session returns the organization's session id (ErrNotFound).
+	Session(ctx context.Context, orgID int64, id string) (Session, error)
+	// Sessions returns up to limit sessions of an agent, newest first.
+	Sessions(ctx context.Context, agentID int64, limit int) ([]Session, error)
+	// LiveSessions returns the sessions of a region that are starting or
+	// active, of every organization, OrgName filled: which containers
+	// are in a session (the controller leaves them running).
+	LiveSessions(ctx context.Context, region string) ([]Session, error)
+}

@@ -644,7 +644,10 @@ func (c *Client) once(ctx context.Context, method string, u *url.URL, h http.Hea
 		return resp.StatusCode, 0, &ResponseTooLargeError{Host: c.host, Method: method, Path: u.Path, Limit: MaxResponseBytes}
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return resp.StatusCode, parseRetryAfter(resp.Header.Get("Retry-After")), c.apiError(resp, data)
+		ra := parseRetryAfter(resp.Header.Get("Retry-After"))
+		e := c.apiError(resp, data)
+		e.RetryAfter = ra
+		return resp.StatusCode, ra, e
 	}
 	if out != nil {
 		if err := json.Unmarshal(data, out); err != nil {

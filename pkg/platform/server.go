@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/botkit-dev/botkit/pkg/platform/agentcall"
 	"github.com/botkit-dev/botkit/pkg/platform/agents"
 	"github.com/botkit-dev/botkit/pkg/platform/encryption"
 	"github.com/botkit-dev/botkit/pkg/platform/httpapi"
@@ -106,6 +107,12 @@ type Options struct {
 	// the embedded platform's file lock, which the processes sharing its
 	// data directory take in turn and which ends with a killed process.
 	ReconcileLock func(ctx context.Context, region string) (release func(), err error)
+	// SessionClaimTimeout bounds how long a session's start waits for an
+	// agent (0: agents.DefaultClaimTimeout); SessionIdleWindow is how long
+	// an agent started for a session stays idle above minAgents (0:
+	// agents.DefaultIdleWindow).
+	SessionClaimTimeout time.Duration
+	SessionIdleWindow   time.Duration
 	// AfterAgentsStart is agents.Options.AfterStart (tests: a rollout
 	// interrupted between its agents' start and its promotion).
 	AfterAgentsStart func(ctx context.Context, org, agent string, deployment int64) error
@@ -211,7 +218,8 @@ func Open(ctx context.Context, opts Options) (*Server, error) {
 	}
 	s.agents = agents.New(agents.Options{Store: st, Sealer: sealer, Runtimes: opts.Runtimes, NoRuntime: opts.NoRuntime, EngineDown: opts.EngineDown,
 		Network: opts.AgentNetwork, Settle: opts.AgentSettle, Holder: opts.ReconcileHolder, PassLock: opts.ReconcileLock, Logger: opts.Logger,
-		Resync: opts.ReconcileInterval, Platform: platformID, AfterStart: opts.AfterAgentsStart})
+		Resync: opts.ReconcileInterval, Platform: platformID, AfterStart: opts.AfterAgentsStart,
+		Caller: caller{&agentcall.Client{}}, ClaimTimeout: opts.SessionClaimTimeout, IdleWindow: opts.SessionIdleWindow})
 	svc, poll := service.New(ctx, service.Options{Store: st, Sealer: sealer, DataDir: opts.DataDir,
 		NoAuthOrg: opts.NoAuthOrg, Wake: s.prov.Wake, CheckImage: s.checkImage, Agents: s.agents})
 	s.svc = svc

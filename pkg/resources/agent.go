@@ -61,6 +61,10 @@ type AgentSpec struct {
 	SecretSet       string        `json:"secretSet,omitempty"`
 	Scaling         *AgentScaling `json:"scaling,omitempty"`
 	Profile         string        `json:"profile,omitempty"`
+	// MaxSessionDuration is a session's longest duration in seconds (60
+	// to 14400; 0: the platform's, two hours): the agent is told, and
+	// stopped when it passes.
+	MaxSessionDuration int `json:"maxSessionDuration,omitempty"`
 }
 
 // AgentCounts is how many agents the serving deployment wants and has ready.
@@ -86,6 +90,8 @@ type AgentStatus struct {
 	// Message says why, when the state is not ready; it never holds a
 	// value (log lines in it are masked).
 	Message string `json:"message,omitempty"`
+	// Pool is how the agents are used: in a session, idle, the most.
+	Pool AgentPool `json:"pool"`
 	// Drift says that the secret set moved past the serving deployment's
 	// version ("" when it did not): "secret set S is at version 9;
 	// deployment 3 runs version 7: botkit deploy to apply".

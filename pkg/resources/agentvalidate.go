@@ -37,11 +37,20 @@ func ValidateAgentSpec(spec AgentSpec, profiles []string) error {
 	if spec.Profile != "" && !slices.Contains(profiles, spec.Profile) {
 		return &FieldError{Field: "spec.profile", Problem: fmt.Sprintf("unknown profile %q (valid: %s)", spec.Profile, strings.Join(profiles, ", "))}
 	}
+	if d := spec.MaxSessionDuration; d != 0 && (d < MinSessionSeconds || d > MaxSessionSeconds) {
+		return &FieldError{Field: "spec.maxSessionDuration", Problem: fmt.Sprintf("%d: want %d to %d seconds", d, MinSessionSeconds, MaxSessionSeconds)}
+	}
 	if spec.Scaling != nil {
 		return ValidateAgentScaling(*spec.Scaling, "spec.scaling")
 	}
 	return nil
 }
+
+// The bounds of a session's longest duration (Pipecat Cloud's).
+const (
+	MinSessionSeconds = 60
+	MaxSessionSeconds = 14400
+)
 
 // ValidateAgentScaling checks a scaling (field is where it is: spec.scaling
 // in a spec, scaling in a patch): 0 ≤ minAgents ≤ maxAgents ≤ MaxAgents
@@ -57,6 +66,19 @@ func ValidateAgentScaling(s AgentScaling, field string) error {
 	}
 	return nil
 }
+
+// MaxAgents is the most agents a spec may run at once, in sessions and
+// idle (0: no bound but the platform's, MaxAgents).
+func (s AgentSpec) MaxAgents() int {
+	if s.Scaling == nil {
+		return 0
+	}
+	return s.Scaling.MaxAgents
+}
+
+// MaxSessionSeconds is a session's longest duration the spec gives (0:
+// the platform's).
+func (s AgentSpec) MaxSessionSeconds() int { return s.MaxSessionDuration }
 
 // MinAgents is the number of agents a spec keeps running (1 when it says
 // nothing).

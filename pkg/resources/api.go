@@ -88,6 +88,9 @@ type Error struct {
 	// such as "spec.data.KEY"), when it is about one: apply's details
 	// carry it so the CLI can point at the manifest's line.
 	Field string
+	// RetryAfter, with CodeAtCapacity, is how long to wait before trying
+	// again (the Retry-After header).
+	RetryAfter time.Duration
 }
 
 // Errorf is an *Error with code and a formatted message.

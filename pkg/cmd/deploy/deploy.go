@@ -252,6 +252,9 @@ func agentOf(df *deployfile.File, region string) resources.Agent {
 		Spec: resources.AgentSpec{Image: df.Image, ImagePullSecret: df.ImageCredentials, SecretSet: df.SecretSet,
 			Profile: df.AgentProfile},
 	}
+	if df.MaxSessionDuration != nil {
+		a.Spec.MaxSessionDuration = *df.MaxSessionDuration
+	}
 	if s := df.Scaling; s != nil {
 		a.Spec.Scaling = &resources.AgentScaling{}
 		if s.MinAgents != nil {

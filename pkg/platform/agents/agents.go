@@ -76,6 +76,14 @@ type Options struct {
 	// carries (runtime.LabelPlatform): it touches no other platform's
 	// containers ("" in tests of one platform only: no identity label).
 	Platform string
+	// Caller speaks the agent side of the session contract (nil: no
+	// session is started; rollouts do not ask /readyz).
+	Caller Caller
+	// ClaimTimeout bounds a start's wait for an agent (0:
+	// DefaultClaimTimeout); IdleWindow is how long an agent started for a
+	// session stays idle above minAgents (0: DefaultIdleWindow).
+	ClaimTimeout time.Duration
+	IdleWindow   time.Duration
 	// Logger receives the reconciler's events (never a value).
 	Logger *slog.Logger
 	// AfterStart, when set, is called by a pass right after it started a
@@ -103,6 +111,12 @@ type Reconciler struct {
 	// about.
 	foreign sync.Map
 	touched atomic.Bool
+	// calls are the sessions this process holds open; sessions counts
+	// their watchers.
+	calls    calls
+	sessions sync.WaitGroup
+	// networks remembers the networks made, by runtime and name.
+	networks sync.Map
 }
 
 // New returns the reconciler of opts.
@@ -132,6 +146,12 @@ func New(opts Options) *Reconciler {
 	}
 	if opts.Resync <= 0 {
 		opts.Resync = DefaultResync
+	}
+	if opts.ClaimTimeout <= 0 {
+		opts.ClaimTimeout = DefaultClaimTimeout
+	}
+	if opts.IdleWindow <= 0 {
+		opts.IdleWindow = DefaultIdleWindow
 	}
 	r := &Reconciler{opts: opts, st: opts.Store, log: log, queues: map[string]*queue{}, ops: newOps()}
 	for region, rt := range opts.Runtimes {

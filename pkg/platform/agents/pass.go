@@ -58,23 +58,56 @@ func (r *Reconciler) pass(ctx context.Context, rt runtime.Runtime, a store.Agent
 			}
 		}
 	}
+	// Sessions: the agents in one stay, whatever their deployment, until
+	// it ends; an agent whose session ended goes (one session per agent).
+	var all []runtime.Agent
+	for _, cs := range byDep {
+		all = append(all, cs...)
+	}
+	inSession, waiting, used, err := r.superviseSessions(ctx, rt, a, all)
+	if err != nil {
+		return err
+	}
+	var done []runtime.Agent
+	for n, cs := range byDep {
+		byDep[n] = slices.DeleteFunc(cs, func(c runtime.Agent) bool {
+			if used[c.ID] && !inSession[c.ID] {
+				done = append(done, c)
+				return true
+			}
+			return false
+		})
+	}
+	r.removeAsync(rt, done, "its session ended")
 	if a.Serving > 0 {
 		s, err := r.st.Deployment(ctx, a.ID, a.Serving)
 		if err != nil {
 			return err
 		}
-		if err := r.scale(ctx, rt, a, spec, s, byDep[s.Number]); err != nil {
+		if err := r.scale(ctx, rt, a, spec, s, byDep[s.Number], pool{inSession: inSession, waiting: waiting}); err != nil {
 			return err
 		}
 	}
 	var stray []runtime.Agent
 	for n, cs := range byDep {
 		if n != a.Serving && n != rolling {
-			stray = append(stray, cs...)
+			for _, c := range cs {
+				if !inSession[c.ID] { // a rollout never cuts a call
+					stray = append(stray, c)
+				}
+			}
 		}
 	}
 	r.removeAsync(rt, stray, "not of the serving deployment")
 	return nil
+}
+
+// pool is what the sessions ask of the serving deployment's agents: the
+// containers in a session (of any deployment), and the sessions waiting
+// for an agent.
+type pool struct {
+	inSession map[string]bool
+	waiting   int
 }
 
 // rolloutTimeout bounds a rollout: a deployment whose agents are not ready
@@ -119,9 +152,17 @@ func (r *Reconciler) rollout(ctx context.Context, rt runtime.Runtime, a store.Ag
 			}
 			return true, r.fail(ctx, rt, a, d, run.masker, err)
 		}
+		network, err := r.network(ctx, rt)
+		if err != nil {
+			if transient(err) || ctx.Err() != nil {
+				r.after(a.Region, k, time.Second)
+				return false, err
+			}
+			return true, r.fail(ctx, rt, a, d, run.masker, err)
+		}
 		started, err := rt.Start(ctx, runtime.StartSpec{
 			Owner: owner, Image: d.ImageDigest, Env: run.env, Profile: profileOf(d.Profile),
-			Restart: runtime.RestartPolicy{Name: runtime.RestartNever}, Network: r.opts.Network,
+			Restart: runtime.RestartPolicy{Name: runtime.RestartNever}, Network: network,
 			Count: want - len(cs), FirstIndex: nextIndex(cs),
 		})
 		if err != nil {
@@ -161,6 +202,16 @@ func (r *Reconciler) rollout(ctx context.Context, rt runtime.Runtime, a store.Ag
 			}
 		}
 		return true, r.fail(ctx, rt, a, d, run.masker, cause)
+	}
+	// An agent that says it takes no session yet (GET /readyz: 503) is
+	// not ready; one without /readyz has the settle time as its floor.
+	if r.opts.Caller != nil {
+		for _, c := range up {
+			if c.Endpoint != "" && r.opts.Caller.NotReady(ctx, c.Endpoint) {
+				r.after(a.Region, k, rolloutLook)
+				return false, nil
+			}
+		}
 	}
 	var last time.Time
 	for _, c := range up {
@@ -372,20 +423,24 @@ func replacementLabels(dead runtime.Agent) map[string]string {
 	}
 }
 
-// scale keeps the serving deployment s at the spec's minAgents: agents the
-// engine will not run again replaced (each replacement carrying the count
-// and the last exit of its place), missing agents started (with the
-// engine's restart policy), extra ones removed (the highest indexes
-// first).
-func (r *Reconciler) scale(ctx context.Context, rt runtime.Runtime, a store.Agent, spec resources.AgentSpec, s store.Deployment, cs []runtime.Agent) error {
-	want := spec.MinAgents()
+// scale keeps the serving deployment s's pool: minAgents idle agents
+// beside those in a session, and one more for each session waiting for
+// one, within maxAgents (agents in a session included). Agents the engine
+// will not run again are replaced (each replacement carrying the count and
+// the last exit of its place); idle agents above that are removed — at
+// once when the pool shrank, after the idle window for those started for a
+// session that did not need them.
+func (r *Reconciler) scale(ctx context.Context, rt runtime.Runtime, a store.Agent, spec resources.AgentSpec, s store.Deployment, cs []runtime.Agent, p pool) error {
 	cs = r.dropUnstarted(rt, cs)
-	var live, dead []runtime.Agent
+	var idle, busy, dead []runtime.Agent
 	for _, c := range cs {
-		if stopped(c) {
+		switch {
+		case stopped(c) && !p.inSession[c.ID]:
 			dead = append(dead, c)
-		} else {
-			live = append(live, c)
+		case p.inSession[c.ID]:
+			busy = append(busy, c)
+		case !stopped(c):
+			idle = append(idle, c)
 		}
 	}
 	for _, c := range dead {
@@ -394,14 +449,37 @@ func (r *Reconciler) scale(ctx context.Context, rt runtime.Runtime, a store.Agen
 	r.removeAsync(rt, dead, "stopped")
 	// A promotion cut short between its record and the restart policies
 	// left serving agents the engine would not start again.
-	if err := r.keepRunning(ctx, rt, live); err != nil {
+	if err := r.keepRunning(ctx, rt, idle); err != nil {
 		return err
 	}
+	want := spec.MinAgents() + p.waiting
+	if max := spec.MaxAgents(); max > 0 {
+		want = min(want, max-len(p.inSession))
+	}
+	want = max(want, 0)
 	switch {
-	case len(live) > want:
-		slices.SortFunc(live, func(x, y runtime.Agent) int { return y.Index - x.Index })
-		r.removeAsync(rt, live[:len(live)-want], "scaled down")
-	case len(live) < want:
+	case len(idle) > want:
+		// The pool's own agents go first when it shrank; an agent started
+		// for a session waits out the idle window.
+		slices.SortFunc(idle, func(x, y runtime.Agent) int {
+			if ox, oy := x.Labels[LabelOnDemand] != "", y.Labels[LabelOnDemand] != ""; ox != oy {
+				if ox {
+					return 1
+				}
+				return -1
+			}
+			return y.Index - x.Index
+		})
+		var extra []runtime.Agent
+		for _, c := range idle[:len(idle)-want] {
+			if c.Labels[LabelOnDemand] != "" && time.Since(c.StartedAt) < r.opts.IdleWindow {
+				r.after(a.Region, key{a.OrgName, a.Name}, time.Until(c.StartedAt.Add(r.opts.IdleWindow)))
+				continue
+			}
+			extra = append(extra, c)
+		}
+		r.removeAsync(rt, extra, "scaled down")
+	case len(idle) < want:
 		run, err := r.load(ctx, a, s)
 		if err != nil {
 			return err
@@ -413,11 +491,17 @@ func (r *Reconciler) scale(ctx context.Context, rt runtime.Runtime, a store.Agen
 			r.after(a.Region, key{a.OrgName, a.Name}, 5*time.Second)
 			return fmt.Errorf("scaling deployment %d: %s", s.Number, run.masker.mask(err.Error()))
 		}
+		network, err := r.network(ctx, rt)
+		if err != nil {
+			return err
+		}
 		base := runtime.StartSpec{Owner: r.depOwner(a, s.Number), Image: s.ImageDigest, Env: run.env, Profile: profileOf(s.Profile),
-			Restart: runtime.DefaultRestart, Network: r.opts.Network}
-		missing := want - len(live)
+			Restart: runtime.DefaultRestart, Network: network}
+		missing := want - len(idle)
+		onDemand := max(missing-max(spec.MinAgents()-len(idle), 0), 0)
 		var errs []error
 		started := 0
+		next := max(nextIndex(cs), nextIndex(busy))
 		for _, c := range dead {
 			if missing == 0 {
 				break
@@ -429,9 +513,17 @@ func (r *Reconciler) scale(ctx context.Context, rt runtime.Runtime, a store.Agen
 			errs = append(errs, err)
 			missing--
 		}
-		if missing > 0 {
+		if n := missing - onDemand; n > 0 {
 			more := base
-			more.Count, more.FirstIndex = missing, max(nextIndex(cs), nextIndex(live))
+			more.Count, more.FirstIndex = n, next
+			got, err := rt.Start(ctx, more)
+			started += len(got)
+			errs = append(errs, err)
+			next += n
+		}
+		if n := min(onDemand, missing); n > 0 {
+			more := base
+			more.Count, more.FirstIndex, more.Labels = n, next, map[string]string{LabelOnDemand: "true"}
 			got, err := rt.Start(ctx, more)
 			started += len(got)
 			errs = append(errs, err)
@@ -443,4 +535,20 @@ func (r *Reconciler) scale(ctx context.Context, rt runtime.Runtime, a store.Agen
 		}
 	}
 	return nil
+}
+
+// network is the network agents join: the operator's, else the
+// platform's own (made once per engine).
+func (r *Reconciler) network(ctx context.Context, rt runtime.Runtime) (string, error) {
+	if r.opts.Network != "" {
+		return r.opts.Network, nil
+	}
+	if _, ok := r.networks.Load(rt); ok {
+		return runtime.DefaultNetwork, nil
+	}
+	if err := rt.EnsureNetwork(ctx, runtime.DefaultNetwork); err != nil {
+		return "", err
+	}
+	r.networks.Store(rt, true)
+	return runtime.DefaultNetwork, nil
 }

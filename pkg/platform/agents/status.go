@@ -82,6 +82,24 @@ func (r *Reconciler) Status(ctx context.Context, a store.Agent) (resources.Agent
 		running = append(running, ra)
 	}
 	sort.SliceStable(running, func(i, j int) bool { return running[i].Deployment < running[j].Deployment })
+	live, err := r.liveOf(ctx, a)
+	if err != nil {
+		return st, nil, err
+	}
+	inSession := map[string]bool{}
+	for _, s := range live {
+		inSession[s.Container] = true
+	}
+	for _, c := range cs {
+		if ready(c) && !r.ops.removing(c.ID) {
+			if inSession[c.ID] {
+				st.Pool.InSession++
+			} else if a.Serving > 0 && int64(c.Owner.Deployment) == a.Serving {
+				st.Pool.Idle++
+			}
+		}
+	}
+	st.Pool.Max = spec.MaxAgents()
 
 	if serving != nil {
 		st.Deployment = serving.Number

@@ -79,6 +79,33 @@ var routeTable = []route{
 	{Route{"POST", "/v1/organizations/{org}/agents/{name}/rollback", true}, (*api).handleAgentRollback},
 	{Route{"POST", "/v1/organizations/{org}/agents/{name}/restart", true}, (*api).handleAgentRestart},
 	{Route{"GET", "/v1/organizations/{org}/agents/{name}/logs", false}, (*api).handleAgentLogs},
+	{Route{"GET", "/v1/organizations/{org}/agents/{name}/sessions", false}, (*api).handleSessions},
+	{Route{"POST", "/v1/organizations/{org}/agents/{name}/sessions", true}, (*api).handleStartSession},
+	{Route{"GET", "/v1/organizations/{org}/agents/{name}/sessions/{id}", false}, (*api).handleSession},
+	{Route{"DELETE", "/v1/organizations/{org}/agents/{name}/sessions/{id}", false}, (*api).handleStopSession},
+
+	// The public API (a public key; a browser's preflight carries none).
+	{Route{"POST", "/v1/public/{agent}/start", true}, (*api).handlePublicStart},
+	{Route{"OPTIONS", "/v1/public/{agent}/start", false}, (*api).handlePublicPreflight},
+	{Route{"GET", proxyPath, false}, (*api).handleSessionProxy},
+	{Route{"POST", proxyPath, false}, (*api).handleSessionProxy},
+	{Route{"PUT", proxyPath, false}, (*api).handleSessionProxy},
+	{Route{"PATCH", proxyPath, false}, (*api).handleSessionProxy},
+	{Route{"DELETE", proxyPath, false}, (*api).handleSessionProxy},
+	{Route{"OPTIONS", proxyPath, false}, (*api).handlePublicPreflight},
+}
+
+// proxyPath is the session proxy's route: {path} is one or more segments
+// (served as {path...}).
+const proxyPath = "/v1/public/{agent}/sessions/{id}/{path}"
+
+// muxPattern is rt's pattern for http.ServeMux: a trailing {path} takes
+// the rest of the path.
+func muxPattern(path string) string {
+	if rest, ok := strings.CutSuffix(path, "/{path}"); ok {
+		return rest + "/{path...}"
+	}
+	return path
 }
 
 // Routes lists every route the Handler serves (the contract tests check
@@ -174,7 +201,7 @@ func (a *api) routes() http.Handler {
 	paths := map[string][]string{}
 	for _, rt := range routeTable {
 		serve, route, body := rt.serve, rt.Path, rt.Body
-		mux.HandleFunc(rt.Method+" "+rt.Path, func(w http.ResponseWriter, r *http.Request) {
+		mux.HandleFunc(rt.Method+" "+muxPattern(rt.Path), func(w http.ResponseWriter, r *http.Request) {
 			if info, ok := r.Context().Value(ctxKey{}).(*reqInfo); ok {
 				info.route = route
 			}
@@ -188,7 +215,7 @@ func (a *api) routes() http.Handler {
 	}
 	for path, methods := range paths {
 		allow := strings.Join(methods, ", ")
-		mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
+		mux.HandleFunc(muxPattern(path), func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Allow", allow)
 			// 405 and 415, the statuses that are not their code's (invalid).
 			writeErrorStatus(w, http.StatusMethodNotAllowed, resources.Errorf(resources.CodeInvalid,
@@ -321,6 +348,8 @@ func writeErrorStatus(w http.ResponseWriter, status int, re *resources.Error) {
 	switch status {
 	case http.StatusServiceUnavailable:
 		w.Header().Set("Retry-After", "1")
+	case http.StatusTooManyRequests:
+		w.Header().Set("Retry-After", strconv.Itoa(max(int(re.RetryAfter.Round(time.Second)/time.Second), 1)))
 	case http.StatusUnauthorized:
 		w.Header().Set("WWW-Authenticate", `Bearer realm="botkit"`)
 	}

@@ -179,18 +179,26 @@ func (s *server) bot(w http.ResponseWriter, r *http.Request) {
 		maxSecs = t.C
 	}
 	var why string
-	select {
-	case <-after:
-		why = standinapi.EndedBody
-	case <-maxSecs:
-		why = standinapi.EndedMaxSeconds
-	case why = <-sess.end:
-	case <-r.Context().Done():
-		s.ended(sess, standinapi.EndedCallerGone)
-		return
+	gone := false
+	for why == "" {
+		select {
+		case <-after:
+			why = standinapi.EndedBody
+		case <-maxSecs:
+			why = standinapi.EndedMaxSeconds
+		case why = <-sess.end:
+		case <-r.Context().Done():
+			// The caller went away: the bot goes on, as the base image's
+			// does (its /bot handler is not cancelled when its caller
+			// leaves); nobody is left to answer.
+			gone = true
+			r = r.WithContext(context.Background())
+		}
 	}
 	s.ended(sess, why)
-	writeJSON(w, http.StatusOK, map[string]any{})
+	if !gone {
+		writeJSON(w, http.StatusOK, map[string]any{})
+	}
 }
 
 func (s *server) ws(w http.ResponseWriter, r *http.Request) {

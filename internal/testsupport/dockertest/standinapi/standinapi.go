@@ -45,7 +45,6 @@ const (
 	EndedBody       = "body"        // EndAfterMsKey
 	EndedTold       = "told"        // EndPath
 	EndedMaxSeconds = "max-seconds" // X-PCC-Max-Session-Seconds passed
-	EndedCallerGone = "caller-gone" // the caller closed the request
 	EndedClosed     = "closed"      // the websocket was closed
 	EndedAnswered   = "answered"    // an offer or a patch, answered
 )

@@ -1,0 +1,26 @@
+package platform
+
+import (
+	"context"
+	"errors"
+
+	"github.com/botkit-dev/botkit/pkg/platform/agentcall"
+	"github.com/botkit-dev/botkit/pkg/platform/agents"
+)
+
+// caller is the agents' Caller over HTTP: pkg/platform/agentcall.
+type caller struct{ c *agentcall.Client }
+
+func (c caller) NotReady(ctx context.Context, endpoint string) bool {
+	var e *agentcall.Error
+	return errors.As(c.c.Ready(ctx, endpoint), &e) && e.NotReady()
+}
+
+func (c caller) StartBot(ctx context.Context, endpoint string, s agents.BotStart) (agents.BotCall, error) {
+	call, err := c.c.StartBot(ctx, endpoint, agentcall.SessionStart{ID: s.ID, Transport: s.Transport, Body: s.Body,
+		MaxSeconds: s.MaxSeconds, RoomURL: s.RoomURL, RoomToken: s.RoomToken})
+	if err != nil {
+		return nil, err
+	}
+	return call, nil
+}

@@ -1,0 +1,230 @@
+package httpapi
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/botkit-dev/botkit/pkg/platform/service"
+	"github.com/botkit-dev/botkit/pkg/resources"
+)
+
+// Sessions: the private routes (an API token), the public start and the
+// session proxy (a public key, Pipecat Cloud's paths and shapes).
+
+// MaxSessionBody bounds a start's body and a proxied request's.
+const MaxSessionBody = 1 << 20
+
+// wsBase is where the caller reached the platform, as a websocket base:
+// ws://HOST, or wss://HOST behind TLS.
+func wsBase(r *http.Request) string {
+	if r.TLS != nil {
+		return "wss://" + r.Host
+	}
+	return "ws://" + r.Host
+}
+
+func (a *api) handleStartSession(w http.ResponseWriter, r *http.Request) {
+	p, ok := a.orgPrincipal(w, r)
+	if !ok {
+		return
+	}
+	var req resources.SessionStartRequest
+	if err := decodeBody(w, r, &req, MaxSessionBody); err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	out, err := a.svc.StartSession(r.Context(), p, r.PathValue("name"), service.SessionStart{Request: req, WSBase: wsBase(r)})
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	w.Header().Set("Cache-Control", "no-store") // wsUrl's token
+	writeJSON(w, http.StatusCreated, out)
+}
+
+func (a *api) handleSessions(w http.ResponseWriter, r *http.Request) {
+	p, ok := a.orgPrincipal(w, r)
+	if !ok {
+		return
+	}
+	list, err := a.svc.Sessions(r.Context(), p, r.PathValue("name"))
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, list)
+}
+
+func (a *api) handleSession(w http.ResponseWriter, r *http.Request) {
+	p, ok := a.orgPrincipal(w, r)
+	if !ok {
+		return
+	}
+	s, err := a.svc.Session(r.Context(), p, r.PathValue("name"), r.PathValue("id"))
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, s)
+}
+
+func (a *api) handleStopSession(w http.ResponseWriter, r *http.Request) {
+	p, ok := a.orgPrincipal(w, r)
+	if !ok {
+		return
+	}
+	s, err := a.svc.StopSession(r.Context(), p, r.PathValue("name"), r.PathValue("id"))
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, s)
+}
+
+// publicPrincipal authenticates a request of the public API with its
+// public key, and answers CORS for the key's origins: a browser's request
+// from another origin is answered only with that origin allowed (no
+// origin: same-origin only).
+func (a *api) publicPrincipal(w http.ResponseWriter, r *http.Request) (service.PublicPrincipal, bool) {
+	raw, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if !ok {
+		writeError(w, service.ErrPublicKeyUnauthenticated)
+		return service.PublicPrincipal{}, false
+	}
+	pp, err := a.svc.AuthenticatePublicKey(r.Context(), strings.TrimSpace(raw))
+	if err != nil {
+		a.fail(w, r, err)
+		return pp, false
+	}
+	if origin := r.Header.Get("Origin"); origin != "" && pp.AllowsOrigin(origin) {
+		w.Header().Set("Access-Control-Allow-Origin", origin)
+		w.Header().Add("Vary", "Origin")
+	}
+	return pp, true
+}
+
+// handlePublicPreflight answers a browser's CORS preflight of the public
+// API: the methods and headers a client sends. Which origins may call is
+// the key's to say, on the request itself (a preflight carries no key).
+func (a *api) handlePublicPreflight(w http.ResponseWriter, r *http.Request) {
+	if origin := r.Header.Get("Origin"); origin != "" {
+		w.Header().Set("Access-Control-Allow-Origin", origin)
+		w.Header().Set("Access-Control-Allow-Methods", "GET, POST, PUT, PATCH, DELETE")
+		w.Header().Set("Access-Control-Allow-Headers", "Authorization, Content-Type")
+		w.Header().Set("Access-Control-Max-Age", "600")
+		w.Header().Add("Vary", "Origin")
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func (a *api) handlePublicStart(w http.ResponseWriter, r *http.Request) {
+	pp, ok := a.publicPrincipal(w, r)
+	if !ok {
+		return
+	}
+	var req resources.SessionStartRequest
+	if err := decodeBody(w, r, &req, MaxSessionBody); err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	out, err := a.svc.PublicStart(r.Context(), pp, r.PathValue("agent"), service.SessionStart{Request: req, WSBase: wsBase(r)})
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	writeJSON(w, http.StatusOK, out)
+}
+
+// handleSessionProxy forwards a request to the session's agent, at the
+// path given, while the session lives: the public key and the hop-by-hop
+// headers stay here, the agent gets X-Daily-Session-Id; its answer goes
+// back as it is (a redirect is not followed). `ws` with the session's
+// one-time token is its websocket, both ways.
+func (a *api) handleSessionProxy(w http.ResponseWriter, r *http.Request) {
+	agent, id, path := r.PathValue("agent"), r.PathValue("id"), r.PathValue("path")
+	if !cleanProxyPath(path) {
+		notFound(w, r)
+		return
+	}
+	var endpoint string
+	var err error
+	if path == "ws" && r.Header.Get("Authorization") == "" {
+		endpoint, err = a.svc.SessionWebsocket(r.Context(), agent, id, r.URL.Query().Get("token"))
+	} else {
+		pp, ok := a.publicPrincipal(w, r)
+		if !ok {
+			return
+		}
+		endpoint, err = a.svc.SessionEndpoint(r.Context(), pp, agent, id)
+	}
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	if r.ContentLength > MaxSessionBody {
+		writeError(w, resources.Errorf(resources.CodeTooLarge, "the request body is over %d bytes", MaxSessionBody))
+		return
+	}
+	if r.Body != nil {
+		r.Body = http.MaxBytesReader(w, r.Body, MaxSessionBody)
+	}
+	target := &url.URL{Scheme: "http", Host: endpoint}
+	rp := &httputil.ReverseProxy{
+		Rewrite: func(pr *httputil.ProxyRequest) {
+			pr.Out.URL.Scheme, pr.Out.URL.Host = target.Scheme, target.Host
+			pr.Out.URL.Path, pr.Out.URL.RawPath = "/"+path, ""
+			q := pr.In.URL.Query()
+			q.Del("token")
+			pr.Out.URL.RawQuery = q.Encode()
+			pr.Out.Host = target.Host
+			pr.Out.Header.Del("Authorization")
+			pr.Out.Header.Del("Cookie")
+			pr.Out.Header.Set("X-Daily-Session-Id", id)
+		},
+		Transport:     agentTransport,
+		FlushInterval: -1, // what the agent sends goes on at once (signalling, a websocket)
+		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
+			var mbe *http.MaxBytesError
+			if errors.As(err, &mbe) {
+				writeError(w, resources.Errorf(resources.CodeTooLarge, "the request body is over %d bytes", MaxSessionBody))
+				return
+			}
+			writeErrorStatus(w, http.StatusBadGateway, resources.Errorf(resources.CodeUnavailable, "the session's agent did not answer"))
+		},
+	}
+	rp.ServeHTTP(w, r)
+}
+
+// cleanProxyPath reports whether path is a relative path of clean
+// segments: no empty, "." or ".." segment, no scheme, no backslash.
+func cleanProxyPath(path string) bool {
+	if path == "" || strings.ContainsAny(path, "\\?#") || strings.Contains(path, "://") {
+		return false
+	}
+	for _, seg := range strings.Split(path, "/") {
+		if seg == "" || seg == "." || seg == ".." {
+			return false
+		}
+	}
+	return true
+}
+
+// agentTransport reaches agents on their network: no proxy from the
+// environment, dials bounded.
+var agentTransport = &http.Transport{
+	Proxy: nil,
+	DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+		d := net.Dialer{Timeout: 10 * time.Second}
+		return d.DialContext(ctx, network, addr)
+	},
+	MaxIdleConnsPerHost:   4,
+	IdleConnTimeout:       30 * time.Second,
+	ResponseHeaderTimeout: 2 * time.Minute,
+}

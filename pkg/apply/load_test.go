@@ -424,7 +424,7 @@ func TestDecodeSecretSetSpecRequired(t *testing.T) {
 	}
 }
 
-// An empty value source says which one is empty, at file:line (issue 27:
+// An empty value source says which one is empty, at file:line (before,
 // `{sealed: ""}` said "want a non-empty string, got a string").
 func TestLoadEmptyValueSources(t *testing.T) {
 	dir := t.TempDir()

@@ -12,7 +12,7 @@ import (
 	"github.com/botkit-dev/botkit/pkg/resources"
 )
 
-// Agents and their deployments (DESIGN §7) print as rows: table and wide
+// Agents and their deployments (docs/deploy.md) print as rows: table and wide
 // through the object tables' layout, json and yaml as the API's objects in
 // their fields' order, name as agent/NAME.
 

@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// Agents (DESIGN §7): the bots the secrets are for, run by the platform on a
+// Agents (docs/deploy.md): the bots the secrets are for, run by the platform on a
 // container engine. An Agent names an image, the image pull secret it is
 // pulled with and the secret set whose values become its environment; each
 // deployment pins the image's digest and the set's version, and the

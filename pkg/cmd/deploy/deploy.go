@@ -1,5 +1,5 @@
 // Package deploy is `botkit deploy`: the end of the journey from a project
-// to a running bot (DESIGN §7). It reads the project's deploy file as
+// to a running bot (docs/deploy.md). It reads the project's deploy file as
 // preflight does, runs preflight's checks (a failed one deploys nothing),
 // creates or updates the Agent, makes a deployment and waits for its
 // rollout.

@@ -106,7 +106,7 @@ func NewCmdRoot(f *cloudutil.Factory) *cobra.Command {
 // newCmdRoot returns botkit's root command for running args: with the
 // top-level command args reach built, and a stub (its Summary: what the
 // root's help lists of it) standing for every other one, so that a run
-// builds the flags and subcommands of one command, not of all (issue 28:
+// builds the flags and subcommands of one command, not of all (building
 // the whole tree was 13% of `botkit --version`). With all, or when args need
 // the whole tree (see reach), every command is built. It returns the names
 // of the commands it built.

@@ -13,7 +13,7 @@ import (
 	"github.com/botkit-dev/botkit/pkg/resources"
 )
 
-// The agents' routes (DESIGN §7).
+// The agents' routes (docs/deploy.md).
 
 func agentRoutes() []Route {
 	return []Route{

@@ -16,7 +16,7 @@ import (
 	"github.com/botkit-dev/botkit/pkg/resources"
 )
 
-// Agents (DESIGN §7): the API's operations on Agents and their
+// Agents (docs/deploy.md): the API's operations on Agents and their
 // deployments. What runs is the reconciler's (pkg/platform/agents): every
 // operation that names an agent has it reconciled first, every write after.
 

@@ -1,5 +1,5 @@
 // Package agents implements `botkit cloud agents` (alias agent): the
-// agents the platform runs (DESIGN §7) — list, status, deployments,
+// agents the platform runs (docs/deploy.md) — list, status, deployments,
 // rollback, logs, scale, restart and delete — over the platform API
 // (remote or embedded). `botkit deploy` (pkg/cmd/deploy) makes them.
 //

@@ -38,6 +38,7 @@ type Options struct {
 	Organization string
 	Path         string // PATH: a project directory or the deploy file
 	Wait         bool   // wait for a pending secret set or image pull secret
+	Image        string // --image: check this image instead of the deploy file's
 	Print        *printers.Flags
 }
 
@@ -85,6 +86,7 @@ broken deploy file (each problem at file:line) or bad usage. -o json|yaml
 prints a PreflightReport with one entry per check (stable ids) for scripts.`,
 		Example: `  botkit preflight
   botkit preflight ./my-bot --wait
+  botkit preflight --image ghcr.io/acme/bot:2
   botkit preflight server/cloud-deploy.toml -o json | jq -r '.checks[] | select(.result != "ok") | .id'`,
 		Args: cmdutil.RangeArgs(0, 1, "at most one PATH"),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -99,6 +101,7 @@ prints a PreflightReport with one entry per check (stable ids) for scripts.`,
 		},
 	}
 	cmd.Flags().BoolVar(&opts.Wait, "wait", false, "Wait for a pending secret set or image pull secret before checking")
+	cmd.Flags().StringVar(&opts.Image, "image", "", "Check this image `REF` (tag or digest) instead of the deploy file's image, as deploy --image deploys it")
 	opts.Print.AddFlags(cmd)
 	cloudutil.AddOrganizationFlag(cmd, &opts.Organization)
 	return cmd
@@ -109,9 +112,15 @@ func Run(ctx context.Context, opts *Options) error {
 	if err := opts.Print.Validate(); err != nil {
 		return err
 	}
+	if err := CheckImageFlag(opts.Image); err != nil {
+		return err
+	}
 	path, df, err := Load(ctx, opts.Path)
 	if err != nil {
 		return err
+	}
+	if opts.Image != "" {
+		df.Image = opts.Image
 	}
 	c, org, err := connect(ctx, opts)
 	if err != nil {
@@ -126,6 +135,15 @@ func Run(ctx context.Context, opts *Options) error {
 	}
 	if report.Result == resources.CheckFail {
 		return ErrFailed
+	}
+	return nil
+}
+
+// CheckImageFlag checks --image (of preflight and deploy) before anything
+// is read: empty (the deploy file's image) or one word.
+func CheckImageFlag(image string) error {
+	if image != "" && (strings.TrimSpace(image) != image || strings.ContainsAny(image, " \t\n")) {
+		return cmdutil.FlagErrorf("--image %q: not an image reference", image)
 	}
 	return nil
 }
@@ -322,7 +340,7 @@ func envKeys(ctx context.Context, deployFile string) (required, optional []strin
 		if err != nil {
 			continue
 		}
-		pairs, err := dotenv.ParseBytes(p, data)
+		pairs, dups, err := dotenv.ParseBytesDuplicates(p, data)
 		if err != nil {
 			return nil, nil, resources.PreflightCheck{ID: "env-example", Result: resources.CheckFail, Detail: err.Error()}
 		}
@@ -339,6 +357,16 @@ func envKeys(ctx context.Context, deployFile string) (required, optional []strin
 		detail := fmt.Sprintf("%s: %d required keys", p, len(required))
 		if len(optional) > 0 {
 			detail += fmt.Sprintf(", %d optional", len(optional))
+		}
+		if len(dups) > 0 {
+			// A key given twice: its last line wins, which may not be
+			// the line its author edits.
+			warn := make([]string, 0, len(dups))
+			for _, d := range dups {
+				warn = append(warn, d.String())
+			}
+			return required, optional, resources.PreflightCheck{ID: "env-example", Result: resources.CheckWarning, Line: dups[0].Line,
+				Detail: strings.Join(warn, "; ")}
 		}
 		return required, optional, resources.PreflightCheck{ID: "env-example", Result: resources.CheckOK, Detail: detail}
 	}

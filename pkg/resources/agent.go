@@ -183,6 +183,13 @@ type AgentLogLine struct {
 // messages.
 const MaskedValue = "****"
 
+// LocalOnlyEnvHeading starts the section of a project's .env.example whose
+// keys only a local run reads (the development runner's Daily transport
+// creates its rooms with DAILY_API_KEY; a deployed bot gets its room from
+// the platform). The keys after the line that starts with it are optional
+// to preflight; botkit create writes the section last.
+const LocalOnlyEnvHeading = "# Local run only"
+
 // AgentPatch is the body of PATCH /v1/organizations/{org}/agents/{name}:
 // what changes without a new deployment. Scaling replaces the spec's
 // scaling (`cloud agents scale`); Labels, when given, replace the labels.

@@ -73,7 +73,8 @@ or PATH itself) and what it names on the platform:
   deploy-file, agent-name, image-reference, scaling, ...   the file's keys and values
   region              the region the agent deploys to (default: the organization's)
   secret-set          exists, in that region, ready
-  secret-set-keys     holds every key of .env.example (commented keys are optional),
+  secret-set-keys     holds every key of .env.example (commented keys, and those
+                      under "# Local run only", are optional),
                       none of the required ones empty; values are never read
   image-pull-secret   exists, in that region, ready, for the image's registry
   image               the registry has the image: the platform asks it with the pull
@@ -344,7 +345,22 @@ func envKeys(ctx context.Context, deployFile string) (required, optional []strin
 		if err != nil {
 			return nil, nil, resources.PreflightCheck{ID: "env-example", Result: resources.CheckFail, Detail: err.Error()}
 		}
+		// The keys after the local-only heading are read by a local run
+		// only (the development runner's Daily rooms): optional here.
+		localFrom := 0
+		for i, line := range strings.Split(string(data), "\n") {
+			if strings.HasPrefix(strings.TrimSpace(line), resources.LocalOnlyEnvHeading) {
+				localFrom = i + 1
+				break
+			}
+		}
 		for _, pr := range pairs {
+			if localFrom > 0 && pr.Line > localFrom {
+				if !slices.Contains(optional, pr.Key) {
+					optional = append(optional, pr.Key)
+				}
+				continue
+			}
 			if !slices.Contains(required, pr.Key) {
 				required = append(required, pr.Key)
 			}

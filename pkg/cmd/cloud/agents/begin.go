@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/botkit-dev/botkit/internal/suggest"
 	"github.com/botkit-dev/botkit/pkg/client"
 	"github.com/botkit-dev/botkit/pkg/cmd/cloudutil"
 	"github.com/botkit-dev/botkit/pkg/cmd/preflight"
@@ -123,7 +124,7 @@ func suggestAgent(ctx context.Context, p *cloudutil.Platform, name string, err e
 		}
 		names = append(names, a.Metadata.Name)
 	}
-	hint := cmdutil.DidYouMean(name, names)
+	hint := suggest.DidYouMean(name, names)
 	if hint == "" {
 		return err
 	}

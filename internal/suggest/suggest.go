@@ -1,16 +1,19 @@
-package cmdutil
+// Package suggest finds the names close to a mistyped one, as cobra suggests
+// commands, for "did you mean …" in messages (agent names, service and
+// transport ids).
+package suggest
 
 import (
 	"sort"
 	"strings"
 )
 
-// Suggest returns the candidates close to name, as cobra suggests commands:
+// Names returns the candidates close to name, as cobra suggests commands:
 // within two edits (case-insensitive), or starting with what was typed, or
 // (for a name typed without its suffix) the candidates it is a prefix of. A
 // candidate equal to name is no suggestion. Closest first, then in the
 // candidates' order.
-func Suggest(name string, candidates []string) []string {
+func Names(name string, candidates []string) []string {
 	lower := strings.ToLower(name)
 	type scored struct {
 		s    string
@@ -36,10 +39,10 @@ func Suggest(name string, candidates []string) []string {
 	return out
 }
 
-// DidYouMean is the end of a message naming Suggest's answer:
+// DidYouMean is the end of a message naming Names' answer:
 // "; did you mean a or b?", or "" when nothing is close.
 func DidYouMean(name string, candidates []string) string {
-	s := Suggest(name, candidates)
+	s := Names(name, candidates)
 	if len(s) == 0 {
 		return ""
 	}

@@ -18,17 +18,16 @@ func Names(name string, candidates []string) []string {
 	type scored struct {
 		s    string
 		dist int
-		i    int
 	}
 	var found []scored
-	for i, c := range candidates {
+	for _, c := range candidates {
 		lc := strings.ToLower(c)
 		if lc == lower || lower == "" {
 			continue
 		}
 		d := editDistance(lower, lc)
 		if d <= 2 || strings.HasPrefix(lc, lower) {
-			found = append(found, scored{c, d, i})
+			found = append(found, scored{c, d})
 		}
 	}
 	sort.SliceStable(found, func(a, b int) bool { return found[a].dist < found[b].dist })

@@ -7,7 +7,7 @@
 #                                 as the release is)
 #        CREATE_VITE=create-vite@9.3.0   the npm package spec to compare with
 #        GOAL=12                          the speed-up the line reports against
-#                                         (issue 28: >= 12x)
+#                                         (goal: >= 12x)
 #        ENFORCE_GOAL=1                   exit 1 when the ratio is below GOAL
 #
 # The runs alternate (botkit, create-vite, botkit, ...) so that a change in

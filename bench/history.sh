@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Times `botkit cloud secrets history NAME` of a secret set with 100 kept
 # versions against `botkit cloud secrets list NAME` of the same set, on the
-# embedded local platform, in the same run (issue 28: history <= 1.2x list).
+# embedded local platform, in the same run (goal: history <= 1.2x list).
 # Both open the same database, read one set and print a table; history
 # reads the 100 versions' headers besides.
 #

@@ -3,7 +3,7 @@
 # PostgreSQL, measured AT THE SAME TIME: one cluster (pg_stat_statements
 # loaded), one database per build, both builds' bench/platform running at
 # once. On a shared machine the throughput of two runs one after the other
-# moves by ±30% with the load (issue 28's figures); two runs side by side
+# moves by ±30% with the load; two runs side by side
 # get the same load, and the statements' own counters (time and buffer hits
 # per call, per write) do not depend on whose turn it was.
 #

@@ -22,7 +22,7 @@
 # first. Prints the medians in ms, the CPU time per run of set and its floor
 # (user + system, from the shell's times builtin), the ratios to the floors
 # and the goals:
-# set <= 2.5x its floor (issue 28), printed last as `ratio: X.YYx (goal <=
+# set <= 2.5x its floor, printed last as `ratio: X.YYx (goal <=
 # 2.5x)`; list of 10,000 < 250 ms. Not a test: it reports, and fails on a
 # missed goal only with ENFORCE_GOAL=1. Exits non-zero when a command fails.
 #

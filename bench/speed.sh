@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs every row of issue 28's table, each against its floor in the same
+# Runs every row of botkit's speed goals (docs/performance.md), each against its floor in the same
 # run, and prints one summary table at the end:
 #
 #   startup    botkit --version against a hello-world Go binary     <= 2x
@@ -152,6 +152,6 @@ for r in $ROWS; do
 done
 
 echo
-echo "issue 28: each row against its floor, measured in the same run ($(date -u +%Y-%m-%dT%H:%MZ), load $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo n/a))"
+echo "speed goals: each row against its floor, measured in the same run ($(date -u +%Y-%m-%dT%H:%MZ), load $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo n/a))"
 awk -F'|' 'BEGIN { printf "%-48s %12s %12s %7s %7s  %s\n", "measure", "botkit", "floor", "ratio", "goal", "" }
 	{ printf "%-48s %12s %12s %7s %7s  %s\n", $1, $2, $3, ($4 == "" ? "-" : $4), $5, $6 }' "$TMP/summary"

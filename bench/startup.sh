@@ -2,7 +2,7 @@
 # Compares the start-up of `botkit --version` with its floor: a hello-world
 # Go binary (fmt.Println) that this script builds, with the same toolchain, in
 # a temporary directory. The ratio of the two, measured in the same run, is
-# the figure that counts (issue 28: goal <= 2x); absolute times depend on the
+# the figure that counts (goal <= 2x); absolute times depend on the
 # machine and its load.
 #
 # Both are built as .goreleaser.yaml builds the release (CGO_ENABLED=0,

@@ -1,6 +1,6 @@
 // Package deploy measures `botkit deploy` against its peer, `docker run` of
 // the same image with the same environment on the same engine, in the same
-// run (issue 29). bench/deploy.sh runs it and prints the ratios.
+// run. bench/deploy.sh runs it and prints the ratios.
 //
 // Everything is real and private to the run: a Docker Engine (dockerd with
 // its own roots and socket, no bridge, no iptables), a docker-registry with
@@ -23,7 +23,7 @@
 //     that peer with the settle time taken off botkit's side, and against
 //     the peer that gives the same guarantee — the ten runs, then the
 //     settle time, then one `docker inspect` that finds all ten still
-//     running (docs/design-decisions.md, "Deploy benchmarks").
+//     running (docs/performance.md, "Deploy").
 package deploy
 
 import (

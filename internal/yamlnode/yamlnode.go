@@ -131,7 +131,7 @@ func tooDeep(n *yaml.Node, depth int) *yaml.Node {
 // with mapping keys sorted, two-space indentation and sequences flush with
 // their key ("key:\n- a"). It is the one YAML writer of the CLI (`-o yaml`,
 // `create --dry-run -o yaml`), on the same library as its readers, so the
-// binary links one YAML library (issue 28). Long strings stay on one line.
+// binary links one YAML library. Long strings stay on one line.
 func Marshal(v any) ([]byte, error) {
 	j, err := json.Marshal(v)
 	if err != nil {

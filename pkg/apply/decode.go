@@ -83,17 +83,18 @@ func (d *Document) problemAt(path string, err error) Problem {
 // either. ProjectConfig documents are skipped with a note. Every problem
 // found is returned, each with file:line; problems never hold a value.
 func Decode(file string, data []byte) (docs []*Document, problems []Problem, notes []string) {
-	return decode(file, data, false)
+	d := decode(file, data, false)
+	return d.docs, d.problems, d.notes
 }
 
 // decode is Decode; namesOnly (delete -f, which needs the objects' names
 // only) does not require spec.
-func decode(file string, data []byte, namesOnly bool) (docs []*Document, problems []Problem, notes []string) {
+func decode(file string, data []byte, namesOnly bool) *decoder {
 	d := &decoder{file: file, namesOnly: namesOnly}
 	for _, chunk := range splitDocuments(file, data, &d.problems) {
 		d.document(chunk.node, chunk.lineOffset, false)
 	}
-	return d.docs, d.problems, d.notes
+	return d
 }
 
 type chunk struct {
@@ -192,6 +193,7 @@ type decoder struct {
 	file      string
 	namesOnly bool
 	docs      []*Document
+	broken    []*Document // documents with problems: not applied, their literal values still reported
 	problems  []Problem
 	notes     []string
 }
@@ -305,6 +307,8 @@ func (d *decoder) document(n *yaml.Node, lineOffset int, inList bool) {
 	d.problems = append(d.problems, validate(doc)...)
 	if len(d.problems) == before {
 		d.docs = append(d.docs, doc)
+	} else {
+		d.broken = append(d.broken, doc)
 	}
 }
 

@@ -103,6 +103,7 @@ func Load(ctx context.Context, opts Options) (Result, error) {
 	type decoded struct {
 		file     manifestFile
 		docs     []*Document
+		broken   []*Document
 		problems []Problem
 		notes    []string
 	}
@@ -116,8 +117,8 @@ func Load(ctx context.Context, opts Options) (Result, error) {
 			all = append(all, decoded{file: f, problems: []Problem{{File: displayName(f.path), Message: err.Error()}}})
 			continue
 		}
-		ds, ps, notes := decode(displayName(f.path), data, opts.SkipValues)
-		all = append(all, decoded{f, ds, ps, notes})
+		d := decode(displayName(f.path), data, opts.SkipValues)
+		all = append(all, decoded{f, d.docs, d.broken, d.problems, d.notes})
 	}
 	// A file found in a directory that a manifest reads with fromFile (say
 	// gcp.json beside the manifest) is a value, not a manifest.
@@ -135,6 +136,13 @@ func Load(ctx context.Context, opts Options) (Result, error) {
 			continue
 		}
 		problems = append(problems, d.problems...)
+		if !opts.SkipValues && !opts.Resolve.AllowPlaintext {
+			// A document with other problems is not resolved, but its
+			// literal values are a problem too: every problem in one run.
+			for _, doc := range d.broken {
+				problems = append(problems, literalProblems(doc)...)
+			}
+		}
 		res.Notes = append(res.Notes, d.notes...)
 		docs = append(docs, d.docs...)
 	}

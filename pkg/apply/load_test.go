@@ -233,6 +233,20 @@ spec:
 	if strings.Contains(joined, canary) {
 		t.Error("a problem holds a value")
 	}
+
+	// A document with other problems still reports its literal values:
+	// every problem of the file in one run.
+	lit := write(t, dir, "lit.yaml", "apiVersion: botkit.dev/v1\nkind: SecretSet\nmetadata: {name: lit, region: mars}\nspec:\n  data:\n    TOKEN: "+canary+"\n")
+	_, err = Load(context.Background(), Options{Paths: []string{lit}, Organization: "acme"})
+	joined = strings.Join(problems(t, err), "\n")
+	for _, w := range []string{lit + ":3: metadata.region: ", lit + ":6: spec.data.TOKEN: a literal value in a manifest"} {
+		if !strings.Contains(joined, w) {
+			t.Errorf("missing problem %s\ngot:\n%s", w, joined)
+		}
+	}
+	if strings.Contains(joined, canary) {
+		t.Error("a problem holds a value")
+	}
 }
 
 func TestLoadPaths(t *testing.T) {
@@ -424,7 +438,7 @@ func TestDecodeSecretSetSpecRequired(t *testing.T) {
 	}
 }
 
-// An empty value source says which one is empty, at file:line (issue 27:
+// An empty value source says which one is empty, at file:line (before,
 // `{sealed: ""}` said "want a non-empty string, got a string").
 func TestLoadEmptyValueSources(t *testing.T) {
 	dir := t.TempDir()

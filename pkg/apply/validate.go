@@ -113,7 +113,7 @@ func resolve(ctx context.Context, doc *Document, opts ResolveOptions) []Problem 
 		switch {
 		case src.IsLiteral():
 			if !opts.AllowPlaintext {
-				ps = append(ps, doc.problem(path, "a literal value in a manifest (manifests live in git); use {sealed: VALUE} (botkit seal), {fromEnv: VAR} or {fromFile: PATH}, or pass --allow-plaintext"))
+				ps = append(ps, doc.problem(path, msgLiteral))
 				return "", false
 			}
 			return *src.Literal, true
@@ -186,6 +186,29 @@ func resolve(ctx context.Context, doc *Document, opts ResolveOptions) []Problem 
 		}
 		lit := resources.Literal(v)
 		spec.Credentials = &lit
+	}
+	return ps
+}
+
+// msgLiteral is the problem of a literal value without --allow-plaintext.
+const msgLiteral = "a literal value in a manifest (manifests live in git); use {sealed: VALUE} (botkit seal), {fromEnv: VAR} or {fromFile: PATH}, or pass --allow-plaintext"
+
+// literalProblems are the literal values of a document that is not
+// resolved (it has other problems), each at its line.
+func literalProblems(doc *Document) []Problem {
+	var ps []Problem
+	switch {
+	case doc.Object.SecretSet != nil:
+		data := doc.Object.SecretSet.Spec.Data
+		for _, k := range slices.Sorted(maps.Keys(data)) {
+			if data[k].IsLiteral() {
+				ps = append(ps, doc.problem("spec.data."+k, msgLiteral))
+			}
+		}
+	case doc.Object.ImagePullSecret != nil:
+		if c := doc.Object.ImagePullSecret.Spec.Credentials; c != nil && c.IsLiteral() {
+			ps = append(ps, doc.problem("spec.credentials", msgLiteral))
+		}
 	}
 	return ps
 }

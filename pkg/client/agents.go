@@ -14,7 +14,7 @@ import (
 	"github.com/botkit-dev/botkit/pkg/resources"
 )
 
-// The agents' API (DESIGN §7): /v1/organizations/{org}/agents/...
+// The agents' API (docs/deploy.md): /v1/organizations/{org}/agents/...
 
 // Agents lists the organization's agents (of one region when region is
 // not "").

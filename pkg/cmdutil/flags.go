@@ -112,3 +112,12 @@ func (e *enumValue) String() string {
 }
 
 func (e *enumValue) Type() string { return "string" }
+
+// SkipFlag registers --skip/-s on fs, the flag that answers a command's
+// confirmation, and --yes/-y as its alias (the name gh and pipecat cloud
+// use): either sets *p. The alias is hidden; the usage names it.
+func SkipFlag(fs *pflag.FlagSet, p *bool, usage string) {
+	fs.BoolVarP(p, "skip", "s", false, usage+" (also --yes, -y)")
+	fs.BoolVarP(p, "yes", "y", false, "Same as --skip")
+	_ = fs.MarkHidden("yes") // error ignored: the flag was just added
+}

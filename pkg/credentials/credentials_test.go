@@ -37,6 +37,7 @@ func TestMain(m *testing.M) {
 // gnome-keyring.
 func requireKeyring(t *testing.T) {
 	t.Helper()
+	testenv.NeedInstalled(t, "an OS keyring (gnome-keyring, dbus)")
 	_, err := Keyring{}.Get("probe.botkit.invalid")
 	var ue *UnavailableError
 	if errors.As(err, &ue) {

@@ -141,6 +141,10 @@ func Parse(path string, data []byte) (*File, error) {
 	var doc map[string]any
 	if err := toml.Unmarshal(data, &doc); err == nil {
 		if problems := f.typeProblems(doc, reflect.TypeFor[File](), ""); len(problems) > 0 {
+			// The strict decoder would stop at the first wrong type:
+			// the unknown keys are found here too, so that one run
+			// reports every problem of the file.
+			problems = append(problems, f.unknownKeys(doc, reflect.TypeFor[File](), "")...)
 			slices.SortStableFunc(problems, func(a, b Problem) int { return a.Line - b.Line })
 			return nil, &Error{Problems: problems}
 		}
@@ -202,6 +206,36 @@ func (f *File) typeProblems(table map[string]any, t reflect.Type, prefix string)
 			out = append(out, Problem{File: f.path, Line: f.Line(key), Key: key, Message: "want " + want + ", got " + tomlType(v)})
 		}
 	}
+	return out
+}
+
+// unknownKeys returns a problem for each key of table (and of its
+// sub-tables that are struct fields) that no field of struct t names, as
+// the strict decoder reports them.
+func (f *File) unknownKeys(table map[string]any, t reflect.Type, prefix string) []Problem {
+	fields := map[string]reflect.Type{}
+	for i := range t.NumField() {
+		if name, _, _ := strings.Cut(t.Field(i).Tag.Get("toml"), ","); name != "" && name != "-" {
+			ft := t.Field(i).Type
+			if ft.Kind() == reflect.Pointer {
+				ft = ft.Elem()
+			}
+			fields[name] = ft
+		}
+	}
+	var out []Problem
+	for k, v := range table {
+		key := prefix + k
+		ft, ok := fields[k]
+		if !ok {
+			out = append(out, Problem{File: f.path, Line: f.Line(key), Key: key, Message: "unknown key (" + knownKeys(key) + ")"})
+			continue
+		}
+		if sub, isTable := v.(map[string]any); isTable && ft.Kind() == reflect.Struct {
+			out = append(out, f.unknownKeys(sub, ft, key+".")...)
+		}
+	}
+	slices.SortFunc(out, func(a, b Problem) int { return strings.Compare(a.Key, b.Key) })
 	return out
 }
 

@@ -67,6 +67,8 @@ func TestParseRefuses(t *testing.T) {
 		"a table where a value goes": {"[agent_name]\nx = 1\n", []string{"f.toml:1: agent_name: want a string, got a table"}},
 		"a value where a table goes": {"scaling = 3\n", []string{"f.toml:1: scaling: want a table, got an integer"}},
 		"enable_krisp":               {"enable_krisp = true\n", []string{"f.toml:1: enable_krisp: no longer supported by Pipecat Cloud"}},
+		"an unknown key and a wrong type, both": {"agent_name = 3\nimgae = \"a/b:1\"\n[scaling]\nmin = 1\n",
+			[]string{"f.toml:1: agent_name: want a string, got an integer", "f.toml:2: imgae: unknown key (valid in the file: agent_name, image", "f.toml:4: scaling.min: unknown key (valid in [scaling]: min_agents, max_agents)"}},
 	} {
 		_, err := Parse("f.toml", []byte(tc.text))
 		var de *Error

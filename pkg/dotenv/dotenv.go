@@ -19,7 +19,7 @@
 //   - Values may be empty: A=, A="" or A= followed by two single quotes.
 //     Nothing is expanded: $VAR and ${VAR} stay as written.
 //   - A key given twice takes its last value (as a shell would), at the
-//     position of its first assignment.
+//     position of its first assignment; ParseBytesDuplicates reports it.
 //   - A UTF-8 byte order mark at the start is ignored and CRLF line endings
 //     read as LF.
 //   - A value must pass resources.ValidateValue: valid UTF-8, no NUL byte
@@ -104,29 +104,55 @@ func Parse(name string, r io.Reader) ([]Pair, error) {
 
 // ParseBytes parses a dotenv file held in memory; see Parse.
 func ParseBytes(name string, data []byte) ([]Pair, error) {
+	pairs, _, err := ParseBytesDuplicates(name, data)
+	return pairs, err
+}
+
+// Duplicate is a key assigned more than once in a file: its last value is
+// used (as a shell would). It names the key and lines, never a value.
+type Duplicate struct {
+	File  string
+	Key   string
+	Line  int // the assignment again
+	First int // the key's first assignment
+}
+
+// String is the warning: "FILE:LINE: KEY is assigned again (first at
+// line N); the last value is used".
+func (d Duplicate) String() string {
+	return fmt.Sprintf("%s:%d: %s is assigned again (first at line %d); the last value is used", d.File, d.Line, d.Key, d.First)
+}
+
+// ParseBytesDuplicates is ParseBytes that also returns every assignment of
+// a key already assigned, in the file's order, for the caller to warn of.
+func ParseBytesDuplicates(name string, data []byte) ([]Pair, []Duplicate, error) {
 	data = bytes.TrimPrefix(data, []byte("\ufeff"))
 	data = bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n"))
 	p := &parser{name: name, src: data, line: 1}
 	var pairs []Pair
+	var dups []Duplicate
 	index := map[string]int{}
+	first := map[string]int{}
 	for {
 		pair, ok, err := p.next()
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if !ok {
-			return pairs, nil
+			return pairs, dups, nil
 		}
 		// The value check every value path shares: UTF-8, no NUL, the
 		// size limit; the error names the key, never the value.
 		if err := resources.ValidateValue(pair.Key, pair.Value); err != nil {
-			return nil, &ParseError{File: name, Line: pair.Line, Key: pair.Key, Msg: err.Error()}
+			return nil, nil, &ParseError{File: name, Line: pair.Line, Key: pair.Key, Msg: err.Error()}
 		}
 		if i, dup := index[pair.Key]; dup {
+			dups = append(dups, Duplicate{File: name, Key: pair.Key, Line: pair.Line, First: first[pair.Key]})
 			pairs[i].Value, pairs[i].Line = pair.Value, pair.Line
 			continue
 		}
 		index[pair.Key] = len(pairs)
+		first[pair.Key] = pair.Line
 		pairs = append(pairs, pair)
 	}
 }

@@ -267,3 +267,27 @@ func FuzzMarshal(f *testing.F) {
 		}
 	})
 }
+
+// A key given twice: the last value wins, and the duplicate is reported at
+// its line with the first one's, naming the key and never a value.
+func TestParseBytesDuplicates(t *testing.T) {
+	pairs, dups, err := ParseBytesDuplicates("server/.env", []byte("A=1\nB=secret-one\n# note\nB=secret-two\nA=3\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pairs) != 2 || pairs[1].Key != "B" || pairs[1].Value != "secret-two" {
+		t.Errorf("pairs %#v", pairs)
+	}
+	want := []string{
+		"server/.env:4: B is assigned again (first at line 2); the last value is used",
+		"server/.env:5: A is assigned again (first at line 1); the last value is used",
+	}
+	if len(dups) != len(want) {
+		t.Fatalf("duplicates %v, want %v", dups, want)
+	}
+	for i, d := range dups {
+		if s := d.String(); s != want[i] || strings.Contains(s, "secret") {
+			t.Errorf("duplicate %d: %q, want %q", i, s, want[i])
+		}
+	}
+}

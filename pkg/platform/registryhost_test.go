@@ -18,7 +18,7 @@ import (
 const registryCanary = "CANARY-r3g1stry-41c2"
 
 // A registry host given without a scheme, on both stores, against a real
-// docker-registry on 127.0.0.1 (issue 27): an image pull secret for
+// docker-registry on 127.0.0.1: an image pull secret for
 // 127.0.0.1:PORT is checked over plain HTTP, as preflight asks the image,
 // and is ready; preflight reports each check id once, the pull secret's
 // host compared with the image's after normalising (Docker Hub's names are

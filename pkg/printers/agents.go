@@ -12,7 +12,7 @@ import (
 	"github.com/botkit-dev/botkit/pkg/resources"
 )
 
-// Agents and their deployments (DESIGN §7) print as rows: table and wide
+// Agents and their deployments (docs/deploy.md) print as rows: table and wide
 // through the object tables' layout, json and yaml as the API's objects in
 // their fields' order, name as agent/NAME.
 
@@ -20,7 +20,7 @@ import (
 var (
 	AgentHeader          = []string{"NAME", "REGION", "STATE", "AGENTS", "DEPLOYMENT", "IMAGE", "AGE"}
 	AgentWideHeader      = append(slices.Clone(AgentHeader), "ORGANIZATION", "PROFILE", "SECRET SET", "IMAGE PULL SECRET", "DIGEST", "LABELS", "MESSAGE")
-	DeploymentHeader     = []string{"DEPLOYMENT", "AGE", "ACTOR", "SOURCE", "IMAGE DIGEST", "SECRET SET VERSION", "RESULT"}
+	DeploymentHeader     = []string{"DEPLOYMENT", "AGE", "ACTOR", "SOURCE", "TAG", "IMAGE DIGEST", "SECRET SET VERSION", "RESULT"}
 	DeploymentWideHeader = append(slices.Clone(DeploymentHeader), "IMAGE", "SECRET SET", "PROFILE", "ROLLBACK OF", "MESSAGE")
 	RunningAgentHeader   = []string{"AGENT", "CONTAINER", "DEPLOYMENT", "STATE", "HEALTH", "RESTARTS", "STARTED"}
 )
@@ -82,7 +82,7 @@ func DeploymentRow(d resources.Deployment, now time.Time, wide bool) []string {
 	if d.SecretSet != "" {
 		version = strconv.FormatInt(d.SecretSetVersion, 10)
 	}
-	r := []string{strconv.FormatInt(d.Number, 10), Age(&d.At, now), d.Actor, d.Source, Digest(d.ImageDigest), version, d.Result}
+	r := []string{strconv.FormatInt(d.Number, 10), Age(&d.At, now), d.Actor, d.Source, ImageTag(d.Image), Digest(d.ImageDigest), version, d.Result}
 	if wide {
 		rollbackOf := notApplicable
 		if d.RollbackOf > 0 {
@@ -94,6 +94,22 @@ func DeploymentRow(d resources.Deployment, now time.Time, wide bool) []string {
 		r[i] = cell(r[i])
 	}
 	return r
+}
+
+// ImageTag is the tag of an image reference as given: "latest" when it
+// names neither a tag nor a digest (what Docker pulls), "-" when it names
+// a digest only or does not parse.
+func ImageTag(image string) string {
+	r, err := resources.ParseImageRef(image)
+	switch {
+	case err != nil:
+		return notApplicable
+	case r.Tag != "":
+		return r.Tag
+	case r.Digest != "":
+		return notApplicable
+	}
+	return "latest"
 }
 
 // RunningAgentRow returns the cells of a running agent (container).

@@ -120,6 +120,17 @@ items:
 	}
 }
 
+func TestImageTag(t *testing.T) {
+	for image, want := range map[string]string{
+		"r.example/a:2": "2", "python": "latest", "localhost:5000/bot:v1.2": "v1.2",
+		"r.example/a@sha256:" + strings.Repeat("a", 64): "-", "r.example/a:7@sha256:" + strings.Repeat("a", 64): "7", "Bad Ref": "-",
+	} {
+		if got := ImageTag(image); got != want {
+			t.Errorf("ImageTag(%q) = %q, want %q", image, got, want)
+		}
+	}
+}
+
 func TestPrintDeployments(t *testing.T) {
 	ds := []resources.Deployment{
 		{Number: 2, At: now.Add(-time.Minute), Actor: "token:ci", Image: "r.example/a:2", ImageDigest: "sha256:222", SecretSet: "s",
@@ -133,9 +144,9 @@ func TestPrintDeployments(t *testing.T) {
 	if err := f.PrintDeployments(ios, ds); err != nil {
 		t.Fatal(err)
 	}
-	want := `DEPLOYMENT   AGE   ACTOR      SOURCE     IMAGE DIGEST   SECRET SET VERSION   RESULT
-2            1m    token:ci   rollback   sha256:222     4                    failed
-1            2d    local      deploy     sha256:111     -                    superseded
+	want := `DEPLOYMENT   AGE   ACTOR      SOURCE     TAG   IMAGE DIGEST   SECRET SET VERSION   RESULT
+2            1m    token:ci   rollback   2     sha256:222     4                    failed
+1            2d    local      deploy     1     sha256:111     -                    superseded
 `
 	if out.String() != want {
 		t.Errorf("table:\n%s\nwant:\n%s", out, want)

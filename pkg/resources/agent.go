@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// Agents (DESIGN §7): the bots the secrets are for, run by the platform on a
+// Agents (docs/deploy.md): the bots the secrets are for, run by the platform on a
 // container engine. An Agent names an image, the image pull secret it is
 // pulled with and the secret set whose values become its environment; each
 // deployment pins the image's digest and the set's version, and the
@@ -198,6 +198,13 @@ type AgentLogLine struct {
 // MaskedValue replaces every secret value in agents' log lines and failure
 // messages.
 const MaskedValue = "****"
+
+// LocalOnlyEnvHeading starts the section of a project's .env.example whose
+// keys only a local run reads (the development runner's Daily transport
+// creates its rooms with DAILY_API_KEY; a deployed bot gets its room from
+// the platform). The keys after the line that starts with it are optional
+// to preflight; botkit create writes the section last.
+const LocalOnlyEnvHeading = "# Local run only"
 
 // AgentPatch is the body of PATCH /v1/organizations/{org}/agents/{name}:
 // what changes without a new deployment. Scaling replaces the spec's

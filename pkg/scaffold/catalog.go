@@ -44,20 +44,43 @@ var idAliases = map[string]string{
 	"resembleai_tts":              "resemble_tts",
 	"aws_nova_sonic_realtime":     "aws_nova_realtime",
 	"gemini_live_vertex_realtime": "gemini_vertex_live_realtime",
-	"ultravox_realtime":           "ultravox",
 }
 
-// CanonicalID returns the catalogue id an earlier id was renamed to, and
-// whether id was such an alias; any other id comes back unchanged.
+// frameworkNames maps the framework's spellings that differ from the
+// catalogue's ids to them (docs/create.md): `pipecat init`'s realtime id
+// without its category suffix, and the development runner's transport
+// names. Accepted like idAliases, never listed.
+var frameworkNames = map[string]string{
+	"ultravox": "ultravox_realtime", // pipecat init's id
+	"webrtc":   "smallwebrtc",       // the runner's --transport webrtc
+}
+
+// CanonicalID returns the catalogue id an earlier id or the framework's
+// name stands for, and whether id was such an alias; any other id comes
+// back unchanged.
 func CanonicalID(id string) (string, bool) {
 	if to, ok := idAliases[id]; ok {
+		return to, true
+	}
+	if to, ok := frameworkNames[id]; ok {
 		return to, true
 	}
 	return id, false
 }
 
+// FrameworkName reports whether id is the framework's spelling of a
+// catalogue id (not an earlier botkit id).
+func FrameworkName(id string) bool {
+	_, ok := frameworkNames[id]
+	return ok
+}
+
 // Aliases returns the alias table: earlier id -> current id.
 func Aliases() map[string]string { return maps.Clone(idAliases) }
+
+// FrameworkNames returns the framework's names table: its name -> the
+// catalogue id.
+func FrameworkNames() map[string]string { return maps.Clone(frameworkNames) }
 
 // catalogIndex is the catalogue, built once and never changed afterwards:
 // every exported function hands out deep copies, so no caller can change
@@ -880,7 +903,7 @@ func realtimeServices() []Service {
 		{
 			// Ultravox takes its key inside the connection parameters: a
 			// one-shot call created by the bot itself.
-			ID: "ultravox", Label: "Ultravox", Category: rt, Extras: []string{"ultravox"},
+			ID: "ultravox_realtime", Label: "Ultravox", Category: rt, Extras: []string{"ultravox"},
 			Module: "pipecat.services.ultravox.llm", Class: "UltravoxRealtimeLLMService",
 			Args:    []Arg{call("params", "OneShotInputParams", getenv("api_key", "ULTRAVOX_API_KEY"))},
 			Env:     []EnvVar{secret("ULTRAVOX_API_KEY")},
@@ -928,8 +951,10 @@ func catalogTransports() []Transport {
 	dailyTwilio := []EnvVar{secret("DAILY_API_KEY"), secret("TWILIO_ACCOUNT_SID"), secret("TWILIO_AUTH_TOKEN")}
 	websocket := []string{"websocket"}
 	return []Transport{
+		// The runner creates a room with the key for a local session; a
+		// deployed bot is given its room by the platform.
 		{ID: "daily", Label: "Daily (hosted WebRTC rooms)", Kind: TransportWeb,
-			Extras: []string{"daily"}, Runner: "daily", Env: daily},
+			Extras: []string{"daily"}, Runner: "daily", Env: []EnvVar{{Name: "DAILY_API_KEY", Secret: true, LocalOnly: true}}},
 		{ID: "smallwebrtc", Label: "SmallWebRTC (peer-to-peer WebRTC)", Kind: TransportWeb,
 			Extras: []string{"webrtc"}, Runner: "webrtc"},
 		// Pipecat's protobuf frames over a plain websocket (/ws), for

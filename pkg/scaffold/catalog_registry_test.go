@@ -13,10 +13,6 @@ import (
 // where they were read.
 const registryFile = "testdata/pipecat-registry-1.7.0.txt"
 
-// idWithoutCategory are the framework's ids that do not end in their
-// category: the framework's id is the id.
-var idWithoutCategory = map[string]bool{"ultravox": true}
-
 // botkitOnly are catalogue ids the framework's registry does not list:
 // services of pipecat-ai 1.7.0 botkit offers besides, and the transports
 // botkit spells as a base plus --pstn-mode / --sip-bridge-mode.
@@ -81,12 +77,17 @@ func TestCatalogFollowsPipecatRegistry(t *testing.T) {
 			continue
 		}
 		for _, id := range ids {
+			// The framework's few ids of another shape (ultravox, no
+			// category suffix) are accepted as they are and stand for
+			// the catalogue's id.
+			if to, ok := FrameworkNames()[id]; ok {
+				id = to
+			} else if to, ok := CanonicalID(id); ok {
+				t.Errorf("registry id %s is an alias (of %s) in the catalogue", id, to)
+			}
 			inRegistry[id] = true
 			if !has(id) {
 				t.Errorf("registry id %s ([%s]) is not in the catalogue", id, section)
-			}
-			if to, ok := CanonicalID(id); ok {
-				t.Errorf("registry id %s is an alias (of %s) in the catalogue", id, to)
 			}
 		}
 	}
@@ -136,14 +137,23 @@ func serviceOf(c Category) func(string) bool {
 // the same kind, is no catalogue id itself, and is never listed.
 func TestAliasesNameCatalogueIDs(t *testing.T) {
 	aliases := Aliases()
-	if len(aliases) != 8 {
-		t.Errorf("%d aliases, want the 8 ids botkit renamed to the framework's", len(aliases))
+	if len(aliases) != 7 {
+		t.Errorf("%d aliases, want the 7 ids botkit renamed to the framework's", len(aliases))
 	}
 	listed := map[string]bool{}
 	for _, key := range ConfigKeys() {
 		for _, v := range KeyValues(key) {
 			listed[v] = true
 		}
+	}
+	for name, to := range FrameworkNames() {
+		if _, ok := LookupTransport(to); ok {
+			if _, clash := LookupTransport(name); clash || listed[name] {
+				t.Errorf("framework name %s is a transport id or listed", name)
+			}
+			continue // the runner's transport name
+		}
+		aliases[name] = to
 	}
 	for old, to := range aliases {
 		if _, ok := LookupService(old); ok {
@@ -157,7 +167,7 @@ func TestAliasesNameCatalogueIDs(t *testing.T) {
 			t.Errorf("alias %s stands for %s, which is not in the catalogue", old, to)
 			continue
 		}
-		if suffix := "_" + string(s.Category); !strings.HasSuffix(old, suffix) {
+		if suffix := "_" + string(s.Category); !strings.HasSuffix(old, suffix) && !FrameworkName(old) {
 			t.Errorf("alias %s stands for %s, a %s service", old, to, s.Category)
 		}
 	}
@@ -180,9 +190,13 @@ func TestRenameAliases(t *testing.T) {
 	if *p.STTService != "aws_transcribe_stt" || *p.LLMService != "google_gemini_llm" || *p.TTSService != "aws_polly_tts" {
 		t.Errorf("renamed partial = %s %s %s", *p.STTService, *p.LLMService, *p.TTSService)
 	}
-	rt := Partial{Transports: []string{"daily"}, RealtimeService: sp("ultravox_realtime")}
+	// The framework's names: pipecat init's ultravox, the runner's webrtc.
+	rt := Partial{Transports: []string{"webrtc"}, RealtimeService: sp("ultravox")}
 	RenameAliases(&rt)
+	if *rt.RealtimeService != "ultravox_realtime" || rt.Transports[0] != "smallwebrtc" {
+		t.Errorf("framework names: realtime %s, transports %v", *rt.RealtimeService, rt.Transports)
+	}
 	if probs := Validate(Resolve(Partial{ProjectName: sp("x"), Transports: rt.Transports, RealtimeService: rt.RealtimeService})); len(probs) > 0 {
-		t.Errorf("renamed ultravox_realtime: %v", probs)
+		t.Errorf("ultravox: %v", probs)
 	}
 }

@@ -63,9 +63,9 @@ func serviceProblems(ix *pyindex.Index, s Service) []string {
 	if !serviceID.MatchString(s.ID) {
 		bad("id is not lower_snake_case")
 	}
-	// The framework's own registry names one service without the
-	// category: its id is the id (docs/create.md).
-	if (!strings.HasSuffix(s.ID, "_"+string(s.Category)) || s.ID == "_"+string(s.Category)) && !idWithoutCategory[s.ID] {
+	// Every id is <provider>_<category>; the framework's one id of another
+	// shape (ultravox) is a name it stands for (frameworkNames).
+	if !strings.HasSuffix(s.ID, "_"+string(s.Category)) || s.ID == "_"+string(s.Category) {
 		bad("id does not end in _%s for category %q", s.Category, s.Category)
 	}
 	if strings.TrimSpace(s.Label) == "" {

@@ -24,6 +24,11 @@ type EnvVar struct {
 	// Commented: .env.example lists it commented out (set by a tool, not
 	// by the user).
 	Commented bool
+	// LocalOnly: only a local run reads it (the development runner), a
+	// deployed bot never does; .env.example lists it in its last section,
+	// under resources.LocalOnlyEnvHeading, and preflight does not require
+	// it in the secret set.
+	LocalOnly bool
 }
 
 // Arg is one keyword argument passed to a service constructor.

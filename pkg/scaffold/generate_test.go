@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/botkit-dev/botkit/pkg/deployfile"
+	"github.com/botkit-dev/botkit/pkg/resources"
 
 	"github.com/botkit-dev/botkit/internal/testsupport/pycheck"
 	"github.com/botkit-dev/botkit/internal/testsupport/testenv"
@@ -229,6 +230,17 @@ func TestGeneratedFilesFollowOptions(t *testing.T) {
 	if fs := df.Check(); len(fs) != 1 || fs[0].Key != "image" || !strings.Contains(fs[0].Message, "placeholder") {
 		t.Errorf("checks of the generated deploy file: %+v", fs)
 	}
+	// Both CLIs read the deploy file, and its header says so; the image's
+	// base is pinned, never latest.
+	if !strings.Contains(deploy, "`botkit deploy`") || !strings.Contains(deploy, "`pipecat cloud deploy`") {
+		t.Errorf("cloud-deploy.toml's header does not name both CLIs:\n%s", deploy)
+	}
+	if docker := byPath["server/Dockerfile"]; !strings.Contains(docker, "\nFROM "+PipecatBaseImage+"\n") || strings.Contains(docker, ":latest") {
+		t.Errorf("Dockerfile does not start from the pinned %s:\n%s", PipecatBaseImage, docker)
+	}
+	if !regexp.MustCompile(`^dailyco/pipecat-base:\d+\.\d+\.\d+$`).MatchString(PipecatBaseImage) {
+		t.Errorf("PipecatBaseImage %s is not pinned to a release", PipecatBaseImage)
+	}
 	bot := byPath["server/bot.py"]
 	for _, want := range []string{`"eval": lambda: EvalTransportParams(`, "audio_in_filter=krisp_filter()"} {
 		if !strings.Contains(bot, want) {
@@ -263,11 +275,24 @@ func TestGeneratedFilesFollowOptions(t *testing.T) {
 			t.Errorf("SIP bridge %s bot.py lacks %s", mode, want)
 		}
 	}
+	// The local Daily transport's key is under the local-only heading, last:
+	// a deployed bot never reads it, and preflight does not require it.
+	web := cascade("daily-web")
+	web.Transports = []string{"smallwebrtc", "daily"}
+	_, byPath = gen(web)
+	env := byPath["server/.env.example"]
+	if i, j := strings.Index(env, resources.LocalOnlyEnvHeading), strings.Index(env, "\nDAILY_API_KEY="); i < 0 || j < i || strings.Index(env, "DEEPGRAM_API_KEY=") > i {
+		t.Errorf("DAILY_API_KEY is not the last section's, under %q:\n%s", resources.LocalOnlyEnvHeading, env)
+	}
 	q := cascade("pstn-out")
 	q.Transports, q.PSTNMode = []string{"daily_pstn"}, sp("dial-out")
 	_, byPath = gen(q)
 	if !strings.Contains(byPath["server/bot.py"], `start_dialout({"phoneNumber": number})`) || byPath["server/server.py"] == "" {
 		t.Error("PSTN dial-out lacks start_dialout or server.py")
+	}
+	// Daily PSTN reads DAILY_API_KEY when deployed too: a required key.
+	if env := byPath["server/.env.example"]; strings.Contains(env, resources.LocalOnlyEnvHeading) {
+		t.Errorf("a Daily PSTN bot's DAILY_API_KEY is listed as local-only:\n%s", env)
 	}
 }
 

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/botkit-dev/botkit/internal/suggest"
 )
 
 // Allowed values of the enumerated options.
@@ -149,7 +151,7 @@ func Check(c Config) []Problem {
 		seen[id] = true
 		t, ok := LookupTransport(id)
 		if !ok {
-			add(false, keys("transports"), "unknown transport %q; valid: %s", id, strings.Join(allTransportIDs(), ", "))
+			add(false, keys("transports"), "unknown transport %q%s; valid: %s", id, suggest.DidYouMean(id, allTransportIDs()), strings.Join(allTransportIDs(), ", "))
 			continue
 		}
 		if c.BotType == "web" && t.Kind == TransportTelephony {
@@ -217,7 +219,7 @@ func Check(c Config) []Problem {
 		}
 		s, ok := LookupService(id)
 		if !ok || s.Category != cat {
-			add(false, keys(key), "unknown %s service %q; valid: %s", cat, id, strings.Join(ServiceIDs(cat), ", "))
+			add(false, keys(key), "unknown %s service %q%s; valid: %s", cat, id, suggest.DidYouMean(id, ServiceIDs(cat)), strings.Join(ServiceIDs(cat), ", "))
 		}
 	}
 	for _, s := range cascade {

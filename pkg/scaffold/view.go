@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/botkit-dev/botkit/pkg/resources"
 )
 
 // view is what the server templates see: the config plus everything derived
@@ -48,6 +50,8 @@ type view struct {
 	ServesAll    bool   // RunCommand serves several transports (no --transport)
 	SecretSet    string
 	AgentName    string
+	BaseImage    string       // the Dockerfile's FROM: PipecatBaseImage
+	LocalOnly    string       // .env.example's heading of the keys only a local run reads
 	DeploySteps  []DeployStep // the README's Deploy section, from the project's root
 }
 
@@ -64,12 +68,22 @@ type envGroup struct {
 	// these are ("--transport daily"), when the bot has several: they are
 	// needed only for that transport's sessions.
 	OnlyFor string
+	// LocalOnly: the last section, of the keys only a local run reads.
+	LocalOnly bool
 }
 
 type pyImport struct {
 	Module string
 	Names  []string
 }
+
+// PipecatBaseImage is the base image of generated Dockerfiles, pinned:
+// dailyco/pipecat-base 0.1.31 is the newest release of Pipecat Cloud's base
+// image with a published changelog entry (2026-09-22); it serves the
+// framework's 1.x releases this project's code is checked against
+// (pipecat-ai 1.7.0: PipelineWorker, named so in the base since 0.1.21)
+// and its default Python is 3.12.
+const PipecatBaseImage = "dailyco/pipecat-base:0.1.31"
 
 func newView(c Config) *view {
 	v := &view{Config: c, Telephony: c.BotType == "telephony", Cascade: c.Mode == "cascade"}
@@ -102,6 +116,8 @@ func newView(c Config) *view {
 	v.Denoise = c.EnableDenoise && c.DeployToCloud
 	v.VideoOut = !v.Telephony && (c.VideoOutput || v.Video != nil)
 	v.AgentName = AgentName(c.ProjectName)
+	v.BaseImage = PipecatBaseImage
+	v.LocalOnly = resources.LocalOnlyEnvHeading
 	v.SecretSet = SecretSetName(c.ProjectName)
 	v.DeploySteps = DeploySteps("", v.AgentName)
 
@@ -260,25 +276,49 @@ func (v *view) paramsFor(t Transport, imports importSet) paramEntry {
 func (v *view) envGroups() []envGroup {
 	seen := map[string]bool{}
 	var groups []envGroup
-	add := func(title string, vars []EnvVar) {
-		var g envGroup
-		g.Title = title
+	var local []envGroup // keys only a local run reads: the last sections
+	addFor := func(title, onlyFor string, vars []EnvVar) {
+		g := envGroup{Title: title, OnlyFor: onlyFor}
+		lg := envGroup{Title: title, OnlyFor: onlyFor, LocalOnly: true}
 		for _, e := range vars {
-			if seen[e.Name] {
-				continue
+			switch {
+			case e.LocalOnly:
+				lg.Vars = append(lg.Vars, e)
+			case !seen[e.Name]:
+				seen[e.Name] = true
+				g.Vars = append(g.Vars, e)
 			}
-			seen[e.Name] = true
-			g.Vars = append(g.Vars, e)
 		}
 		if len(g.Vars) > 0 {
 			groups = append(groups, g)
 		}
+		if len(lg.Vars) > 0 {
+			local = append(local, lg)
+		}
+	}
+	add := func(title string, vars []EnvVar) { addFor(title, "", vars) }
+	addLocal := func() {
+		// A key some other part needs in every run is not local-only.
+		for _, g := range local {
+			vars := g.Vars[:0:0]
+			for _, e := range g.Vars {
+				if !seen[e.Name] {
+					seen[e.Name] = true
+					vars = append(vars, e)
+				}
+			}
+			if len(vars) > 0 {
+				g.Vars = vars
+				groups = append(groups, g)
+			}
+		}
 	}
 	for _, t := range v.Transports {
-		add("Transport: "+t.Label, t.Env)
-		if n := len(groups); len(v.RunnerArgs) > 1 && n > 0 && groups[n-1].Title == "Transport: "+t.Label {
-			groups[n-1].OnlyFor = "--transport " + t.Runner
+		onlyFor := ""
+		if len(v.RunnerArgs) > 1 {
+			onlyFor = "--transport " + t.Runner
 		}
+		addFor("Transport: "+t.Label, onlyFor, t.Env)
 	}
 	for _, s := range v.Services {
 		add(categoryTitle(s.Category)+": "+s.Label, s.Env)
@@ -314,6 +354,7 @@ func (v *view) envGroups() []envGroup {
 			{Name: "OTEL_EXPORTER_OTLP_ENDPOINT", Default: "http://localhost:4317"},
 		})
 	}
+	addLocal()
 	return groups
 }
 

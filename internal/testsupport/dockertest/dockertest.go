@@ -48,6 +48,7 @@ func Available() error {
 // Need skips the test when no engine can be started (fails it in CI).
 func Need(t testing.TB) {
 	t.Helper()
+	testenv.NeedInstalled(t, "a Docker Engine (docker.io)")
 	if err := Available(); err != nil {
 		testenv.Missing(t, "%v", err)
 	}

@@ -78,6 +78,7 @@ func Available() (string, bool) {
 // ends.
 func Start(t testing.TB) *Cluster {
 	t.Helper()
+	testenv.NeedInstalled(t, "PostgreSQL 15")
 	if why, ok := Available(); !ok {
 		testenv.Missing(t, "%s", why)
 	}
@@ -241,6 +242,7 @@ func NewShared() *Shared { return &Shared{} }
 // Cluster returns the shared cluster, starting it on first use.
 func (s *Shared) Cluster(t testing.TB) *Cluster {
 	t.Helper()
+	testenv.NeedInstalled(t, "PostgreSQL 15")
 	s.once.Do(func() {
 		why, ok := Available()
 		if !ok {

@@ -28,6 +28,7 @@ func Available() error {
 // Need skips the test without the programs Start needs (fails it in CI).
 func Need(t testing.TB) {
 	t.Helper()
+	testenv.NeedInstalled(t, "docker-registry and htpasswd")
 	if err := Available(); err != nil {
 		testenv.Missing(t, "%v", err)
 	}

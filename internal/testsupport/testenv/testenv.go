@@ -13,6 +13,21 @@ import (
 	"time"
 )
 
+// Short reports whether this run leaves out the tests that need more than
+// Go (Debian packages, npm, a keyring): `go test -short` outside CI. Under
+// CI=true it is false whatever the flags: CI runs every test.
+func Short() bool { return testing.Short() && !InCI() }
+
+// NeedInstalled skips the test under Short: it needs what, which
+// scripts/setup.sh installs. `go test -short ./...` thus runs the tests
+// that need nothing installed.
+func NeedInstalled(t testing.TB, what string) {
+	t.Helper()
+	if Short() {
+		t.Skipf("-short: needs %s (scripts/setup.sh installs it)", what)
+	}
+}
+
 // InCI reports whether the tests run in CI, where nothing may be skipped.
 func InCI() bool {
 	v := os.Getenv("CI")
@@ -50,6 +65,7 @@ func RepoRoot(t testing.TB) string {
 // LookPath returns the path of an external program.
 func LookPath(t testing.TB, names ...string) string {
 	t.Helper()
+	NeedInstalled(t, names[0])
 	for _, n := range names {
 		if p, err := exec.LookPath(n); err == nil {
 			return p

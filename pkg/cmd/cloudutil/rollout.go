@@ -143,7 +143,7 @@ func RolloutDone(ctx context.Context, c *client.Client, org, name, verb string, 
 		}
 		return "", a, RolloutFailed(name, d, serving)
 	case resources.DeploymentRollingOut:
-		return fmt.Sprintf("%s %s: deployment %d rolling out (%s)", AgentRef(name), verb, d.Number, iostreams.Printable(RunsWith(d))), resources.Agent{}, nil
+		return fmt.Sprintf("%s %s: %s rolling out (%s)", AgentRef(name), verb, deploymentName(d), iostreams.Printable(RunsWith(d))), resources.Agent{}, nil
 	case resources.DeploymentSuperseded:
 		if d.Message != "" { // superseded before it served
 			return "", resources.Agent{}, cmdutil.WithCode(cmdutil.ExitConflict, errors.New(iostreams.Printable(fmt.Sprintf(
@@ -158,7 +158,17 @@ func RolloutDone(ctx context.Context, c *client.Client, org, name, verb string, 
 	if a.Status != nil {
 		counts = a.Status.Agents
 	}
-	return fmt.Sprintf("%s %s: deployment %d, %d/%d agents ready (%s)", AgentRef(name), verb, d.Number, counts.Ready, counts.Desired, iostreams.Printable(RunsWith(d))), a, nil
+	return fmt.Sprintf("%s %s: %s, %d/%d agents ready (%s)", AgentRef(name), verb, deploymentName(d), counts.Ready, counts.Desired, iostreams.Printable(RunsWith(d))), a, nil
+}
+
+// deploymentName names d in a rollout's last line: "deployment 5", and for
+// a rollback the deployment it copied, "deployment 5 (a copy of deployment
+// 3)".
+func deploymentName(d resources.Deployment) string {
+	if d.RollbackOf > 0 {
+		return fmt.Sprintf("deployment %d (a copy of deployment %d)", d.Number, d.RollbackOf)
+	}
+	return fmt.Sprintf("deployment %d", d.Number)
 }
 
 // FinishRollout prints the outcome of deployment d of agent name (`botkit

@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/botkit-dev/botkit/internal/ctxio"
 	"github.com/botkit-dev/botkit/pkg/agentsguide"
@@ -130,6 +131,7 @@ Valid services and transports: botkit create --list-options`,
 	}
 	fl := cmd.Flags()
 	fl.SortFlags = false
+	fl.SetNormalizeFunc(pipecatFlagNames)
 	fl.StringVarP(&opts.Output, "output", "o", "", "directory to create the project folder in (default: current directory)")
 	for _, f := range scaffold.Fields() {
 		switch f.Kind {
@@ -155,6 +157,24 @@ Valid services and transports: botkit create --list-options`,
 
 	cmd.AddCommand(newCmdQuickstart(f, nil))
 	return cmd
+}
+
+// pipecatInitFlags are `pipecat init`'s names of the flags botkit spells
+// otherwise (docs/create.md has the whole table): accepted as they are.
+var pipecatInitFlags = map[string]string{
+	"daily-pstn-mode":       "pstn-mode",
+	"twilio-daily-sip-mode": "sip-bridge-mode",
+	"enable-krisp":          "enable-denoise",
+	"no-enable-krisp":       "no-enable-denoise",
+}
+
+// pipecatFlagNames is create's flag name normalization: pipecat init's
+// names stand for botkit's.
+func pipecatFlagNames(_ *pflag.FlagSet, name string) pflag.NormalizedName {
+	if to, ok := pipecatInitFlags[name]; ok {
+		return pflag.NormalizedName(to)
+	}
+	return pflag.NormalizedName(name)
 }
 
 // completeKey completes the flag of config key with the values
@@ -238,13 +258,17 @@ func Run(ctx context.Context, opts *Options) error {
 			return err
 		}
 		for _, r := range scaffold.RenameAliases(&fp) {
-			fmt.Fprintf(opts.IO.ErrOut, "note: %s: %s %s is now %s\n", configFileName(opts), r.Field.Key, r.Old, r.New)
+			if !scaffold.FrameworkName(r.Old) { // the framework's own names are no earlier ids
+				fmt.Fprintf(opts.IO.ErrOut, "note: %s: %s %s is now %s\n", configFileName(opts), r.Field.Key, r.Old, r.New)
+			}
 		}
 		p = fp
 	}
 	flags := opts.Flags
 	for _, r := range scaffold.RenameAliases(&flags) {
-		fmt.Fprintf(opts.IO.ErrOut, "note: %s %s is now %s\n", r.Field.FlagName(), r.Old, r.New)
+		if !scaffold.FrameworkName(r.Old) {
+			fmt.Fprintf(opts.IO.ErrOut, "note: %s %s is now %s\n", r.Field.FlagName(), r.Old, r.New)
+		}
 	}
 	if opts.TargetDir != "" {
 		base := baseName(absJoin(opts.WorkingDir, opts.TargetDir))

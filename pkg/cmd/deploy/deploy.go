@@ -1,5 +1,5 @@
 // Package deploy is `botkit deploy`: the end of the journey from a project
-// to a running bot (DESIGN §7). It reads the project's deploy file as
+// to a running bot (docs/deploy.md). It reads the project's deploy file as
 // preflight does, runs preflight's checks (a failed one deploys nothing),
 // creates or updates the Agent, makes a deployment and waits for its
 // rollout.
@@ -89,7 +89,7 @@ with botkit cloud agents status NAME and botkit cloud agents logs NAME -f.`,
 		},
 	}
 	cmd.Flags().StringVar(&opts.Image, "image", "", "Deploy this image `REF` (tag or digest) instead of the deploy file's image")
-	cmd.Flags().BoolVarP(&opts.Skip, "skip", "s", false, "Update an existing agent without confirmation")
+	cmdutil.SkipFlag(cmd.Flags(), &opts.Skip, "Update an existing agent without confirmation")
 	cmd.Flags().BoolVar(&opts.NoWait, "no-wait", false, "Return once the deployment is recorded, without waiting for its rollout")
 	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "Print what would be deployed; write nothing")
 	opts.Print.AddFlags(cmd)
@@ -110,10 +110,8 @@ func Run(ctx context.Context, opts *Options) error {
 	if err := opts.Print.Validate(); err != nil {
 		return err
 	}
-	if opts.Image != "" {
-		if strings.TrimSpace(opts.Image) != opts.Image || strings.ContainsAny(opts.Image, " \t\n") {
-			return cmdutil.FlagErrorf("--image %q: not an image reference", opts.Image)
-		}
+	if err := preflight.CheckImageFlag(opts.Image); err != nil {
+		return err
 	}
 	path, df, err := preflight.Load(ctx, opts.Path)
 	if err != nil {

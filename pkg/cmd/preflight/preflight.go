@@ -38,6 +38,7 @@ type Options struct {
 	Organization string
 	Path         string // PATH: a project directory or the deploy file
 	Wait         bool   // wait for a pending secret set or image pull secret
+	Image        string // --image: check this image instead of the deploy file's
 	Print        *printers.Flags
 }
 
@@ -72,7 +73,8 @@ or PATH itself) and what it names on the platform:
   deploy-file, agent-name, image-reference, scaling, ...   the file's keys and values
   region              the region the agent deploys to (default: the organization's)
   secret-set          exists, in that region, ready
-  secret-set-keys     holds every key of .env.example (commented keys are optional),
+  secret-set-keys     holds every key of .env.example (commented keys, and those
+                      under "# Local run only", are optional),
                       none of the required ones empty; values are never read
   image-pull-secret   exists, in that region, ready, for the image's registry
   image               the registry has the image: the platform asks it with the pull
@@ -86,6 +88,7 @@ broken deploy file (each problem at file:line) or bad usage. -o json|yaml
 prints a PreflightReport with one entry per check (stable ids) for scripts.`,
 		Example: `  botkit preflight
   botkit preflight ./my-bot --wait
+  botkit preflight --image ghcr.io/acme/bot:2
   botkit preflight server/cloud-deploy.toml -o json | jq -r '.checks[] | select(.result != "ok") | .id'`,
 		Args: cmdutil.RangeArgs(0, 1, "at most one PATH"),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -100,6 +103,7 @@ prints a PreflightReport with one entry per check (stable ids) for scripts.`,
 		},
 	}
 	cmd.Flags().BoolVar(&opts.Wait, "wait", false, "Wait for a pending secret set or image pull secret before checking")
+	cmd.Flags().StringVar(&opts.Image, "image", "", "Check this image `REF` (tag or digest) instead of the deploy file's image, as deploy --image deploys it")
 	opts.Print.AddFlags(cmd)
 	cloudutil.AddOrganizationFlag(cmd, &opts.Organization)
 	return cmd
@@ -110,9 +114,15 @@ func Run(ctx context.Context, opts *Options) error {
 	if err := opts.Print.Validate(); err != nil {
 		return err
 	}
+	if err := CheckImageFlag(opts.Image); err != nil {
+		return err
+	}
 	path, df, err := Load(ctx, opts.Path)
 	if err != nil {
 		return err
+	}
+	if opts.Image != "" {
+		df.Image = opts.Image
 	}
 	c, org, err := connect(ctx, opts)
 	if err != nil {
@@ -127,6 +137,15 @@ func Run(ctx context.Context, opts *Options) error {
 	}
 	if report.Result == resources.CheckFail {
 		return ErrFailed
+	}
+	return nil
+}
+
+// CheckImageFlag checks --image (of preflight and deploy) before anything
+// is read: empty (the deploy file's image) or one word.
+func CheckImageFlag(image string) error {
+	if image != "" && (strings.TrimSpace(image) != image || strings.ContainsAny(image, " \t\n")) {
+		return cmdutil.FlagErrorf("--image %q: not an image reference", image)
 	}
 	return nil
 }
@@ -323,11 +342,26 @@ func envKeys(ctx context.Context, deployFile string) (required, optional []strin
 		if err != nil {
 			continue
 		}
-		pairs, err := dotenv.ParseBytes(p, data)
+		pairs, dups, err := dotenv.ParseBytesDuplicates(p, data)
 		if err != nil {
 			return nil, nil, resources.PreflightCheck{ID: "env-example", Result: resources.CheckFail, Detail: err.Error()}
 		}
+		// The keys after the local-only heading are read by a local run
+		// only (the development runner's Daily rooms): optional here.
+		localFrom := 0
+		for i, line := range strings.Split(string(data), "\n") {
+			if strings.HasPrefix(strings.TrimSpace(line), resources.LocalOnlyEnvHeading) {
+				localFrom = i + 1
+				break
+			}
+		}
 		for _, pr := range pairs {
+			if localFrom > 0 && pr.Line > localFrom {
+				if !slices.Contains(optional, pr.Key) {
+					optional = append(optional, pr.Key)
+				}
+				continue
+			}
 			if !slices.Contains(required, pr.Key) {
 				required = append(required, pr.Key)
 			}
@@ -340,6 +374,16 @@ func envKeys(ctx context.Context, deployFile string) (required, optional []strin
 		detail := fmt.Sprintf("%s: %d required keys", p, len(required))
 		if len(optional) > 0 {
 			detail += fmt.Sprintf(", %d optional", len(optional))
+		}
+		if len(dups) > 0 {
+			// A key given twice: its last line wins, which may not be
+			// the line its author edits.
+			warn := make([]string, 0, len(dups))
+			for _, d := range dups {
+				warn = append(warn, d.String())
+			}
+			return required, optional, resources.PreflightCheck{ID: "env-example", Result: resources.CheckWarning, Line: dups[0].Line,
+				Detail: strings.Join(warn, "; ")}
 		}
 		return required, optional, resources.PreflightCheck{ID: "env-example", Result: resources.CheckOK, Detail: detail}
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/botkit-dev/botkit/pkg/cmd/manifests"
 	"github.com/botkit-dev/botkit/pkg/cmd/preflight"
 	"github.com/botkit-dev/botkit/pkg/cmd/seal"
+	"github.com/botkit-dev/botkit/pkg/cmd/version"
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
 )
 
@@ -42,7 +43,7 @@ func commands() []command {
 		{summary: &configcmd.CmdSummary, build: func(f *cloudutil.Factory) *cobra.Command { return configcmd.NewCmdConfig(f.Factory) }},
 		{summary: &auth.CmdSummary, build: auth.NewCmdAuth},
 		{summary: &cloud.CmdSummary, build: newCmdCloud},
-		{summary: &versionSummary, build: func(*cloudutil.Factory) *cobra.Command { return newCmdVersion() }},
+		{summary: &version.CmdSummary, build: func(f *cloudutil.Factory) *cobra.Command { return version.NewCmd(f.IOStreams, versionText, nil) }},
 		// The commands that act on a platform take --context.
 		{summary: &manifests.ApplySummary, build: withContext(func(f *cloudutil.Factory) *cobra.Command { return manifests.NewCmdApply(f, nil) })},
 		{summary: &manifests.DiffSummary, build: withContext(func(f *cloudutil.Factory) *cobra.Command { return manifests.NewCmdDiff(f, nil) })},
@@ -106,7 +107,7 @@ func NewCmdRoot(f *cloudutil.Factory) *cobra.Command {
 // newCmdRoot returns botkit's root command for running args: with the
 // top-level command args reach built, and a stub (its Summary: what the
 // root's help lists of it) standing for every other one, so that a run
-// builds the flags and subcommands of one command, not of all (issue 28:
+// builds the flags and subcommands of one command, not of all (building
 // the whole tree was 13% of `botkit --version`). With all, or when args need
 // the whole tree (see reach), every command is built. It returns the names
 // of the commands it built.
@@ -199,25 +200,14 @@ func reach(root *cobra.Command, stubs []*cobra.Command, args []string) (target i
 	return -1, true
 }
 
-// versionSummary is what the root lists of `botkit version`.
-var versionSummary = cmdutil.Summary{Use: "version", Short: "Print botkit's version (as --version does)"}
-
-// newCmdVersion is `botkit version`, as gh has it: what --version prints
-// (the root's version template, so the two never differ).
-func newCmdVersion() *cobra.Command {
-	return &cobra.Command{
-		Use:   versionSummary.Use,
-		Short: versionSummary.Short,
-		Args:  cobra.NoArgs,
-		RunE: func(c *cobra.Command, _ []string) error {
-			root := c.Root()
-			t, err := template.New("version").Parse(root.VersionTemplate())
-			if err != nil {
-				return err
-			}
-			return t.Execute(c.OutOrStdout(), root)
-		},
+// versionText prints what --version prints: the root's version template.
+func versionText(c *cobra.Command) error {
+	root := c.Root()
+	t, err := template.New("version").Parse(root.VersionTemplate())
+	if err != nil {
+		return err
 	}
+	return t.Execute(c.OutOrStdout(), root)
 }
 
 // Run executes botkit with args and returns the process exit code, on the

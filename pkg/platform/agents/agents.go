@@ -1,4 +1,4 @@
-// Package agents runs the platform's agents (DESIGN §7): the reconciler
+// Package agents runs the platform's agents (docs/deploy.md): the reconciler
 // that makes each region's container engine run what the store says — a
 // rolling-out deployment's agents started, looked at once per pass, failed
 // or promoted; the serving deployment's agents kept at their count; every

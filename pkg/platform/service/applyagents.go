@@ -15,7 +15,7 @@ import (
 	"github.com/botkit-dev/botkit/pkg/resources"
 )
 
-// Agents in apply (DESIGN §7): the Agents of an apply request are written
+// Agents in apply (docs/deploy.md): the Agents of an apply request are written
 // in the transaction of its SecretSets and ImagePullSecrets (all or none);
 // after the commit, each agent whose spec changed gets a deployment, made
 // as Deploy makes one. Agents have a namespace of their own: an agent may

@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// Agent is an Agent row (DESIGN §7). Agents have a namespace of their own:
+// Agent is an Agent row (docs/deploy.md). Agents have a namespace of their own:
 // an Agent and a SecretSet may share a name.
 type Agent struct {
 	ID      int64

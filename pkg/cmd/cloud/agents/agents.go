@@ -1,5 +1,5 @@
 // Package agents implements `botkit cloud agents` (alias agent): the
-// agents the platform runs (DESIGN §7) — list, status, deployments,
+// agents the platform runs (docs/deploy.md) — list, status, deployments,
 // rollback, logs, scale, restart and delete — over the platform API
 // (remote or embedded). `botkit deploy` (pkg/cmd/deploy) makes them.
 //
@@ -36,8 +36,13 @@ them back to an earlier deployment and delete them.
 
 A deployment pins the image's digest and the secret set's version: a later
 secret write changes nothing that runs until the next deploy (status shows
-the drift). Log lines arrive with every value of the agent's secret set
+the drift). Log lines arrive with every secret value of 4 bytes or more
 masked (****).
+
+Without NAME, status, deployments, logs, rollback, scale and restart act on
+the agent_name of the project's deploy file in the current directory
+(server/cloud-deploy.toml or cloud-deploy.toml, as botkit deploy finds it).
+An agent that does not exist gets the names close to it ("did you mean").
 
 The organization is --organization (alias --org); -o/--output picks the
 output format where there is one.`,

@@ -2,11 +2,14 @@ package agents
 
 import (
 	"context"
+	"errors"
 
 	"github.com/spf13/cobra"
 
+	"github.com/botkit-dev/botkit/internal/suggest"
 	"github.com/botkit-dev/botkit/pkg/client"
 	"github.com/botkit-dev/botkit/pkg/cmd/cloudutil"
+	"github.com/botkit-dev/botkit/pkg/cmd/preflight"
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
 	"github.com/botkit-dev/botkit/pkg/printers"
 	"github.com/botkit-dev/botkit/pkg/resources"
@@ -58,15 +61,74 @@ func printAgent(p *cloudutil.Platform, print *printers.Flags, a resources.Agent,
 // calling runF when given (tests) else run with opts, the output flags and
 // --organization.
 func agentCommand[O any](cmd *cobra.Command, p *cloudutil.Platform, name *string, print *printers.Flags, opts O, runF, run func(context.Context, O) error) {
-	cmd.Args = cmdutil.ExactArgs(1, "NAME")
+	cmd.Args = cmdutil.RangeArgs(0, 1, "at most one NAME")
 	cmd.ValidArgsFunction = completeAgentNames(p)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		*name = args[0]
+		if len(args) == 1 {
+			*name = args[0]
+		} else {
+			n, err := NameFromDeployFile(cmd.Context(), ".")
+			if err != nil {
+				return err
+			}
+			*name = n
+		}
 		if runF != nil {
 			return runF(cmd.Context(), opts)
 		}
-		return run(cmd.Context(), opts)
+		return suggestAgent(cmd.Context(), p, *name, run(cmd.Context(), opts))
 	}
 	print.AddFlags(cmd)
 	addOrganizationFlag(cmd, p)
+}
+
+// NameFromDeployFile is the agent a command without NAME acts on: the
+// agent_name of the deploy file in dir, found as botkit deploy finds it
+// (server/cloud-deploy.toml, then cloud-deploy.toml).
+func NameFromDeployFile(ctx context.Context, dir string) (string, error) {
+	_, df, err := preflight.Load(ctx, dir)
+	if err != nil {
+		var fe *cmdutil.FlagError
+		if errors.As(err, &fe) {
+			return "", cmdutil.FlagErrorf("give the agent's NAME, or run the command in a project directory: %v", err)
+		}
+		return "", err
+	}
+	if df.AgentName == "" {
+		return "", cmdutil.FlagErrorf("give the agent's NAME: %s has no agent_name", df.Path())
+	}
+	return df.AgentName, nil
+}
+
+// suggestAgent adds to err, when it says the agent name does not exist,
+// the organization's agents whose names are close ("did you mean
+// support-bot?"). A not-found error about something else (a deployment
+// number) is returned as it is: the agent then exists.
+func suggestAgent(ctx context.Context, p *cloudutil.Platform, name string, err error) error {
+	var re *resources.Error
+	if !errors.As(err, &re) || re.Code != resources.CodeNotFound {
+		return err
+	}
+	c, org, cerr := p.Connect(ctx)
+	if cerr != nil {
+		return err
+	}
+	as, lerr := c.Agents(ctx, org, "")
+	if lerr != nil {
+		return err
+	}
+	names := make([]string, 0, len(as))
+	for _, a := range as {
+		if a.Metadata.Name == name {
+			return err
+		}
+		names = append(names, a.Metadata.Name)
+	}
+	hint := suggest.DidYouMean(name, names)
+	if hint == "" {
+		return err
+	}
+	out := *re
+	out.Message += hint
+	return &out
 }

@@ -295,7 +295,7 @@ func testAgentsEndToEnd(t *testing.T, postgres bool) {
 	out = v.run(t, 0, func() error {
 		return runDeployments(ctx, &DeploymentsOptions{Platform: v.platform(nil), Name: "bot", Print: printers.NewFlags()})
 	})
-	if !regexp.MustCompile(`(?s)^DEPLOYMENT .*\n2 +\S+ +\S+ +deploy +` + v.img2.Digest + ` +2 +serving\n1 +\S+ +\S+ +deploy +` + v.img1.Digest + ` +1 +superseded\n$`).MatchString(out) {
+	if !regexp.MustCompile(`(?s)^DEPLOYMENT .*\n2 +\S+ +\S+ +deploy +\S+ +` + v.img2.Digest + ` +2 +serving\n1 +\S+ +\S+ +deploy +\S+ +` + v.img1.Digest + ` +1 +superseded\n$`).MatchString(out) {
 		t.Errorf("deployments:\n%s", out)
 	}
 
@@ -307,7 +307,7 @@ func testAgentsEndToEnd(t *testing.T, postgres bool) {
 	if q := p.Asked(); len(q) != 1 || !strings.Contains(q[0].Title, "Roll back agent/bot to deployment 1 ("+repo+"@"+v.img1.Digest+", secret set bot-secrets version 1)") {
 		t.Errorf("asked %+v", q)
 	}
-	if !strings.HasPrefix(out, "agent/bot rolled back: deployment 3, 1/1 agents ready ("+repo+"@"+v.img1.Digest+", secret set bot-secrets version 1)") {
+	if !strings.HasPrefix(out, "agent/bot rolled back: deployment 3 (a copy of deployment 1), 1/1 agents ready ("+repo+"@"+v.img1.Digest+", secret set bot-secrets version 1)") {
 		t.Errorf("rollback printed:\n%s", out)
 	}
 	v.ios.SetStdinTTY(false)

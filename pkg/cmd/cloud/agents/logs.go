@@ -32,11 +32,13 @@ type LogsOptions struct {
 func NewCmdLogs(f *cloudutil.Factory, runF func(context.Context, *LogsOptions) error) *cobra.Command {
 	opts := &LogsOptions{Platform: cloudutil.NewPlatform(f), Print: printers.NewFlags().WithLines().WithFormats(printers.FormatJSON)}
 	cmd := &cobra.Command{
-		Use:   "logs NAME",
+		Use:   "logs [NAME]",
 		Short: "Print the logs of an agent's running agents",
 		Long: `Print the log lines of the agent NAME's agents (containers), each prefixed with
-the agent that wrote it: "AGENT | text". Every value of the agent's secret set
-is masked (****) by the platform before a line leaves it.
+the agent that wrote it: "AGENT | text". The platform masks (****) before a
+line leaves it every value of 4 bytes or more of the secret set versions the
+agents run and the image pull secret's password (a multi-line value line by
+line too); values of 1 to 3 bytes ("1", "yes") are shown as they are.
 
 -f/--follow keeps printing new lines until interrupted (with no agent running,
 it says so on stderr and waits for one); --since DURATION only

@@ -21,7 +21,7 @@ func NewCmdStatus(f *cloudutil.Factory, runF func(context.Context, *StatusOption
 	opts := &StatusOptions{Platform: cloudutil.NewPlatform(f), Print: printers.NewFlags().WithFormats(printers.FormatTable, printers.FormatJSON, printers.FormatYAML)}
 	opts.Print.Now = f.Now
 	cmd := &cobra.Command{
-		Use:   "status NAME",
+		Use:   "status [NAME]",
 		Short: "Show an agent, its deployments and every agent running for it",
 		Long: `Show the agent NAME: its state, how many agents are ready of how many wanted,
 what it runs (image, image pull secret, secret set, profile, scaling), the
@@ -66,12 +66,12 @@ func NewCmdDeployments(f *cloudutil.Factory, runF func(context.Context, *Deploym
 		Print: printers.NewFlags().WithFormats(printers.FormatTable, printers.FormatWide, printers.FormatJSON, printers.FormatYAML)}
 	opts.Print.Now = f.Now
 	cmd := &cobra.Command{
-		Use:   "deployments NAME",
+		Use:   "deployments [NAME]",
 		Short: "List an agent's deployments",
 		Long: `List the deployments of the agent NAME, newest first: number, age, who made it
-(ACTOR), through what (SOURCE: deploy, apply, rollback), the image digest and
-the secret set version it pinned, and its RESULT (rolling-out, serving,
-superseded, failed). -o wide adds the image as given, the secret set, the
+(ACTOR), through what (SOURCE: deploy, apply, rollback), the TAG of the image
+as given and the IMAGE DIGEST it resolved to, the secret set version it
+pinned, and its RESULT (rolling-out, serving, superseded, failed). -o wide adds the image as given, the secret set, the
 profile, the deployment a rollback copied and the reason of a failure.
 
 Roll back to one with botkit cloud agents rollback NAME --to N. A missing

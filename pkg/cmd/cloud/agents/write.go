@@ -33,7 +33,7 @@ type RollbackOptions struct {
 func NewCmdRollback(f *cloudutil.Factory, runF func(context.Context, *RollbackOptions) error) *cobra.Command {
 	opts := &RollbackOptions{Platform: cloudutil.NewPlatform(f), Print: objectFlags()}
 	cmd := &cobra.Command{
-		Use:   "rollback NAME [--to N]",
+		Use:   "rollback [NAME] [--to N]",
 		Short: "Run an earlier deployment's image and secrets again",
 		Long: `Make a new deployment of the agent NAME with deployment N's image digest and
 secret set version (--to N; default: the deployment that served before the
@@ -48,7 +48,7 @@ keeps serving), 3 when the agent or deployment N is missing.`,
   botkit cloud agents rollback support-bot --to 3 --skip`,
 	}
 	cmd.Flags().Int64Var(&opts.To, "to", 0, "The deployment `N` to run again (default: the one that served before the serving one)")
-	cmd.Flags().BoolVarP(&opts.Skip, "skip", "s", false, "Roll back without confirmation")
+	cmdutil.SkipFlag(cmd.Flags(), &opts.Skip, "Roll back without confirmation")
 	cmd.Flags().BoolVar(&opts.NoWait, "no-wait", false, "Return once the deployment is recorded, without waiting for its rollout")
 	agentCommand(cmd, &opts.Platform, &opts.Name, opts.Print, opts, runF, runRollback)
 	_ = cmd.RegisterFlagCompletionFunc("to", completeDeployments(&opts.Platform)) // error ignored: the flag was just added
@@ -137,7 +137,7 @@ type ScaleOptions struct {
 func NewCmdScale(f *cloudutil.Factory, runF func(context.Context, *ScaleOptions) error) *cobra.Command {
 	opts := &ScaleOptions{Platform: cloudutil.NewPlatform(f), Print: objectFlags()}
 	cmd := &cobra.Command{
-		Use:   "scale NAME --min N [--max M]",
+		Use:   "scale [NAME] --min N [--max M]",
 		Short: "Change how many agents run, without a new deployment",
 		Long: `Change the agent NAME's scaling: at least --min N agents of the serving
 deployment run (0: none until sessions start them), at most --max M (kept as
@@ -222,7 +222,7 @@ type RestartOptions struct {
 func NewCmdRestart(f *cloudutil.Factory, runF func(context.Context, *RestartOptions) error) *cobra.Command {
 	opts := &RestartOptions{Platform: cloudutil.NewPlatform(f), Print: objectFlags()}
 	cmd := &cobra.Command{
-		Use:   "restart NAME",
+		Use:   "restart [NAME]",
 		Short: "Replace every agent of the serving deployment with fresh ones",
 		Long: `Restart the agent NAME as a rollout: a new deployment with the serving one's
 image digest and secret set version (a new secret set version needs botkit
@@ -234,7 +234,7 @@ deployment serves on.`,
 		Example: `  botkit cloud agents restart support-bot
   botkit cloud agents restart support-bot --skip`,
 	}
-	cmd.Flags().BoolVarP(&opts.Skip, "skip", "s", false, "Restart without confirmation")
+	cmdutil.SkipFlag(cmd.Flags(), &opts.Skip, "Restart without confirmation")
 	cmd.Flags().BoolVar(&opts.NoWait, "no-wait", false, "Return once the deployment is recorded, without waiting for its rollout")
 	agentCommand(cmd, &opts.Platform, &opts.Name, opts.Print, opts, runF, runRestart)
 	return cmd
@@ -295,8 +295,9 @@ exits 3.`,
 		Example: `  botkit cloud agents delete support-bot
   botkit cloud agents delete support-bot --skip`,
 	}
-	cmd.Flags().BoolVarP(&opts.Skip, "skip", "s", false, "Delete without confirmation")
+	cmdutil.SkipFlag(cmd.Flags(), &opts.Skip, "Delete without confirmation")
 	agentCommand(cmd, &opts.Platform, &opts.Name, opts.Print, opts, runF, runDelete)
+	cmd.Args = cmdutil.ExactArgs(1, "NAME") // deleting names its agent
 	return cmd
 }
 

@@ -45,7 +45,7 @@ it: then nothing is removed.`,
 			return runUnset(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().BoolVarP(&opts.Skip, "skip", "s", false, "Remove without confirmation")
+	cmdutil.SkipFlag(cmd.Flags(), &opts.Skip, "Remove without confirmation")
 	addOrganizationFlag(cmd, &opts.PlatformOptions)
 	registerFlagCompletions(cmd, &opts.PlatformOptions)
 	return cmd
@@ -169,7 +169,7 @@ without). Without a terminal, --skip is required. A missing object exits 3.`,
 			return runDelete(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().BoolVarP(&opts.Skip, "skip", "s", false, "Delete without confirmation")
+	cmdutil.SkipFlag(cmd.Flags(), &opts.Skip, "Delete without confirmation")
 	addOrganizationFlag(cmd, &opts.PlatformOptions)
 	registerFlagCompletions(cmd, &opts.PlatformOptions)
 	return cmd

@@ -156,7 +156,7 @@ since the confirmation exits 5.`,
 		},
 	}
 	cmd.Flags().Int64Var(&opts.To, "to", 0, "The version whose contents to restore (required)")
-	cmd.Flags().BoolVarP(&opts.Skip, "skip", "s", false, "Roll back without confirmation")
+	cmdutil.SkipFlag(cmd.Flags(), &opts.Skip, "Roll back without confirmation")
 	addOrganizationFlag(cmd, &opts.PlatformOptions)
 	registerFlagCompletions(cmd, &opts.PlatformOptions)
 	_ = cmd.RegisterFlagCompletionFunc("to", completeVersions(&opts.PlatformOptions)) // error ignored: the flag was just added

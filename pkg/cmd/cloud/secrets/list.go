@@ -17,6 +17,7 @@ type ListOptions struct {
 	PlatformOptions
 	Name   string // optional: show this object
 	Sets   bool   // --sets: secret sets only (default true)
+	All    bool   // --all: secret sets and image pull secrets (wins over Sets)
 	Region string // --region filter ("" = all regions)
 	Print  *printers.Flags
 }
@@ -29,21 +30,24 @@ func NewCmdList(f *cloudutil.Factory, runF func(context.Context, *ListOptions) e
 		Aliases: []string{"ls"},
 		Short:   "List secret sets (and image pull secrets), or show one",
 		Long: `List the secret sets of the organization, in every region unless --region is
-given; --sets=false (or --no-sets) adds the image pull secrets.
+given. --all lists the image pull secrets too (--no-sets says the same).
 
 With NAME, show that object: a secret set's key names and status, or an image
 pull secret's host, username and status. Values are never shown.
 
 An empty list prints "No resources found" on stderr and exits 0.`,
 		Example: `  botkit cloud secrets list
-  botkit cloud secrets list --no-sets -o wide
+  botkit cloud secrets list --all -o wide
   botkit cloud secrets list support-bot
   botkit cloud secrets list -r eu-central -o json`,
 		Args:              cmdutil.RangeArgs(0, 1, "at most one NAME"),
-		ValidArgsFunction: completeNames(&opts.PlatformOptions, func() string { return kindFilter(opts.Sets) }, 0),
+		ValidArgsFunction: completeNames(&opts.PlatformOptions, func() string { return kindFilter(opts.Sets && !opts.All) }, 0),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
 				opts.Name = args[0]
+			}
+			if opts.All && cmd.Flags().Changed("sets") && opts.Sets {
+				return cmdutil.FlagErrorf("--all and --sets cannot be used together")
 			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)
@@ -51,7 +55,8 @@ An empty list prints "No resources found" on stderr and exits 0.`,
 			return runList(cmd.Context(), opts)
 		},
 	}
-	cmdutil.BoolPair(cmd.Flags(), &opts.Sets, "sets", "s", true, "Secret sets only; --sets=false adds image pull secrets")
+	cmdutil.BoolPair(cmd.Flags(), &opts.Sets, "sets", "s", true, "Secret sets only (the default; --no-sets is --all)")
+	cmd.Flags().BoolVar(&opts.All, "all", false, "List image pull secrets too")
 	cmd.Flags().StringVarP(&opts.Region, "region", "r", "", "Only objects in this region (default: all regions)")
 	addOrganizationFlag(cmd, &opts.PlatformOptions)
 	opts.Print.AddFlags(cmd)
@@ -96,7 +101,7 @@ func runList(ctx context.Context, opts *ListOptions) error {
 		}
 		return p.PrintObject(opts.IO, obj)
 	}
-	objs, err := c.List(ctx, org, client.ListOptions{Region: opts.Region, Kind: kindFilter(opts.Sets)})
+	objs, err := c.List(ctx, org, client.ListOptions{Region: opts.Region, Kind: kindFilter(opts.Sets && !opts.All)})
 	if err != nil {
 		return err
 	}

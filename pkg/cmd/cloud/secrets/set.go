@@ -18,6 +18,7 @@ import (
 	"github.com/botkit-dev/botkit/pkg/cmd/cloudutil"
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
 	"github.com/botkit-dev/botkit/pkg/dotenv"
+	"github.com/botkit-dev/botkit/pkg/iostreams"
 	"github.com/botkit-dev/botkit/pkg/printers"
 	"github.com/botkit-dev/botkit/pkg/resources"
 	"github.com/botkit-dev/botkit/pkg/sealed"
@@ -77,7 +78,7 @@ changed), never a value; a write that changes no value makes no version:
 		},
 	}
 	cmd.Flags().StringVarP(&opts.File, "file", "f", "", `Read keys from a dotenv file ("-" reads stdin)`)
-	cmd.Flags().BoolVarP(&opts.Skip, "skip", "s", false, "Overwrite existing keys without confirmation")
+	cmdutil.SkipFlag(cmd.Flags(), &opts.Skip, "Overwrite existing keys without confirmation")
 	cmd.Flags().StringVarP(&opts.Region, "region", "r", "", "Region of a new set (default: the organization's default region); an existing set's region cannot change")
 	cmd.Flags().BoolVar(&opts.Wait, "wait", false, "Wait until the set is ready or failed (failed exits 1)")
 	addOrganizationFlag(cmd, &opts.PlatformOptions)
@@ -341,7 +342,11 @@ func readDotenv(ctx context.Context, opts *SetOptions) ([]dotenv.Pair, error) {
 	if err != nil {
 		return nil, err
 	}
-	return dotenv.ParseBytes(name, b)
+	pairs, dups, err := dotenv.ParseBytesDuplicates(name, b)
+	for _, d := range dups {
+		fmt.Fprintf(opts.IO.ErrOut, "warning: %s\n", iostreams.Printable(d.String()))
+	}
+	return pairs, err
 }
 
 // getIfExists gets an object; a missing one is not an error.

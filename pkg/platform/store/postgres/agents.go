@@ -10,7 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// Agents, their deployments, and leases (DESIGN §7). An agent read in a
+// Agents, their deployments, and leases (docs/deploy.md). An agent read in a
 // transaction is locked as an object is (FOR UPDATE, or its name's
 // advisory lock when it is missing), so read-modify-writes of one agent
 // from any replica run one after the other.

@@ -10,7 +10,7 @@ import (
 	"github.com/botkit-dev/botkit/pkg/platform/store/rowcodec"
 )
 
-// Agents, their deployments, and leases (DESIGN §7). The writer's object
+// Agents, their deployments, and leases (docs/deploy.md). The writer's object
 // cache holds objects only: agents are read from the database.
 
 const (

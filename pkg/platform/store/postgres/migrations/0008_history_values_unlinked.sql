@@ -1,4 +1,4 @@
--- History without foreign-key triggers (issue 28): the purge deletes a
+-- History without foreign-key triggers: the purge deletes a
 -- version's values itself, in the same statement as its header, and
 -- DeleteObject deletes an object's versions and their values with its
 -- values. The constraints' triggers (a key-share lock on the object row

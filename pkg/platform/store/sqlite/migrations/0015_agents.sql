@@ -1,4 +1,4 @@
--- Agents (DESIGN §7): an organization's agents, in a namespace of their own
+-- Agents (docs/deploy.md): an organization's agents, in a namespace of their own
 -- (an Agent and a SecretSet may share a name). spec is the agent's spec as
 -- JSON, opaque to the store; serving and latest are the numbers of the
 -- serving and the newest deployment (0: none).

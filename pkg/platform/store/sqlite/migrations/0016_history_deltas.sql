@@ -1,4 +1,4 @@
--- History stores what each write changed (issue 28): a value row is a
+-- History stores what each write changed: a value row is a
 -- key's value from version `since` on, until the next row of that key (a
 -- later value, or a removal: a row without ciphertext). Version V's values
 -- are, for each key, its newest row with since <= V when that row has a

@@ -1,0 +1,284 @@
+package cli
+
+import (
+	"context"
+	"crypto/tls"
+	"fmt"
+	"log/slog"
+	"net"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/botkit-dev/botkit/pkg/cmdutil"
+	"github.com/botkit-dev/botkit/pkg/iostreams"
+	"github.com/botkit-dev/botkit/pkg/platform"
+	"github.com/botkit-dev/botkit/pkg/platform/prommetrics"
+	"github.com/botkit-dev/botkit/pkg/platform/runtime"
+	"github.com/botkit-dev/botkit/pkg/platform/runtime/docker"
+	"github.com/botkit-dev/botkit/pkg/platform/stores"
+	"github.com/botkit-dev/botkit/pkg/resources"
+)
+
+// The values of the enumerated flags (checked when parsed, listed in help
+// and completion; Run* check them again for callers without cobra).
+var (
+	logFormats = []string{"text", "json"}
+)
+
+// ServeOptions are the options of `serve`.
+type ServeOptions struct {
+	Listen string
+	storeFlags
+	MasterKeyFile          string
+	ProvisionLease         time.Duration
+	CommitDelay            time.Duration
+	CommitDelaySet         bool // --commit-delay was given (SQLite refuses it; otherwise a PostgreSQL default)
+	CommitBatch            int
+	AllowPrivateRegistries bool
+	LogFormat              string
+	// TLSCertFile and TLSKeyFile (both or neither) serve HTTPS with the
+	// certificate and key in these PEM files, re-read when they change.
+	TLSCertFile string
+	TLSKeyFile  string
+	// Runtimes are --runtime's REGION=unix:///path/to/docker.sock or
+	// REGION=tcp://HOST:PORT, as given (repeatable); RuntimeTLS
+	// --runtime-tls's REGION=DIR (the TLS files of a tcp:// engine);
+	// AgentNetwork the network agents join;
+	// AgentSettle how long a rollout's agents must run before they serve.
+	Runtimes     []string
+	RuntimeTLS   []string
+	AgentNetwork string
+	AgentSettle  time.Duration
+	IO           *iostreams.IOStreams
+}
+
+// NewCmdServe returns `botkit-platform serve`; runF (tests) replaces
+// runServe.
+func NewCmdServe(st *iostreams.IOStreams, runF func(context.Context, *ServeOptions) error) *cobra.Command {
+	o := &ServeOptions{IO: st}
+	c := command(&cobra.Command{
+		Use:   "serve --listen ADDR (--data-dir DIR | --store postgres://… --master-key-file FILE) [--tls-cert-file FILE --tls-key-file FILE]",
+		Short: "Serve the platform API",
+		Long: `Serve the platform API over HTTP, or HTTPS with --tls-cert-file and
+--tls-key-file.
+
+Once listening, it prints "listening on http://ADDR" (https:// with TLS) to
+stderr (with the actual port when --listen ends in :0). Request logs go to
+stderr; they never contain request bodies or values.
+
+With TLS (1.2 and later), the certificate file holds the server's
+certificate first, then any intermediate certificates; the key file its
+private key (PEM). Both files are read again at the first connection after
+either changed, so a rotated certificate is served without a restart; a pair
+that does not load (a rotation half-done) is logged and the previous
+certificate stays in service until the files change again.
+
+With --store postgres://…, several serve processes (replicas, e.g. behind a
+load balancer) share one PostgreSQL database and behave as one platform;
+each needs the same --master-key-file.
+
+--runtime REGION=unix:///path/to/docker.sock runs a region's agents on that
+Docker Engine; --runtime REGION=tcp://HOST:PORT on an engine over TCP, which
+needs --runtime-tls REGION=DIR: DIR/ca.pem verifies the engine, DIR/cert.pem
+and DIR/key.pem are the client certificate it asks for (the files of the
+docker CLI's DOCKER_CERT_PATH). Plain TCP, npipe:// and ssh:// are refused.`,
+		Args: noArgs,
+	}, o, &o.storeFlags, func(c *cobra.Command, _ []string) error {
+		o.CommitDelaySet = c.Flags().Changed("commit-delay")
+		return nil
+	}, runF, runServe)
+	c.Flags().StringVar(&o.Listen, "listen", "127.0.0.1:8787", "address to listen on")
+	c.Flags().StringVar(&o.MasterKeyFile, "master-key-file", "", "file holding the 256-bit value encryption key (default: DATA_DIR/master.key, generated 0600; required with --store)")
+	c.Flags().DurationVar(&o.ProvisionLease, "provision-lease", 10*time.Second, "how long other replicas wait before taking over a registry check whose replica stopped renewing it")
+	c.Flags().DurationVar(&o.CommitDelay, "commit-delay", stores.DefaultCommitDelay, "with --store: how long at most a replica waits, after a shared commit, for its writers to write again (larger batches; 0: never waits)")
+	c.Flags().IntVar(&o.CommitBatch, "commit-batch", stores.MaxCommitBatch, fmt.Sprintf("with --commit-delay: the most writes a replica waits for (1 to %d)", stores.MaxCommitBatch))
+	c.Flags().BoolVar(&o.AllowPrivateRegistries, "allow-private-registries", false, "let image pull secret checks reach loopback and private addresses")
+	cmdutil.EnumFlag(c, &o.LogFormat, "log-format", "", "text", logFormats, "Request log format")
+	c.Flags().StringVar(&o.TLSCertFile, "tls-cert-file", "", "serve HTTPS with the certificate (then its chain) in this PEM file; needs --tls-key-file")
+	c.Flags().StringVar(&o.TLSKeyFile, "tls-key-file", "", "the private key of --tls-cert-file (PEM)")
+	c.Flags().StringArrayVar(&o.Runtimes, "runtime", nil, "REGION=unix:///path/to/docker.sock or REGION=tcp://HOST:PORT: the Docker Engine the region's agents run on (repeatable; a region without one refuses deploys; docker:///path is unix:///path)")
+	c.Flags().StringArrayVar(&o.RuntimeTLS, "runtime-tls", nil, "REGION=DIR: the TLS files of the region's tcp:// engine: DIR/ca.pem verifies the engine, DIR/cert.pem and DIR/key.pem are botkit's client certificate (required with tcp://)")
+	c.Flags().StringVar(&o.AgentNetwork, "agent-network", "", "the engine network agents join (default: the engine's own; never the host's)")
+	c.Flags().DurationVar(&o.AgentSettle, "agent-settle", runtime.DefaultSettle, "how long a new deployment's agents must run, ready, before it serves and the previous one stops")
+	return c
+}
+
+// runtimes opens the engines of --runtime (parseRuntimes) and checks the
+// agents' flags.
+func (o *ServeOptions) runtimes() (map[string]runtime.Runtime, func(), error) {
+	out, closeAll, err := parseRuntimes(o.Runtimes, o.RuntimeTLS)
+	if err != nil {
+		return nil, nil, err
+	}
+	if o.AgentNetwork == "host" || strings.Contains(o.AgentNetwork, ":") {
+		closeAll()
+		return nil, nil, cmdutil.FlagErrorf("--agent-network %q: agents never join the host's network nor another container's", o.AgentNetwork)
+	}
+	if o.AgentSettle < 0 {
+		closeAll()
+		return nil, nil, cmdutil.FlagErrorf("--agent-settle %s: want 0 or more", o.AgentSettle)
+	}
+	return out, closeAll, nil
+}
+
+// parseRuntimes opens the engines of --runtime's values (REGION=unix:///path,
+// REGION=docker:///path, REGION=tcp://HOST:PORT), one per region, a tcp://
+// one with --runtime-tls's files; closeAll closes them. A bad value is a
+// usage error naming the flag, and nothing stays open.
+func parseRuntimes(values, tlsValues []string) (map[string]runtime.Runtime, func(), error) {
+	out := map[string]runtime.Runtime{}
+	var opened []*docker.Runtime
+	closeAll := func() {
+		for _, rt := range opened {
+			rt.Close()
+		}
+	}
+	fail := func(format string, args ...any) (map[string]runtime.Runtime, func(), error) {
+		closeAll()
+		return nil, nil, cmdutil.FlagErrorf(format, args...)
+	}
+	tlsDirs := map[string]string{}
+	for _, v := range tlsValues {
+		region, dir, ok := strings.Cut(v, "=")
+		if !ok || dir == "" {
+			return fail("--runtime-tls %q: want REGION=DIR (DIR holding ca.pem, cert.pem, key.pem)", v)
+		}
+		if _, dup := tlsDirs[region]; dup {
+			return fail("--runtime-tls %q: region %s has TLS files already", v, region)
+		}
+		tlsDirs[region] = dir
+	}
+	for _, v := range values {
+		region, addr, ok := strings.Cut(v, "=")
+		if !ok {
+			return fail("--runtime %q: want REGION=unix:///path/to/docker.sock or REGION=tcp://HOST:PORT", v)
+		}
+		if err := resources.ValidateRegion(region); err != nil {
+			return fail("--runtime %q: %v", v, err)
+		}
+		if out[region] != nil {
+			return fail("--runtime %q: region %s has a runtime already (one engine per region)", v, region)
+		}
+		if path, ok := strings.CutPrefix(addr, "docker://"); ok {
+			addr = "unix://" + path
+		}
+		ep := docker.Endpoint{Host: addr, Source: "--runtime " + region}
+		dir, hasTLS := tlsDirs[region]
+		switch {
+		case strings.HasPrefix(addr, "tcp://") && !hasTLS:
+			return fail("--runtime %q: a tcp:// engine needs --runtime-tls %s=DIR (ca.pem, cert.pem, key.pem): unencrypted, whoever reaches the port runs anything on the engine's machine", v, region)
+		case strings.HasPrefix(addr, "tcp://"):
+			ep.TLS = docker.TLSDir(dir, false)
+			for name, f := range map[string]string{"ca.pem": ep.TLS.CAFile, "cert.pem": ep.TLS.CertFile, "key.pem": ep.TLS.KeyFile} {
+				if f == "" {
+					return fail("--runtime-tls %s=%s: no %s in %s", region, dir, name, dir)
+				}
+			}
+		case hasTLS:
+			return fail("--runtime-tls %s=%s: region %s's engine is not a tcp:// one", region, dir, region)
+		}
+		rt, err := docker.OpenRuntime(ep)
+		if err != nil {
+			return fail("--runtime %q: %v", v, err)
+		}
+		opened = append(opened, rt)
+		out[region] = rt
+	}
+	for region := range tlsDirs {
+		if out[region] == nil {
+			return fail("--runtime-tls %s=…: no --runtime for region %s", region, region)
+		}
+	}
+	return out, closeAll, nil
+}
+
+// tlsConfig checks --tls-cert-file and --tls-key-file (both or neither) and
+// loads the pair: nil without TLS; a pair that does not load is invalid
+// input naming the file.
+func (o *ServeOptions) tlsConfig(logger *slog.Logger) (*tls.Config, error) {
+	switch {
+	case o.TLSCertFile == "" && o.TLSKeyFile == "":
+		return nil, nil
+	case o.TLSKeyFile == "":
+		return nil, cmdutil.FlagErrorf("--tls-cert-file needs --tls-key-file (the certificate's private key)")
+	case o.TLSCertFile == "":
+		return nil, cmdutil.FlagErrorf("--tls-key-file needs --tls-cert-file (the certificate of the key)")
+	}
+	cfg, err := platform.TLSConfig(o.TLSCertFile, o.TLSKeyFile, logger)
+	if err != nil {
+		return nil, cmdutil.FlagErrorf("--tls-cert-file/--tls-key-file: %v", err)
+	}
+	return cfg, nil
+}
+
+// runServe serves until ctx ends, then drains (platform.Serve).
+func runServe(ctx context.Context, o *ServeOptions) error {
+	if err := o.require(); err != nil {
+		return err
+	}
+	if o.CommitDelay < 0 || o.CommitDelay > time.Second {
+		return cmdutil.FlagErrorf("--commit-delay %s: want 0 to 1s", o.CommitDelay)
+	}
+	if o.CommitBatch < 1 || o.CommitBatch > stores.MaxCommitBatch {
+		return cmdutil.FlagErrorf("--commit-batch %d: want 1 to %d", o.CommitBatch, stores.MaxCommitBatch)
+	}
+	if o.CommitDelay > 0 && o.Store == "" {
+		if o.CommitDelaySet {
+			return cmdutil.FlagErrorf("--commit-delay applies to a PostgreSQL store (--store); SQLite commits one writer's batch at a time")
+		}
+		o.CommitDelay = 0 // the default is PostgreSQL's
+	}
+	if err := cmdutil.CheckEnum("log-format", o.LogFormat, logFormats); err != nil {
+		return err
+	}
+	var h slog.Handler = slog.NewTextHandler(o.IO.ErrOut, nil)
+	if o.LogFormat == "json" {
+		h = slog.NewJSONHandler(o.IO.ErrOut, nil)
+	}
+	logger := slog.New(h)
+	tlsCfg, err := o.tlsConfig(logger)
+	if err != nil {
+		return err
+	}
+	rts, closeRuntimes, err := o.runtimes()
+	if err != nil {
+		return err
+	}
+	defer closeRuntimes()
+	loc := o.location()
+	if loc.Shared() && o.MasterKeyFile == "" {
+		return platform.ErrMasterKeyRequired // before connecting: nothing to wait for
+	}
+	metrics := prommetrics.New()
+	st, err := stores.Open(ctx, loc, stores.Options{OnCommit: metrics.Commit, CommitDelay: o.CommitDelay, CommitBatch: o.CommitBatch})
+	if err != nil {
+		return err
+	}
+	srv, err := platform.Open(ctx, platform.Options{
+		Store: st, DataDir: loc.DataDir, MasterKeyFile: o.MasterKeyFile, ProvisionLease: o.ProvisionLease,
+		AllowPrivateRegistries: o.AllowPrivateRegistries, Logger: logger, Metrics: metrics,
+		Runtimes: rts, AgentNetwork: o.AgentNetwork, AgentSettle: o.AgentSettle, ReconcileInterval: time.Second,
+	})
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
+	ln, err := net.Listen("tcp", o.Listen)
+	if err != nil {
+		return fmt.Errorf("--listen %s: %w", o.Listen, err)
+	}
+	scheme := "http"
+	if tlsCfg != nil {
+		ln, scheme = tls.NewListener(ln, tlsCfg), "https"
+	}
+	hs := platform.HTTPServer(srv.Handler(), slog.NewLogLogger(h, slog.LevelWarn))
+	fmt.Fprintf(o.IO.ErrOut, "listening on %s://%s\n", scheme, ln.Addr())
+	// Until ctx ends (SIGTERM, Ctrl-C); then a drain that leaves no request
+	// sent on a kept-alive connection without its answer.
+	if err := platform.Serve(ctx, hs, ln, func() { logger.Info("shutting down"); srv.StopStreams() }); err != nil {
+		return err
+	}
+	return srv.Close()
+}

@@ -38,6 +38,13 @@ type Session struct {
 	MaxSeconds int64
 }
 
+// PendingContainer is the Container of a session that waits for an agent:
+// a placeholder unique to it, replaced when it claims one.
+func PendingContainer(sessionID string) string { return "pending/" + sessionID }
+
+// Pending reports whether the session still waits for an agent.
+func (s Session) Pending() bool { return s.Container == PendingContainer(s.ID) }
+
 // Live reports whether the session is still starting or active.
 func (s Session) Live() bool { return s.State == "starting" || s.State == "active" }
 
@@ -46,8 +53,11 @@ type SessionTx interface {
 	// CreateSession inserts s (ErrExists: its ID is taken, or another
 	// session ever named its Container).
 	CreateSession(ctx context.Context, s Session) error
-	// UpdateSession writes s's State, WSToken, StartedAt, EndedAt and
-	// EndReason (ErrNotFound: no session s.ID of s.OrgID).
+	// UpdateSession writes s's Container, State, WSToken, StartedAt,
+	// EndedAt and EndReason (ErrNotFound: no session s.ID of s.OrgID;
+	// ErrExists: another session ever named that Container). A session
+	// waiting for an agent names a placeholder container (PendingContainer)
+	// until it claims one.
 	UpdateSession(ctx context.Context, s Session) error
 	// Session returns the organization's session id (ErrNotFound).
 	Session(ctx context.Context, orgID int64, id string) (Session, error)

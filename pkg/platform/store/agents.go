@@ -58,7 +58,7 @@ type AgentTx interface {
 	// PutAgent inserts (ID 0; ErrExists when the organization has an
 	// agent of that name) or updates an agent row and returns its ID.
 	PutAgent(ctx context.Context, a Agent) (int64, error)
-	// DeleteAgent deletes an agent and its deployments.
+	// DeleteAgent deletes an agent, its deployments and its sessions.
 	DeleteAgent(ctx context.Context, id int64) error
 	// AppliedAgents is AppliedObjects for agents.
 	AppliedAgents(ctx context.Context, orgID int64, applySet string) ([]Agent, error)

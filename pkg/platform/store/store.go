@@ -161,6 +161,7 @@ type ListQuery struct {
 type Tx interface {
 	AgentTx
 	PublicKeyTx
+	SessionTx
 
 	Org(ctx context.Context, name string) (Org, error)
 	CreateOrg(ctx context.Context, o Org) (Org, error)
@@ -256,6 +257,7 @@ type Version struct {
 type Store interface {
 	AgentStore
 	PublicKeyStore
+	SessionStore
 
 	// Update runs fn in a write transaction and returns once the transaction
 	// is durably committed (or fn's error, after rolling back fn's writes).

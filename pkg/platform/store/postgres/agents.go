@@ -126,8 +126,8 @@ func (t *pgTx) PutAgent(ctx context.Context, a store.Agent) (int64, error) {
 
 func (t *pgTx) DeleteAgent(ctx context.Context, id int64) error {
 	var n int64
-	err := t.sendw(ctx, true, []queued{{qDeleteDeploys, []any{id}}, {qDeleteAgent, []any{id}}},
-		[]func(pgx.BatchResults) error{nil, rowsAffected(&n)})
+	err := t.sendw(ctx, true, []queued{{qDeleteDeploys, []any{id}}, {qDeleteSessions, []any{id}}, {qDeleteAgent, []any{id}}},
+		[]func(pgx.BatchResults) error{nil, nil, rowsAffected(&n)})
 	if err != nil {
 		return err
 	}

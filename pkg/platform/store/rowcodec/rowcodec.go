@@ -491,3 +491,73 @@ func ScanPublicKey(sc Scanner) (store.PublicKey, error) {
 	}
 	return k, nil
 }
+
+// SessionCols are a session's columns (s: sessions, o: orgs), in
+// ScanSession's order.
+const SessionCols = `s.id, s.org_id, o.name, s.agent_id, s.agent, s.region, s.deployment, s.container, s.transport, s.state, s.ws_token, s.created_at, s.started_at, s.ended_at, s.end_reason, s.max_seconds`
+
+// SessionFrom is the FROM clause SessionCols reads.
+const SessionFrom = ` FROM sessions s JOIN orgs o ON o.id = s.org_id`
+
+// SessionInsertCols are the columns SessionArgs gives, in its order.
+const SessionInsertCols = `id, org_id, agent_id, agent, region, deployment, container, transport, state, ws_token, created_at, started_at, ended_at, end_reason, max_seconds`
+
+// SessionArgs returns the stored form of a new session's columns
+// (SessionInsertCols): times as Unix nanoseconds (CreatedAt: now when
+// unset), StartedAt and EndedAt NULL when nil, WSToken NULL when nil.
+func SessionArgs(s store.Session) []any {
+	if s.CreatedAt.IsZero() {
+		s.CreatedAt = time.Now().UTC()
+	}
+	return []any{s.ID, s.OrgID, s.AgentID, s.Agent, s.Region, s.Deployment, s.Container, s.Transport, s.State,
+		wsToken(s.WSToken), s.CreatedAt.UnixNano(), nanos(s.StartedAt), nanos(s.EndedAt), s.EndReason, s.MaxSeconds}
+}
+
+// SessionUpdateArgs returns the stored form of what an update of a session
+// writes, in the order state, ws_token, started_at, ended_at, end_reason,
+// then the key: org_id, id.
+func SessionUpdateArgs(s store.Session) []any {
+	return []any{s.State, wsToken(s.WSToken), nanos(s.StartedAt), nanos(s.EndedAt), s.EndReason, s.OrgID, s.ID}
+}
+
+// wsToken is a session's token column: NULL when there is none (a nil
+// []byte would be stored as an empty value by some drivers).
+func wsToken(b []byte) any {
+	if b == nil {
+		return nil
+	}
+	return b
+}
+
+// nanos is an optional time's column: Unix nanoseconds, or NULL.
+func nanos(t *time.Time) *int64 {
+	if t == nil {
+		return nil
+	}
+	n := t.UnixNano()
+	return &n
+}
+
+// fromOptNanos reads what nanos wrote.
+func fromOptNanos(n *int64) *time.Time {
+	if n == nil {
+		return nil
+	}
+	t := FromNanos(*n)
+	return &t
+}
+
+// ScanSession reads one session row (SessionCols).
+func ScanSession(sc Scanner) (store.Session, error) {
+	var s store.Session
+	var created int64
+	var started, ended *int64
+	err := sc.Scan(&s.ID, &s.OrgID, &s.OrgName, &s.AgentID, &s.Agent, &s.Region, &s.Deployment, &s.Container, &s.Transport,
+		&s.State, &s.WSToken, &created, &started, &ended, &s.EndReason, &s.MaxSeconds)
+	if err != nil {
+		return s, err
+	}
+	s.CreatedAt = FromNanos(created)
+	s.StartedAt, s.EndedAt = fromOptNanos(started), fromOptNanos(ended)
+	return s, nil
+}

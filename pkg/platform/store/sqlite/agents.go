@@ -79,8 +79,10 @@ func (t *sqlTx) PutAgent(ctx context.Context, a store.Agent) (int64, error) {
 }
 
 func (t *sqlTx) DeleteAgent(ctx context.Context, id int64) error {
-	if _, err := t.exec(ctx, qDeleteDeploys, id); err != nil {
-		return err
+	for _, q := range []string{qDeleteDeploys, qDeleteSessions} {
+		if _, err := t.exec(ctx, q, id); err != nil {
+			return err
+		}
 	}
 	res, err := t.exec(ctx, qDeleteAgent, id)
 	if err != nil {

@@ -102,7 +102,7 @@ var qAuditRows = sync.OnceValue(func() []string {
 var writerQueries = sync.OnceValue(func() map[string]bool {
 	m := map[string]bool{}
 	for _, q := range slices.Concat([]string{qOrgByName, qObjectByName, qValues, qInsertOrg, qInsertToken, qRevokeToken, qUpdateObject, qUpdateSpec, qDeleteValue, qDeleteValues, qDeleteObject, qLoadVersion, qStoreVersion, qSetStatus, qMarkReady, qDataVersion, qInsertObject, qAppliedObjects, qUpsertValue, qSavepoint, qRollbackTo, qRelease,
-		qInsertVersion, qInsertVersionValue, qPurgeVersions, qPurgeVersionValues, qVersion, qVersionValues, qSetHistoryLimit}, agentQueries, qAuditRows()) {
+		qInsertVersion, qInsertVersionValue, qPurgeVersions, qPurgeVersionValues, qVersion, qVersionValues, qSetHistoryLimit}, agentQueries, sessionQueries, qAuditRows()) {
 		m[q] = true
 	}
 	return m

@@ -57,6 +57,10 @@ func Run(t *testing.T, newDB func(t *testing.T) Opener) {
 		{"ConcurrentDeploys", testConcurrentDeploys},
 		{"AgentsInGroupedUpdates", testAgentsInGroupedUpdates},
 		{"Leases", testLeases},
+		{"Sessions", testSessions},
+		{"SessionsClaim", testSessionClaim},
+		{"SessionsLive", testLiveSessions},
+		{"SessionsOfAgent", testAgentSessions},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, newDB(t)) })

@@ -1,0 +1,101 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/botkit-dev/botkit/pkg/platform/store"
+	"github.com/botkit-dev/botkit/pkg/platform/store/rowcodec"
+)
+
+// Sessions: calls, each on one agent (container). The unique index on the
+// container is the claim: of the replicas inserting a session on one
+// container at once, the insert that commits first wins and the others,
+// having waited for it, insert nothing (ErrExists). A session read in a
+// transaction is locked until it ends, so that the updates of one session
+// from any replica run one after the other.
+
+const (
+	qSession     = `SELECT ` + rowcodec.SessionCols + rowcodec.SessionFrom + ` WHERE s.org_id = $1 AND s.id = $2`
+	qSessionLock = qSession + ` FOR UPDATE OF s`
+	// qInsertSession inserts nothing when the session's ID or container is
+	// taken: a unique violation would abort the transaction, which a
+	// batch of updates shares.
+	qInsertSession  = `INSERT INTO sessions (` + rowcodec.SessionInsertCols + `) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) ON CONFLICT DO NOTHING`
+	qUpdateSession  = `UPDATE sessions SET state = $1, ws_token = $2, started_at = $3, ended_at = $4, end_reason = $5 WHERE org_id = $6 AND id = $7`
+	qDeleteSessions = `DELETE FROM sessions WHERE agent_id = $1`
+	qAgentSessions  = `SELECT ` + rowcodec.SessionCols + rowcodec.SessionFrom + ` WHERE s.agent_id = $1 ORDER BY s.created_at DESC, s.id DESC LIMIT $2`
+	qLiveSessions   = `SELECT ` + rowcodec.SessionCols + rowcodec.SessionFrom + ` WHERE s.region = $1 AND s.state IN ('starting', 'active') ORDER BY s.created_at, s.id`
+)
+
+func (t *pgTx) CreateSession(ctx context.Context, s store.Session) error {
+	var n int64
+	if err := t.onew(ctx, qInsertSession, rowcodec.SessionArgs(s), rowsAffected(&n)); err != nil {
+		return err
+	}
+	if n == 0 {
+		return store.ErrExists
+	}
+	return nil
+}
+
+func (t *pgTx) UpdateSession(ctx context.Context, s store.Session) error {
+	var n int64
+	if err := t.onew(ctx, qUpdateSession, rowcodec.SessionUpdateArgs(s), rowsAffected(&n)); err != nil {
+		return err
+	}
+	if n == 0 {
+		return store.ErrNotFound
+	}
+	return nil
+}
+
+// Session reads and locks the session's row until the transaction ends.
+func (t *pgTx) Session(ctx context.Context, orgID int64, id string) (store.Session, error) {
+	var s store.Session
+	err := t.one(ctx, qSessionLock, []any{orgID, id}, func(br pgx.BatchResults) error {
+		var err error
+		s, err = rowcodec.ScanSession(br.QueryRow())
+		if errors.Is(err, pgx.ErrNoRows) {
+			return store.ErrNotFound
+		}
+		return err
+	})
+	return s, err
+}
+
+func (s *Store) Session(ctx context.Context, orgID int64, id string) (store.Session, error) {
+	var out store.Session
+	err := s.read(ctx, func(ctx context.Context) error {
+		var err error
+		out, err = rowcodec.ScanSession(s.pool.QueryRow(ctx, qSession, orgID, id))
+		if errors.Is(err, pgx.ErrNoRows) {
+			return store.ErrNotFound
+		}
+		return err
+	})
+	return out, err
+}
+
+func (s *Store) Sessions(ctx context.Context, agentID int64, limit int) ([]store.Session, error) {
+	return s.querySessions(ctx, qAgentSessions, agentID, limit)
+}
+
+func (s *Store) LiveSessions(ctx context.Context, region string) ([]store.Session, error) {
+	return s.querySessions(ctx, qLiveSessions, region)
+}
+
+func (s *Store) querySessions(ctx context.Context, q string, args ...any) ([]store.Session, error) {
+	var out []store.Session
+	err := s.read(ctx, func(ctx context.Context) error {
+		rows, err := s.pool.Query(ctx, q, args...)
+		if err != nil {
+			return err
+		}
+		out, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (store.Session, error) { return rowcodec.ScanSession(row) })
+		return err
+	})
+	return out, err
+}

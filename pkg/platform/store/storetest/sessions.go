@@ -1,0 +1,298 @@
+package storetest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/botkit-dev/botkit/pkg/platform/store"
+)
+
+// The sessions' contract (store.SessionTx, store.SessionStore): calls, each
+// on one container, which serves one session ever.
+
+// newSession returns session id of agent a on container c, starting,
+// created at `at`.
+func newSession(a store.Agent, id, c string, at time.Time) store.Session {
+	return store.Session{ID: id, OrgID: a.OrgID, AgentID: a.ID, Agent: a.Name, Region: a.Region, Deployment: 3,
+		Container: c, Transport: "webrtc", State: "starting", CreatedAt: at, MaxSeconds: 7200}
+}
+
+func createSession(t *testing.T, s store.Store, ses store.Session) {
+	t.Helper()
+	update(t, s, func(ctx context.Context, tx store.Tx) error { return tx.CreateSession(ctx, ses) })
+}
+
+func optTime(p *time.Time) string {
+	if p == nil {
+		return "nil"
+	}
+	return p.UTC().Format(time.RFC3339Nano)
+}
+
+func sameSession(t *testing.T, what string, got, want store.Session) {
+	t.Helper()
+	if got.ID != want.ID || got.OrgID != want.OrgID || got.OrgName != want.OrgName || got.AgentID != want.AgentID ||
+		got.Agent != want.Agent || got.Region != want.Region || got.Deployment != want.Deployment ||
+		got.Container != want.Container || got.Transport != want.Transport || got.State != want.State ||
+		!bytes.Equal(got.WSToken, want.WSToken) || (got.WSToken == nil) != (want.WSToken == nil) ||
+		!got.CreatedAt.Equal(want.CreatedAt) || optTime(got.StartedAt) != optTime(want.StartedAt) ||
+		optTime(got.EndedAt) != optTime(want.EndedAt) || got.EndReason != want.EndReason || got.MaxSeconds != want.MaxSeconds {
+		t.Errorf("%s:\n got  %+v (started %s, ended %s)\n want %+v (started %s, ended %s)", what,
+			got, optTime(got.StartedAt), optTime(got.EndedAt), want, optTime(want.StartedAt), optTime(want.EndedAt))
+	}
+}
+
+func sessionIDs(ss []store.Session) []string {
+	out := []string{}
+	for _, s := range ss {
+		out = append(out, s.OrgName+"/"+s.ID)
+	}
+	return out
+}
+
+// A session is written and read back with every field, by this store and
+// another on the database, in and out of a transaction; an update writes
+// its state, token, times and end reason only; an ID and a container are
+// taken once (a container even after its session ended); another
+// organization's session is not found.
+func testSessions(t *testing.T, open Opener) {
+	ctx := context.Background()
+	s1, s2 := open(t), open(t)
+	o, p := newOrg(t, s1, "o"), newOrg(t, s1, "p")
+	bot := putAgent(t, s1, o.ID, "bot", "us-west")
+	if _, err := s2.Session(ctx, o.ID, "ses_1"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("missing session: %v, want ErrNotFound", err)
+	}
+	created := time.Unix(1700000000, 123456789).UTC()
+	want := newSession(bot, "ses_1", "c0ffee01", created)
+	want.WSToken = []byte("sha256-of-the-token")
+	update(t, s1, func(ctx context.Context, tx store.Tx) error {
+		if err := tx.CreateSession(ctx, want); err != nil {
+			return err
+		}
+		// The transaction reads its own write.
+		got, err := tx.Session(ctx, o.ID, "ses_1")
+		if err != nil {
+			return err
+		}
+		want.OrgName = "o"
+		sameSession(t, "the session in its transaction", got, want)
+		return nil
+	})
+	for i, s := range []store.Store{s1, s2} {
+		got, err := s.Session(ctx, o.ID, "ses_1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameSession(t, fmt.Sprintf("store %d: the new session", i+1), got, want)
+	}
+	if _, err := s2.Session(ctx, p.ID, "ses_1"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("another organization's session: %v, want ErrNotFound", err)
+	}
+
+	// A session without a token or a bound.
+	bare := newSession(bot, "ses_2", "c0ffee02", created.Add(time.Second))
+	bare.MaxSeconds, bare.Transport = 0, "daily"
+	createSession(t, s2, bare)
+	bare.OrgName = "o"
+	if got, err := s1.Session(ctx, o.ID, "ses_2"); err != nil || got.WSToken != nil {
+		t.Errorf("a session without a token: %+v %v", got, err)
+	} else {
+		sameSession(t, "a session without a token", got, bare)
+	}
+
+	// An update writes the state, token, times and end reason.
+	started := created.Add(2*time.Second + 7)
+	update(t, s2, func(ctx context.Context, tx store.Tx) error {
+		ses, err := tx.Session(ctx, o.ID, "ses_1")
+		if err != nil {
+			return err
+		}
+		ses.State, ses.WSToken, ses.StartedAt = "active", nil, &started
+		ses.MaxSeconds, ses.Container, ses.Agent = 1, "elsewhere", "renamed" // not written
+		return tx.UpdateSession(ctx, ses)
+	})
+	want.State, want.WSToken, want.StartedAt = "active", nil, &started
+	got, err := s1.Session(ctx, o.ID, "ses_1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameSession(t, "the session started (its token used)", got, want)
+	ended := started.Add(time.Minute + 11)
+	want.State, want.EndedAt, want.EndReason = "failed", &ended, "the agent died: line 1\nline 2"
+	update(t, s1, func(ctx context.Context, tx store.Tx) error { return tx.UpdateSession(ctx, want) })
+	got, err = s2.Session(ctx, o.ID, "ses_1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameSession(t, "the session ended", got, want)
+	for name, ses := range map[string]store.Session{
+		"an unknown session":             {ID: "ses_nope", OrgID: o.ID, State: "ended"},
+		"another organization's session": {ID: "ses_1", OrgID: p.ID, State: "ended"},
+	} {
+		err := s2.Update(ctx, func(ctx context.Context, tx store.Tx) error { return tx.UpdateSession(ctx, ses) })
+		if !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("updating %s: %v, want ErrNotFound", name, err)
+		}
+	}
+
+	// An ID, and a container, is taken once.
+	for name, ses := range map[string]store.Session{
+		"the ID of another session":        newSession(bot, "ses_2", "c0ffee03", created),
+		"the container of a live session":  newSession(bot, "ses_3", "c0ffee02", created),
+		"the container of an ended one":    newSession(bot, "ses_4", "c0ffee01", created),
+		"another organization's container": {ID: "ses_5", OrgID: p.ID, AgentID: bot.ID, Agent: "x", Region: "us-west", Container: "c0ffee02", Transport: "webrtc", State: "starting"},
+	} {
+		err := s1.Update(ctx, func(ctx context.Context, tx store.Tx) error { return tx.CreateSession(ctx, ses) })
+		if !errors.Is(err, store.ErrExists) {
+			t.Errorf("a session on %s: %v, want ErrExists", name, err)
+		}
+	}
+	if ss, err := s2.Sessions(ctx, bot.ID, 10); err != nil || !slices.Equal(sessionIDs(ss), []string{"o/ses_2", "o/ses_1"}) {
+		t.Errorf("sessions after the refused ones: %v %v", sessionIDs(ss), err)
+	}
+	if got, err := s2.Session(ctx, o.ID, "ses_2"); err != nil || got.Container != "c0ffee02" || got.State != "starting" {
+		t.Errorf("ses_2 after the refused ones: %+v %v", got, err)
+	}
+}
+
+// Of 50 sessions created at once on one container, through two stores on
+// the database (two replicas), in updates of their own and in updates
+// grouped with others (store.WithObjects), exactly one is created: the
+// others get ErrExists.
+func testSessionClaim(t *testing.T, open Opener) {
+	ctx := context.Background()
+	s1, s2 := open(t), open(t)
+	o := newOrg(t, s1, "o")
+	bot := putAgent(t, s1, o.ID, "bot", "us-west")
+	const n = 50
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	errs := make([]error, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			uctx := ctx
+			if i%4 >= 2 {
+				uctx = store.WithObjects(ctx, store.ObjectKey{OrgID: o.ID, Name: fmt.Sprint("set-", i%3)})
+			}
+			ses := newSession(bot, fmt.Sprintf("ses_%02d", i), "c0ffee", time.Now().UTC())
+			errs[i] = []store.Store{s1, s2}[i%2].Update(uctx, func(ctx context.Context, tx store.Tx) error {
+				return tx.CreateSession(ctx, ses)
+			})
+		}()
+	}
+	close(start)
+	wg.Wait()
+	var won []string
+	for i, err := range errs {
+		switch {
+		case err == nil:
+			won = append(won, fmt.Sprintf("ses_%02d", i))
+		case !errors.Is(err, store.ErrExists):
+			t.Errorf("claim %d: %v, want ErrExists or success", i, err)
+		}
+	}
+	if len(won) != 1 {
+		t.Fatalf("%d sessions claimed the container (%v), want 1", len(won), won)
+	}
+	ss, err := s2.Sessions(ctx, bot.ID, 2*n)
+	if err != nil || len(ss) != 1 || ss[0].ID != won[0] || ss[0].Container != "c0ffee" {
+		t.Errorf("the agent's sessions: %v %v, want the winner's %s only", sessionIDs(ss), err, won[0])
+	}
+}
+
+// LiveSessions returns the starting and active sessions of one region, of
+// every organization, with their organization's name.
+func testLiveSessions(t *testing.T, open Opener) {
+	ctx := context.Background()
+	s1, s2 := open(t), open(t)
+	b, a := newOrg(t, s1, "b"), newOrg(t, s1, "a")
+	bbot, abot, east := putAgent(t, s1, b.ID, "bot", "us-west"), putAgent(t, s1, a.ID, "bot", "us-west"), putAgent(t, s1, b.ID, "east", "us-east")
+	at := time.Unix(1700000000, 0).UTC()
+	now := at.Add(time.Hour)
+	for i, c := range []struct {
+		agent store.Agent
+		state string
+	}{{bbot, "starting"}, {abot, "active"}, {bbot, "ended"}, {abot, "failed"}, {east, "active"}, {bbot, "active"}} {
+		ses := newSession(c.agent, fmt.Sprint("ses_", i), fmt.Sprint("c", i), at.Add(time.Duration(i)*time.Second))
+		ses.State = c.state
+		if !ses.Live() {
+			ses.StartedAt, ses.EndedAt, ses.EndReason = &at, &now, "the caller ended it"
+		}
+		createSession(t, s1, ses)
+	}
+	for region, want := range map[string][]string{"us-west": {"b/ses_0", "a/ses_1", "b/ses_5"}, "us-east": {"b/ses_4"}, "eu-central": {}} {
+		got, err := s2.LiveSessions(ctx, region)
+		if err != nil || !slices.Equal(sessionIDs(got), want) {
+			t.Errorf("LiveSessions(%s): %v (%v), want %v", region, sessionIDs(got), err, want)
+		}
+		for _, ses := range got {
+			if ses.Region != region || !ses.Live() || ses.Container == "" || ses.Agent == "" || ses.AgentID == 0 {
+				t.Errorf("LiveSessions(%s): %+v", region, ses)
+			}
+		}
+	}
+	// A session that ends leaves the list.
+	update(t, s2, func(ctx context.Context, tx store.Tx) error {
+		ses, err := tx.Session(ctx, a.ID, "ses_1")
+		if err != nil {
+			return err
+		}
+		ses.State, ses.EndedAt, ses.EndReason = "ended", &now, "max duration"
+		return tx.UpdateSession(ctx, ses)
+	})
+	if got, err := s1.LiveSessions(ctx, "us-west"); err != nil || !slices.Equal(sessionIDs(got), []string{"b/ses_0", "b/ses_5"}) {
+		t.Errorf("LiveSessions(us-west) after ses_1 ended: %v (%v)", sessionIDs(got), err)
+	}
+}
+
+// Sessions returns an agent's sessions newest first (by creation, then ID),
+// up to a limit; DeleteAgent deletes the agent's sessions and no other's.
+func testAgentSessions(t *testing.T, open Opener) {
+	ctx := context.Background()
+	s1, s2 := open(t), open(t)
+	o := newOrg(t, s1, "o")
+	bot, other := putAgent(t, s1, o.ID, "bot", "us-west"), putAgent(t, s1, o.ID, "other", "us-west")
+	at := time.Unix(1700000000, 0).UTC()
+	update(t, s1, func(ctx context.Context, tx store.Tx) error {
+		// Created in an order that is not the listing's; ses_b and ses_c at
+		// the same time.
+		for _, c := range []struct {
+			id    string
+			agent store.Agent
+			sec   int
+		}{{"ses_c", bot, 2}, {"ses_a", bot, 1}, {"ses_d", bot, 3}, {"ses_b", bot, 2}, {"ses_x", other, 5}, {"ses_0", bot, 0}} {
+			if err := tx.CreateSession(ctx, newSession(c.agent, c.id, "ctr-"+c.id, at.Add(time.Duration(c.sec)*time.Second))); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	for limit, want := range map[int][]string{10: {"o/ses_d", "o/ses_c", "o/ses_b", "o/ses_a", "o/ses_0"}, 3: {"o/ses_d", "o/ses_c", "o/ses_b"}, 1: {"o/ses_d"}} {
+		if got, err := s2.Sessions(ctx, bot.ID, limit); err != nil || !slices.Equal(sessionIDs(got), want) {
+			t.Errorf("Sessions(bot, %d): %v (%v), want %v", limit, sessionIDs(got), err, want)
+		}
+	}
+	update(t, s2, func(ctx context.Context, tx store.Tx) error { return tx.DeleteAgent(ctx, bot.ID) })
+	if got, err := s1.Sessions(ctx, bot.ID, 10); err != nil || len(got) != 0 {
+		t.Errorf("sessions of the deleted agent: %v (%v)", sessionIDs(got), err)
+	}
+	if _, err := s1.Session(ctx, o.ID, "ses_d"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("a session of the deleted agent: %v, want ErrNotFound", err)
+	}
+	if got, err := s1.LiveSessions(ctx, "us-west"); err != nil || !slices.Equal(sessionIDs(got), []string{"o/ses_x"}) {
+		t.Errorf("live sessions after the delete: %v (%v)", sessionIDs(got), err)
+	}
+	if got, err := s2.Sessions(ctx, other.ID, 10); err != nil || !slices.Equal(sessionIDs(got), []string{"o/ses_x"}) {
+		t.Errorf("the other agent's sessions: %v (%v)", sessionIDs(got), err)
+	}
+}

@@ -245,6 +245,11 @@ func (r *Reconciler) claim(ctx context.Context, rt runtime.Runtime, a store.Agen
 			claimed := sess
 			claimed.Container = c.ID
 			err := r.st.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+				// The agent first: its row lock serializes the claims of
+				// its containers (store.SessionTx.UpdateSession).
+				if _, err := tx.Agent(ctx, a.OrgID, a.Name); err != nil {
+					return err
+				}
 				cur, err := tx.Session(ctx, sess.OrgID, sess.ID)
 				if err != nil {
 					return err

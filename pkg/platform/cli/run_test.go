@@ -76,13 +76,13 @@ func TestCommandsFillTheirOptions(t *testing.T) {
 // --runtime's parsing is a function of its own: nothing stays open after a
 // bad value.
 func TestParseRuntimes(t *testing.T) {
-	rts, closeAll, err := parseRuntimes([]string{"us-west=docker:///var/run/a.sock", "eu-central=docker:///var/run/b.sock"})
+	rts, closeAll, err := parseRuntimes([]string{"us-west=docker:///var/run/a.sock", "eu-central=docker:///var/run/b.sock"}, nil)
 	if err != nil || len(rts) != 2 {
 		t.Fatalf("%v %v", rts, err)
 	}
 	closeAll()
 	var fe *cmdutil.FlagError
-	if _, _, err := parseRuntimes([]string{"us-west"}); !errors.As(err, &fe) {
+	if _, _, err := parseRuntimes([]string{"us-west"}, nil); !errors.As(err, &fe) {
 		t.Errorf("no address: %v", err)
 	}
 }

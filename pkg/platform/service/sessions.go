@@ -9,7 +9,6 @@ import (
 	"encoding/base64"
 	"errors"
 	"net/url"
-	"time"
 
 	"github.com/botkit-dev/botkit/pkg/platform/agents"
 	"github.com/botkit-dev/botkit/pkg/platform/store"
@@ -209,4 +208,3 @@ func (s *Service) SessionWebsocket(ctx context.Context, name, id, token string) 
 	}
 	return s.liveEndpoint(ctx, ss)
 }
-

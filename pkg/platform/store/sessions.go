@@ -55,12 +55,18 @@ type SessionTx interface {
 	CreateSession(ctx context.Context, s Session) error
 	// UpdateSession writes s's Container, State, WSToken, StartedAt,
 	// EndedAt and EndReason (ErrNotFound: no session s.ID of s.OrgID;
-	// ErrExists: another session ever named that Container). A session
+	// ErrExists: another session ever named that Container; a claim runs
+	// in a transaction that read the agent first, which serializes the
+	// claims of its containers). A session
 	// waiting for an agent names a placeholder container (PendingContainer)
 	// until it claims one.
 	UpdateSession(ctx context.Context, s Session) error
 	// Session returns the organization's session id (ErrNotFound).
 	Session(ctx context.Context, orgID int64, id string) (Session, error)
+	// SessionByID returns session id of any organization (ErrNotFound):
+	// what a websocket's one-time token, which names no organization,
+	// reaches.
+	SessionByID(ctx context.Context, id string) (Session, error)
 }
 
 // SessionStore is the sessions' part of the store's reads.

@@ -23,11 +23,16 @@ const (
 	// qInsertSession inserts nothing when the session's ID or container is
 	// taken: a unique violation would abort the transaction, which a
 	// batch of updates shares.
-	qInsertSession  = `INSERT INTO sessions (` + rowcodec.SessionInsertCols + `) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) ON CONFLICT DO NOTHING`
-	qUpdateSession  = `UPDATE sessions SET state = $1, ws_token = $2, started_at = $3, ended_at = $4, end_reason = $5 WHERE org_id = $6 AND id = $7`
-	qDeleteSessions = `DELETE FROM sessions WHERE agent_id = $1`
-	qAgentSessions  = `SELECT ` + rowcodec.SessionCols + rowcodec.SessionFrom + ` WHERE s.agent_id = $1 ORDER BY s.created_at DESC, s.id DESC LIMIT $2`
-	qLiveSessions   = `SELECT ` + rowcodec.SessionCols + rowcodec.SessionFrom + ` WHERE s.region = $1 AND s.state IN ('starting', 'active') ORDER BY s.created_at, s.id`
+	qInsertSession = `INSERT INTO sessions (` + rowcodec.SessionInsertCols + `) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) ON CONFLICT DO NOTHING`
+	// qUpdateSession names a container no other session named (a claim),
+	// or updates nothing: a unique violation would abort the transaction.
+	// The claims of one agent's containers run one after the other under
+	// the agent's row lock (see UpdateSession), so the check holds.
+	qUpdateSession   = `UPDATE sessions SET container = $1, state = $2, ws_token = $3, started_at = $4, ended_at = $5, end_reason = $6 WHERE org_id = $7 AND id = $8 AND NOT EXISTS (SELECT 1 FROM sessions o WHERE o.container = $1 AND o.id <> $8)`
+	qSessionByIDLock = `SELECT ` + rowcodec.SessionCols + rowcodec.SessionFrom + ` WHERE s.id = $1 FOR UPDATE OF s`
+	qDeleteSessions  = `DELETE FROM sessions WHERE agent_id = $1`
+	qAgentSessions   = `SELECT ` + rowcodec.SessionCols + rowcodec.SessionFrom + ` WHERE s.agent_id = $1 ORDER BY s.created_at DESC, s.id DESC LIMIT $2`
+	qLiveSessions    = `SELECT ` + rowcodec.SessionCols + rowcodec.SessionFrom + ` WHERE s.region = $1 AND s.state IN ('starting', 'active') ORDER BY s.created_at, s.id`
 )
 
 func (t *pgTx) CreateSession(ctx context.Context, s store.Session) error {
@@ -47,9 +52,27 @@ func (t *pgTx) UpdateSession(ctx context.Context, s store.Session) error {
 		return err
 	}
 	if n == 0 {
-		return store.ErrNotFound
+		// Not updated: no such session, or its container is another's.
+		if _, err := t.Session(ctx, s.OrgID, s.ID); err != nil {
+			return err
+		}
+		return store.ErrExists
 	}
 	return nil
+}
+
+// SessionByID reads and locks a session of any organization.
+func (t *pgTx) SessionByID(ctx context.Context, id string) (store.Session, error) {
+	var s store.Session
+	err := t.one(ctx, qSessionByIDLock, []any{id}, func(br pgx.BatchResults) error {
+		var err error
+		s, err = rowcodec.ScanSession(br.QueryRow())
+		if errors.Is(err, pgx.ErrNoRows) {
+			return store.ErrNotFound
+		}
+		return err
+	})
+	return s, err
 }
 
 // Session reads and locks the session's row until the transaction ends.

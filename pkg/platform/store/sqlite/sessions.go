@@ -14,9 +14,12 @@ import (
 // second session naming a container fails its insert.
 
 const (
-	qSession        = `SELECT ` + rowcodec.SessionCols + rowcodec.SessionFrom + ` WHERE s.org_id = ? AND s.id = ?`
-	qInsertSession  = `INSERT INTO sessions (` + rowcodec.SessionInsertCols + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
-	qUpdateSession  = `UPDATE sessions SET state = ?, ws_token = ?, started_at = ?, ended_at = ?, end_reason = ? WHERE org_id = ? AND id = ?`
+	qSession       = `SELECT ` + rowcodec.SessionCols + rowcodec.SessionFrom + ` WHERE s.org_id = ? AND s.id = ?`
+	qInsertSession = `INSERT INTO sessions (` + rowcodec.SessionInsertCols + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	// qUpdateSession names a container no other session named (a claim),
+	// or nothing: see UpdateSession.
+	qUpdateSession  = `UPDATE sessions SET container = ?1, state = ?2, ws_token = ?3, started_at = ?4, ended_at = ?5, end_reason = ?6 WHERE org_id = ?7 AND id = ?8 AND NOT EXISTS (SELECT 1 FROM sessions o WHERE o.container = ?1 AND o.id <> ?8)`
+	qSessionByID    = `SELECT ` + rowcodec.SessionCols + rowcodec.SessionFrom + ` WHERE s.id = ?`
 	qDeleteSessions = `DELETE FROM sessions WHERE agent_id = ?`
 	qAgentSessions  = `SELECT ` + rowcodec.SessionCols + rowcodec.SessionFrom + ` WHERE s.agent_id = ? ORDER BY s.created_at DESC, s.id DESC LIMIT ?`
 	// qLiveSessions names the partial index's condition as it is written
@@ -25,7 +28,7 @@ const (
 )
 
 // sessionQueries are the sessions' statements the writer prepares.
-var sessionQueries = []string{qSession, qInsertSession, qUpdateSession, qDeleteSessions}
+var sessionQueries = []string{qSession, qSessionByID, qInsertSession, qUpdateSession, qDeleteSessions}
 
 func getSession(ctx context.Context, q querier, orgID int64, id string) (store.Session, error) {
 	s, err := rowcodec.ScanSession(q.QueryRowContext(ctx, qSession, orgID, id))
@@ -45,13 +48,28 @@ func (t *sqlTx) CreateSession(ctx context.Context, s store.Session) error {
 
 func (t *sqlTx) UpdateSession(ctx context.Context, s store.Session) error {
 	res, err := t.exec(ctx, qUpdateSession, rowcodec.SessionUpdateArgs(s)...)
+	if isUnique(err) {
+		return store.ErrExists
+	}
 	if err != nil {
 		return err
 	}
 	if n, err := res.RowsAffected(); err == nil && n == 0 {
-		return store.ErrNotFound
+		// Not updated: no such session, or its container is another's.
+		if _, err := getSession(ctx, t.b, s.OrgID, s.ID); err != nil {
+			return err
+		}
+		return store.ErrExists
 	}
 	return nil
+}
+
+func (t *sqlTx) SessionByID(ctx context.Context, id string) (store.Session, error) {
+	s, err := rowcodec.ScanSession(t.b.QueryRowContext(ctx, qSessionByID, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return store.Session{}, store.ErrNotFound
+	}
+	return s, err
 }
 
 func (t *sqlTx) Session(ctx context.Context, orgID int64, id string) (store.Session, error) {

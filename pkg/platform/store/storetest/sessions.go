@@ -107,18 +107,43 @@ func testSessions(t *testing.T, open Opener) {
 		sameSession(t, "a session without a token", got, bare)
 	}
 
-	// An update writes the state, token, times and end reason.
+	// An update naming a container another session named (a claim lost)
+	// changes nothing: ErrExists.
+	err := s2.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+		ses, err := tx.Session(ctx, o.ID, "ses_1")
+		if err != nil {
+			return err
+		}
+		ses.Container = "c0ffee02"
+		return tx.UpdateSession(ctx, ses)
+	})
+	if !errors.Is(err, store.ErrExists) {
+		t.Errorf("a claim of another session's container: %v, want ErrExists", err)
+	}
+	// An update writes the container (a claim), state, token, times and
+	// end reason.
 	started := created.Add(2*time.Second + 7)
 	update(t, s2, func(ctx context.Context, tx store.Tx) error {
 		ses, err := tx.Session(ctx, o.ID, "ses_1")
 		if err != nil {
 			return err
 		}
-		ses.State, ses.WSToken, ses.StartedAt = "active", nil, &started
-		ses.MaxSeconds, ses.Container, ses.Agent = 1, "elsewhere", "renamed" // not written
+		ses.State, ses.WSToken, ses.StartedAt, ses.Container = "active", nil, &started, "elsewhere"
+		ses.MaxSeconds, ses.Agent = 1, "renamed" // not written
 		return tx.UpdateSession(ctx, ses)
 	})
-	want.State, want.WSToken, want.StartedAt = "active", nil, &started
+	want.State, want.WSToken, want.StartedAt, want.Container = "active", nil, &started, "elsewhere"
+	if got, err := func() (store.Session, error) {
+		var got store.Session
+		err := s1.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+			var err error
+			got, err = tx.SessionByID(ctx, "ses_1")
+			return err
+		})
+		return got, err
+	}(); err != nil || got.ID != "ses_1" || got.OrgID != o.ID {
+		t.Errorf("SessionByID: %+v %v", got, err)
+	}
 	got, err := s1.Session(ctx, o.ID, "ses_1")
 	if err != nil {
 		t.Fatal(err)
@@ -146,7 +171,7 @@ func testSessions(t *testing.T, open Opener) {
 	for name, ses := range map[string]store.Session{
 		"the ID of another session":        newSession(bot, "ses_2", "c0ffee03", created),
 		"the container of a live session":  newSession(bot, "ses_3", "c0ffee02", created),
-		"the container of an ended one":    newSession(bot, "ses_4", "c0ffee01", created),
+		"the container of an ended one":    newSession(bot, "ses_4", "elsewhere", created),
 		"another organization's container": {ID: "ses_5", OrgID: p.ID, AgentID: bot.ID, Agent: "x", Region: "us-west", Container: "c0ffee02", Transport: "webrtc", State: "starting"},
 	} {
 		err := s1.Update(ctx, func(ctx context.Context, tx store.Tx) error { return tx.CreateSession(ctx, ses) })

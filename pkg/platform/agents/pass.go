@@ -372,14 +372,14 @@ func (r *Reconciler) promote(ctx context.Context, rt runtime.Runtime, a store.Ag
 		return err
 	}
 	r.log.Info("deployment serving", "org", a.OrgName, "agent", a.Name, "deployment", d.Number, "superseded", prev)
-	var removed error
-	if prev > 0 {
-		removed = r.removeDeployment(ctx, rt, a, prev) // beside: new agents up before the old stop
-	}
+	// The previous deployment's agents go in the rest of this pass (new
+	// agents up before the old stop), but those in a session, which finish
+	// it; with minAgents 0 this deployment's agents go too, once they
+	// proved the image boots (scale).
 	if spec.MinAgents() == 0 {
-		return errors.Join(removed, r.removeDeployment(ctx, rt, a, d.Number))
+		return nil
 	}
-	return errors.Join(removed, r.keepRunning(ctx, rt, up))
+	return r.keepRunning(ctx, rt, up)
 }
 
 // keepRunning gives the agents cs the engine's restart policy where they

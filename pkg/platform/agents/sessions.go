@@ -191,13 +191,41 @@ func (r *Reconciler) StartSession(ctx context.Context, a store.Agent, id string,
 		r.calls.take(id)
 		state, reason := resources.SessionEnded, "the agent's session ended"
 		if err := call.Err(); err != nil {
-			state, reason = resources.SessionFailed, "the agent's session failed: "+err.Error()
+			state, reason = resources.SessionFailed, r.howItEnded(rt, a, sess, "the agent's session failed: "+err.Error())
 		}
 		r.endSession(context.Background(), sess, state, reason)
 		r.after(a.Region, k, 0) // its agent goes; the pool is refilled
 	}()
 	r.log.Info("session started", "org", a.OrgName, "agent", a.Name, "session", id, "deployment", sess.Deployment, "container", shortID(sess.Container))
 	return sess, nil
+}
+
+// howItEnded says why session sess's call failed: how its agent ended when
+// the engine shows it stopped (within a few seconds), with its last log
+// lines (values masked); else fallback.
+func (r *Reconciler) howItEnded(rt runtime.Runtime, a store.Agent, sess store.Session, fallback string) string {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	for {
+		cs, err := rt.List(ctx, runtime.ForOwner(r.depOwner(a, sess.Deployment)))
+		if err != nil {
+			return fallback
+		}
+		for _, c := range cs {
+			if c.ID == sess.Container && stopped(c) {
+				reason := "its agent " + LastExit(c)
+				if lines := r.lastLines(ctx, rt, a, sess, c); lines != "" {
+					reason += "\nlast log lines:\n" + lines
+				}
+				return reason
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return fallback
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
 }
 
 // liveOf returns the live sessions of agent a.

@@ -5,15 +5,16 @@ import (
 	"errors"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/botkit-dev/botkit/pkg/platform/store"
 	"github.com/botkit-dev/botkit/pkg/platform/store/rowcodec"
 )
 
 // Sessions: calls, each on one agent (container). The unique index on the
-// container is the claim: of the replicas inserting a session on one
-// container at once, the insert that commits first wins and the others,
-// having waited for it, insert nothing (ErrExists). A session read in a
+// container is the claim: of the replicas writing a session on one
+// container at once, the write that commits first wins and the others,
+// having waited for it, write nothing (ErrExists). A session read in a
 // transaction is locked until it ends, so that the updates of one session
 // from any replica run one after the other.
 
@@ -24,10 +25,15 @@ const (
 	// taken: a unique violation would abort the transaction, which a
 	// batch of updates shares.
 	qInsertSession  = `INSERT INTO sessions (` + rowcodec.SessionInsertCols + `) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) ON CONFLICT DO NOTHING`
-	qUpdateSession  = `UPDATE sessions SET state = $1, ws_token = $2, started_at = $3, ended_at = $4, end_reason = $5 WHERE org_id = $6 AND id = $7`
+	qUpdateSession  = `UPDATE sessions SET container = $1, state = $2, ws_token = $3, started_at = $4, ended_at = $5, end_reason = $6 WHERE org_id = $7 AND id = $8`
 	qDeleteSessions = `DELETE FROM sessions WHERE agent_id = $1`
-	qAgentSessions  = `SELECT ` + rowcodec.SessionCols + rowcodec.SessionFrom + ` WHERE s.agent_id = $1 ORDER BY s.created_at DESC, s.id DESC LIMIT $2`
-	qLiveSessions   = `SELECT ` + rowcodec.SessionCols + rowcodec.SessionFrom + ` WHERE s.region = $1 AND s.state IN ('starting', 'active') ORDER BY s.created_at, s.id`
+	// The savepoint of UpdateSession: rolled back to when the update
+	// failed, then released.
+	qSessionSavepoint = `SAVEPOINT session`
+	qSessionRelease   = `RELEASE SAVEPOINT session`
+	qSessionRollback  = `ROLLBACK TO SAVEPOINT session`
+	qAgentSessions    = `SELECT ` + rowcodec.SessionCols + rowcodec.SessionFrom + ` WHERE s.agent_id = $1 ORDER BY s.created_at DESC, s.id DESC LIMIT $2`
+	qLiveSessions     = `SELECT ` + rowcodec.SessionCols + rowcodec.SessionFrom + ` WHERE s.region = $1 AND s.state IN ('starting', 'active') ORDER BY s.created_at, s.id`
 )
 
 func (t *pgTx) CreateSession(ctx context.Context, s store.Session) error {
@@ -41,15 +47,42 @@ func (t *pgTx) CreateSession(ctx context.Context, s store.Session) error {
 	return nil
 }
 
+// UpdateSession runs the update under a savepoint of its own: an update
+// naming a container another session holds fails on the unique index
+// (UPDATE has no ON CONFLICT), and rolling back to the savepoint leaves
+// the rest of the transaction (of a batch, the other updates) as it was.
 func (t *pgTx) UpdateSession(ctx context.Context, s store.Session) error {
 	var n int64
-	if err := t.onew(ctx, qUpdateSession, rowcodec.SessionUpdateArgs(s), rowsAffected(&n)); err != nil {
+	err := t.sendw(ctx, true, []queued{{qSessionSavepoint, nil}, {qUpdateSession, rowcodec.SessionUpdateArgs(s)}},
+		[]func(pgx.BatchResults) error{nil, func(br pgx.BatchResults) error {
+			err := rowsAffected(&n)(br)
+			if isUniqueViolation(err) {
+				return store.ErrExists
+			}
+			return err
+		}})
+	switch {
+	case errors.Is(err, store.ErrExists):
+		// At once: until then the transaction is aborted, and the
+		// server refuses to prepare any other statement.
+		if err := t.one(ctx, qSessionRollback, nil, nil); err != nil {
+			return err
+		}
+		t.enqueue(qSessionRelease)
+		return store.ErrExists
+	case err != nil:
 		return err
 	}
+	t.enqueue(qSessionRelease)
 	if n == 0 {
 		return store.ErrNotFound
 	}
 	return nil
+}
+
+func isUniqueViolation(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && pe.Code == "23505"
 }
 
 // Session reads and locks the session's row until the transaction ends.

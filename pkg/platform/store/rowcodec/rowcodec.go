@@ -514,10 +514,10 @@ func SessionArgs(s store.Session) []any {
 }
 
 // SessionUpdateArgs returns the stored form of what an update of a session
-// writes, in the order state, ws_token, started_at, ended_at, end_reason,
-// then the key: org_id, id.
+// writes, in the order container, state, ws_token, started_at, ended_at,
+// end_reason, then the key: org_id, id.
 func SessionUpdateArgs(s store.Session) []any {
-	return []any{s.State, wsToken(s.WSToken), nanos(s.StartedAt), nanos(s.EndedAt), s.EndReason, s.OrgID, s.ID}
+	return []any{s.Container, s.State, wsToken(s.WSToken), nanos(s.StartedAt), nanos(s.EndedAt), s.EndReason, s.OrgID, s.ID}
 }
 
 // wsToken is a session's token column: NULL when there is none (a nil

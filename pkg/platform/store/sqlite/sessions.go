@@ -11,12 +11,13 @@ import (
 
 // Sessions: calls, each on one agent (container). The unique index on the
 // container is the claim: one writer at a time holds the database, and a
-// second session naming a container fails its insert.
+// second session naming a container fails its insert or update, which
+// leaves the rest of the transaction as it was.
 
 const (
 	qSession        = `SELECT ` + rowcodec.SessionCols + rowcodec.SessionFrom + ` WHERE s.org_id = ? AND s.id = ?`
 	qInsertSession  = `INSERT INTO sessions (` + rowcodec.SessionInsertCols + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
-	qUpdateSession  = `UPDATE sessions SET state = ?, ws_token = ?, started_at = ?, ended_at = ?, end_reason = ? WHERE org_id = ? AND id = ?`
+	qUpdateSession  = `UPDATE sessions SET container = ?, state = ?, ws_token = ?, started_at = ?, ended_at = ?, end_reason = ? WHERE org_id = ? AND id = ?`
 	qDeleteSessions = `DELETE FROM sessions WHERE agent_id = ?`
 	qAgentSessions  = `SELECT ` + rowcodec.SessionCols + rowcodec.SessionFrom + ` WHERE s.agent_id = ? ORDER BY s.created_at DESC, s.id DESC LIMIT ?`
 	// qLiveSessions names the partial index's condition as it is written
@@ -45,6 +46,9 @@ func (t *sqlTx) CreateSession(ctx context.Context, s store.Session) error {
 
 func (t *sqlTx) UpdateSession(ctx context.Context, s store.Session) error {
 	res, err := t.exec(ctx, qUpdateSession, rowcodec.SessionUpdateArgs(s)...)
+	if isUnique(err) {
+		return store.ErrExists
+	}
 	if err != nil {
 		return err
 	}

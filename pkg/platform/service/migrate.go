@@ -29,7 +29,8 @@ type MigrateStats struct {
 // encrypted: they are sealed with organization, region, name and key as
 // associated data, none of which changes, so the replicas decrypt them with
 // the master key of the source (pass it to them with --master-key-file).
-// src is only read. The caller opens and closes both stores.
+// Sessions are not copied: they are calls in progress, served by the
+// platform that started them. src is only read. The caller opens and closes both stores.
 func Migrate(ctx context.Context, src, dst store.Store) (MigrateStats, error) {
 	var st MigrateStats
 	if orgs, err := dst.Orgs(ctx); err != nil {

@@ -5,15 +5,16 @@ import (
 	"errors"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/botkit-dev/botkit/pkg/platform/store"
 	"github.com/botkit-dev/botkit/pkg/platform/store/rowcodec"
 )
 
 // Sessions: calls, each on one agent (container). The unique index on the
-// container is the claim: of the replicas inserting a session on one
-// container at once, the insert that commits first wins and the others,
-// having waited for it, insert nothing (ErrExists). A session read in a
+// container is the claim: of the replicas writing a session on one
+// container at once, the write that commits first wins and the others,
+// having waited for it, write nothing (ErrExists). A session read in a
 // transaction is locked until it ends, so that the updates of one session
 // from any replica run one after the other.
 
@@ -23,16 +24,17 @@ const (
 	// qInsertSession inserts nothing when the session's ID or container is
 	// taken: a unique violation would abort the transaction, which a
 	// batch of updates shares.
-	qInsertSession = `INSERT INTO sessions (` + rowcodec.SessionInsertCols + `) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) ON CONFLICT DO NOTHING`
-	// qUpdateSession names a container no other session named (a claim),
-	// or updates nothing: a unique violation would abort the transaction.
-	// The claims of one agent's containers run one after the other under
-	// the agent's row lock (see UpdateSession), so the check holds.
-	qUpdateSession   = `UPDATE sessions SET container = $1, state = $2, ws_token = $3, started_at = $4, ended_at = $5, end_reason = $6 WHERE org_id = $7 AND id = $8 AND NOT EXISTS (SELECT 1 FROM sessions o WHERE o.container = $1 AND o.id <> $8)`
-	qSessionByIDLock = `SELECT ` + rowcodec.SessionCols + rowcodec.SessionFrom + ` WHERE s.id = $1 FOR UPDATE OF s`
-	qDeleteSessions  = `DELETE FROM sessions WHERE agent_id = $1`
-	qAgentSessions   = `SELECT ` + rowcodec.SessionCols + rowcodec.SessionFrom + ` WHERE s.agent_id = $1 ORDER BY s.created_at DESC, s.id DESC LIMIT $2`
-	qLiveSessions    = `SELECT ` + rowcodec.SessionCols + rowcodec.SessionFrom + ` WHERE s.region = $1 AND s.state IN ('starting', 'active') ORDER BY s.created_at, s.id`
+	qInsertSession  = `INSERT INTO sessions (` + rowcodec.SessionInsertCols + `) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) ON CONFLICT DO NOTHING`
+	qUpdateSession  = `UPDATE sessions SET container = $1, state = $2, ws_token = $3, started_at = $4, ended_at = $5, end_reason = $6 WHERE org_id = $7 AND id = $8`
+	qDeleteSessions = `DELETE FROM sessions WHERE agent_id = $1`
+	// The savepoint of UpdateSession: rolled back to when the update
+	// failed, then released.
+	qSessionSavepoint = `SAVEPOINT session`
+	qSessionRelease   = `RELEASE SAVEPOINT session`
+	qSessionRollback  = `ROLLBACK TO SAVEPOINT session`
+	qAgentSessions    = `SELECT ` + rowcodec.SessionCols + rowcodec.SessionFrom + ` WHERE s.agent_id = $1 ORDER BY s.created_at DESC, s.id DESC LIMIT $2`
+	qLiveSessions     = `SELECT ` + rowcodec.SessionCols + rowcodec.SessionFrom + ` WHERE s.region = $1 AND s.state IN ('starting', 'active') ORDER BY s.created_at, s.id`
+	qSessionByIDLock  = `SELECT ` + rowcodec.SessionCols + rowcodec.SessionFrom + ` WHERE s.id = $1 FOR UPDATE OF s`
 )
 
 func (t *pgTx) CreateSession(ctx context.Context, s store.Session) error {
@@ -46,33 +48,42 @@ func (t *pgTx) CreateSession(ctx context.Context, s store.Session) error {
 	return nil
 }
 
+// UpdateSession runs the update under a savepoint of its own: an update
+// naming a container another session holds fails on the unique index
+// (UPDATE has no ON CONFLICT), and rolling back to the savepoint leaves
+// the rest of the transaction (of a batch, the other updates) as it was.
 func (t *pgTx) UpdateSession(ctx context.Context, s store.Session) error {
 	var n int64
-	if err := t.onew(ctx, qUpdateSession, rowcodec.SessionUpdateArgs(s), rowsAffected(&n)); err != nil {
-		return err
-	}
-	if n == 0 {
-		// Not updated: no such session, or its container is another's.
-		if _, err := t.Session(ctx, s.OrgID, s.ID); err != nil {
+	err := t.sendw(ctx, true, []queued{{qSessionSavepoint, nil}, {qUpdateSession, rowcodec.SessionUpdateArgs(s)}},
+		[]func(pgx.BatchResults) error{nil, func(br pgx.BatchResults) error {
+			err := rowsAffected(&n)(br)
+			if isUniqueViolation(err) {
+				return store.ErrExists
+			}
+			return err
+		}})
+	switch {
+	case errors.Is(err, store.ErrExists):
+		// At once: until then the transaction is aborted, and the
+		// server refuses to prepare any other statement.
+		if err := t.one(ctx, qSessionRollback, nil, nil); err != nil {
 			return err
 		}
+		t.enqueue(qSessionRelease)
 		return store.ErrExists
+	case err != nil:
+		return err
+	}
+	t.enqueue(qSessionRelease)
+	if n == 0 {
+		return store.ErrNotFound
 	}
 	return nil
 }
 
-// SessionByID reads and locks a session of any organization.
-func (t *pgTx) SessionByID(ctx context.Context, id string) (store.Session, error) {
-	var s store.Session
-	err := t.one(ctx, qSessionByIDLock, []any{id}, func(br pgx.BatchResults) error {
-		var err error
-		s, err = rowcodec.ScanSession(br.QueryRow())
-		if errors.Is(err, pgx.ErrNoRows) {
-			return store.ErrNotFound
-		}
-		return err
-	})
-	return s, err
+func isUniqueViolation(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && pe.Code == "23505"
 }
 
 // Session reads and locks the session's row until the transaction ends.
@@ -121,4 +132,18 @@ func (s *Store) querySessions(ctx context.Context, q string, args ...any) ([]sto
 		return err
 	})
 	return out, err
+}
+
+// SessionByID reads and locks a session of any organization.
+func (t *pgTx) SessionByID(ctx context.Context, id string) (store.Session, error) {
+	var s store.Session
+	err := t.one(ctx, qSessionByIDLock, []any{id}, func(br pgx.BatchResults) error {
+		var err error
+		s, err = rowcodec.ScanSession(br.QueryRow())
+		if errors.Is(err, pgx.ErrNoRows) {
+			return store.ErrNotFound
+		}
+		return err
+	})
+	return s, err
 }

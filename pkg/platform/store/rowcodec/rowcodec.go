@@ -423,13 +423,8 @@ func DeploymentArgs(d store.Deployment) []any {
 	if d.At.IsZero() {
 		d.At = time.Now().UTC()
 	}
-	var finished *int64
-	if d.FinishedAt != nil {
-		n := d.FinishedAt.UnixNano()
-		finished = &n
-	}
 	return []any{d.AgentID, d.Number, d.At.UnixNano(), d.Actor, d.Source, d.RollbackOf, d.Image, d.ImageDigest,
-		d.ImagePullSecret, d.SecretSetName, d.SecretSetVersion, d.Profile, d.Result, d.Message, finished}
+		d.ImagePullSecret, d.SecretSetName, d.SecretSetVersion, d.Profile, d.Result, d.Message, nanos(d.FinishedAt)}
 }
 
 // ScanDeployment reads one deployment row (DeploymentCols).
@@ -442,11 +437,7 @@ func ScanDeployment(sc Scanner) (store.Deployment, error) {
 	if err != nil {
 		return d, err
 	}
-	d.At = FromNanos(at)
-	if finished != nil {
-		f := FromNanos(*finished)
-		d.FinishedAt = &f
-	}
+	d.At, d.FinishedAt = FromNanos(at), fromOptNanos(finished)
 	return d, nil
 }
 
@@ -484,11 +475,7 @@ func ScanPublicKey(sc Scanner) (store.PublicKey, error) {
 	if err := json.Unmarshal([]byte(origins), &k.AllowedOrigins); err != nil {
 		return k, fmt.Errorf("public key %s: allowed origins: %w", k.ID, err)
 	}
-	k.CreatedAt = FromNanos(created)
-	if deleted != nil {
-		d := FromNanos(*deleted)
-		k.DeletedAt = &d
-	}
+	k.CreatedAt, k.DeletedAt = FromNanos(created), fromOptNanos(deleted)
 	return k, nil
 }
 

@@ -11,15 +11,13 @@ import (
 
 // Sessions: calls, each on one agent (container). The unique index on the
 // container is the claim: one writer at a time holds the database, and a
-// second session naming a container fails its insert.
+// second session naming a container fails its insert or update, which
+// leaves the rest of the transaction as it was.
 
 const (
-	qSession       = `SELECT ` + rowcodec.SessionCols + rowcodec.SessionFrom + ` WHERE s.org_id = ? AND s.id = ?`
-	qInsertSession = `INSERT INTO sessions (` + rowcodec.SessionInsertCols + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
-	// qUpdateSession names a container no other session named (a claim),
-	// or nothing: see UpdateSession.
-	qUpdateSession  = `UPDATE sessions SET container = ?1, state = ?2, ws_token = ?3, started_at = ?4, ended_at = ?5, end_reason = ?6 WHERE org_id = ?7 AND id = ?8 AND NOT EXISTS (SELECT 1 FROM sessions o WHERE o.container = ?1 AND o.id <> ?8)`
-	qSessionByID    = `SELECT ` + rowcodec.SessionCols + rowcodec.SessionFrom + ` WHERE s.id = ?`
+	qSession        = `SELECT ` + rowcodec.SessionCols + rowcodec.SessionFrom + ` WHERE s.org_id = ? AND s.id = ?`
+	qInsertSession  = `INSERT INTO sessions (` + rowcodec.SessionInsertCols + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	qUpdateSession  = `UPDATE sessions SET container = ?, state = ?, ws_token = ?, started_at = ?, ended_at = ?, end_reason = ? WHERE org_id = ? AND id = ?`
 	qDeleteSessions = `DELETE FROM sessions WHERE agent_id = ?`
 	qAgentSessions  = `SELECT ` + rowcodec.SessionCols + rowcodec.SessionFrom + ` WHERE s.agent_id = ? ORDER BY s.created_at DESC, s.id DESC LIMIT ?`
 	// qLiveSessions names the partial index's condition as it is written
@@ -28,6 +26,9 @@ const (
 )
 
 // sessionQueries are the sessions' statements the writer prepares.
+// qSessionByID reads a session of any organization.
+const qSessionByID = `SELECT ` + rowcodec.SessionCols + rowcodec.SessionFrom + ` WHERE s.id = ?`
+
 var sessionQueries = []string{qSession, qSessionByID, qInsertSession, qUpdateSession, qDeleteSessions}
 
 func getSession(ctx context.Context, q querier, orgID int64, id string) (store.Session, error) {
@@ -55,21 +56,9 @@ func (t *sqlTx) UpdateSession(ctx context.Context, s store.Session) error {
 		return err
 	}
 	if n, err := res.RowsAffected(); err == nil && n == 0 {
-		// Not updated: no such session, or its container is another's.
-		if _, err := getSession(ctx, t.b, s.OrgID, s.ID); err != nil {
-			return err
-		}
-		return store.ErrExists
+		return store.ErrNotFound
 	}
 	return nil
-}
-
-func (t *sqlTx) SessionByID(ctx context.Context, id string) (store.Session, error) {
-	s, err := rowcodec.ScanSession(t.b.QueryRowContext(ctx, qSessionByID, id))
-	if errors.Is(err, sql.ErrNoRows) {
-		return store.Session{}, store.ErrNotFound
-	}
-	return s, err
 }
 
 func (t *sqlTx) Session(ctx context.Context, orgID int64, id string) (store.Session, error) {
@@ -86,4 +75,12 @@ func (s *Store) Sessions(ctx context.Context, agentID int64, limit int) ([]store
 
 func (s *Store) LiveSessions(ctx context.Context, region string) ([]store.Session, error) {
 	return queryAll(ctx, s.rdb(), rowcodec.ScanSession, qLiveSessions, region)
+}
+
+func (t *sqlTx) SessionByID(ctx context.Context, id string) (store.Session, error) {
+	s, err := rowcodec.ScanSession(t.b.QueryRowContext(ctx, qSessionByID, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return store.Session{}, store.ErrNotFound
+	}
+	return s, err
 }

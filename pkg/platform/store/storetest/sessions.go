@@ -58,9 +58,10 @@ func sessionIDs(ss []store.Session) []string {
 
 // A session is written and read back with every field, by this store and
 // another on the database, in and out of a transaction; an update writes
-// its state, token, times and end reason only; an ID and a container are
-// taken once (a container even after its session ended); another
-// organization's session is not found.
+// its container (a waiting session claims one), state, token, times and end
+// reason only; an ID and a container are taken once (a container even
+// after its session ended), and a refused write leaves the rest of its
+// transaction; another organization's session is not found.
 func testSessions(t *testing.T, open Opener) {
 	ctx := context.Background()
 	s1, s2 := open(t), open(t)
@@ -70,7 +71,7 @@ func testSessions(t *testing.T, open Opener) {
 		t.Fatalf("missing session: %v, want ErrNotFound", err)
 	}
 	created := time.Unix(1700000000, 123456789).UTC()
-	want := newSession(bot, "ses_1", "c0ffee01", created)
+	want := newSession(bot, "ses_1", store.PendingContainer("ses_1"), created)
 	want.WSToken = []byte("sha256-of-the-token")
 	update(t, s1, func(ctx context.Context, tx store.Tx) error {
 		if err := tx.CreateSession(ctx, want); err != nil {
@@ -91,36 +92,26 @@ func testSessions(t *testing.T, open Opener) {
 			t.Fatal(err)
 		}
 		sameSession(t, fmt.Sprintf("store %d: the new session", i+1), got, want)
+		if !got.Pending() {
+			t.Errorf("store %d: a session created on its placeholder is not pending: %+v", i+1, got)
+		}
 	}
 	if _, err := s2.Session(ctx, p.ID, "ses_1"); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("another organization's session: %v, want ErrNotFound", err)
 	}
 
-	// A session without a token or a bound.
+	// A session created on its container, without a token or a bound.
 	bare := newSession(bot, "ses_2", "c0ffee02", created.Add(time.Second))
 	bare.MaxSeconds, bare.Transport = 0, "daily"
 	createSession(t, s2, bare)
 	bare.OrgName = "o"
-	if got, err := s1.Session(ctx, o.ID, "ses_2"); err != nil || got.WSToken != nil {
+	if got, err := s1.Session(ctx, o.ID, "ses_2"); err != nil || got.WSToken != nil || got.Pending() {
 		t.Errorf("a session without a token: %+v %v", got, err)
 	} else {
 		sameSession(t, "a session without a token", got, bare)
 	}
 
-	// An update naming a container another session named (a claim lost)
-	// changes nothing: ErrExists.
-	err := s2.Update(ctx, func(ctx context.Context, tx store.Tx) error {
-		ses, err := tx.Session(ctx, o.ID, "ses_1")
-		if err != nil {
-			return err
-		}
-		ses.Container = "c0ffee02"
-		return tx.UpdateSession(ctx, ses)
-	})
-	if !errors.Is(err, store.ErrExists) {
-		t.Errorf("a claim of another session's container: %v, want ErrExists", err)
-	}
-	// An update writes the container (a claim), state, token, times and
+	// An update claims a container and writes the state, token, times and
 	// end reason.
 	started := created.Add(2*time.Second + 7)
 	update(t, s2, func(ctx context.Context, tx store.Tx) error {
@@ -128,27 +119,19 @@ func testSessions(t *testing.T, open Opener) {
 		if err != nil {
 			return err
 		}
-		ses.State, ses.WSToken, ses.StartedAt, ses.Container = "active", nil, &started, "elsewhere"
-		ses.MaxSeconds, ses.Agent = 1, "renamed" // not written
+		ses.Container, ses.State, ses.WSToken, ses.StartedAt = "c0ffee01", "active", nil, &started
+		ses.MaxSeconds, ses.Agent, ses.Region, ses.Transport = 1, "renamed", "us-east", "websocket" // not written
 		return tx.UpdateSession(ctx, ses)
 	})
-	want.State, want.WSToken, want.StartedAt, want.Container = "active", nil, &started, "elsewhere"
-	if got, err := func() (store.Session, error) {
-		var got store.Session
-		err := s1.Update(ctx, func(ctx context.Context, tx store.Tx) error {
-			var err error
-			got, err = tx.SessionByID(ctx, "ses_1")
-			return err
-		})
-		return got, err
-	}(); err != nil || got.ID != "ses_1" || got.OrgID != o.ID {
-		t.Errorf("SessionByID: %+v %v", got, err)
-	}
+	want.Container, want.State, want.WSToken, want.StartedAt = "c0ffee01", "active", nil, &started
 	got, err := s1.Session(ctx, o.ID, "ses_1")
 	if err != nil {
 		t.Fatal(err)
 	}
-	sameSession(t, "the session started (its token used)", got, want)
+	sameSession(t, "the session on its container (its token used)", got, want)
+	if got.Pending() {
+		t.Errorf("a session on its container is pending: %+v", got)
+	}
 	ended := started.Add(time.Minute + 11)
 	want.State, want.EndedAt, want.EndReason = "failed", &ended, "the agent died: line 1\nline 2"
 	update(t, s1, func(ctx context.Context, tx store.Tx) error { return tx.UpdateSession(ctx, want) })
@@ -158,8 +141,8 @@ func testSessions(t *testing.T, open Opener) {
 	}
 	sameSession(t, "the session ended", got, want)
 	for name, ses := range map[string]store.Session{
-		"an unknown session":             {ID: "ses_nope", OrgID: o.ID, State: "ended"},
-		"another organization's session": {ID: "ses_1", OrgID: p.ID, State: "ended"},
+		"an unknown session":             {ID: "ses_nope", OrgID: o.ID, Container: "c-nope", State: "ended"},
+		"another organization's session": {ID: "ses_1", OrgID: p.ID, Container: "c0ffee01", State: "ended"},
 	} {
 		err := s2.Update(ctx, func(ctx context.Context, tx store.Tx) error { return tx.UpdateSession(ctx, ses) })
 		if !errors.Is(err, store.ErrNotFound) {
@@ -171,32 +154,75 @@ func testSessions(t *testing.T, open Opener) {
 	for name, ses := range map[string]store.Session{
 		"the ID of another session":        newSession(bot, "ses_2", "c0ffee03", created),
 		"the container of a live session":  newSession(bot, "ses_3", "c0ffee02", created),
-		"the container of an ended one":    newSession(bot, "ses_4", "elsewhere", created),
-		"another organization's container": {ID: "ses_5", OrgID: p.ID, AgentID: bot.ID, Agent: "x", Region: "us-west", Container: "c0ffee02", Transport: "webrtc", State: "starting"},
+		"the container of an ended one":    newSession(bot, "ses_4", "c0ffee01", created),
+		"the placeholder of another":       newSession(bot, "ses_5", store.PendingContainer("ses_2x"), created),
+		"another organization's container": {ID: "ses_6", OrgID: p.ID, AgentID: bot.ID, Agent: "x", Region: "us-west", Container: "c0ffee02", Transport: "webrtc", State: "starting"},
 	} {
+		if name == "the placeholder of another" {
+			createSession(t, s2, newSession(bot, "ses_2x", store.PendingContainer("ses_2x"), created))
+		}
 		err := s1.Update(ctx, func(ctx context.Context, tx store.Tx) error { return tx.CreateSession(ctx, ses) })
 		if !errors.Is(err, store.ErrExists) {
 			t.Errorf("a session on %s: %v, want ErrExists", name, err)
 		}
 	}
-	if ss, err := s2.Sessions(ctx, bot.ID, 10); err != nil || !slices.Equal(sessionIDs(ss), []string{"o/ses_2", "o/ses_1"}) {
+	// An update onto another session's container is refused, and the
+	// transaction goes on: the session fails instead.
+	for i, s := range []store.Store{s1, s2} {
+		update(t, s, func(ctx context.Context, tx store.Tx) error {
+			ses, err := tx.Session(ctx, o.ID, "ses_2x")
+			if err != nil {
+				return err
+			}
+			for _, c := range []string{"c0ffee01", "c0ffee02"} {
+				claim := ses
+				claim.Container, claim.State = c, "active"
+				if err := tx.UpdateSession(ctx, claim); !errors.Is(err, store.ErrExists) {
+					t.Errorf("store %d: claiming the container of another session: %v, want ErrExists", i+1, err)
+				}
+			}
+			ses.State, ses.EndedAt, ses.EndReason = "failed", &ended, fmt.Sprint("no agent ", i)
+			return tx.UpdateSession(ctx, ses)
+		})
+		got, err := s1.Session(ctx, o.ID, "ses_2x")
+		if err != nil || got.Container != store.PendingContainer("ses_2x") || got.State != "failed" || got.EndReason != fmt.Sprint("no agent ", i) {
+			t.Errorf("store %d: the session refused a container: %+v %v", i+1, got, err)
+		}
+	}
+	if ss, err := s2.Sessions(ctx, bot.ID, 10); err != nil || !slices.Equal(sessionIDs(ss), []string{"o/ses_2", "o/ses_2x", "o/ses_1"}) {
 		t.Errorf("sessions after the refused ones: %v %v", sessionIDs(ss), err)
 	}
-	if got, err := s2.Session(ctx, o.ID, "ses_2"); err != nil || got.Container != "c0ffee02" || got.State != "starting" {
-		t.Errorf("ses_2 after the refused ones: %+v %v", got, err)
+	for id, c := range map[string]string{"ses_1": "c0ffee01", "ses_2": "c0ffee02"} {
+		if got, err := s2.Session(ctx, o.ID, id); err != nil || got.Container != c {
+			t.Errorf("%s after the refused ones: %+v %v", id, got, err)
+		}
 	}
 }
 
-// Of 50 sessions created at once on one container, through two stores on
-// the database (two replicas), in updates of their own and in updates
-// grouped with others (store.WithObjects), exactly one is created: the
-// others get ErrExists.
+// Of 50 claims of one container at once, through two stores on the
+// database (two replicas), in updates of their own and in updates grouped
+// with others (store.WithObjects), by new sessions and by sessions waiting
+// on their placeholder, exactly one wins: the others get ErrExists, and a
+// waiting session that lost still waits.
 func testSessionClaim(t *testing.T, open Opener) {
 	ctx := context.Background()
 	s1, s2 := open(t), open(t)
 	o := newOrg(t, s1, "o")
 	bot := putAgent(t, s1, o.ID, "bot", "us-west")
 	const n = 50
+	id := func(i int) string { return fmt.Sprintf("ses_%02d", i) }
+	waiting := func(i int) bool { return i%3 != 0 } // else a new session
+	created := time.Now().UTC()
+	update(t, s1, func(ctx context.Context, tx store.Tx) error {
+		for i := range n {
+			if waiting(i) {
+				if err := tx.CreateSession(ctx, newSession(bot, id(i), store.PendingContainer(id(i)), created)); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
 	var wg sync.WaitGroup
 	start := make(chan struct{})
 	errs := make([]error, n)
@@ -209,19 +235,26 @@ func testSessionClaim(t *testing.T, open Opener) {
 			if i%4 >= 2 {
 				uctx = store.WithObjects(ctx, store.ObjectKey{OrgID: o.ID, Name: fmt.Sprint("set-", i%3)})
 			}
-			ses := newSession(bot, fmt.Sprintf("ses_%02d", i), "c0ffee", time.Now().UTC())
 			errs[i] = []store.Store{s1, s2}[i%2].Update(uctx, func(ctx context.Context, tx store.Tx) error {
-				return tx.CreateSession(ctx, ses)
+				if !waiting(i) {
+					return tx.CreateSession(ctx, newSession(bot, id(i), "c0ffee", created))
+				}
+				ses, err := tx.Session(ctx, o.ID, id(i))
+				if err != nil {
+					return err
+				}
+				ses.Container, ses.State = "c0ffee", "active"
+				return tx.UpdateSession(ctx, ses)
 			})
 		}()
 	}
 	close(start)
 	wg.Wait()
-	var won []string
+	var won []int
 	for i, err := range errs {
 		switch {
 		case err == nil:
-			won = append(won, fmt.Sprintf("ses_%02d", i))
+			won = append(won, i)
 		case !errors.Is(err, store.ErrExists):
 			t.Errorf("claim %d: %v, want ErrExists or success", i, err)
 		}
@@ -230,8 +263,27 @@ func testSessionClaim(t *testing.T, open Opener) {
 		t.Fatalf("%d sessions claimed the container (%v), want 1", len(won), won)
 	}
 	ss, err := s2.Sessions(ctx, bot.ID, 2*n)
-	if err != nil || len(ss) != 1 || ss[0].ID != won[0] || ss[0].Container != "c0ffee" {
-		t.Errorf("the agent's sessions: %v %v, want the winner's %s only", sessionIDs(ss), err, won[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := 0 // the waiting sessions, and the winner
+	for i := range n {
+		if waiting(i) || i == won[0] {
+			want++
+		}
+	}
+	if len(ss) != want {
+		t.Errorf("the agent's sessions: %v, want %d", sessionIDs(ss), want)
+	}
+	for _, ses := range ss {
+		switch {
+		case ses.ID == id(won[0]):
+			if ses.Container != "c0ffee" {
+				t.Errorf("the winner %s: %+v", ses.ID, ses)
+			}
+		case !ses.Pending() || ses.State != "starting":
+			t.Errorf("%s lost the claim: %+v, want it waiting", ses.ID, ses)
+		}
 	}
 }
 

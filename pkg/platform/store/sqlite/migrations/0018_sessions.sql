@@ -2,7 +2,9 @@
 -- deployment. agent is the agent's name as when the session started;
 -- deployment the number of the deployment whose container runs it. A
 -- container serves one session, ever: the unique index on container is
--- the claim, taken exactly once by every process sharing the database.
+-- the claim, taken exactly once by every process sharing the database. A
+-- session waiting for an agent names a placeholder of its own
+-- (pending/<id>) until an update claims a container.
 -- ws_token is the SHA-256 of the session's one-time websocket token (NULL:
 -- none, or used). Times are Unix nanoseconds; max_seconds 0 is no bound.
 -- DeleteAgent deletes an agent's sessions itself (no cascade, as on

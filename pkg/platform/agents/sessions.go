@@ -164,6 +164,13 @@ func (r *Reconciler) StartSession(ctx context.Context, a store.Agent, id string,
 		return store.Session{}, err
 	}
 	sess = claimed
+	// An agent in a session is not started again by the engine when it
+	// exits: its session is over, and how it ended stays to be seen.
+	if err := rt.SetRestartPolicy(ctx, sess.Container, runtime.RestartPolicy{Name: runtime.RestartNever}); err != nil {
+		r.endSession(context.WithoutCancel(ctx), sess, resources.SessionFailed, "its agent could not be prepared: "+err.Error())
+		r.Enqueue(a.Region, a.OrgName, a.Name)
+		return store.Session{}, err
+	}
 	call, err := r.opts.Caller.StartBot(ctx, endpoint, BotStart{ID: id, Transport: in.Transport, Body: in.Body,
 		MaxSeconds: int(maxSeconds), RoomURL: in.RoomURL, RoomToken: in.RoomToken})
 	if err != nil {

@@ -17,7 +17,7 @@ func env(m map[string]string) func(string) string { return func(k string) string
 
 func TestDirs(t *testing.T) {
 	cases := []struct {
-		env       map[string]string
+		env map[string]string
 		dir string
 	}{
 		{map[string]string{"HOME": "/h"}, "/h/.config/botkit"},

@@ -12,12 +12,18 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/botkit-dev/botkit/internal/testsupport/dockertest"
 	"github.com/botkit-dev/botkit/internal/testsupport/platformtest"
+	"github.com/botkit-dev/botkit/internal/testsupport/registrytest"
+	"github.com/botkit-dev/botkit/pkg/client"
 	"github.com/botkit-dev/botkit/pkg/cmd/cloudutil"
 	"github.com/botkit-dev/botkit/pkg/cmd/root"
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
+	"github.com/botkit-dev/botkit/pkg/embedded"
 	"github.com/botkit-dev/botkit/pkg/iostreams"
 	"github.com/botkit-dev/botkit/pkg/platform/local"
+	"github.com/botkit-dev/botkit/pkg/platform/runtime"
+	"github.com/botkit-dev/botkit/pkg/platform/runtime/docker"
 	"github.com/botkit-dev/botkit/pkg/resources"
 )
 
@@ -223,5 +229,79 @@ func TestServingPlatformRemote(t *testing.T) {
 	}
 	if a, err := f.APIClient(context.Background()); err != nil || a != c {
 		t.Errorf("the remote context's serving platform is not its client: %v", err)
+	}
+}
+
+// With serve --local running, a deploy made by a botkit command is rolled
+// out by the server: the command's controller never takes the region (the
+// server holds its lock), and the rollout goes on after the command ended
+// — started, settled, promoted — as only a platform that outlives the
+// command can do it.
+func TestServeLocalRollsOut(t *testing.T) {
+	e := dockertest.Start(t)
+	registrytest.Need(t)
+	reg, err := registrytest.Start(t.TempDir(), "bot", "registry-pass-l1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(reg.Stop)
+	host := strings.TrimPrefix(reg.URL, "http://")
+	img := e.PushAgent(t, host, "acme/agent:1", "bot", "registry-pass-l1", dockertest.ImageOptions{})
+	ctx := context.Background()
+	m := newLocalMachine(t, e.Host)
+	m.serve(t)
+
+	// A command of the local context: the embedded platform, in-process.
+	cmd, err := embedded.Open(ctx, m.dataDir, client.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const org = local.Org
+	if _, _, err := cmd.Merge(ctx, org, "bot-secrets", resources.Patch{Set: map[string]string{"API_KEY": canary}}, ""); err != nil {
+		t.Fatal(err)
+	}
+	creds := "bot:registry-pass-l1"
+	if _, _, err := cmd.Merge(ctx, org, "reg", resources.Patch{Kind: resources.KindImagePullSecret, Host: host, Credentials: &creds}, ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := cmd.PutAgent(ctx, org, resources.Agent{Metadata: resources.ObjectMeta{Name: "bot"},
+		Spec: resources.AgentSpec{Image: img.Ref, ImagePullSecret: "reg", SecretSet: "bot-secrets"}}, ""); err != nil {
+		t.Fatal(err)
+	}
+	d, err := cmd.Deploy(ctx, org, "bot", resources.DeployRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Close(); err != nil { // the command ends
+		t.Fatal(err)
+	}
+
+	f, err := m.servingPlatform(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := f.ServingPlatform(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d, err = c.WaitRollout(ctx, org, "bot", d.Number, nil); err != nil || d.Result != resources.DeploymentServing {
+		t.Fatalf("the rollout, after the command ended: %+v %v", d, err)
+	}
+	rt, err := docker.NewRuntime(e.Host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close()
+	cs, err := rt.List(ctx, runtime.Selector{runtime.LabelOrganization: org, runtime.LabelAgent: "bot"})
+	if err != nil || len(cs) != 1 || cs[0].State != runtime.StateRunning {
+		t.Fatalf("the agent's containers: %+v %v", cs, err)
+	}
+	// botkit's own command sees it serving, beside the server.
+	code, out, errOut := m.botkit(t, "cloud", "agents", "list", "-o", "name")
+	if code != 0 || strings.TrimSpace(out) != "agent/bot" {
+		t.Errorf("agents list: exit %d, %q %q", code, out, errOut)
+	}
+	if log, err := os.ReadFile(m.log.Name()); err != nil || !strings.Contains(string(log), "driving the region's agents") {
+		t.Errorf("the server does not say it drives the regions: %v\n%s", err, log)
 	}
 }

@@ -15,11 +15,9 @@ import (
 	"github.com/botkit-dev/botkit/internal/testsupport/dockertest"
 	"github.com/botkit-dev/botkit/internal/testsupport/platformtest"
 	"github.com/botkit-dev/botkit/internal/testsupport/registrytest"
-	"github.com/botkit-dev/botkit/pkg/client"
 	"github.com/botkit-dev/botkit/pkg/cmd/cloudutil"
 	"github.com/botkit-dev/botkit/pkg/cmd/root"
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
-	"github.com/botkit-dev/botkit/pkg/embedded"
 	"github.com/botkit-dev/botkit/pkg/iostreams"
 	"github.com/botkit-dev/botkit/pkg/platform/local"
 	"github.com/botkit-dev/botkit/pkg/platform/runtime"
@@ -251,29 +249,30 @@ func TestServeLocalRollsOut(t *testing.T) {
 	m := newLocalMachine(t, e.Host)
 	m.serve(t)
 
-	// A command of the local context: the embedded platform, in-process.
-	cmd, err := embedded.Open(ctx, m.dataDir, client.Options{})
-	if err != nil {
+	// botkit's commands on the local context: the secrets, then a deploy
+	// that returns once the deployment is recorded (the command ends).
+	for _, args := range [][]string{
+		{"cloud", "secrets", "set", "bot-secrets", "API_KEY=" + canary, "BOTKIT_TEST_PRINT=API_KEY"},
+		{"cloud", "secrets", "image-pull-secret", "reg", host, "bot:registry-pass-l1", "--wait"},
+	} {
+		if code, _, errOut := m.botkit(t, args...); code != 0 {
+			t.Fatalf("botkit %s: exit %d: %s", strings.Join(args, " "), code, errOut)
+		}
+	}
+	proj := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(proj, "server"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	const org = local.Org
-	if _, _, err := cmd.Merge(ctx, org, "bot-secrets", resources.Patch{Set: map[string]string{"API_KEY": canary}}, ""); err != nil {
-		t.Fatal(err)
+	for name, content := range map[string]string{
+		"cloud-deploy.toml": "agent_name = \"bot\"\nimage = \"" + img.Ref + "\"\nimage_credentials = \"reg\"\nsecret_set = \"bot-secrets\"\n\n[scaling]\nmin_agents = 1\n",
+		".env.example":      "API_KEY=\n",
+	} {
+		if err := os.WriteFile(filepath.Join(proj, "server", name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
-	creds := "bot:registry-pass-l1"
-	if _, _, err := cmd.Merge(ctx, org, "reg", resources.Patch{Kind: resources.KindImagePullSecret, Host: host, Credentials: &creds}, ""); err != nil {
-		t.Fatal(err)
-	}
-	if _, _, err := cmd.PutAgent(ctx, org, resources.Agent{Metadata: resources.ObjectMeta{Name: "bot"},
-		Spec: resources.AgentSpec{Image: img.Ref, ImagePullSecret: "reg", SecretSet: "bot-secrets"}}, ""); err != nil {
-		t.Fatal(err)
-	}
-	d, err := cmd.Deploy(ctx, org, "bot", resources.DeployRequest{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Close(); err != nil { // the command ends
-		t.Fatal(err)
+	if code, out, errOut := m.botkit(t, "deploy", proj, "--no-wait"); code != 0 {
+		t.Fatalf("botkit deploy --no-wait: exit %d: %s %s", code, out, errOut)
 	}
 
 	f, err := m.servingPlatform(t)
@@ -284,7 +283,8 @@ func TestServeLocalRollsOut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d, err = c.WaitRollout(ctx, org, "bot", d.Number, nil); err != nil || d.Result != resources.DeploymentServing {
+	const org = local.Org
+	if d, err := c.WaitRollout(ctx, org, "bot", 1, nil); err != nil || d.Result != resources.DeploymentServing {
 		t.Fatalf("the rollout, after the command ended: %+v %v", d, err)
 	}
 	rt, err := docker.NewRuntime(e.Host)

@@ -18,3 +18,19 @@ func lockFile(f *os.File) error {
 		}
 	}
 }
+
+// tryLockFile takes flock(LOCK_EX|LOCK_NB) on f: false when another holds
+// it.
+func tryLockFile(f *os.File) (bool, error) {
+	for {
+		err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
+		switch {
+		case err == nil:
+			return true, nil
+		case errors.Is(err, unix.EWOULDBLOCK):
+			return false, nil
+		case !errors.Is(err, unix.EINTR):
+			return false, err
+		}
+	}
+}

@@ -35,3 +35,22 @@ func TestLock(t *testing.T) {
 		t.Errorf("lock file mode %v, %v", fi.Mode(), err)
 	}
 }
+
+// TryLock takes a free lock and refuses, without waiting, one that another
+// open file holds; the lock is free again after its release.
+func TestTryLock(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "serve.lock")
+	release, ok, err := TryLock(path)
+	if err != nil || !ok {
+		t.Fatalf("a free lock: ok %v, %v", ok, err)
+	}
+	if _, ok, err := TryLock(path); err != nil || ok {
+		t.Fatalf("a held lock: ok %v, %v", ok, err)
+	}
+	release()
+	again, ok, err := TryLock(path)
+	if err != nil || !ok {
+		t.Fatalf("after the release: ok %v, %v", ok, err)
+	}
+	again()
+}

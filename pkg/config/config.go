@@ -29,6 +29,7 @@ import (
 	"github.com/botkit-dev/botkit/internal/atomicfile"
 	"github.com/botkit-dev/botkit/internal/docscan"
 	"github.com/botkit-dev/botkit/internal/yamlnode"
+	"github.com/botkit-dev/botkit/pkg/platform/local"
 	"github.com/botkit-dev/botkit/pkg/resources"
 )
 
@@ -284,8 +285,8 @@ type Config struct {
 	CAFileEnv string
 	// Path is the config file (it may not exist).
 	Path string
-	// DataDir is the embedded platform's directory
-	// ($XDG_DATA_HOME/botkit, default ~/.local/share/botkit).
+	// DataDir is the embedded platform's directory (local.DataDir:
+	// $XDG_DATA_HOME/botkit, default ~/.local/share/botkit).
 	DataDir string
 	// File is the file as read (zero when it does not exist); change it
 	// and Save it to update the file without baking in the environment.
@@ -372,19 +373,6 @@ func Dir(getenv func(string) string) (string, error) {
 	return filepath.Join(home, ".config", "botkit"), nil
 }
 
-// DataDir returns the embedded platform's directory: $XDG_DATA_HOME/botkit,
-// else ~/.local/share/botkit.
-func DataDir(getenv func(string) string) (string, error) {
-	if d := getenv("XDG_DATA_HOME"); d != "" && filepath.IsAbs(d) {
-		return filepath.Join(d, "botkit"), nil
-	}
-	home, err := homeDir(getenv)
-	if err != nil {
-		return "", err
-	}
-	return filepath.Join(home, ".local", "share", "botkit"), nil
-}
-
 func homeDir(getenv func(string) string) (string, error) {
 	if h := getenv("HOME"); h != "" {
 		return h, nil
@@ -413,7 +401,7 @@ func Load(getenv func(string) string, contextFlag string) (*Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	data, err := DataDir(getenv)
+	data, err := local.DataDir(getenv)
 	if err != nil {
 		return nil, err
 	}

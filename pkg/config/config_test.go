@@ -17,20 +17,18 @@ func env(m map[string]string) func(string) string { return func(k string) string
 
 func TestDirs(t *testing.T) {
 	cases := []struct {
-		env       map[string]string
-		dir, data string
+		env map[string]string
+		dir string
 	}{
-		{map[string]string{"HOME": "/h"}, "/h/.config/botkit", "/h/.local/share/botkit"},
-		{map[string]string{"HOME": "/h", "XDG_CONFIG_HOME": "/x", "XDG_DATA_HOME": "/d"}, "/x/botkit", "/d/botkit"},
-		{map[string]string{"HOME": "/h", "XDG_CONFIG_HOME": "/x", EnvConfigDir: "/c"}, "/c", "/h/.local/share/botkit"},
+		{map[string]string{"HOME": "/h"}, "/h/.config/botkit"},
+		{map[string]string{"HOME": "/h", "XDG_CONFIG_HOME": "/x"}, "/x/botkit"},
+		{map[string]string{"HOME": "/h", "XDG_CONFIG_HOME": "/x", EnvConfigDir: "/c"}, "/c"},
 		// A relative XDG directory is ignored, as the spec says.
-		{map[string]string{"HOME": "/h", "XDG_CONFIG_HOME": "rel", "XDG_DATA_HOME": "rel"}, "/h/.config/botkit", "/h/.local/share/botkit"},
+		{map[string]string{"HOME": "/h", "XDG_CONFIG_HOME": "rel"}, "/h/.config/botkit"},
 	}
 	for _, c := range cases {
-		d, err := Dir(env(c.env))
-		dd, err2 := DataDir(env(c.env))
-		if err != nil || err2 != nil || d != c.dir || dd != c.data {
-			t.Errorf("%v: %s %s (%v %v)", c.env, d, dd, err, err2)
+		if d, err := Dir(env(c.env)); err != nil || d != c.dir {
+			t.Errorf("%v: %s (%v)", c.env, d, err)
 		}
 	}
 	if _, err := Dir(env(nil)); err == nil {

@@ -5,21 +5,15 @@
 package embedded
 
 import (
-	"path/filepath"
-
 	"context"
 	"fmt"
-	"github.com/botkit-dev/botkit/internal/atomicfile"
-	"os"
 	"sync"
 	"time"
 
 	"github.com/botkit-dev/botkit/pkg/client"
 	"github.com/botkit-dev/botkit/pkg/platform"
-	"github.com/botkit-dev/botkit/pkg/platform/runtime"
-	"github.com/botkit-dev/botkit/pkg/platform/runtime/docker"
+	"github.com/botkit-dev/botkit/pkg/platform/local"
 	"github.com/botkit-dev/botkit/pkg/platform/store/sqlite"
-	"github.com/botkit-dev/botkit/pkg/resources"
 )
 
 // Org is the organization of the embedded local platform.
@@ -42,7 +36,7 @@ func Open(ctx context.Context, dataDir string, opts client.Options) (*client.Cli
 	if err != nil {
 		return nil, fmt.Errorf("opening the embedded local platform in %s: %w", dataDir, err)
 	}
-	rts, noRuntime, closeEngine := localEngine()
+	rts, noRuntime, closeEngine := local.Engine()
 	srv, err := platform.Open(ctx, platform.Options{
 		Store:                  st,
 		DataDir:                dataDir,
@@ -57,7 +51,7 @@ func Open(ctx context.Context, dataDir string, opts client.Options) (*client.Cli
 		RegistryRetryDelay: 500 * time.Millisecond,
 		// Agents run on the local engine, whatever their region.
 		Runtimes: rts, NoRuntime: noRuntime, EngineDown: noRuntime,
-		ReconcileLock: passLock(dataDir),
+		ReconcileLock: local.PassLock(dataDir),
 	})
 	if err != nil {
 		closeEngine()
@@ -79,37 +73,6 @@ func Open(ctx context.Context, dataDir string, opts client.Options) (*client.Cli
 			return srv.Close()
 		}),
 	}, opts), nil
-}
-
-// passLock is the lock every reconcile pass over a region takes: a file
-// lock (reconcile-REGION.lock in dataDir) that the processes sharing the
-// data directory take in turn — two commands never start an agent twice —
-// and that ends with the process, so a command killed in the middle of a
-// pass holds up no other (a lease in the database would, until it ran
-// out). A pass that waits for it gives up when ctx ends.
-func passLock(dataDir string) func(ctx context.Context, region string) (func(), error) {
-	return func(ctx context.Context, region string) (func(), error) {
-		type locked struct {
-			release func()
-			err     error
-		}
-		got := make(chan locked, 1)
-		go func() {
-			release, err := atomicfile.Lock(filepath.Join(dataDir, "reconcile-"+region+".lock"))
-			got <- locked{release, err}
-		}()
-		select {
-		case l := <-got:
-			return l.release, l.err
-		case <-ctx.Done():
-			go func() {
-				if l := <-got; l.err == nil {
-					l.release() // taken after the wait was given up
-				}
-			}()
-			return nil, ctx.Err()
-		}
-	}
 }
 
 // QuiesceTimeout bounds how long closing the embedded platform waits for
@@ -134,35 +97,4 @@ func drain(ctx context.Context, srv *platform.Server) error {
 	dctx, cancel := context.WithTimeout(ctx, DrainTimeout)
 	defer cancel()
 	return srv.Drain(dctx)
-}
-
-// localEngine is the runtime of every region of the embedded platform: the
-// local Docker Engine, found as the docker CLI finds it (DOCKER_HOST, the
-// current context, Docker Desktop's socket, /var/run/docker.sock). Without
-// a socket there, no region has a runtime and deploys say how to get one.
-func localEngine() (map[string]runtime.Runtime, func(string) string, func()) {
-	ep, err := docker.Resolve(nil)
-	if err != nil {
-		return nil, func(string) string { return fmt.Sprintf("the Docker Engine: %v", err) }, func() {}
-	}
-	noRuntime := func(string) string {
-		return fmt.Sprintf("no Docker Engine at %s: start Docker or set DOCKER_HOST", ep)
-	}
-	rt, err := docker.OpenRuntime(ep)
-	if err != nil {
-		return nil, func(string) string { return fmt.Sprintf("the Docker Engine: %v", err) }, func() {}
-	}
-	if sock := rt.Socket(); sock != "" {
-		if _, err := os.Stat(sock); err != nil {
-			rt.Close()
-			return nil, noRuntime, func() {}
-		}
-	}
-	// An engine that nobody answers at (Docker stopped) is the same news,
-	// told when a deploy needs the engine (EngineDown).
-	rts := map[string]runtime.Runtime{}
-	for _, region := range resources.Regions() {
-		rts[region] = rt
-	}
-	return rts, noRuntime, rt.Close
 }

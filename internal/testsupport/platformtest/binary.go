@@ -77,7 +77,21 @@ func Serve(bin, dataDir string, log *os.File, extra ...string) (*Server, error) 
 // ServeOn is Serve on the address listen ("[::1]:0": a free port of the
 // IPv6 loopback).
 func ServeOn(bin, listen, dataDir string, log *os.File, extra ...string) (*Server, error) {
-	cmd := exec.Command(bin, append([]string{"serve", "--listen", listen, "--data-dir", dataDir}, extra...)...)
+	return start(exec.Command(bin, append([]string{"serve", "--listen", listen, "--data-dir", dataDir}, extra...)...), log)
+}
+
+// ServeLocal runs `botkit-platform serve --local` on a free port of
+// 127.0.0.1 (extra: more flags) in the process's environment plus env
+// (HOME, XDG_DATA_HOME, DOCKER_HOST: the CLI's data directory and engine it
+// serves), and waits until it listens, as Serve.
+func ServeLocal(bin string, env []string, log *os.File, extra ...string) (*Server, error) {
+	cmd := exec.Command(bin, append([]string{"serve", "--local", "--listen", "127.0.0.1:0"}, extra...)...)
+	cmd.Env = append(os.Environ(), env...)
+	return start(cmd, log)
+}
+
+// start starts cmd (a serve) and waits until it says it listens.
+func start(cmd *exec.Cmd, log *os.File) (*Server, error) {
 	var lines io.Writer = io.Discard
 	if log != nil {
 		cmd.Stdout, lines = log, log // the child writes to the file itself
@@ -128,13 +142,20 @@ func ServeOn(bin, listen, dataDir string, log *os.File, extra ...string) (*Serve
 
 // Stop shuts the server down gracefully (SIGINT), killing it after
 // testenv.Patience (a bound on a drain that hangs, not on a slow one).
-func (s *Server) Stop() {
+func (s *Server) Stop() { s.StopWith(os.Interrupt) }
+
+// PID is the server's process.
+func (s *Server) PID() int { return s.cmd.Process.Pid }
+
+// StopWith is Stop with another signal (syscall.SIGTERM: what a service
+// manager sends).
+func (s *Server) StopWith(sig os.Signal) {
 	select {
 	case <-s.done:
 		return
 	default:
 	}
-	_ = s.cmd.Process.Signal(os.Interrupt)
+	_ = s.cmd.Process.Signal(sig)
 	select {
 	case <-s.done:
 	case <-time.After(testenv.Patience):

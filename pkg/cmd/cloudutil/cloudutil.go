@@ -35,7 +35,18 @@ type Factory struct {
 	NewClient func(baseURL, token string, ca client.CAFile) (*client.Client, error)
 	// Credentials is the token store (the OS keyring).
 	Credentials credentials.Store
+	// ServingPlatform returns the client of a platform that outlives the
+	// command (what sessions need): for a remote context, its own client
+	// (APIClient's); for the local context, the client of `botkit-platform
+	// serve --local` over HTTP on the loopback (no token: organization
+	// local), or, when none serves the CLI's data directory, an error
+	// wrapping ErrNoServingPlatform (exit 1) that says how to start it.
+	ServingPlatform func(ctx context.Context) (*client.Client, error)
 }
+
+// ErrNoServingPlatform is wrapped by ServingPlatform's error when the local
+// context has no server (exit 1).
+var ErrNoServingPlatform = errors.New("sessions need a platform that outlives this command")
 
 // AddOrganizationFlag binds --organization (alias --org) to p: the
 // organization a cloud command acts on. Resolve it with Factory.Organization.

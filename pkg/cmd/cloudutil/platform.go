@@ -17,6 +17,9 @@ type Platform struct {
 	IO *iostreams.IOStreams
 	// APIClient returns the client of the configured platform.
 	APIClient func(ctx context.Context) (*client.Client, error)
+	// ServingPlatform returns the client of a platform that outlives the
+	// command (Factory.ServingPlatform): what sessions need.
+	ServingPlatform func(ctx context.Context) (*client.Client, error)
 	// Organization is --organization ("" = the configured one).
 	Organization string
 	// ResolveOrg turns --organization into the organization to act in
@@ -34,9 +37,10 @@ type Platform struct {
 // NewPlatform returns the Platform of the Factory's seams.
 func NewPlatform(f *Factory) Platform {
 	return Platform{
-		IO:         f.IOStreams,
-		APIClient:  f.APIClient,
-		ResolveOrg: f.Organization,
+		IO:              f.IOStreams,
+		APIClient:       f.APIClient,
+		ServingPlatform: f.ServingPlatform,
+		ResolveOrg:      f.Organization,
 		Prompter: func() prompter.Prompter {
 			return f.Prompter(f.Getenv != nil && f.Getenv("ACCESSIBLE") != "")
 		},
@@ -48,6 +52,12 @@ func NewPlatform(f *Factory) Platform {
 // Connect returns the client and the organization to act in.
 func (p *Platform) Connect(ctx context.Context) (*client.Client, string, error) {
 	return Connect(ctx, p.APIClient, p.ResolveOrg, p.Organization)
+}
+
+// ConnectServing returns the client of a platform that outlives the
+// command (ServingPlatform) and the organization to act in.
+func (p *Platform) ConnectServing(ctx context.Context) (*client.Client, string, error) {
+	return Connect(ctx, p.ServingPlatform, p.ResolveOrg, p.Organization)
 }
 
 // Clock returns the current time of AGE columns.

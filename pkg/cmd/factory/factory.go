@@ -20,6 +20,7 @@ import (
 	"github.com/botkit-dev/botkit/pkg/credentials"
 	"github.com/botkit-dev/botkit/pkg/embedded"
 	"github.com/botkit-dev/botkit/pkg/iostreams"
+	"github.com/botkit-dev/botkit/pkg/platform/local"
 )
 
 // New returns the factory of one botkit invocation over the process's
@@ -30,6 +31,7 @@ func New(ios *iostreams.IOStreams) *cloudutil.Factory {
 	w := &wiring{f: f}
 	f.Config = w.config
 	f.APIClient = w.apiClient
+	f.ServingPlatform = w.servingPlatform
 	f.Close = w.close
 	f.NewClient = func(baseURL, token string, ca client.CAFile) (*client.Client, error) {
 		cfg, err := w.config()
@@ -52,6 +54,8 @@ type wiring struct {
 	cfgErr error
 	loaded bool
 	client *client.Client
+	// serving is ServingPlatform's client of the local server.
+	serving *client.Client
 }
 
 func (w *wiring) config() (*config.Config, error) {
@@ -114,13 +118,62 @@ func announceEmbedded(ios *iostreams.IOStreams, dataDir string) {
 
 func (w *wiring) close() error {
 	w.mu.Lock()
-	c := w.client
-	w.client = nil
+	c, sc := w.client, w.serving
+	w.client, w.serving = nil, nil
 	w.mu.Unlock()
-	if c == nil {
-		return nil
+	var err error
+	if sc != nil {
+		err = sc.Close()
 	}
-	return c.Close()
+	if c != nil {
+		err = errors.Join(c.Close(), err)
+	}
+	return err
+}
+
+// servingPlatform is Factory.ServingPlatform: the remote context's own
+// client, or the local server's (ServingClient).
+func (w *wiring) servingPlatform(ctx context.Context) (*client.Client, error) {
+	cfg, err := w.config()
+	if err != nil {
+		return nil, err
+	}
+	if !cfg.Embedded() {
+		return w.apiClient(ctx)
+	}
+	if err := cfg.CheckEmbedded(); err != nil {
+		return nil, err
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.serving != nil {
+		return w.serving, nil
+	}
+	c, err := ServingClient(ctx, cfg.DataDir)
+	if err != nil {
+		return nil, err
+	}
+	w.serving = c
+	return c, nil
+}
+
+// ServingClient returns the client of the local server of dataDir
+// (`botkit-platform serve --local`, found by its serving record) over HTTP
+// on the loopback, without a token: requests act as organization local.
+// With no server, or only a stale record (a server killed before it could
+// remove it), the error wraps cloudutil.ErrNoServingPlatform and says the
+// command to run (exit 1).
+func ServingClient(ctx context.Context, dataDir string) (*client.Client, error) {
+	r, err := local.Serving(ctx, dataDir)
+	if err != nil {
+		return nil, fmt.Errorf("looking for botkit-platform serve --local in %s: %w", dataDir, err)
+	}
+	if r == nil {
+		return nil, cmdutil.WithCode(cmdutil.ExitError, fmt.Errorf("%w: run `botkit-platform serve --local` (in another terminal)", cloudutil.ErrNoServingPlatform))
+	}
+	opts := ClientOptions()
+	opts.BaseURL = r.URL
+	return client.New(opts)
 }
 
 // ClientOptions are the options every botkit client is made with.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"os"
 	"strings"
 	"time"
 
@@ -51,7 +52,11 @@ type ServeOptions struct {
 	RuntimeTLS   []string
 	AgentNetwork string
 	AgentSettle  time.Duration
-	IO           *iostreams.IOStreams
+	// Local serves the CLI's own platform (openLocal): its data directory,
+	// the local engine, requests without a token as organization local,
+	// on the loopback only.
+	Local bool
+	IO    *iostreams.IOStreams
 }
 
 // NewCmdServe returns `botkit-platform serve`; runF (tests) replaces
@@ -59,7 +64,7 @@ type ServeOptions struct {
 func NewCmdServe(st *iostreams.IOStreams, runF func(context.Context, *ServeOptions) error) *cobra.Command {
 	o := &ServeOptions{IO: st}
 	c := command(&cobra.Command{
-		Use:   "serve --listen ADDR (--data-dir DIR | --store postgres://… --master-key-file FILE) [--tls-cert-file FILE --tls-key-file FILE]",
+		Use:   "serve --listen ADDR (--data-dir DIR | --store postgres://… --master-key-file FILE | --local) [--tls-cert-file FILE --tls-key-file FILE]",
 		Short: "Serve the platform API",
 		Long: `Serve the platform API over HTTP, or HTTPS with --tls-cert-file and
 --tls-key-file.
@@ -83,7 +88,18 @@ each needs the same --master-key-file.
 Docker Engine; --runtime REGION=tcp://HOST:PORT on an engine over TCP, which
 needs --runtime-tls REGION=DIR: DIR/ca.pem verifies the engine, DIR/cert.pem
 and DIR/key.pem are the client certificate it asks for (the files of the
-docker CLI's DOCKER_CERT_PATH). Plain TCP, npipe:// and ssh:// are refused.`,
+docker CLI's DOCKER_CERT_PATH). Plain TCP, npipe:// and ssh:// are refused.
+
+--local serves the platform of botkit's local context, for what needs a
+platform that outlives a command: the CLI's data directory
+($XDG_DATA_HOME/botkit, default ~/.local/share/botkit) with its master key,
+every region's agents on the local Docker Engine (found as the docker CLI
+finds it), requests without a token as organization local, image pull
+secret checks allowed to private addresses. It listens on the loopback only
+(--listen 127.0.0.1:PORT) and writes serve.json in the data directory while
+it runs, where botkit finds it; botkit's commands on the local context keep
+working beside it, and this server drives the agents. One server per data
+directory: a second one says where the first serves and exits 1.`,
 		Args: noArgs,
 	}, o, &o.storeFlags, func(c *cobra.Command, _ []string) error {
 		o.CommitDelaySet = c.Flags().Changed("commit-delay")
@@ -102,6 +118,7 @@ docker CLI's DOCKER_CERT_PATH). Plain TCP, npipe:// and ssh:// are refused.`,
 	c.Flags().StringArrayVar(&o.RuntimeTLS, "runtime-tls", nil, "REGION=DIR: the TLS files of the region's tcp:// engine: DIR/ca.pem verifies the engine, DIR/cert.pem and DIR/key.pem are botkit's client certificate (required with tcp://)")
 	c.Flags().StringVar(&o.AgentNetwork, "agent-network", "", "the engine network agents join (default: the engine's own; never the host's)")
 	c.Flags().DurationVar(&o.AgentSettle, "agent-settle", runtime.DefaultSettle, "how long a new deployment's agents must run, ready, before it serves and the previous one stops")
+	c.Flags().BoolVar(&o.Local, "local", false, "serve botkit's local context: the CLI's data directory and the local Docker Engine, on the loopback (implies --data-dir, --runtime, --allow-private-registries)")
 	return c
 }
 
@@ -215,6 +232,14 @@ func (o *ServeOptions) tlsConfig(logger *slog.Logger) (*tls.Config, error) {
 
 // runServe serves until ctx ends, then drains (platform.Serve).
 func runServe(ctx context.Context, o *ServeOptions) error {
+	var lo *localServe
+	if o.Local {
+		var err error
+		if lo, err = o.openLocal(os.Getenv); err != nil {
+			return err
+		}
+		defer func() { _ = lo.close() }() // error ignored: a record left behind is stale, and botkit ignores it
+	}
 	if err := o.require(); err != nil {
 		return err
 	}
@@ -256,11 +281,15 @@ func runServe(ctx context.Context, o *ServeOptions) error {
 	if err != nil {
 		return err
 	}
-	srv, err := platform.Open(ctx, platform.Options{
+	popts := platform.Options{
 		Store: st, DataDir: loc.DataDir, MasterKeyFile: o.MasterKeyFile, ProvisionLease: o.ProvisionLease,
 		AllowPrivateRegistries: o.AllowPrivateRegistries, Logger: logger, Metrics: metrics,
 		Runtimes: rts, AgentNetwork: o.AgentNetwork, AgentSettle: o.AgentSettle, ReconcileInterval: time.Second,
-	})
+	}
+	if lo != nil {
+		lo.apply(&popts)
+	}
+	srv, err := platform.Open(ctx, popts)
 	if err != nil {
 		return err
 	}
@@ -272,6 +301,12 @@ func runServe(ctx context.Context, o *ServeOptions) error {
 	scheme := "http"
 	if tlsCfg != nil {
 		ln, scheme = tls.NewListener(ln, tlsCfg), "https"
+	}
+	if lo != nil {
+		if err := lo.announce(o.IO, ln.Addr()); err != nil {
+			ln.Close()
+			return err
+		}
 	}
 	hs := platform.HTTPServer(srv.Handler(), slog.NewLogLogger(h, slog.LevelWarn))
 	fmt.Fprintf(o.IO.ErrOut, "listening on %s://%s\n", scheme, ln.Addr())

@@ -255,7 +255,7 @@ func TestSessionsOnTheEngine(t *testing.T) {
 	// The pool is refilled: one agent in the session, one idle.
 	testenv.Eventually(t, "one agent in a session, one idle", func() bool {
 		st, err := v.c.AgentStatus(ctx, v.org, "bot")
-		return err == nil && st.Agent.Status.Pool == resources.AgentPool{InSession: 1, Idle: 1, Max: 2}
+		return err == nil && st.Agent.Status.Pool != nil && *st.Agent.Status.Pool == resources.AgentPool{InSession: 1, Idle: 1, Max: 2}
 	})
 
 	// The proxy reaches the session's agent, without the key, with the
@@ -264,7 +264,9 @@ func TestSessionsOnTheEngine(t *testing.T) {
 	if resp.StatusCode != http.StatusOK || !strings.Contains(string(b), "pc-1") {
 		t.Errorf("offer through the platform: %d %s", resp.StatusCode, b)
 	}
-	recs, _ = agent.Sessions(ctx)
+	if recs, err = agent.Sessions(ctx); err != nil {
+		t.Fatal(err)
+	}
 	if i := slices.IndexFunc(recs, func(r standinapi.Session) bool { return r.Kind == standinapi.KindOffer }); i < 0 || recs[i].ID != started.SessionID {
 		t.Errorf("the agent's offer: %+v", recs)
 	}
@@ -280,7 +282,10 @@ func TestSessionsOnTheEngine(t *testing.T) {
 			t.Errorf("GET %s: %d, want 404", path, resp.StatusCode)
 		}
 	}
-	req, _ := http.NewRequest(http.MethodPost, v.base+"/v1/public/bot/sessions/"+started.SessionID+"/api/offer", strings.NewReader("{}"))
+	req, err := http.NewRequest(http.MethodPost, v.base+"/v1/public/bot/sessions/"+started.SessionID+"/api/offer", strings.NewReader("{}"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusUnauthorized {
 		t.Errorf("without the key: %v %v", resp, err)
 	} else {
@@ -338,7 +343,7 @@ func TestSessionsOnTheEngine(t *testing.T) {
 	}
 	testenv.Eventually(t, "the pool refilled: one idle agent", func() bool {
 		st, err := v.c.AgentStatus(ctx, v.org, "bot")
-		return err == nil && st.Agent.Status.Pool == resources.AgentPool{Idle: 1, Max: 2}
+		return err == nil && st.Agent.Status.Pool != nil && *st.Agent.Status.Pool == resources.AgentPool{Idle: 1, Max: 2}
 	})
 
 	// A rollout never cuts a call: the session's agent runs on, on the old

@@ -91,7 +91,7 @@ type AgentStatus struct {
 	// value (log lines in it are masked).
 	Message string `json:"message,omitempty"`
 	// Pool is how the agents are used: in a session, idle, the most.
-	Pool AgentPool `json:"pool"`
+	Pool *AgentPool `json:"pool,omitempty"`
 	// Drift says that the secret set moved past the serving deployment's
 	// version ("" when it did not): "secret set S is at version 9;
 	// deployment 3 runs version 7: botkit deploy to apply".

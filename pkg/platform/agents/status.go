@@ -90,16 +90,17 @@ func (r *Reconciler) Status(ctx context.Context, a store.Agent) (resources.Agent
 	for _, s := range live {
 		inSession[s.Container] = true
 	}
+	pool := &resources.AgentPool{Max: spec.MaxAgents()}
 	for _, c := range cs {
 		if ready(c) && !r.ops.removing(c.ID) {
 			if inSession[c.ID] {
-				st.Pool.InSession++
+				pool.InSession++
 			} else if a.Serving > 0 && int64(c.Owner.Deployment) == a.Serving {
-				st.Pool.Idle++
+				pool.Idle++
 			}
 		}
 	}
-	st.Pool.Max = spec.MaxAgents()
+	st.Pool = pool
 
 	if serving != nil {
 		st.Deployment = serving.Number

@@ -117,7 +117,9 @@ func TestResolveOrder(t *testing.T) {
 		{name: "broken config", config: `{`, want: want{err: "~/.docker/config.json: unexpected end of JSON input"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			os.Remove(filepath.Join(dotDocker, "config.json"))
+			if err := os.Remove(filepath.Join(dotDocker, "config.json")); err != nil && !os.IsNotExist(err) {
+				t.Fatal(err)
+			}
 			if tc.config != "" {
 				write(t, filepath.Join(dotDocker, "config.json"), tc.config)
 			}

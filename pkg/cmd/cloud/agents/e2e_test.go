@@ -377,7 +377,7 @@ func testAgentsEndToEnd(t *testing.T, postgres bool) {
 		return runRestart(ctx, &RestartOptions{Platform: v.platform(nil), Name: "bot", Skip: true, Print: objectFlags()})
 	})
 	// A restart is a rollout of what deployment 4 runs.
-	if !strings.HasPrefix(out, "agent/bot restarted: deployment 6, 1/1 agents ready (") {
+	if !strings.HasPrefix(out, "agent/bot restarted: deployment 6 (a copy of deployment 4), 1/1 agents ready (") {
 		t.Errorf("restart printed %q", out)
 	}
 	v.run(t, cmdutil.ExitUsage, func() error {

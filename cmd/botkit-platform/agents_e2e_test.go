@@ -170,12 +170,13 @@ func TestServeKilledMidRollout(t *testing.T) {
 	if d2, err = c.WaitRollout(ctx, "acme", "bot", d2.Number, nil); err != nil || d2.Result != resources.DeploymentServing {
 		t.Fatalf("the interrupted rollout after the restart: %+v %v", d2, err)
 	}
-	all, err := rt.List(ctx, runtime.ForOwner(runtime.Owner{Organization: "acme", Region: "us-west", Agent: "bot"}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(all) != 1 || all[0].Owner.Deployment != int(d2.Number) || all[0].State != runtime.StateRunning {
-		t.Errorf("the agents after the restart: %+v, want deployment %d's one agent", all, d2.Number)
+	// The previous deployment's agent goes once the new one serves.
+	var all []runtime.Agent
+	if !testenv.Poll(func() bool {
+		all, err = rt.List(ctx, runtime.ForOwner(runtime.Owner{Organization: "acme", Region: "us-west", Agent: "bot"}))
+		return err == nil && len(all) == 1 && all[0].Owner.Deployment == int(d2.Number) && all[0].State == runtime.StateRunning
+	}) {
+		t.Errorf("the agents after the restart: %+v %v, want deployment %d's one agent", all, err, d2.Number)
 	}
 	a, err := c.Agent(ctx, "acme", "bot")
 	if err != nil || a.Status == nil || a.Status.Deployment != d2.Number || a.Status.State != resources.AgentReady {

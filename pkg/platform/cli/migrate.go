@@ -71,7 +71,7 @@ func runMigrate(ctx context.Context, o *MigrateOptions) error {
 	if err != nil {
 		return fmt.Errorf("--to %s: %w", postgres.Redact(o.To), err)
 	}
-	fmt.Fprintf(o.IO.Out, "migrated %d organizations, %d tokens, %d sealing keys, %d objects (%d values), %d agents (%d deployments), %d audit records\n", st.Orgs, st.Tokens, st.SealingKeys, st.Objects, st.Values, st.Agents, st.Deployments, st.Audit)
+	fmt.Fprintf(o.IO.Out, "migrated %d organizations, %d tokens, %d sealing keys, %d public keys, %d objects (%d values), %d agents (%d deployments), %d audit records\n", st.Orgs, st.Tokens, st.SealingKeys, st.PublicKeys, st.Objects, st.Values, st.Agents, st.Deployments, st.Audit)
 	fmt.Fprintf(o.IO.ErrOut, "Start the replicas with --store and --master-key-file %s (unless the old server used another key file).\n", filepath.Join(o.From, platform.MasterKeyFile))
 	return nil
 }

@@ -110,6 +110,8 @@ type Reconciler struct {
 	// foreign remembers the containers of other platforms already warned
 	// about.
 	foreign sync.Map
+	// lastErr is, by agent, the last pass's error as logged ("" none).
+	lastErr sync.Map
 	touched atomic.Bool
 	// calls are the sessions this process holds open; sessions counts
 	// their watchers.

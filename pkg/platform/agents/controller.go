@@ -304,8 +304,9 @@ func (r *Reconciler) drive(ctx context.Context, region string, rt runtime.Runtim
 	for {
 		keys, all, n := q.take()
 		if all {
-			if err := r.syncRegion(ctx, rt, region); err != nil && ctx.Err() == nil {
-				r.log.Warn("reconcile", "region", region, "error", err.Error())
+			err := r.syncRegion(ctx, rt, region)
+			if ctx.Err() == nil {
+				r.logOnce(key{"", region}, err, "region", region)
 			}
 			q.mu.Lock()
 			q.looked = true
@@ -411,9 +412,31 @@ func (r *Reconciler) agentNamed(ctx context.Context, k key) (store.Agent, error)
 	return a, err
 }
 
+// passLogged runs a pass over a and logs its error once per change (a pass
+// that fails the same way every second says it once).
 func (r *Reconciler) passLogged(ctx context.Context, rt runtime.Runtime, a store.Agent) {
-	if err := r.pass(ctx, rt, a); err != nil && ctx.Err() == nil {
-		r.log.Warn("reconcile", "org", a.OrgName, "agent", a.Name, "error", err.Error())
+	err := r.pass(ctx, rt, a)
+	if ctx.Err() != nil {
+		return
+	}
+	r.logOnce(key{a.OrgName, a.Name}, err, "org", a.OrgName, "agent", a.Name)
+}
+
+// logOnce logs err of what k names when it differs from the last one
+// logged for k (and when it is gone).
+func (r *Reconciler) logOnce(k key, err error, attrs ...any) {
+	msg := ""
+	if err != nil {
+		msg = err.Error()
+	}
+	if prev, _ := r.lastErr.Load(k); prev == nil && msg == "" || prev == msg {
+		return
+	}
+	r.lastErr.Store(k, msg)
+	if err != nil {
+		r.log.Warn("reconcile", append(attrs, "error", msg)...)
+	} else {
+		r.log.Info("reconcile recovered", attrs...)
 	}
 }
 
@@ -533,10 +556,19 @@ var errPulling = errors.New("pulling the image")
 // while a pull (started now or before) runs beside the worker, and the
 // pull's error once it failed (reported once: the next call pulls again).
 func (r *Reconciler) pullAsync(ctx context.Context, rt runtime.Runtime, a store.Agent, image string, creds *runtime.Credentials) error {
+	id := a.OrgName + "\x00" + image
 	if held(ctx, rt, image) {
+		r.ops.mu.Lock()
+		if p := r.ops.pulls[id]; p != nil {
+			select {
+			case <-p.done:
+				delete(r.ops.pulls, id) // its news is the image, held
+			default:
+			}
+		}
+		r.ops.mu.Unlock()
 		return nil
 	}
-	id := a.OrgName + "\x00" + image
 	r.ops.mu.Lock()
 	p := r.ops.pulls[id]
 	if p != nil {

@@ -76,6 +76,30 @@ func TestGuideOfEveryCreatedProject(t *testing.T) {
 					t.Errorf("%s: the guide lacks `%s`", name, s.Command)
 				}
 			}
+			// Then a call, over the transport the bot serves on the
+			// platform (none for a Daily-only bot, which says why).
+			var runners []string
+			for _, id := range c.Transports {
+				tr, _ := scaffold.LookupTransport(id)
+				runners = append(runners, tr.Runner)
+			}
+			agent, transport := scaffold.AgentName(c.ProjectName), scaffold.SessionTransport(runners)
+			_, calls, _ := strings.Cut(guide, "\n## Deploying\n")
+			calls, _, _ = strings.Cut(calls, "\n## ")
+			if transport == "" {
+				if strings.Contains(calls, "botkit cloud agents start") || !strings.Contains(calls, "makes no Daily rooms") {
+					t.Errorf("%s: a Daily-only bot's calls in the guide:\n%s", name, calls)
+				}
+				continue
+			}
+			for _, s := range append([]scaffold.DeployStep{scaffold.ServeLocal}, scaffold.CallSteps(agent, transport)...) {
+				if !strings.Contains(calls, "\n"+s.Command+" ") {
+					t.Errorf("%s: the guide lacks `%s`", name, s.Command)
+				}
+			}
+			if !strings.Contains(calls, scaffold.StartCall(agent, transport, "")) {
+				t.Errorf("%s: the guide lacks the start of a session", name)
+			}
 		}
 	}
 }

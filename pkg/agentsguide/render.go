@@ -143,6 +143,7 @@ func Render(p Project, version string) []byte {
 			w("%-*s   # %s\n", width, c[0], c[1])
 		}
 		w("```\n")
+		renderCalls(w, p, d.AgentName)
 	}
 
 	if len(p.Evals) > 0 {
@@ -162,7 +163,7 @@ func Render(p Project, version string) []byte {
 	w(".\n")
 	w("- Python code stays formatted with `black` and free of `pyflakes` warnings.\n")
 	if p.Deploy != nil {
-		w("- Run `botkit preflight` before saying a change is ready to deploy, and fix what it reports; `botkit deploy` only when the user asks for it.\n")
+		w("- Run `botkit preflight` before saying a change is ready to deploy, and fix what it reports; `botkit deploy`, and a session (`botkit cloud agents start`), only when the user asks for it.\n")
 	}
 	w("- `botkit` commands print key names, never values; use `-o json` to read their output in a script.\n")
 
@@ -214,4 +215,33 @@ func State(existing []byte) string {
 		return Unedited
 	}
 	return Edited
+}
+
+// renderCalls writes how the deployed agent is called: a session on the
+// platform over the transport the bot serves, or why there is none.
+func renderCalls(w func(string, ...any), p Project, agent string) {
+	var runners []string
+	for _, t := range p.Transports {
+		runners = append(runners, t.Runner)
+	}
+	transport := scaffold.SessionTransport(runners)
+	if transport == "" {
+		w("\nbotkit's platform starts sessions over SmallWebRTC and websockets and makes no Daily rooms: this bot speaks only Daily's transport, so its calls are started on Pipecat Cloud.\n")
+		return
+	}
+	w("\nCalling it: a call is a session, on one agent of the deployment. Sessions need a platform that outlives a command: on the local context, `%s` in another terminal (it serves on %s); a remote platform serves them itself.\n\n```sh\n", scaffold.ServeLocal.Command, scaffold.PlatformURL)
+	steps := append([]scaffold.DeployStep{scaffold.ServeLocal}, scaffold.CallSteps(agent, transport)...)
+	width := 0
+	for _, s := range steps {
+		width = max(width, len(s.Command))
+	}
+	for _, s := range steps {
+		w("%-*s   # %s\n", width, s.Command, s.Does)
+	}
+	w("%s\n```\n", scaffold.StartCall(agent, transport, ""))
+	if transport == scaffold.SessionWebRTC {
+		w("\nThe answer is `{\"sessionId\": \"ses_…\"}`; a web client sends its WebRTC offer to `%s/v1/public/%s/sessions/<sessionId>/api/offer` with the same key. `[scaling] min_agents` is how many agents wait warm (0: each call waits for one to start).\n", scaffold.PlatformURL, agent)
+		return
+	}
+	w("\nThe answer's `wsUrl` is the bot's websocket through the platform, good for one connection. `[scaling] min_agents` is how many agents wait warm (0: each call waits for one to start).\n")
 }

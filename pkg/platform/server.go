@@ -90,7 +90,8 @@ type Options struct {
 	// EngineDown says that a region's engine does not answer (nil: the
 	// platform's words).
 	EngineDown func(region string) string
-	// AgentNetwork is the network agents join ("": the engine's default).
+	// AgentNetwork is the network agents join ("": runtime.DefaultNetwork,
+	// a bridge network the platform makes).
 	AgentNetwork string
 	// AgentSettle is how long a rollout's agents must run, ready, before
 	// their deployment serves (0: runtime.DefaultSettle).

@@ -1,5 +1,10 @@
 package scaffold
 
+import (
+	"fmt"
+	"slices"
+)
+
 // DeployStep is one command of the way from a created project to a running
 // agent, with what it does.
 type DeployStep struct {
@@ -22,4 +27,64 @@ func DeploySteps(dir, agent string) []DeployStep {
 		{"botkit cloud agents status " + shellQuote(agent), "the serving deployment and each running agent"},
 		{"botkit cloud agents logs " + shellQuote(agent) + " -f", "the agent's logs as it runs (values masked)"},
 	}
+}
+
+// The transports of a session on botkit's platform (Pipecat Cloud's names).
+const (
+	SessionWebRTC    = "webrtc"
+	SessionWebsocket = "websocket"
+)
+
+// SessionTransport returns the transport a session of a bot whose
+// development runner serves runners ("webrtc", "twilio", ...) is started
+// with on the platform: webrtc for SmallWebRTC, websocket for the
+// websocket and telephony media-stream transports, "" when the bot serves
+// only Daily's (the platform makes no Daily rooms).
+func SessionTransport(runners []string) string {
+	if slices.Contains(runners, "webrtc") {
+		return SessionWebRTC
+	}
+	for _, r := range runners {
+		switch r {
+		case "websocket", "twilio", "telnyx", "plivo", "exotel":
+			return SessionWebsocket
+		}
+	}
+	return ""
+}
+
+// PlatformURL is where `botkit-platform serve --local` serves by default.
+const PlatformURL = "http://127.0.0.1:8787"
+
+// ServeLocal is the command that serves sessions on a laptop: the local
+// context's platform, in another terminal, for as long as calls are taken.
+var ServeLocal = DeployStep{"botkit-platform serve --local", "in another terminal: the platform that serves calls (local context)"}
+
+// CallSteps returns the commands that call the deployed agent, once
+// DeploySteps ran and a platform serves sessions (ServeLocal on a laptop):
+// a session started with the context's token, the agent's sessions, and a
+// public key for the clients that call it. transport is the session's
+// (SessionTransport; webrtc, the platform's default, is not named). The
+// README's Deploy section and botkit init's guide end with them.
+func CallSteps(agent, transport string) []DeployStep {
+	start := "botkit cloud agents start " + shellQuote(agent)
+	if transport != "" && transport != SessionWebRTC {
+		start += " --transport " + transport
+	}
+	return []DeployStep{
+		{start, "a session on one agent: its id and how to reach it"},
+		{"botkit cloud agents sessions " + shellQuote(agent), "each session: state, agent, duration, why it ended"},
+		{"KEY=$(botkit cloud organizations keys create --name web)", "a public key for the clients that call it, printed once"},
+	}
+}
+
+// StartCall is the request a client makes to start a session with agent
+// over transport on the platform at PlatformURL, with the public key in
+// $KEY: a shell command on two lines, the second indented by indent.
+func StartCall(agent, transport, indent string) string {
+	if transport == "" {
+		transport = SessionWebRTC
+	}
+	return fmt.Sprintf("curl -s -X POST %s/v1/public/%s/start -H \"Authorization: Bearer $KEY\" \\\n%s  -H 'Content-Type: application/json' -d '{\"transport\": %q}'",
+		PlatformURL, agent, indent, transport)
 }

@@ -1,6 +1,7 @@
 package scaffold
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"regexp"
@@ -8,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/botkit-dev/botkit/pkg/resources"
 )
 
 // pipecatRunner is the argument parser of Pipecat's development runner,
@@ -240,6 +243,34 @@ func TestREADMECommandsRunWithBotPy(t *testing.T) {
 			for _, s := range DeploySteps("", AgentName(c.ProjectName)) {
 				if !strings.Contains(deploy, "\n   "+s.Command+"\n") {
 					t.Errorf("%s: README's Deploy section lacks `%s`", name, s.Command)
+				}
+			}
+			// Then a call: a session over the transport the bot serves
+			// on the platform, after the deploy; none for a bot that
+			// speaks only Daily's, which says why.
+			agent, transport := AgentName(c.ProjectName), SessionTransport(runners(c))
+			last := DeploySteps("", agent)[len(DeploySteps("", agent))-1].Command
+			if transport == "" {
+				if strings.Contains(deploy, "botkit cloud agents start") || !strings.Contains(deploy, "makes no Daily rooms") {
+					t.Errorf("%s: a Daily-only bot's Deploy section:\n%s", name, deploy)
+				}
+			} else {
+				for _, s := range CallSteps(agent, transport) {
+					if i := strings.Index(deploy, "\n   "+s.Command+"\n"); i < strings.Index(deploy, last) {
+						t.Errorf("%s: README's Deploy section lacks `%s` after the deploy", name, s.Command)
+					}
+				}
+				if !strings.Contains(deploy, StartCall(agent, transport, "   ")) {
+					t.Errorf("%s: README's Deploy section lacks the start of a session", name)
+				}
+				// Its body is a start the platform takes: the API's
+				// fields only, the bot's transport.
+				_, body, _ := strings.Cut(StartCall(agent, transport, ""), " -d '")
+				dec := json.NewDecoder(strings.NewReader(strings.TrimSuffix(body, "'")))
+				dec.DisallowUnknownFields()
+				var req resources.SessionStartRequest
+				if err := dec.Decode(&req); err != nil || req.Transport != transport {
+					t.Errorf("%s: the start's body %s: %v, transport %q", name, body, err, req.Transport)
 				}
 			}
 		}

@@ -53,6 +53,11 @@ type view struct {
 	BaseImage    string       // the Dockerfile's FROM: PipecatBaseImage
 	LocalOnly    string       // .env.example's heading of the keys only a local run reads
 	DeploySteps  []DeployStep // the README's Deploy section, from the project's root
+	// CallSteps and StartCall end the Deploy section: a session on the
+	// platform, over SessionTransport ("" when the bot speaks only Daily's).
+	CallSteps        []DeployStep
+	SessionTransport string
+	StartCall        string
 }
 
 type paramEntry struct {
@@ -120,6 +125,9 @@ func newView(c Config) *view {
 	v.LocalOnly = resources.LocalOnlyEnvHeading
 	v.SecretSet = SecretSetName(c.ProjectName)
 	v.DeploySteps = DeploySteps("", v.AgentName)
+	v.SessionTransport = SessionTransport(runners(c))
+	v.CallSteps = CallSteps(v.AgentName, v.SessionTransport)
+	v.StartCall = StartCall(v.AgentName, v.SessionTransport, "   ")
 
 	extras := map[string]bool{"runner": true, "silero": true}
 	imports := importSet{}

@@ -187,7 +187,7 @@ func FinishRollout(ctx context.Context, ios *iostreams.IOStreams, p *printers.Fl
 		return err
 	}
 	if a.Status != nil && d.Result == resources.DeploymentServing && a.Status.Agents.Desired == 0 {
-		fmt.Fprintf(ios.ErrOut, "note: %s wants 0 agents (min_agents 0): its image booted, then it scaled to zero; nothing runs until it is scaled up (botkit cloud agents scale %s --min 1)\n",
+		fmt.Fprintf(ios.ErrOut, "note: %s wants 0 agents (min_agents 0): its image booted, then it scaled to zero; each session starts an agent and waits for it to boot (botkit cloud agents scale %s --min 1 keeps one warm)\n",
 			AgentRef(name), iostreams.Printable(name))
 	}
 	_, err = fmt.Fprintln(ios.Out, line)

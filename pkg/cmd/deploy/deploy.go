@@ -220,7 +220,24 @@ func Run(ctx context.Context, opts *Options) error {
 			return err
 		}
 	}
-	return cloudutil.FinishRollout(ctx, opts.IO, opts.Print, c, org, name, "deployed", d)
+	if err := cloudutil.FinishRollout(ctx, opts.IO, opts.Print, c, org, name, "deployed", d); err != nil || opts.NoWait || !opts.Print.Lines() {
+		return err
+	}
+	fmt.Fprintf(opts.IO.ErrOut, "note: %s\n", callHint(ctx, opts.ServingPlatform, name))
+	return nil
+}
+
+// callHint says how to call the agent deployed: a session started with
+// botkit cloud agents start, on a platform that serves sessions (the
+// command that starts one when the local context has none).
+func callHint(ctx context.Context, serving func(context.Context) (*client.Client, error), name string) string {
+	start := "botkit cloud agents start " + iostreams.Printable(name)
+	if serving != nil {
+		if _, err := serving(ctx); errors.Is(err, cloudutil.ErrNoServingPlatform) {
+			return "to call it, serve sessions with botkit-platform serve --local in another terminal, then start one: " + start
+		}
+	}
+	return "to call it, start a session: " + start
 }
 
 // checksPassed prints the warnings of the preflight report on stderr and

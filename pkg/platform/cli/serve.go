@@ -116,7 +116,7 @@ directory: a second one says where the first serves and exits 1.`,
 	c.Flags().StringVar(&o.TLSKeyFile, "tls-key-file", "", "the private key of --tls-cert-file (PEM)")
 	c.Flags().StringArrayVar(&o.Runtimes, "runtime", nil, "REGION=unix:///path/to/docker.sock or REGION=tcp://HOST:PORT: the Docker Engine the region's agents run on (repeatable; a region without one refuses deploys; docker:///path is unix:///path)")
 	c.Flags().StringArrayVar(&o.RuntimeTLS, "runtime-tls", nil, "REGION=DIR: the TLS files of the region's tcp:// engine: DIR/ca.pem verifies the engine, DIR/cert.pem and DIR/key.pem are botkit's client certificate (required with tcp://)")
-	c.Flags().StringVar(&o.AgentNetwork, "agent-network", "", "the engine network agents join (default: the engine's own; never the host's)")
+	c.Flags().StringVar(&o.AgentNetwork, "agent-network", "", "the engine network agents join (default: botkit-agents, a bridge network the platform makes; never the host's)")
 	c.Flags().DurationVar(&o.AgentSettle, "agent-settle", runtime.DefaultSettle, "how long a new deployment's agents must run, ready, before it serves and the previous one stops")
 	c.Flags().BoolVar(&o.Local, "local", false, "serve botkit's local context: the CLI's data directory and the local Docker Engine, on the loopback (implies --data-dir, --runtime, --allow-private-registries)")
 	return c

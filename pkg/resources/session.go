@@ -30,6 +30,11 @@ type SessionStartRequest struct {
 	// CreateDailyRoom asks for a Daily room (and token) for the session.
 	CreateDailyRoom     bool            `json:"createDailyRoom,omitempty"`
 	DailyRoomProperties json.RawMessage `json:"dailyRoomProperties,omitempty"`
+	// EnableDefaultIceServers is what Pipecat's web clients send with a
+	// SmallWebRTC start: accepted; the platform has no ICE servers of its
+	// own to offer (the agent's ICE_CONFIG_URL is unset), so the peers use
+	// host candidates on the agents' network.
+	EnableDefaultIceServers bool `json:"enableDefaultIceServers,omitempty"`
 }
 
 // SessionStarted is the answer of a start: the session's id and, per

@@ -34,18 +34,26 @@ func (a *api) handleStartSession(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	a.startSession(w, r, http.StatusCreated, func(ctx context.Context, in service.SessionStart) (resources.SessionStarted, error) {
+		return a.svc.StartSession(ctx, p, r.PathValue("name"), in)
+	})
+}
+
+// startSession decodes a start's body, starts the session with start and
+// answers status with how to reach it (never cached: wsUrl's token).
+func (a *api) startSession(w http.ResponseWriter, r *http.Request, status int, start func(context.Context, service.SessionStart) (resources.SessionStarted, error)) {
 	var req resources.SessionStartRequest
 	if err := decodeBody(w, r, &req, MaxSessionBody); err != nil {
 		a.fail(w, r, err)
 		return
 	}
-	out, err := a.svc.StartSession(r.Context(), p, r.PathValue("name"), service.SessionStart{Request: req, WSBase: wsBase(r)})
+	out, err := start(r.Context(), service.SessionStart{Request: req, WSBase: wsBase(r)})
 	if err != nil {
 		a.fail(w, r, err)
 		return
 	}
-	w.Header().Set("Cache-Control", "no-store") // wsUrl's token
-	writeJSON(w, http.StatusCreated, out)
+	w.Header().Set("Cache-Control", "no-store")
+	writeJSON(w, status, out)
 }
 
 func (a *api) handleSessions(w http.ResponseWriter, r *http.Request) {
@@ -128,18 +136,9 @@ func (a *api) handlePublicStart(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	var req resources.SessionStartRequest
-	if err := decodeBody(w, r, &req, MaxSessionBody); err != nil {
-		a.fail(w, r, err)
-		return
-	}
-	out, err := a.svc.PublicStart(r.Context(), pp, r.PathValue("agent"), service.SessionStart{Request: req, WSBase: wsBase(r)})
-	if err != nil {
-		a.fail(w, r, err)
-		return
-	}
-	w.Header().Set("Cache-Control", "no-store")
-	writeJSON(w, http.StatusOK, out)
+	a.startSession(w, r, http.StatusOK, func(ctx context.Context, in service.SessionStart) (resources.SessionStarted, error) {
+		return a.svc.PublicStart(ctx, pp, r.PathValue("agent"), in)
+	})
 }
 
 // handleSessionProxy forwards a request to the session's agent, at the

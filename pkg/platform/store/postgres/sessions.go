@@ -88,8 +88,18 @@ func isUniqueViolation(err error) bool {
 
 // Session reads and locks the session's row until the transaction ends.
 func (t *pgTx) Session(ctx context.Context, orgID int64, id string) (store.Session, error) {
+	return t.lockedSession(ctx, qSessionLock, orgID, id)
+}
+
+// SessionByID reads and locks a session of any organization.
+func (t *pgTx) SessionByID(ctx context.Context, id string) (store.Session, error) {
+	return t.lockedSession(ctx, qSessionByIDLock, id)
+}
+
+// lockedSession reads the session query q selects, locked (ErrNotFound).
+func (t *pgTx) lockedSession(ctx context.Context, q string, args ...any) (store.Session, error) {
 	var s store.Session
-	err := t.one(ctx, qSessionLock, []any{orgID, id}, func(br pgx.BatchResults) error {
+	err := t.one(ctx, q, args, func(br pgx.BatchResults) error {
 		var err error
 		s, err = rowcodec.ScanSession(br.QueryRow())
 		if errors.Is(err, pgx.ErrNoRows) {
@@ -132,18 +142,4 @@ func (s *Store) querySessions(ctx context.Context, q string, args ...any) ([]sto
 		return err
 	})
 	return out, err
-}
-
-// SessionByID reads and locks a session of any organization.
-func (t *pgTx) SessionByID(ctx context.Context, id string) (store.Session, error) {
-	var s store.Session
-	err := t.one(ctx, qSessionByIDLock, []any{id}, func(br pgx.BatchResults) error {
-		var err error
-		s, err = rowcodec.ScanSession(br.QueryRow())
-		if errors.Is(err, pgx.ErrNoRows) {
-			return store.ErrNotFound
-		}
-		return err
-	})
-	return s, err
 }

@@ -52,6 +52,16 @@ type engineEnv struct {
 
 func newEngineEnv(t *testing.T, postgres bool) *engineEnv {
 	t.Helper()
+	return newEngineEnvWith(t, postgres, func(v *engineEnv) {
+		v.img1 = v.engine.PushAgent(t, v.host, "acme/bot:1", regUser, canary, dockertest.ImageOptions{})
+		v.img2 = v.engine.PushAgent(t, v.host, "acme/bot:2", regUser, canary, dockertest.ImageOptions{Healthcheck: true})
+	})
+}
+
+// newEngineEnvWith is newEngineEnv with the images push pushes (img1 is
+// the deploy file's).
+func newEngineEnvWith(t *testing.T, postgres bool, push func(v *engineEnv)) *engineEnv {
+	t.Helper()
 	dockertest.Need(t)
 	registrytest.Need(t)
 	engine := dockertest.Start(t)
@@ -62,8 +72,7 @@ func newEngineEnv(t *testing.T, postgres bool) *engineEnv {
 	t.Cleanup(reg.Stop)
 	host := strings.TrimPrefix(reg.URL, "http://")
 	v := &engineEnv{engine: engine, host: host}
-	v.img1 = engine.PushAgent(t, host, "acme/bot:1", regUser, canary, dockertest.ImageOptions{})
-	v.img2 = engine.PushAgent(t, host, "acme/bot:2", regUser, canary, dockertest.ImageOptions{Healthcheck: true})
+	push(v)
 	rt, err := docker.NewRuntime(engine.Host)
 	if err != nil {
 		t.Fatal(err)
@@ -202,7 +211,7 @@ func testAgentsEndToEnd(t *testing.T, postgres bool) {
 	out = v.run(t, 0, func() error {
 		return runStatus(ctx, &StatusOptions{Platform: v.platform(nil), Name: "bot", Print: printers.NewFlags()})
 	})
-	for _, w := range []string{"State:                ready", "Agents:               1/1 ready", "Serving deployment:   1 (digest " + v.img1.Digest + ", secret set version 1)"} {
+	for _, w := range []string{"State:                ready", "Agents:               1 ready (0 in a session, 1 idle), ", "Serving deployment:   1 (digest " + v.img1.Digest + ", secret set version 1)"} {
 		if !strings.Contains(out, w) {
 			t.Errorf("status lacks %q:\n%s", w, out)
 		}

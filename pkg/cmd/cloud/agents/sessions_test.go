@@ -130,7 +130,9 @@ func TestSessionsOnThePlatform(t *testing.T) {
 		return nil, cmdutil.WithCode(cmdutil.ExitError, fmt.Errorf("%w: run `botkit-platform serve --local`", cloudutil.ErrNoServingPlatform))
 	}
 	for name, run := range map[string]func() error{
-		"start": func() error { return runStart(ctx, &StartOptions{Platform: noServer, Name: "bot", Print: startFlags()}) },
+		"start": func() error {
+			return runStart(ctx, &StartOptions{Platform: noServer, Name: "bot", Print: startFlags()})
+		},
 		"stop": func() error {
 			return runStop(ctx, &StopOptions{Platform: noServer, Name: "bot", Session: "ses_" + strings.Repeat("b", 26), Skip: true, Print: objectFlags()})
 		},
@@ -169,4 +171,3 @@ func TestSessionsOnThePlatform(t *testing.T) {
 		t.Errorf("stdout: %q", e.out)
 	}
 }
-

@@ -184,7 +184,11 @@ func (r *Reconciler) SessionAgent(ctx context.Context, a store.Agent, sess store
 			return c, nil
 		}
 	}
-	return runtime.Agent{}, resources.Errorf(resources.CodeUnprocessable, "the agent of session %s is gone (the session is %s): its log lines went with it", sess.ID, sess.State)
+	why := "it no longer runs"
+	if !sess.Live() {
+		why = "removed once the session " + sess.State
+	}
+	return runtime.Agent{}, resources.Errorf(resources.CodeUnprocessable, "the agent of session %s is gone (%s): its log lines went with it", sess.ID, why)
 }
 
 // Logs writes the log lines of a's agents (with opts.Session, of that

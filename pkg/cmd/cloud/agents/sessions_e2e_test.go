@@ -99,7 +99,9 @@ func TestSessionsEndToEnd(t *testing.T) {
 	sessions := func(format string) string {
 		f := printers.NewFlags()
 		f.Output = format
-		out, _ := v.try(t, func() error { return runSessions(ctx, &SessionsOptions{Platform: v.platform(nil), Name: "bot", Print: f}) })
+		out, _ := v.try(t, func() error {
+			return runSessions(ctx, &SessionsOptions{Platform: v.platform(nil), Name: "bot", Print: f})
+		})
 		return out
 	}
 	row := func(id, state, transport string) *regexp.Regexp {

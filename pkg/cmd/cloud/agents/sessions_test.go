@@ -171,3 +171,22 @@ func TestSessionsOnThePlatform(t *testing.T) {
 		t.Errorf("stdout: %q", e.out)
 	}
 }
+
+// --data-file - reads the body from stdin; --data and the file's contents
+// are sent as given, trimmed.
+func TestStartBody(t *testing.T) {
+	ctx := context.Background()
+	ios, stdin, _, _ := iostreams.Test()
+	stdin.WriteString(" {\"customer\": \"c-17\"}\n")
+	got, err := startBody(ctx, &StartOptions{Platform: cloudutil.Platform{IO: ios}, DataFile: "-"})
+	if err != nil || string(got) != `{"customer": "c-17"}` {
+		t.Errorf("--data-file -: %q %v", got, err)
+	}
+	if got, err := startBody(ctx, &StartOptions{Platform: cloudutil.Platform{IO: ios}}); err != nil || got != nil {
+		t.Errorf("no --data: %q %v", got, err)
+	}
+	big := `{"k":"` + strings.Repeat("x", maxDataBytes) + `"}`
+	if _, err := startBody(ctx, &StartOptions{Platform: cloudutil.Platform{IO: ios}, Data: big}); cmdutil.ExitCode(err) != cmdutil.ExitUsage || !strings.Contains(err.Error(), "--data: over") {
+		t.Errorf("--data over 1 MiB: %v", err)
+	}
+}

@@ -115,6 +115,26 @@ min_agents = 1
 // texts it printed and its error are kept for the canary check.
 func (v *engineEnv) run(t *testing.T, wantExit int, f func() error) string {
 	t.Helper()
+	out, err := v.exec(t, f)
+	if got := cmdutil.ExitCode(err); got != wantExit {
+		t.Fatalf("exit %d, want %d: %v\n%s", got, wantExit, err, v.texts[len(v.texts)-1])
+	}
+	return out
+}
+
+// try runs a command that may not have reached the state polled for yet:
+// its stdout, and whether it succeeded.
+func (v *engineEnv) try(t *testing.T, f func() error) (string, bool) {
+	t.Helper()
+	out, err := v.exec(t, f)
+	return out, err == nil
+}
+
+// exec runs a command with fresh output buffers: its stdout and error;
+// what it printed (its error too) is kept in texts, and must not hold the
+// canary.
+func (v *engineEnv) exec(t *testing.T, f func() error) (string, error) {
+	t.Helper()
 	v.out.Reset()
 	v.errOut.Reset()
 	err := f()
@@ -126,13 +146,10 @@ func (v *engineEnv) run(t *testing.T, wantExit int, f func() error) string {
 	if os.Getenv("SHOW") != "" {
 		t.Logf("---\n%s", text)
 	}
-	if got := cmdutil.ExitCode(err); got != wantExit {
-		t.Fatalf("exit %d, want %d: %v\n%s", got, wantExit, err, text)
-	}
 	if strings.Contains(text, canary) {
 		t.Fatalf("a secret value reached the output:\n%s", text)
 	}
-	return v.out.String()
+	return v.out.String(), err
 }
 
 // containers lists the engine's containers of agent bot (every state).

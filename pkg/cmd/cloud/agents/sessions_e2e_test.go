@@ -19,23 +19,6 @@ import (
 	"github.com/botkit-dev/botkit/pkg/prompter"
 )
 
-// try runs a command that may not have reached the state polled for yet:
-// its stdout, and whether it succeeded; no output ever holds the canary.
-func (v *engineEnv) try(t *testing.T, f func() error) (string, bool) {
-	t.Helper()
-	v.out.Reset()
-	v.errOut.Reset()
-	err := f()
-	text := v.out.String() + v.errOut.String()
-	if err != nil {
-		text += "\n" + strings.Join(cmdutil.ErrorLines(err), "\n")
-	}
-	if strings.Contains(text, canary) {
-		t.Fatalf("a secret value reached the output:\n%s", text)
-	}
-	return v.out.String(), err == nil
-}
-
 // Sessions through botkit's commands on a real engine running the stand-in
 // of Pipecat Cloud's base image: deploy (at most 2 agents), start a webrtc
 // and a websocket session (each line says how to reach it), sessions shows

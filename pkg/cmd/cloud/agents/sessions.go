@@ -198,7 +198,7 @@ func NewCmdSessions(f *cloudutil.Factory, runF func(context.Context, *SessionsOp
 		Short: "List an agent's sessions",
 		Long: `List the sessions of the agent NAME, newest first: ID, STATE (starting: waiting
 for an agent; active; ended; failed), TRANSPORT, the AGENT (container) that
-runs it, its DEPLOYMENT, when it STARTED, its DURATION (so far, while it
+runs it, its DEPLOYMENT, how long ago it STARTED, its DURATION (so far, while it
 lives) and the first line of its END REASON. -o wide adds when it was
 created, when it ended and its longest duration; -o name prints session/ID.
 
@@ -239,9 +239,10 @@ func NewCmdStop(f *cloudutil.Factory, runF func(context.Context, *StopOptions) e
 	opts := &StopOptions{Platform: cloudutil.NewPlatform(f), Print: objectFlags()}
 	cmd := &cobra.Command{
 		Use:   "stop [NAME] --session ID",
-		Short: "End a session: its call ends and its agent is replaced",
-		Long: `End the session ID of the agent NAME: its call ends, its agent (container) is
-removed and a fresh one takes its place in the pool. Prints session/ID
+		Short: "End a session: its call ends and its agent is removed",
+		Long: `End the session ID of the agent NAME: its call ends and its agent (container)
+is removed (an agent serves one session); the pool is refilled to min_agents
+idle agents. Prints session/ID
 stopped (unchanged when it had already ended). -o json|yaml prints the
 session as it ended.
 
@@ -272,7 +273,7 @@ func runStop(ctx context.Context, opts *StopOptions) error {
 		return err
 	}
 	if !opts.Skip && (cur.State == resources.SessionStarting || cur.State == resources.SessionActive) {
-		question := fmt.Sprintf("Stop %s of %s (%s, transport %s)? Its call ends and its agent is replaced.", ref, cloudutil.AgentRef(opts.Name), cur.State, cur.Transport)
+		question := fmt.Sprintf("Stop %s of %s (%s, transport %s)? Its call ends and its agent is removed.", ref, cloudutil.AgentRef(opts.Name), cur.State, cur.Transport)
 		if err := opts.Confirm(ctx, org, iostreams.Printable(question), "stopping "+ref+" needs confirmation", false); err != nil {
 			return err
 		}

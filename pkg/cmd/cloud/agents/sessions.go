@@ -242,9 +242,8 @@ func NewCmdStop(f *cloudutil.Factory, runF func(context.Context, *StopOptions) e
 		Short: "End a session: its call ends and its agent is removed",
 		Long: `End the session ID of the agent NAME: its call ends and its agent (container)
 is removed (an agent serves one session); the pool is refilled to min_agents
-idle agents. Prints session/ID
-stopped (unchanged when it had already ended). -o json|yaml prints the
-session as it ended.
+idle agents. Prints session/ID stopped (unchanged when it had already
+ended). -o json|yaml prints the session as it ended.
 
 Asks first on a terminal (--skip: without; required without one). Like
 start, it needs a platform that outlives the command (on the local context,

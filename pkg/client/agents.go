@@ -160,6 +160,8 @@ type LogOptions struct {
 	Since time.Duration
 	// Tail: the last Tail lines of each agent (0: all).
 	Tail int
+	// Session: only the lines of that session's agent ("": every agent).
+	Session string
 }
 
 // AgentLogs streams the agents' log lines (GET .../agents/{name}/logs, JSON
@@ -179,6 +181,9 @@ func (c *Client) AgentLogs(ctx context.Context, org, name string, opts LogOption
 	}
 	if opts.Tail > 0 {
 		q.Set("tail", strconv.Itoa(opts.Tail))
+	}
+	if opts.Session != "" {
+		q.Set("session", opts.Session)
 	}
 	u.RawQuery = q.Encode()
 	rctx, cancel := context.WithCancel(ctx)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"log/slog"
 	"net/http"
@@ -274,6 +275,23 @@ func TestSessionsOnTheEngine(t *testing.T) {
 	if i := slices.IndexFunc(recs, func(r standinapi.Session) bool { return r.Kind == standinapi.KindOffer }); i < 0 || recs[i].ID != started.SessionID {
 		t.Errorf("the agent's offer: %+v", recs)
 	}
+	// The logs of one session: its agent's lines only; an unknown
+	// session of the agent is not found.
+	sessionLogs := func(id string) (string, error) {
+		var b strings.Builder
+		err := v.c.AgentLogs(ctx, v.org, "bot", client.LogOptions{Session: id}, func(l resources.AgentLogLine) error {
+			b.WriteString(l.Agent + " | " + l.Text + "\n")
+			return nil
+		})
+		return b.String(), err
+	}
+	testenv.Eventually(t, "the session's agent's lines", func() bool {
+		out, err := sessionLogs(started.SessionID)
+		return err == nil && strings.Contains(out, "session "+started.SessionID+" started") && strings.Count(out, c1.Name+" | ") == strings.Count(out, "\n")
+	})
+	if _, err := sessionLogs("ses_aaaaaaaaaaaaaaaaaaaaaaaaaa"); !errors.Is(err, &resources.Error{Code: resources.CodeNotFound}) {
+		t.Errorf("the logs of an unknown session: %v", err)
+	}
 	// Nothing else is reachable: another session's id, a path out of the
 	// session, an absolute URL, without the key.
 	for _, path := range []string{
@@ -335,6 +353,9 @@ func TestSessionsOnTheEngine(t *testing.T) {
 	testenv.Eventually(t, "the agent of the ended session removed", func() bool {
 		return !slices.ContainsFunc(v.containers("bot"), func(c runtime.Agent) bool { return c.ID == c1.ID })
 	})
+	if _, err := sessionLogs(started.SessionID); !errors.Is(err, &resources.Error{Code: resources.CodeUnprocessable}) || !strings.Contains(err.Error(), "is gone") {
+		t.Errorf("the logs of a session whose agent is gone: %v", err)
+	}
 
 	// A crash mid-session fails it with how the agent ended.
 	wsAgent, _ := v.sessionAgent("bot", ws.SessionID)

@@ -19,7 +19,7 @@ import (
 // Column headers of agents and deployments.
 var (
 	AgentHeader          = []string{"NAME", "REGION", "STATE", "AGENTS", "DEPLOYMENT", "IMAGE", "AGE"}
-	AgentWideHeader      = append(slices.Clone(AgentHeader), "ORGANIZATION", "PROFILE", "SECRET SET", "IMAGE PULL SECRET", "DIGEST", "LABELS", "MESSAGE")
+	AgentWideHeader      = append(slices.Clone(AgentHeader), "SESSIONS", "ORGANIZATION", "PROFILE", "SECRET SET", "IMAGE PULL SECRET", "DIGEST", "LABELS", "MESSAGE")
 	DeploymentHeader     = []string{"DEPLOYMENT", "AGE", "ACTOR", "SOURCE", "TAG", "IMAGE DIGEST", "SECRET SET VERSION", "RESULT"}
 	DeploymentWideHeader = append(slices.Clone(DeploymentHeader), "IMAGE", "SECRET SET", "PROFILE", "ROLLBACK OF", "MESSAGE")
 	RunningAgentHeader   = []string{"AGENT", "CONTAINER", "DEPLOYMENT", "STATE", "HEALTH", "RESTARTS", "STARTED"}
@@ -48,7 +48,7 @@ func AgentRow(a resources.Agent, now time.Time, wide bool) []string {
 	r := []string{a.Metadata.Name, a.Metadata.Region, stateCell, fmt.Sprintf("%d/%d", st.Agents.Ready, st.Agents.Desired),
 		deployment, runningImage(a), Age(a.Metadata.CreationTimestamp, now)}
 	if wide {
-		r = append(r, a.Metadata.Organization, a.Spec.Profile, a.Spec.SecretSet, a.Spec.ImagePullSecret, Digest(st.ImageDigest),
+		r = append(r, sessionsCell(st), a.Metadata.Organization, a.Spec.Profile, a.Spec.SecretSet, a.Spec.ImagePullSecret, Digest(st.ImageDigest),
 			formatLabels(a.Metadata.Labels), firstLine(st.Message))
 	}
 	for i := range r {
@@ -200,7 +200,7 @@ func (f *Flags) PrintAgentStatus(ios *iostreams.IOStreams, r resources.AgentStat
 		{"Region:", a.Metadata.Region},
 		{"Labels:", formatLabels(a.Metadata.Labels)},
 		{"State:", st.State},
-		{"Agents:", fmt.Sprintf("%d/%d ready", st.Agents.Ready, st.Agents.Desired)},
+		{"Agents:", PoolLine(st.Pool)},
 		{"Image:", imageCell(a)},
 		{"Image pull secret:", a.Spec.ImagePullSecret},
 		{"Secret set:", a.Spec.SecretSet},

@@ -18,7 +18,7 @@ func agentFixtures() []resources.Agent {
 			Spec: resources.AgentSpec{Image: "registry.example.com/acme/support-bot:0.1", ImagePullSecret: "ghcr-creds", SecretSet: "support-bot-secrets",
 				Scaling: &resources.AgentScaling{MinAgents: 1, MaxAgents: 5}, Profile: "agent-1x"},
 			Status: &resources.AgentStatus{State: resources.AgentReady, Deployment: 3, Agents: resources.AgentCounts{Desired: 1, Ready: 1},
-				ImageDigest: "sha256:abc", SecretSetVersion: 7},
+				ImageDigest: "sha256:abc", SecretSetVersion: 7, Pool: resources.AgentPool{InSession: 1, Idle: 2, Max: 5}},
 		},
 		{
 			TypeMeta: resources.TypeMeta{APIVersion: resources.APIVersion, Kind: resources.KindAgent},
@@ -63,8 +63,8 @@ crashy        eu-central   failed   0/1      -            registry.example.com/a
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
-	if !strings.HasSuffix(lines[0], "ORGANIZATION   PROFILE    SECRET SET            IMAGE PULL SECRET   DIGEST       LABELS       MESSAGE") ||
-		!strings.HasSuffix(lines[1], "acme           agent-1x   support-bot-secrets   ghcr-creds          sha256:abc   team=voice   -") ||
+	if !strings.HasSuffix(lines[0], "AGE   SESSIONS   ORGANIZATION   PROFILE    SECRET SET            IMAGE PULL SECRET   DIGEST       LABELS       MESSAGE") ||
+		!strings.HasSuffix(lines[1], "3h    1          acme           agent-1x   support-bot-secrets   ghcr-creds          sha256:abc   team=voice   -") ||
 		!strings.HasSuffix(lines[2], "exited 1") {
 		t.Errorf("-o wide: a failure's reason is its first line, without its log lines:\n%s", out)
 	}
@@ -95,6 +95,9 @@ items:
     message: |-
       exited 1
       last line ****
+    pool:
+      inSession: 0
+      idle: 0
 `
 	if out.String() != want {
 		t.Errorf("-o yaml:\n%s\nwant:\n%s", out, want)
@@ -181,7 +184,7 @@ func TestPrintAgentStatus(t *testing.T) {
 	}
 	for _, want := range []string{
 		"State:                ready\n",
-		"Agents:               1/1 ready\n",
+		"Agents:               3 ready (1 in a session, 2 idle), max 5\n",
 		"Serving deployment:   3 (digest sha256:abc, secret set version 7)\n",
 		"Latest deployment:    4 failed, 1m ago by local: agent exited 1\n",
 		"Drift:                secret set support-bot-secrets is at version 9; deployment 3 runs version 7: botkit deploy to apply\n",

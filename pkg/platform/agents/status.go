@@ -159,9 +159,41 @@ func (r *Reconciler) Status(ctx context.Context, a store.Agent) (resources.Agent
 const followLook = 500 * time.Millisecond
 
 // LogOptions choose the lines of Logs.
-type LogOptions = runtime.LogOptions
+type LogOptions struct {
+	runtime.LogOptions
+	// Session, when set, limits the lines to its agent's (SessionAgent).
+	Session *store.Session
+}
 
-// Logs writes the log lines of a's agents to fn, every value of the secret
+// SessionAgent returns the agent (container) of session sess among a's:
+// an error when the session has none yet (422), or its agent is gone,
+// removed with its log lines (422).
+func (r *Reconciler) SessionAgent(ctx context.Context, a store.Agent, sess store.Session) (runtime.Agent, error) {
+	rt := r.runtimeOf(a.Region)
+	if rt == nil {
+		return runtime.Agent{}, r.NoRuntime(a.Region)
+	}
+	if sess.Pending() {
+		return runtime.Agent{}, resources.Errorf(resources.CodeUnprocessable, "session %s has no agent yet: it waits for one to be ready", sess.ID)
+	}
+	cs, err := rt.List(ctx, runtime.ForOwner(r.ownerOf(a)))
+	if err != nil {
+		return runtime.Agent{}, err
+	}
+	for _, c := range cs {
+		if c.ID == sess.Container {
+			return c, nil
+		}
+	}
+	why := "it no longer runs"
+	if !sess.Live() {
+		why = "removed once the session " + sess.State
+	}
+	return runtime.Agent{}, resources.Errorf(resources.CodeUnprocessable, "the agent of session %s is gone (%s): its log lines went with it", sess.ID, why)
+}
+
+// Logs writes the log lines of a's agents (with opts.Session, of that
+// session's agent only) to fn, every value of the secret
 // set versions their deployments run (and their pull secret's credentials)
 // masked before fn sees them.
 func (r *Reconciler) Logs(ctx context.Context, a store.Agent, opts LogOptions, fn func(resources.AgentLogLine) error) error {
@@ -169,13 +201,20 @@ func (r *Reconciler) Logs(ctx context.Context, a store.Agent, opts LogOptions, f
 	if rt == nil {
 		return r.NoRuntime(a.Region)
 	}
-	cs, err := rt.List(ctx, runtime.ForOwner(r.ownerOf(a)))
-	if err != nil {
+	var cs []runtime.Agent
+	var err error
+	if opts.Session != nil {
+		c, err := r.SessionAgent(ctx, a, *opts.Session)
+		if err != nil {
+			return err
+		}
+		cs = []runtime.Agent{c}
+	} else if cs, err = rt.List(ctx, runtime.ForOwner(r.ownerOf(a))); err != nil {
 		return err
 	}
 	// Followed with no agent: wait for one to start (the controller, or
 	// a session, starts it).
-	for opts.Follow && !slices.ContainsFunc(cs, func(c runtime.Agent) bool { return c.State == runtime.StateRunning }) {
+	for opts.Session == nil && opts.Follow && !slices.ContainsFunc(cs, func(c runtime.Agent) bool { return c.State == runtime.StateRunning }) {
 		select {
 		case <-ctx.Done():
 			return nil
@@ -208,7 +247,7 @@ func (r *Reconciler) Logs(ctx context.Context, a store.Agent, opts LogOptions, f
 	if len(cs) == 0 {
 		return nil
 	}
-	return rt.Logs(ctx, cs, opts, func(l runtime.LogLine) error {
+	return rt.Logs(ctx, cs, opts.LogOptions, func(l runtime.LogLine) error {
 		return fn(resources.AgentLogLine{Agent: l.Agent.Name, Stream: string(l.Stream), Time: l.Time, Text: m.mask(l.Text + l.CutMarker())})
 	})
 }

@@ -237,7 +237,7 @@ func (a *api) handleAgentLogs(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	q := r.URL.Query()
-	stream, err := a.svc.AgentLogs(r.Context(), p, r.PathValue("name"), service.LogsRequest{Follow: q.Get("follow"), Since: q.Get("since"), Tail: q.Get("tail")})
+	stream, err := a.svc.AgentLogs(r.Context(), p, r.PathValue("name"), service.LogsRequest{Follow: q.Get("follow"), Since: q.Get("since"), Tail: q.Get("tail"), Session: q.Get("session")})
 	if err != nil {
 		a.fail(w, r, err)
 		return

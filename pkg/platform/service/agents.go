@@ -731,6 +731,8 @@ func (s *Service) Deployment(ctx context.Context, p Principal, name, number stri
 // LogsRequest is GET .../logs' query, as given.
 type LogsRequest struct {
 	Follow, Since, Tail string
+	// Session limits the lines to that session's agent ("": every agent).
+	Session string
 }
 
 // parseLogs checks a logs query: follow true|false, since a duration
@@ -777,6 +779,16 @@ func (s *Service) AgentLogs(ctx context.Context, p Principal, name string, q Log
 	}
 	if !s.agents.HasRuntime(a.Region) {
 		return nil, s.noRuntime(a.Region)
+	}
+	if q.Session != "" {
+		ss, err := s.session(ctx, p.org, name, q.Session)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := s.agents.SessionAgent(ctx, a, ss); err != nil {
+			return nil, err
+		}
+		opts.Session = &ss
 	}
 	return func(ctx context.Context, fn func(resources.AgentLogLine) error) error {
 		return s.agents.Logs(ctx, a, opts, fn)

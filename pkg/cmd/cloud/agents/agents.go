@@ -1,7 +1,8 @@
 // Package agents implements `botkit cloud agents` (alias agent): the
 // agents the platform runs (docs/deploy.md) — list, status, deployments,
-// rollback, logs, scale, restart and delete — over the platform API
-// (remote or embedded). `botkit deploy` (pkg/cmd/deploy) makes them.
+// rollback, logs, scale, restart and delete — and their sessions (start,
+// sessions, stop) over the platform API (remote or embedded; sessions are
+// started and stopped on a platform that outlives the command). `botkit deploy` (pkg/cmd/deploy) makes them.
 //
 // Every subcommand has an Options struct filled by its flags and a run
 // function that does the work; the tests call run directly against a real
@@ -32,16 +33,19 @@ func NewCmdAgents(f *cloudutil.Factory) *cobra.Command {
 		Long: `Watch and manage the agents (bots) the platform runs: botkit deploy creates
 an agent and rolls out its deployments; these commands show them (list,
 status, deployments, logs), change how many run (scale), restart them, roll
-them back to an earlier deployment and delete them.
+them back to an earlier deployment and delete them. A session is one call
+handed to one agent: start one, list them (sessions), end one (stop), read
+its agent's lines (logs --session).
 
 A deployment pins the image's digest and the secret set's version: a later
 secret write changes nothing that runs until the next deploy (status shows
 the drift). Log lines arrive with every secret value of 4 bytes or more
 masked (****).
 
-Without NAME, status, deployments, logs, rollback, scale and restart act on
-the agent_name of the project's deploy file in the current directory
-(server/cloud-deploy.toml or cloud-deploy.toml, as botkit deploy finds it).
+Without NAME, status, deployments, logs, rollback, scale, restart, start,
+sessions and stop act on the agent_name of the project's deploy file in the
+current directory (server/cloud-deploy.toml or cloud-deploy.toml, as botkit
+deploy finds it).
 An agent that does not exist gets the names close to it ("did you mean").
 
 The organization is --organization (alias --org); -o/--output picks the
@@ -56,6 +60,9 @@ output format where there is one.`,
 		NewCmdScale(f, nil),
 		NewCmdRestart(f, nil),
 		NewCmdDelete(f, nil),
+		NewCmdStart(f, nil),
+		NewCmdSessions(f, nil),
+		NewCmdStop(f, nil),
 	)
 	return cmd
 }

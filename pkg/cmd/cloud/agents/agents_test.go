@@ -95,8 +95,9 @@ func (e *env) terminal() {
 // fails the test).
 func (e *env) platform(p prompter.Prompter) cloudutil.Platform {
 	return cloudutil.Platform{
-		IO:        e.ios,
-		APIClient: func(context.Context) (*client.Client, error) { return e.c, nil },
+		IO:              e.ios,
+		APIClient:       func(context.Context) (*client.Client, error) { return e.c, nil },
+		ServingPlatform: func(context.Context) (*client.Client, error) { return e.c, nil },
 		ResolveOrg: func(_ context.Context, flag string) (string, error) {
 			if flag != "" {
 				return flag, nil
@@ -119,6 +120,10 @@ func noPlatform(t *testing.T, ios *iostreams.IOStreams, target cloudutil.Target)
 	return cloudutil.Platform{
 		IO: ios,
 		APIClient: func(context.Context) (*client.Client, error) {
+			t.Fatal("the command reached the platform")
+			return nil, nil
+		},
+		ServingPlatform: func(context.Context) (*client.Client, error) {
 			t.Fatal("the command reached the platform")
 			return nil, nil
 		},

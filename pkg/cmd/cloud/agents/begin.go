@@ -20,6 +20,12 @@ import (
 // command confirms (skip nil: it does not), then the platform and the
 // organization it acts on.
 func begin(ctx context.Context, p *cloudutil.Platform, name string, print *printers.Flags, skip *bool) (*client.Client, string, error) {
+	return beginOn(ctx, p, name, print, skip, p.Connect)
+}
+
+// beginOn is begin on the platform connect returns (sessions: the one that
+// outlives the command, Platform.ConnectServing).
+func beginOn(ctx context.Context, p *cloudutil.Platform, name string, print *printers.Flags, skip *bool, connect func(context.Context) (*client.Client, string, error)) (*client.Client, string, error) {
 	if err := validateName(name); err != nil {
 		return nil, "", err
 	}
@@ -31,7 +37,7 @@ func begin(ctx context.Context, p *cloudutil.Platform, name string, print *print
 			return nil, "", err
 		}
 	}
-	return p.Connect(ctx)
+	return connect(ctx)
 }
 
 // confirmAgent asks question, made from the agent as it is now, unless

@@ -52,6 +52,16 @@ type engineEnv struct {
 
 func newEngineEnv(t *testing.T, postgres bool) *engineEnv {
 	t.Helper()
+	return newEngineEnvWith(t, postgres, func(v *engineEnv) {
+		v.img1 = v.engine.PushAgent(t, v.host, "acme/bot:1", regUser, canary, dockertest.ImageOptions{})
+		v.img2 = v.engine.PushAgent(t, v.host, "acme/bot:2", regUser, canary, dockertest.ImageOptions{Healthcheck: true})
+	})
+}
+
+// newEngineEnvWith is newEngineEnv with the images push pushes (img1 is
+// the deploy file's).
+func newEngineEnvWith(t *testing.T, postgres bool, push func(v *engineEnv)) *engineEnv {
+	t.Helper()
 	dockertest.Need(t)
 	registrytest.Need(t)
 	engine := dockertest.Start(t)
@@ -62,8 +72,7 @@ func newEngineEnv(t *testing.T, postgres bool) *engineEnv {
 	t.Cleanup(reg.Stop)
 	host := strings.TrimPrefix(reg.URL, "http://")
 	v := &engineEnv{engine: engine, host: host}
-	v.img1 = engine.PushAgent(t, host, "acme/bot:1", regUser, canary, dockertest.ImageOptions{})
-	v.img2 = engine.PushAgent(t, host, "acme/bot:2", regUser, canary, dockertest.ImageOptions{Healthcheck: true})
+	push(v)
 	rt, err := docker.NewRuntime(engine.Host)
 	if err != nil {
 		t.Fatal(err)
@@ -106,6 +115,26 @@ min_agents = 1
 // texts it printed and its error are kept for the canary check.
 func (v *engineEnv) run(t *testing.T, wantExit int, f func() error) string {
 	t.Helper()
+	out, err := v.exec(t, f)
+	if got := cmdutil.ExitCode(err); got != wantExit {
+		t.Fatalf("exit %d, want %d: %v\n%s", got, wantExit, err, v.texts[len(v.texts)-1])
+	}
+	return out
+}
+
+// try runs a command that may not have reached the state polled for yet:
+// its stdout, and whether it succeeded.
+func (v *engineEnv) try(t *testing.T, f func() error) (string, bool) {
+	t.Helper()
+	out, err := v.exec(t, f)
+	return out, err == nil
+}
+
+// exec runs a command with fresh output buffers: its stdout and error;
+// what it printed (its error too) is kept in texts, and must not hold the
+// canary.
+func (v *engineEnv) exec(t *testing.T, f func() error) (string, error) {
+	t.Helper()
 	v.out.Reset()
 	v.errOut.Reset()
 	err := f()
@@ -117,13 +146,10 @@ func (v *engineEnv) run(t *testing.T, wantExit int, f func() error) string {
 	if os.Getenv("SHOW") != "" {
 		t.Logf("---\n%s", text)
 	}
-	if got := cmdutil.ExitCode(err); got != wantExit {
-		t.Fatalf("exit %d, want %d: %v\n%s", got, wantExit, err, text)
-	}
 	if strings.Contains(text, canary) {
 		t.Fatalf("a secret value reached the output:\n%s", text)
 	}
-	return v.out.String()
+	return v.out.String(), err
 }
 
 // containers lists the engine's containers of agent bot (every state).
@@ -202,7 +228,7 @@ func testAgentsEndToEnd(t *testing.T, postgres bool) {
 	out = v.run(t, 0, func() error {
 		return runStatus(ctx, &StatusOptions{Platform: v.platform(nil), Name: "bot", Print: printers.NewFlags()})
 	})
-	for _, w := range []string{"State:                ready", "Agents:               1/1 ready", "Serving deployment:   1 (digest " + v.img1.Digest + ", secret set version 1)"} {
+	for _, w := range []string{"State:                ready", "Agents:               1 ready (0 in a session, 1 idle), ", "Serving deployment:   1 (digest " + v.img1.Digest + ", secret set version 1)"} {
 		if !strings.Contains(out, w) {
 			t.Errorf("status lacks %q:\n%s", w, out)
 		}

@@ -28,8 +28,8 @@ func NewCmdList(f *cloudutil.Factory, runF func(context.Context, *ListOptions) e
 		Short:   "List the organization's agents",
 		Long: `List the agents of the organization, in every region unless --region is given:
 NAME, REGION, STATE (deploying, ready, degraded, failed, stopped), AGENTS
-(ready/desired), the serving DEPLOYMENT, IMAGE and AGE. -o wide adds the
-organization, profile, secret set, image pull secret, image digest, labels
+(ready/desired), the serving DEPLOYMENT, IMAGE and AGE. -o wide adds
+SESSIONS (its agents in a session), the organization, profile, secret set, image pull secret, image digest, labels
 and the reason of a state that is not ready.
 
 An empty list prints "No resources found" on stderr and exits 0.`,

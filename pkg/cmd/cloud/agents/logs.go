@@ -25,7 +25,9 @@ type LogsOptions struct {
 	Follow bool
 	Since  time.Duration
 	Tail   int
-	Print  *printers.Flags
+	// Session is --session: only that session's agent's lines.
+	Session string
+	Print   *printers.Flags
 }
 
 // NewCmdLogs returns `botkit cloud agents logs`.
@@ -43,16 +45,22 @@ line too); values of 1 to 3 bytes ("1", "yes") are shown as they are.
 -f/--follow keeps printing new lines until interrupted (with no agent running,
 it says so on stderr and waits for one); --since DURATION only
 lines written that long ago or later (10m, 1h30m); --tail N only the last N
-lines of each agent. -o json prints one JSON object per line (agent, stream,
-time, text) for scripts; --jq filters each. A missing agent exits 3.`,
+lines of each agent; --session ID only the lines of the agent (container)
+that runs or ran that session (see botkit cloud agents sessions): exit 3
+when the agent has no such session, 1 when its agent is gone (removed with
+its lines) or not yet there. -o json prints one JSON object per line (agent,
+stream, time, text) for scripts; --jq filters each. A missing agent exits 3.`,
 		Example: `  botkit cloud agents logs support-bot
   botkit cloud agents logs support-bot -f --tail 20
-  botkit cloud agents logs support-bot --since 10m -o json`,
+  botkit cloud agents logs support-bot --since 10m -o json
+  botkit cloud agents logs support-bot --session ses_0123456789abcdefghijklmnop`,
 	}
 	cmd.Flags().BoolVarP(&opts.Follow, "follow", "f", false, "Keep printing new lines until interrupted")
 	cmd.Flags().DurationVar(&opts.Since, "since", 0, "Only lines written this `DURATION` ago or later (e.g. 10m)")
 	cmd.Flags().IntVar(&opts.Tail, "tail", 0, "Only the last `N` lines of each agent (default: all)")
+	cmd.Flags().StringVar(&opts.Session, "session", "", "Only the lines of the agent of this session `ID`")
 	agentCommand(cmd, &opts.Platform, &opts.Name, opts.Print, opts, runF, runLogs)
+	_ = cmd.RegisterFlagCompletionFunc("session", completeSessions(&opts.Platform, false)) // error ignored: the flag was just added
 	return cmd
 }
 
@@ -63,13 +71,19 @@ func runLogs(ctx context.Context, opts *LogsOptions) error {
 	if opts.Tail < 0 {
 		return cmdutil.FlagErrorf("--tail %d: want 0 (every line) or more", opts.Tail)
 	}
+	if opts.Session != "" {
+		if err := checkSessionFlag(opts.Session); err != nil {
+			return err
+		}
+	}
 	c, org, err := begin(ctx, &opts.Platform, opts.Name, opts.Print, nil)
 	if err != nil {
 		return err
 	}
-	// No agent running: said on stderr; -f waits for one.
+	// No agent running: said on stderr; -f waits for one. A session's
+	// agent is the platform's to find.
 	running := true
-	if rep, err := c.AgentStatus(ctx, org, opts.Name); err == nil {
+	if rep, err := c.AgentStatus(ctx, org, opts.Name); err == nil && opts.Session == "" {
 		running = slices.ContainsFunc(rep.Running, func(r resources.RunningAgent) bool { return r.State == "running" })
 	}
 	if !running && opts.Follow {
@@ -80,7 +94,7 @@ func runLogs(ctx context.Context, opts *LogsOptions) error {
 	jsonLines := opts.Print.Output == printers.FormatJSON && opts.Print.JQ == "" && opts.Print.Template == ""
 	lines := opts.Print.Lines()
 	filtered := &iostreams.IOStreams{In: opts.IO.In, Out: w, ErrOut: opts.IO.ErrOut}
-	err = c.AgentLogs(ctx, org, opts.Name, client.LogOptions{Follow: opts.Follow, Since: opts.Since, Tail: opts.Tail}, func(l resources.AgentLogLine) error {
+	err = c.AgentLogs(ctx, org, opts.Name, client.LogOptions{Follow: opts.Follow, Since: opts.Since, Tail: opts.Tail, Session: opts.Session}, func(l resources.AgentLogLine) error {
 		var err error
 		switch {
 		case lines:

@@ -23,7 +23,8 @@ func NewCmdStatus(f *cloudutil.Factory, runF func(context.Context, *StatusOption
 	cmd := &cobra.Command{
 		Use:   "status [NAME]",
 		Short: "Show an agent, its deployments and every agent running for it",
-		Long: `Show the agent NAME: its state, how many agents are ready of how many wanted,
+		Long: `Show the agent NAME: its state, its agents ready ("3 ready (1 in a session,
+2 idle), max 5": in a session, idle in the pool, and the most that may run),
 what it runs (image, image pull secret, secret set, profile, scaling), the
 serving deployment (digest and secret set version), the latest deployment
 when another one (rolling out or failed, with its reason and the agents'

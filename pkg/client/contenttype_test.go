@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -98,6 +99,10 @@ func TestBodiesAreSentAsJSON(t *testing.T) {
 				_, err := c.CreatePublicKey(ctx, "acme", resources.PublicKeyRequest{Name: name})
 				return err
 			}},
+			{"start session", func() error {
+				_, err := c.StartSession(ctx, "acme", "bot-"+name, resources.SessionStartRequest{})
+				return unprocessable(err)
+			}},
 		}
 		for _, s := range steps {
 			if err := s.run(); err != nil {
@@ -106,7 +111,8 @@ func TestBodiesAreSentAsJSON(t *testing.T) {
 		}
 		bodyRoutes := 0
 		for _, rt := range httpapi.Routes() {
-			if rt.Body {
+			// The public API is a client's with a public key, not this one's.
+			if rt.Body && !strings.HasPrefix(rt.Path, "/v1/public/") {
 				bodyRoutes++
 			}
 		}

@@ -200,7 +200,7 @@ func (f *Flags) PrintAgentStatus(ios *iostreams.IOStreams, r resources.AgentStat
 		{"Region:", a.Metadata.Region},
 		{"Labels:", formatLabels(a.Metadata.Labels)},
 		{"State:", st.State},
-		{"Agents:", PoolLine(st.Pool)},
+		{"Agents:", agentsCell(st)},
 		{"Image:", imageCell(a)},
 		{"Image pull secret:", a.Spec.ImagePullSecret},
 		{"Secret set:", a.Spec.SecretSet},

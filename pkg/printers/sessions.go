@@ -109,8 +109,20 @@ func PoolLine(p resources.AgentPool) string {
 	return fmt.Sprintf("%d ready (%d in a session, %d idle), %s", p.InSession+p.Idle, p.InSession, p.Idle, most)
 }
 
+// agentsCell is status's Agents line: the pool where the region runs
+// agents, else ready/desired.
+func agentsCell(st *resources.AgentStatus) string {
+	if st.Pool != nil {
+		return PoolLine(*st.Pool)
+	}
+	return fmt.Sprintf("%d/%d ready", st.Agents.Ready, st.Agents.Desired)
+}
+
 // sessionsCell is the SESSIONS column of an agent: its agents in a
-// session.
+// session (none known where the region runs no agents).
 func sessionsCell(st *resources.AgentStatus) string {
+	if st.Pool == nil {
+		return notApplicable
+	}
 	return strconv.Itoa(st.Pool.InSession)
 }

@@ -377,6 +377,9 @@ func (r *Reconciler) promote(ctx context.Context, rt runtime.Runtime, a store.Ag
 	// it; with minAgents 0 this deployment's agents go too, once they
 	// proved the image boots (scale).
 	if spec.MinAgents() == 0 {
+		// Booted: scaled to zero at once (before anyone reads the
+		// deployment serving with its proving agent still counted).
+		r.removeAsync(rt, up, "scaled to zero once its image booted")
 		return nil
 	}
 	return r.keepRunning(ctx, rt, up)

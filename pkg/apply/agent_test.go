@@ -135,7 +135,7 @@ spec: {image: r.example/bot:2}
 		f + ":13: spec.scaling.minAgents: 6 is more than maxAgents (2)",
 		f + ":22: spec.scaling.minAgents: want a whole number, got a string",
 		f + ":23: spec.scaling.maxAgents: want a whole number, got a number",
-		f + ":24: unknown field \"replicas\" in spec (valid: image, imagePullSecret, secretSet, scaling, profile)",
+		f + ":24: unknown field \"replicas\" in spec (valid: image, imagePullSecret, secretSet, scaling, profile, maxSessionDuration)",
 		f + ":31: spec.profile: unknown profile \"huge\" (valid: agent-1x, agent-2x)",
 		f + ":37: spec.image is required",
 		f + ":44: spec.secretSet: name \"not_a_name\": only letters, digits and hyphens are allowed",

@@ -45,6 +45,9 @@ type queue struct {
 	held bool // this process drives the region
 	// looked: the holder has looked at all of the region once.
 	looked bool
+	// looking: the worker is in the middle of a look (a pass finishes
+	// what it started — a promotion's removals — before Quiesce returns).
+	looking bool
 }
 
 func newQueue() *queue {
@@ -118,7 +121,7 @@ func (q *queue) done(n int) {
 func (q *queue) busy(first bool) (asked, held bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	return q.asked > 0 || first && !q.looked, q.held
+	return q.asked > 0 || q.looking || first && !q.looked, q.held
 }
 
 // Touch says that this process's requests concern agents: Quiesce then
@@ -303,6 +306,9 @@ func (r *Reconciler) drive(ctx context.Context, region string, rt runtime.Runtim
 	q.addAll(false) // a new holder looks at everything first
 	for {
 		keys, all, n := q.take()
+		q.mu.Lock()
+		q.looking = len(keys) > 0 || all
+		q.mu.Unlock()
 		if all {
 			err := r.syncRegion(ctx, rt, region)
 			if ctx.Err() == nil {
@@ -316,6 +322,9 @@ func (r *Reconciler) drive(ctx context.Context, region string, rt runtime.Runtim
 				r.syncAgent(ctx, rt, region, k)
 			}
 		}
+		q.mu.Lock()
+		q.looking = false
+		q.mu.Unlock()
 		q.done(n)
 		select {
 		case <-ctx.Done():

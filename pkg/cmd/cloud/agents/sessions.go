@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -26,14 +27,15 @@ import (
 const maxDataBytes = 1 << 20
 
 // sessionID is the form of a session's id.
-var sessionID = regexp.MustCompile(`^ses_[a-z0-9]{26}$`)
+// (Built at first use: nothing of a command is built when botkit starts.)
+var sessionID = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^ses_[a-z0-9]{26}$`) })
 
 // checkSessionFlag checks --session (exit 2) before any request.
 func checkSessionFlag(id string) error {
 	if id == "" {
 		return cmdutil.FlagErrorf("--session is required: the session's id (see botkit cloud agents sessions)")
 	}
-	if !sessionID.MatchString(id) {
+	if !sessionID().MatchString(id) {
 		return cmdutil.FlagErrorf("--session %q: want a session id, ses_ and 26 lowercase letters or digits (see botkit cloud agents sessions)", iostreams.Printable(id))
 	}
 	return nil

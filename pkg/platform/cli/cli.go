@@ -309,7 +309,7 @@ func RunServe(ctx context.Context, o *ServeOptions) error {
 	}
 	srv, err := platform.Open(ctx, platform.Options{
 		Store: st, DataDir: loc.DataDir, MasterKeyFile: o.MasterKeyFile, ProvisionLease: o.ProvisionLease,
-		AllowPrivateRegistries: o.AllowPrivateRegistries, Logger: logger, Metrics: metrics,
+		AllowPrivateRegistries: o.AllowPrivateRegistries, RecheckFailedPullSecrets: true, Logger: logger, Metrics: metrics,
 		Runtimes: rts, AgentNetwork: o.AgentNetwork, AgentSettle: o.AgentSettle, ReconcileInterval: time.Second,
 	})
 	if err != nil {

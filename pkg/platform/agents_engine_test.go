@@ -56,6 +56,17 @@ type engineEnv struct {
 // the containers' lockdown, delete; a canary value never in an answer, the
 // server log or the data directory.
 func TestAgentsOnTheEngine(t *testing.T) {
+	env := startEngineEnv(t)
+	contract := apitest.Load(t)
+	eachStore(t, func(t *testing.T, db testDB) {
+		agentScenarios(t, env, contract, db)
+	})
+	t.Run("postgres-replicas", func(t *testing.T) { replicaScenario(t, env, contract) })
+}
+
+// startEngineEnv starts a private engine and a registry holding the test
+// agent image (its pull needs agentsRegUser's credentials).
+func startEngineEnv(t *testing.T) *engineEnv {
 	e := dockertest.Start(t)
 	registrytest.Need(t)
 	reg, err := registrytest.Start(t.TempDir(), agentsRegUser, agentsRegPass)
@@ -69,11 +80,7 @@ func TestAgentsOnTheEngine(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(env.rt.Close)
-	contract := apitest.Load(t)
-	eachStore(t, func(t *testing.T, db testDB) {
-		agentScenarios(t, env, contract, db)
-	})
-	t.Run("postgres-replicas", func(t *testing.T) { replicaScenario(t, env, contract) })
+	return env
 }
 
 // Two replicas on one PostgreSQL database, each with the engine and a

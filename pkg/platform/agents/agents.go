@@ -102,6 +102,9 @@ type Reconciler struct {
 	// foreign remembers the containers of other platforms already warned
 	// about.
 	foreign sync.Map
+	// notes remembers, by agent, the last problem a pass logged: a
+	// problem is logged once, when it changes (see noteResult).
+	notes   sync.Map
 	touched atomic.Bool
 }
 

@@ -412,8 +412,8 @@ func (r *Reconciler) agentNamed(ctx context.Context, k key) (store.Agent, error)
 }
 
 func (r *Reconciler) passLogged(ctx context.Context, rt runtime.Runtime, a store.Agent) {
-	if err := r.pass(ctx, rt, a); err != nil && ctx.Err() == nil {
-		r.log.Warn("reconcile", "org", a.OrgName, "agent", a.Name, "error", err.Error())
+	if err := r.pass(ctx, rt, a); ctx.Err() == nil {
+		r.noteResult(a, err)
 	}
 }
 

@@ -83,7 +83,11 @@ func (r *Reconciler) Status(ctx context.Context, a store.Agent) (resources.Agent
 	}
 	sort.SliceStable(running, func(i, j int) bool { return running[i].Deployment < running[j].Deployment })
 
+	var gone *DeploymentError
 	if serving != nil {
+		if gone, err = r.inputsGone(ctx, a, *serving); err != nil {
+			return st, nil, err
+		}
 		st.Deployment = serving.Number
 		st.Image = serving.Image
 		st.ImageDigest = resources.DigestOf(serving.ImageDigest)
@@ -92,6 +96,9 @@ func (r *Reconciler) Status(ctx context.Context, a store.Agent) (resources.Agent
 		if serving.SecretSetName != "" {
 			o, err := r.st.Object(ctx, a.OrgID, serving.SecretSetName)
 			switch {
+			case err == nil && o.Kind == resources.KindSecretSet && serving.SecretSetCreated != 0 && o.CreatedAt.UnixNano() != serving.SecretSetCreated:
+				st.Drift = fmt.Sprintf("secret set %s was deleted and created again; deployment %d runs the version %d of the set it replaced: botkit deploy to apply",
+					o.Name, serving.Number, serving.SecretSetVersion)
 			case err == nil && o.Kind == resources.KindSecretSet && o.Generation > serving.SecretSetVersion:
 				st.Drift = fmt.Sprintf("secret set %s is at version %d; deployment %d runs version %d: botkit deploy to apply",
 					o.Name, o.Generation, serving.Number, serving.SecretSetVersion)
@@ -132,6 +139,16 @@ func (r *Reconciler) Status(ctx context.Context, a store.Agent) (resources.Agent
 	if latest != nil && latest.Result == resources.DeploymentFailed && serving != nil {
 		st.Message = fmt.Sprintf("deployment %d failed (deployment %d serves on): %s", latest.Number, serving.Number, latest.Message)
 	}
+	if gone != nil {
+		// Its agents run on, but none can start again, nor their logs
+		// be masked.
+		what := "no agent of it can be started again nor its logs read"
+		if st.Message != "" {
+			st.Message = gone.Message + "; " + what + "; " + st.Message
+		} else {
+			st.Message = gone.Message + "; " + what
+		}
+	}
 	return st, running, nil
 }
 
@@ -142,30 +159,56 @@ const followLook = 500 * time.Millisecond
 // LogOptions choose the lines of Logs.
 type LogOptions = runtime.LogOptions
 
-// Logs writes the log lines of a's agents to fn, every value of the secret
-// set versions their deployments run (and their pull secret's credentials)
-// masked before fn sees them.
-func (r *Reconciler) Logs(ctx context.Context, a store.Agent, opts LogOptions, fn func(resources.AgentLogLine) error) error {
+// Logs returns the function that writes the log lines of a's agents to
+// fn, every value of the secret set versions their deployments run (and
+// their pull secret's credentials) masked before fn sees them. What keeps
+// the lines from being masked (a deployment's pinned values gone) is its
+// error, before any line: nothing is shown unmasked.
+func (r *Reconciler) Logs(ctx context.Context, a store.Agent, opts LogOptions) (func(ctx context.Context, fn func(resources.AgentLogLine) error) error, error) {
 	rt := r.runtimeOf(a.Region)
 	if rt == nil {
-		return r.NoRuntime(a.Region)
+		return nil, r.NoRuntime(a.Region)
 	}
 	cs, err := rt.List(ctx, runtime.ForOwner(r.ownerOf(a)))
 	if err != nil {
-		return err
+		return nil, err
 	}
-	// Followed with no agent: wait for one to start (the controller, or
-	// a session, starts it).
-	for opts.Follow && !slices.ContainsFunc(cs, func(c runtime.Agent) bool { return c.State == runtime.StateRunning }) {
-		select {
-		case <-ctx.Done():
+	m, err := r.logMasker(ctx, a, cs)
+	if err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context, fn func(resources.AgentLogLine) error) error {
+		// Followed with no agent: wait for one to start (the controller,
+		// or a session, starts it).
+		waited := false
+		for opts.Follow && !slices.ContainsFunc(cs, func(c runtime.Agent) bool { return c.State == runtime.StateRunning }) {
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-time.After(followLook):
+			}
+			if cs, err = rt.List(ctx, runtime.ForOwner(r.ownerOf(a))); err != nil {
+				return err
+			}
+			waited = true
+		}
+		if waited {
+			if m, err = r.logMasker(ctx, a, cs); err != nil {
+				return err
+			}
+		}
+		if len(cs) == 0 {
 			return nil
-		case <-time.After(followLook):
 		}
-		if cs, err = rt.List(ctx, runtime.ForOwner(r.ownerOf(a))); err != nil {
-			return err
-		}
-	}
+		return rt.Logs(ctx, cs, opts, func(l runtime.LogLine) error {
+			return fn(resources.AgentLogLine{Agent: l.Agent.Name, Stream: string(l.Stream), Time: l.Time, Text: m.mask(l.Text + l.CutMarker())})
+		})
+	}, nil
+}
+
+// logMasker is the masker of the values the deployments of cs run: the
+// unprocessable error saying why when a deployment's values are gone.
+func (r *Reconciler) logMasker(ctx context.Context, a store.Agent, cs []runtime.Agent) (*masker, error) {
 	m := &masker{}
 	seen := map[int64]bool{}
 	for _, c := range cs {
@@ -176,20 +219,19 @@ func (r *Reconciler) Logs(ctx context.Context, a store.Agent, opts LogOptions, f
 		seen[n] = true
 		d, err := r.st.Deployment(ctx, a.ID, n)
 		if err != nil {
-			return fmt.Errorf("deployment %d of agent %s: %w", n, a.Name, err)
+			return nil, fmt.Errorf("deployment %d of agent %s: %w", n, a.Name, err)
 		}
 		in, err := r.load(ctx, a, d)
-		if err != nil {
+		var de *DeploymentError
+		if errors.As(err, &de) {
 			// Without the values, their lines cannot be masked: none
 			// is shown.
-			return resources.Errorf(resources.CodeUnprocessable, "the logs of deployment %d cannot be masked: %v", n, err)
+			return nil, resources.Errorf(resources.CodeUnprocessable, "the logs of deployment %d cannot be masked: %s", n, de.Message)
+		}
+		if err != nil {
+			return nil, err
 		}
 		m.merge(in.masker)
 	}
-	if len(cs) == 0 {
-		return nil
-	}
-	return rt.Logs(ctx, cs, opts, func(l runtime.LogLine) error {
-		return fn(resources.AgentLogLine{Agent: l.Agent.Name, Stream: string(l.Stream), Time: l.Time, Text: m.mask(l.Text + l.CutMarker())})
-	})
+	return m, nil
 }

@@ -260,6 +260,11 @@ func (s *Service) PatchAgent(ctx context.Context, p Principal, name string, pt r
 			return resources.Agent{}, errInvalid("labels: %v", err)
 		}
 	}
+	if pt.Scaling != nil {
+		if err := s.checkScaleUp(ctx, p, name, *pt.Scaling); err != nil {
+			return resources.Agent{}, err
+		}
+	}
 	region := ""
 	err := s.store.Update(ctx, func(ctx context.Context, tx store.Tx) error {
 		a, err := tx.Agent(ctx, p.org.ID, name)
@@ -302,6 +307,25 @@ func (s *Service) PatchAgent(ctx context.Context, p Principal, name string, pt r
 	}
 	s.agents.Enqueue(region, p.org.Name, name)
 	return s.GetAgent(ctx, p, name)
+}
+
+// checkScaleUp refuses scaling p's agent name up when its serving
+// deployment's inputs are gone: no agent of it can start (scaling down
+// stays possible).
+func (s *Service) checkScaleUp(ctx context.Context, p Principal, name string, sc resources.AgentScaling) error {
+	a, err := s.agent(ctx, p, name)
+	if err != nil || a.Serving == 0 {
+		return err
+	}
+	spec, err := agents.SpecOf(a)
+	if err != nil || sc.MinAgents <= spec.MinAgents() {
+		return err
+	}
+	d, err := s.store.Deployment(ctx, a.ID, a.Serving)
+	if err != nil {
+		return err
+	}
+	return s.agents.CheckDeployment(ctx, a, d)
 }
 
 // DeleteAgent deletes p's agent name and its deployments, and returns it
@@ -484,7 +508,7 @@ func (s *Service) resolveDeployment(ctx context.Context, p Principal, a store.Ag
 		if err != nil {
 			return d, err
 		}
-		d.SecretSetVersion = o.Generation
+		d.SecretSetVersion, d.SecretSetCreated = o.Generation, o.CreatedAt.UnixNano()
 	}
 	if s.checkImage == nil {
 		return d, resources.Errorf(resources.CodeUnprocessable, "this platform does not reach registries: the image's digest cannot be resolved")
@@ -651,6 +675,9 @@ func (s *Service) RollbackAgent(ctx context.Context, p Principal, name string, r
 			return resources.Deployment{}, errConflict("agent %s has no deployment that served before the serving one: name one with --to N", name)
 		}
 	}
+	if err := s.agents.CheckDeployment(ctx, a, from); err != nil {
+		return resources.Deployment{}, err
+	}
 	out, _, err := s.record(ctx, p, a, copyDeployment(p, from, "rollback"), nil)
 	return out, err
 }
@@ -660,7 +687,7 @@ func (s *Service) RollbackAgent(ctx context.Context, p Principal, name string, r
 func copyDeployment(p Principal, from store.Deployment, source string) store.Deployment {
 	return store.Deployment{At: time.Now().UTC(), Actor: p.actor(), Source: source, RollbackOf: from.Number,
 		Image: from.Image, ImageDigest: from.ImageDigest, ImagePullSecret: from.ImagePullSecret,
-		SecretSetName: from.SecretSetName, SecretSetVersion: from.SecretSetVersion, Profile: from.Profile,
+		SecretSetName: from.SecretSetName, SecretSetVersion: from.SecretSetVersion, SecretSetCreated: from.SecretSetCreated, Profile: from.Profile,
 		Result: resources.DeploymentRollingOut}
 }
 
@@ -683,6 +710,9 @@ func (s *Service) RestartAgent(ctx context.Context, p Principal, name string) (r
 	}
 	serving, err := s.store.Deployment(ctx, a.ID, a.Serving)
 	if err != nil {
+		return resources.Agent{}, err
+	}
+	if err := s.agents.CheckDeployment(ctx, a, serving); err != nil {
 		return resources.Agent{}, err
 	}
 	if _, _, err := s.record(ctx, p, a, copyDeployment(p, serving, "restart"), nil); err != nil {
@@ -778,7 +808,5 @@ func (s *Service) AgentLogs(ctx context.Context, p Principal, name string, q Log
 	if !s.agents.HasRuntime(a.Region) {
 		return nil, s.noRuntime(a.Region)
 	}
-	return func(ctx context.Context, fn func(resources.AgentLogLine) error) error {
-		return s.agents.Logs(ctx, a, opts, fn)
-	}, nil
+	return s.agents.Logs(ctx, a, opts)
 }

@@ -473,6 +473,28 @@ func (s *Service) deleteMany(ctx context.Context, p Principal, req resources.Del
 	if err := errs.err("nothing was deleted"); err != nil {
 		return res, err
 	}
+	if !req.DryRun {
+		deleting := map[string]bool{}
+		for _, ref := range req.Objects {
+			if ref.Kind == resources.KindAgent {
+				deleting[ref.Name] = true
+			}
+		}
+		for i, ref := range req.Objects {
+			if ref.Kind != resources.KindAgent {
+				if err := s.pinnedBy(ctx, p, ref.Name, deleting); err != nil {
+					var re *resources.Error
+					if !errors.As(err, &re) {
+						return res, err
+					}
+					errs.add(i, ref.Kind, ref.Name, re)
+				}
+			}
+		}
+		if err := errs.err("nothing was deleted"); err != nil {
+			return res, err
+		}
+	}
 	var deletedAgents []store.Agent
 	err := s.store.Update(ctx, func(ctx context.Context, tx store.Tx) error {
 		res.Items = make([]resources.DeleteResultItem, 0, len(req.Objects))

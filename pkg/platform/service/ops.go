@@ -822,6 +822,9 @@ func valueSizes(o store.Object) map[string]int {
 
 // deleteObject implements DELETE of an object.
 func (s *Service) deleteObject(ctx context.Context, p Principal, name, ifMatch string) (store.Object, error) {
+	if err := s.pinnedBy(ctx, p, name, nil); err != nil {
+		return store.Object{}, err
+	}
 	var result store.Object
 	err := s.store.Update(store.WithObjects(ctx, store.ObjectKey{OrgID: p.org.ID, Name: name}), func(ctx context.Context, tx store.Tx) error {
 		cur, err := loadObject(ctx, tx, p.org.ID, name)

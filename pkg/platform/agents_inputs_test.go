@@ -25,11 +25,13 @@ import (
 // rollback to it answer 422 saying what to do, an agent that went is not
 // started again with the new values, and the controller says it once. A
 // version purged by the history limit, a pull secret deleted: the same.
+// And what the registry no longer grants (grantScenario) runs nowhere new.
 func TestAgentsRunWhatTheyPinned(t *testing.T) {
 	env := startEngineEnv(t)
 	contract := apitest.Load(t)
 	eachStore(t, func(t *testing.T, db testDB) {
 		pinnedScenario(t, env, contract, db)
+		grantScenario(t, env, contract, db)
 	})
 }
 
@@ -72,13 +74,7 @@ func wantUnprocessable(t *testing.T, what string, err error, words string) {
 
 func pinnedScenario(t *testing.T, env *engineEnv, contract *apitest.Contract, db testDB) {
 	ctx := context.Background()
-	p := &agentPlatform{t: t, env: env, db: db, org: "pin-" + db.name, log: &syncBuffer{}, contract: contract, dataDir: t.TempDir()}
-	if db.postgres {
-		p.pgURL = pg.Database(t)
-		p.keyFile = filepath.Join(t.TempDir(), platform.MasterKeyFile)
-		writeKey(t, p.keyFile, "6a")
-	}
-	p.open()
+	p := openPinPlatform(t, env, contract, db, "pin")
 	p.setSecret(resources.Patch{Set: map[string]string{"API_KEY": agentsCanary, "BOTKIT_TEST_PRINT": "API_KEY"}})
 	p.setCredentials(agentsRegPass)
 	spec := resources.AgentSpec{Image: env.image.Ref, ImagePullSecret: "reg", SecretSet: "bot-secrets", Scaling: &resources.AgentScaling{MinAgents: 1}}
@@ -196,4 +192,71 @@ func pinnedScenario(t *testing.T, env *engineEnv, contract *apitest.Contract, db
 	if strings.Contains(p.log.String(), agentsCanary) || strings.Contains(p.log.String(), newValue) {
 		t.Errorf("the server log holds a value")
 	}
+}
+
+// openPinPlatform opens a platform of org on db for the engine tests of
+// this file.
+func openPinPlatform(t *testing.T, env *engineEnv, contract *apitest.Contract, db testDB, org string) *agentPlatform {
+	p := &agentPlatform{t: t, env: env, db: db, org: org + "-" + db.name, log: &syncBuffer{}, contract: contract, dataDir: t.TempDir()}
+	if db.postgres {
+		p.pgURL = pg.Database(t)
+		p.keyFile = filepath.Join(t.TempDir(), platform.MasterKeyFile)
+		writeKey(t, p.keyFile, "6b")
+	}
+	p.open()
+	return p
+}
+
+// Credentials the registry no longer takes start nothing new, though the
+// engine holds the image: a rollback and a restart fail with the
+// registry's reason, a scale-up is refused, an agent that went is not
+// replaced (status says why) until the credentials are right again.
+func grantScenario(t *testing.T, env *engineEnv, contract *apitest.Contract, db testDB) {
+	ctx := context.Background()
+	p := openPinPlatform(t, env, contract, db, "grant")
+	p.setCredentials(agentsRegPass)
+	spec := resources.AgentSpec{Image: env.image.Ref, ImagePullSecret: "reg", Scaling: &resources.AgentScaling{MinAgents: 1}}
+	if _, _, err := p.c.PutAgent(ctx, p.org, resources.Agent{Metadata: resources.ObjectMeta{Name: "bot"}, Spec: spec}, ""); err != nil {
+		t.Fatal(err)
+	}
+	p.deploy("bot")
+	if d := p.deploy("bot"); d.Number != 2 || d.Result != resources.DeploymentServing {
+		t.Fatalf("deployment 2: %+v", d)
+	}
+	c2 := p.only("bot", 2)
+
+	p.setCredentials("revoked-password")
+	rb, err := p.c.RollbackAgent(ctx, p.org, "bot", resources.RollbackRequest{})
+	if err != nil || rb.Result != resources.DeploymentFailed || !strings.Contains(rb.Message, "Unauthorized") {
+		t.Errorf("rollback with refused credentials: %+v %v, want a failed deployment saying Unauthorized", rb, err)
+	}
+	if _, err := p.c.RestartAgent(ctx, p.org, "bot"); err != nil {
+		t.Fatal(err)
+	}
+	if st := p.status("bot"); st.Deployment == nil || st.Deployment.Result != resources.DeploymentFailed || !strings.Contains(st.Deployment.Message, "Unauthorized") {
+		t.Errorf("restart with refused credentials: %+v, want a failed deployment saying Unauthorized", st.Deployment)
+	}
+	_, err = p.c.PatchAgent(ctx, p.org, "bot", resources.AgentPatch{Scaling: &resources.AgentScaling{MinAgents: 2}})
+	wantUnprocessable(t, "scale up with refused credentials", err, "Unauthorized")
+	if c := p.only("bot", 2); c.ID != c2.ID {
+		t.Errorf("the serving agent changed")
+	}
+
+	// The agent goes: not replaced while the registry refuses.
+	if err := env.rt.Remove(ctx, c2.ID, time.Second); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Eventually(t, "the status says why no agent starts", func() bool {
+		st := p.status("bot").Agent.Status
+		return st.State == resources.AgentDegraded && strings.Contains(st.Message, "refused the credentials")
+	})
+	if got := p.containers("bot"); len(got) != 0 {
+		t.Errorf("an agent started with refused credentials: %v", describeContainers(got))
+	}
+	p.setCredentials(agentsRegPass)
+	testenv.Eventually(t, "replaced once the credentials are right", func() bool { return len(p.containers("bot")[2]) == 1 })
+	if _, err := p.c.DeleteAgent(ctx, p.org, "bot"); err != nil {
+		t.Fatal(err)
+	}
+	p.none("bot", "after delete")
 }

@@ -533,8 +533,8 @@ var errPulling = errors.New("pulling the image")
 // while a pull (started now or before) runs beside the worker, and the
 // pull's error once it failed (reported once: the next call pulls again).
 func (r *Reconciler) pullAsync(ctx context.Context, rt runtime.Runtime, a store.Agent, image string, creds *runtime.Credentials) error {
-	if held(ctx, rt, image) {
-		return nil
+	if creds == nil && held(ctx, rt, image) {
+		return nil // with credentials, the registry is asked again: see pulled
 	}
 	id := a.OrgName + "\x00" + image
 	r.ops.mu.Lock()
@@ -544,10 +544,7 @@ func (r *Reconciler) pullAsync(ctx context.Context, rt runtime.Runtime, a store.
 		case <-p.done:
 			delete(r.ops.pulls, id)
 			r.ops.mu.Unlock()
-			if p.err != nil {
-				return p.err
-			}
-			return nil
+			return r.pulled(ctx, rt, image, p.err)
 		default:
 			r.ops.mu.Unlock()
 			return errPulling

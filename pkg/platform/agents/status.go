@@ -127,6 +127,11 @@ func (r *Reconciler) Status(ctx context.Context, a store.Agent) (resources.Agent
 		if rt == nil {
 			st.Message += "; " + r.NoRuntime(a.Region).Message
 		}
+		if v, ok := r.notes.Load(key{a.OrgName, a.Name}); ok && gone == nil && v.(note).okSince.IsZero() {
+			// Why this process's controller starts none (another
+			// replica's says it in its log).
+			st.Message += ": " + v.(note).msg
+		}
 	case latest != nil && latest.Result == resources.DeploymentFailed:
 		st.State = resources.AgentFailed
 		st.Message = fmt.Sprintf("deployment %d failed: %s", latest.Number, latest.Message)

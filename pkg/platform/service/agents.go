@@ -325,7 +325,17 @@ func (s *Service) checkScaleUp(ctx context.Context, p Principal, name string, sc
 	if err != nil {
 		return err
 	}
-	return s.agents.CheckDeployment(ctx, a, d)
+	if err := s.agents.CheckDeployment(ctx, a, d); err != nil {
+		return err
+	}
+	why, err := s.checkGrant(ctx, p, d)
+	if err != nil {
+		return err
+	}
+	if why != "" {
+		return resources.Errorf(resources.CodeUnprocessable, "deployment %d's image cannot be pulled again: %s; nothing was scaled", d.Number, why)
+	}
+	return nil
 }
 
 // DeleteAgent deletes p's agent name and its deployments, and returns it
@@ -518,29 +528,38 @@ func (s *Service) resolveDeployment(ctx context.Context, p Principal, a store.Ag
 		return d, err
 	}
 	r := s.checkImage(ctx, ImageCheck{Base: base, Repository: ref.Repository, Reference: ref.Reference(), Credentials: creds})
-	host := resources.RegistryName(ref.Registry)
-	switch r.Outcome {
-	case ImageFound:
+	if r.Outcome == ImageFound {
 		d.ImageDigest = imageName(ref) + "@" + r.Digest
 		return d, s.checkEnginePlatform(ctx, a.Region, spec.Image, r.Platforms)
-	case ImageUnauthorized:
-		d.Message = fmt.Sprintf("%s: %s refused the credentials", runtime.ReasonUnauthorized, host)
-		if creds == "" {
-			d.Message = fmt.Sprintf("%s: %s wants credentials to pull %s: name an image pull secret in spec.imagePullSecret", runtime.ReasonUnauthorized, host, ref.Repository)
-		} else {
-			d.Message = fmt.Sprintf("%s: %s refused the credentials of image pull secret %s", runtime.ReasonUnauthorized, host, spec.ImagePullSecret)
-		}
-	case ImageNotFound:
-		d.Message = fmt.Sprintf("%s: %s has no %s: push the image first", runtime.ReasonImageNotFound, host, ref.Pull())
-	default:
-		d.Message = fmt.Sprintf("%s: %s", runtime.ReasonPullFailed, r.Message)
 	}
-	if r.Message != "" && r.Outcome != ImageUnreachable && r.Outcome != "" {
-		d.Message += " (" + r.Message + ")"
-	}
+	d.Message = imageRefusal(r, ref, creds != "", spec.ImagePullSecret)
 	d.Result = resources.DeploymentFailed
 	d.FinishedAt = &d.At
 	return d, nil
+}
+
+// imageRefusal says why the registry of ref did not give the image (r,
+// asked with pull secret ips's credentials when withCreds): the reason of
+// a failed deployment.
+func imageRefusal(r ImageResult, ref resources.ImageRef, withCreds bool, ips string) string {
+	host := resources.RegistryName(ref.Registry)
+	var msg string
+	switch r.Outcome {
+	case ImageUnauthorized:
+		if !withCreds {
+			msg = fmt.Sprintf("%s: %s wants credentials to pull %s: name an image pull secret in spec.imagePullSecret", runtime.ReasonUnauthorized, host, ref.Repository)
+		} else {
+			msg = fmt.Sprintf("%s: %s refused the credentials of image pull secret %s", runtime.ReasonUnauthorized, host, ips)
+		}
+	case ImageNotFound:
+		msg = fmt.Sprintf("%s: %s has no %s: push the image first", runtime.ReasonImageNotFound, host, ref.Pull())
+	default:
+		msg = fmt.Sprintf("%s: %s", runtime.ReasonPullFailed, r.Message)
+	}
+	if r.Message != "" && r.Outcome != ImageUnreachable && r.Outcome != "" {
+		msg += " (" + r.Message + ")"
+	}
+	return msg
 }
 
 // imageName is ref without its tag or digest, as written (the registry
@@ -678,7 +697,11 @@ func (s *Service) RollbackAgent(ctx context.Context, p Principal, name string, r
 	if err := s.agents.CheckDeployment(ctx, a, from); err != nil {
 		return resources.Deployment{}, err
 	}
-	out, _, err := s.record(ctx, p, a, copyDeployment(p, from, "rollback"), nil)
+	d, err := s.granted(ctx, p, copyDeployment(p, from, "rollback"))
+	if err != nil {
+		return resources.Deployment{}, err
+	}
+	out, _, err := s.record(ctx, p, a, d, nil)
 	return out, err
 }
 
@@ -715,7 +738,11 @@ func (s *Service) RestartAgent(ctx context.Context, p Principal, name string) (r
 	if err := s.agents.CheckDeployment(ctx, a, serving); err != nil {
 		return resources.Agent{}, err
 	}
-	if _, _, err := s.record(ctx, p, a, copyDeployment(p, serving, "restart"), nil); err != nil {
+	d, err := s.granted(ctx, p, copyDeployment(p, serving, "restart"))
+	if err != nil {
+		return resources.Agent{}, err
+	}
+	if _, _, err := s.record(ctx, p, a, d, nil); err != nil {
 		return resources.Agent{}, err
 	}
 	return s.GetAgent(ctx, p, name)

@@ -2,6 +2,7 @@ package platform_test
 
 import (
 	"context"
+	"net/http"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -25,13 +26,17 @@ import (
 // rollback to it answer 422 saying what to do, an agent that went is not
 // started again with the new values, and the controller says it once. A
 // version purged by the history limit, a pull secret deleted: the same.
-// And what the registry no longer grants (grantScenario) runs nowhere new.
+// And what the registry no longer grants (grantScenario) runs nowhere new;
+// a container escaping the lockdown is no agent (outsiderScenario).
 func TestAgentsRunWhatTheyPinned(t *testing.T) {
 	env := startEngineEnv(t)
 	contract := apitest.Load(t)
 	eachStore(t, func(t *testing.T, db testDB) {
 		pinnedScenario(t, env, contract, db)
 		grantScenario(t, env, contract, db)
+		if !db.postgres { // no store in it
+			outsiderScenario(t, env, contract, db)
+		}
 	})
 }
 
@@ -259,4 +264,52 @@ func grantScenario(t *testing.T, env *engineEnv, contract *apitest.Contract, db 
 		t.Fatal(err)
 	}
 	p.none("bot", "after delete")
+}
+
+// A container that someone else made with the platform's labels, escaping
+// the agents' lockdown (a host mount), is no agent: it is not
+// counted, shown, scaled down nor removed with its agent, and the log says
+// so once.
+func outsiderScenario(t *testing.T, env *engineEnv, contract *apitest.Contract, db testDB) {
+	ctx := context.Background()
+	p := openPinPlatform(t, env, contract, db, "outsider")
+	p.setCredentials(agentsRegPass)
+	spec := resources.AgentSpec{Image: env.image.Ref, ImagePullSecret: "reg", Scaling: &resources.AgentScaling{MinAgents: 1}}
+	if _, _, err := p.c.PutAgent(ctx, p.org, resources.Agent{Metadata: resources.ObjectMeta{Name: "bot"}, Spec: spec}, ""); err != nil {
+		t.Fatal(err)
+	}
+	p.deploy("bot")
+	c1 := p.only("bot", 1)
+	owner := c1.Owner
+	var created struct {
+		ID string `json:"Id"`
+	}
+	if err := env.e.Client.Do(ctx, http.MethodPost, "/containers/create", nil, map[string]any{"Image": env.image.Pinned(),
+		"Labels": owner.Labels(5), "HostConfig": map[string]any{"NetworkMode": "none",
+		// Locked down as an agent, but for a host mount.
+		"CapDrop": []string{"ALL"}, "SecurityOpt": []string{"no-new-privileges"}, "Binds": []string{t.TempDir() + ":/host"}}}, &created); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = env.rt.Remove(context.Background(), created.ID, time.Second) })
+	if err := env.e.Client.Do(ctx, http.MethodPost, "/containers/"+created.ID+"/start", nil, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(3 * time.Second) // several resyncs
+	st := p.status("bot")
+	if len(st.Running) != 1 || st.Running[0].ID != c1.ID[:12] || st.Agent.Status.Agents.Ready != 1 {
+		t.Errorf("status counts the outsider: %+v %+v", st.Agent.Status.Agents, st.Running)
+	}
+	if got := p.containers("bot"); len(got[1]) != 2 {
+		t.Errorf("the outsider was removed (or the agent): %v", describeContainers(got))
+	}
+	if n := strings.Count(p.log.String(), "no agent runs as"); n != 1 {
+		t.Errorf("the log warns of the outsider %d times, want once:\n%s", n, p.log)
+	}
+	if _, err := p.c.DeleteAgent(ctx, p.org, "bot"); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Eventually(t, "the agent's container removed, the outsider left", func() bool {
+		got := p.containers("bot")
+		return len(got[1]) == 1 && got[1][0].ID == created.ID
+	})
 }

@@ -430,7 +430,7 @@ func (r *Reconciler) syncRegion(ctx context.Context, rt runtime.Runtime, region 
 		known[key{a.OrgName, a.Name}] = true
 		r.passLogged(ctx, rt, a)
 	}
-	cs, err := rt.List(ctx, runtime.Selector{runtime.LabelRegion: region})
+	cs, err := r.list(ctx, rt, runtime.Selector{runtime.LabelRegion: region})
 	if err != nil {
 		return err
 	}
@@ -453,7 +453,7 @@ func (r *Reconciler) syncRegion(ctx context.Context, rt runtime.Runtime, region 
 
 // removeOwned removes every container of owner o.
 func (r *Reconciler) removeOwned(ctx context.Context, rt runtime.Runtime, o runtime.Owner) error {
-	cs, err := rt.List(ctx, runtime.ForOwner(o))
+	cs, err := r.list(ctx, rt, runtime.ForOwner(o))
 	if err != nil {
 		return err
 	}

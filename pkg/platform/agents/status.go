@@ -47,7 +47,7 @@ func (r *Reconciler) Status(ctx context.Context, a store.Agent) (resources.Agent
 	rt := r.runtimeOf(a.Region)
 	if rt != nil {
 		lctx, cancel := context.WithTimeout(ctx, lookTimeout)
-		cs, err = rt.List(lctx, runtime.ForOwner(r.ownerOf(a)))
+		cs, err = r.list(lctx, rt, runtime.ForOwner(r.ownerOf(a)))
 		cancel()
 		if err != nil {
 			if ctx.Err() != nil {
@@ -174,7 +174,7 @@ func (r *Reconciler) Logs(ctx context.Context, a store.Agent, opts LogOptions) (
 	if rt == nil {
 		return nil, r.NoRuntime(a.Region)
 	}
-	cs, err := rt.List(ctx, runtime.ForOwner(r.ownerOf(a)))
+	cs, err := r.list(ctx, rt, runtime.ForOwner(r.ownerOf(a)))
 	if err != nil {
 		return nil, err
 	}
@@ -192,7 +192,7 @@ func (r *Reconciler) Logs(ctx context.Context, a store.Agent, opts LogOptions) (
 				return nil
 			case <-time.After(followLook):
 			}
-			if cs, err = rt.List(ctx, runtime.ForOwner(r.ownerOf(a))); err != nil {
+			if cs, err = r.list(ctx, rt, runtime.ForOwner(r.ownerOf(a))); err != nil {
 				return err
 			}
 			waited = true

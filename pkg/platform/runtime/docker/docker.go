@@ -389,7 +389,12 @@ type containerJSON struct {
 	HostConfig struct {
 		RestartPolicy restartPolicy `json:"RestartPolicy"`
 		NetworkMode   string        `json:"NetworkMode"`
+		lockdown
 	} `json:"HostConfig"`
+	Mounts []struct {
+		Type   string `json:"Type"`
+		Source string `json:"Source"`
+	} `json:"Mounts"`
 	NetworkSettings endpointNetworks `json:"NetworkSettings"`
 	State           struct {
 		Status     string `json:"Status"`
@@ -432,6 +437,10 @@ func (rt *Runtime) inspect(ctx context.Context, id string) (runtime.Agent, error
 		OOMKilled:  c.State.OOMKilled,
 		Restart:    runtime.RestartPolicy{Name: c.HostConfig.RestartPolicy.Name, MaxRetries: c.HostConfig.RestartPolicy.MaximumRetryCount},
 		Endpoint:   endpoint(c.HostConfig.NetworkMode, c.NetworkSettings, c.Config.Labels[runtime.LabelPort]),
+		Unconfined: c.HostConfig.unconfined(c.HostConfig.NetworkMode),
+	}
+	if a.Unconfined == "" && len(c.Mounts) > 0 {
+		a.Unconfined = fmt.Sprintf("a %s mount of %s", c.Mounts[0].Type, c.Mounts[0].Source)
 	}
 	if c.State.Health != nil && c.State.Health.Status != "none" {
 		a.Health = runtime.Health(c.State.Health.Status)

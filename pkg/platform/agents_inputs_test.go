@@ -286,8 +286,8 @@ func outsiderScenario(t *testing.T, env *engineEnv, contract *apitest.Contract, 
 	}
 	if err := env.e.Client.Do(ctx, http.MethodPost, "/containers/create", nil, map[string]any{"Image": env.image.Pinned(),
 		"Labels": owner.Labels(5), "HostConfig": map[string]any{"NetworkMode": "none",
-		// Locked down as an agent, but for a host mount.
-		"CapDrop": []string{"ALL"}, "SecurityOpt": []string{"no-new-privileges"}, "Binds": []string{t.TempDir() + ":/host"}}}, &created); err != nil {
+			// Locked down as an agent, but for a host mount.
+			"CapDrop": []string{"ALL"}, "SecurityOpt": []string{"no-new-privileges"}, "Binds": []string{t.TempDir() + ":/host"}}}, &created); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = env.rt.Remove(context.Background(), created.ID, time.Second) })

@@ -276,6 +276,7 @@ type agentPlatform struct {
 	// stopped is closed when the interrupted rollout reached its stop.
 	stopped   chan struct{}
 	srv       *platform.Server
+	user      string // the agents' user (platform.Options.AgentUser)
 	c, other  *client.Client
 	tok, otok string
 }
@@ -289,6 +290,7 @@ func (p *agentPlatform) open() {
 		// Long enough to see an agent that exits at once exit first.
 		AgentSettle:            1500 * time.Millisecond,
 		AllowPrivateRegistries: true,
+		AgentUser:              p.user,
 		Logger:                 slog.New(slog.NewTextHandler(p.log, nil)),
 		AfterAgentsStart: func(ctx context.Context, org, agent string, deployment int64) error {
 			if p.interrupt.CompareAndSwap(true, false) {

@@ -3,6 +3,7 @@ package platform_test
 import (
 	"context"
 	"net/http"
+	"net/url"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -27,15 +28,17 @@ import (
 // started again with the new values, and the controller says it once. A
 // version purged by the history limit, a pull secret deleted: the same.
 // And what the registry no longer grants (grantScenario) runs nowhere new;
-// a container escaping the lockdown is no agent (outsiderScenario).
+// a container escaping the lockdown is no agent (outsiderScenario); the
+// operator's agents' user (userScenario).
 func TestAgentsRunWhatTheyPinned(t *testing.T) {
 	env := startEngineEnv(t)
 	contract := apitest.Load(t)
 	eachStore(t, func(t *testing.T, db testDB) {
 		pinnedScenario(t, env, contract, db)
 		grantScenario(t, env, contract, db)
-		if !db.postgres { // no store in it
+		if !db.postgres { // no store in them
 			outsiderScenario(t, env, contract, db)
+			userScenario(t, env, contract, db)
 		}
 	})
 }
@@ -312,4 +315,40 @@ func outsiderScenario(t *testing.T, env *engineEnv, contract *apitest.Contract, 
 		got := p.containers("bot")
 		return len(got[1]) == 1 && got[1][0].ID == created.ID
 	})
+}
+
+// botkit-platform serve --agent-user UID:GID: every agent runs as that
+// user, whatever its image says.
+func userScenario(t *testing.T, env *engineEnv, contract *apitest.Contract, db testDB) {
+	ctx := context.Background()
+	p := &agentPlatform{t: t, env: env, db: db, org: "user-" + db.name, log: &syncBuffer{}, contract: contract, dataDir: t.TempDir(), user: "65534:65534"}
+	p.open()
+	p.setCredentials(agentsRegPass)
+	spec := resources.AgentSpec{Image: env.image.Ref, ImagePullSecret: "reg", Scaling: &resources.AgentScaling{MinAgents: 1}}
+	if _, _, err := p.c.PutAgent(ctx, p.org, resources.Agent{Metadata: resources.ObjectMeta{Name: "bot"}, Spec: spec}, ""); err != nil {
+		t.Fatal(err)
+	}
+	if d := p.deploy("bot"); d.Result != resources.DeploymentServing {
+		t.Fatalf("deployment as user 65534: %+v", d)
+	}
+	c := p.only("bot", 1)
+	var top struct {
+		Titles    []string
+		Processes [][]string
+	}
+	if err := env.e.Client.Do(ctx, http.MethodGet, "/containers/"+c.ID+"/top", url.Values{"ps_args": {"-o pid,uid,gid"}}, nil, &top); err != nil {
+		t.Fatal(err)
+	}
+	if len(top.Processes) == 0 {
+		t.Fatalf("no process in the agent: %+v", top)
+	}
+	for _, pr := range top.Processes {
+		if len(pr) < 3 || pr[1] != "65534" || pr[2] != "65534" {
+			t.Errorf("a process of the agent runs as %v, want 65534 65534 (%v)", pr, top.Titles)
+		}
+	}
+	if _, err := p.c.DeleteAgent(ctx, p.org, "bot"); err != nil {
+		t.Fatal(err)
+	}
+	p.none("bot", "after delete")
 }

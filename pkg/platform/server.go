@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"log"
 	"log/slog"
 	"net/http"
@@ -96,6 +97,9 @@ type Options struct {
 	EngineDown func(region string) string
 	// AgentNetwork is the network agents join ("": the engine's default).
 	AgentNetwork string
+	// AgentUser is the user every agent runs as, UID or UID:GID (see
+	// runtime.ParseUser; "": each image's USER).
+	AgentUser string
 	// AgentSettle is how long a rollout's agents must run, ready, before
 	// their deployment serves (0: runtime.DefaultSettle).
 	AgentSettle time.Duration
@@ -214,7 +218,18 @@ func Open(ctx context.Context, opts Options) (*Server, error) {
 			return nil, err
 		}
 	}
-	s.agents = agents.New(agents.Options{Store: st, Sealer: sealer, Runtimes: opts.Runtimes, NoRuntime: opts.NoRuntime, EngineDown: opts.EngineDown,
+	runtimes := opts.Runtimes
+	if opts.AgentUser != "" {
+		if _, err := runtime.ParseUser(opts.AgentUser); err != nil {
+			st.Close()
+			return nil, fmt.Errorf("agent user: %w", err)
+		}
+		runtimes = make(map[string]runtime.Runtime, len(opts.Runtimes))
+		for region, rt := range opts.Runtimes {
+			runtimes[region] = runtime.WithUser(rt, opts.AgentUser)
+		}
+	}
+	s.agents = agents.New(agents.Options{Store: st, Sealer: sealer, Runtimes: runtimes, NoRuntime: opts.NoRuntime, EngineDown: opts.EngineDown,
 		Network: opts.AgentNetwork, Settle: opts.AgentSettle, Holder: opts.ReconcileHolder, PassLock: opts.ReconcileLock, Logger: opts.Logger,
 		Resync: opts.ReconcileInterval, Platform: platformID, AfterStart: opts.AfterAgentsStart})
 	svc, poll := service.New(ctx, service.Options{Store: st, Sealer: sealer, DataDir: opts.DataDir,

@@ -108,11 +108,13 @@ type ServeOptions struct {
 	// REGION=tcp://HOST:PORT, as given (repeatable); RuntimeTLS
 	// --runtime-tls's REGION=DIR (the TLS files of a tcp:// engine);
 	// AgentNetwork the network agents join;
-	// AgentSettle how long a rollout's agents must run before they serve.
+	// AgentSettle how long a rollout's agents must run before they serve;
+	// AgentUser the user every agent runs as ("": the image's USER).
 	Runtimes     []string
 	RuntimeTLS   []string
 	AgentNetwork string
 	AgentSettle  time.Duration
+	AgentUser    string
 	IO           *iostreams.IOStreams
 }
 
@@ -163,6 +165,7 @@ docker CLI's DOCKER_CERT_PATH). Plain TCP, npipe:// and ssh:// are refused.`,
 	c.Flags().StringArrayVar(&o.Runtimes, "runtime", nil, "REGION=unix:///path/to/docker.sock or REGION=tcp://HOST:PORT: the Docker Engine the region's agents run on (repeatable; a region without one refuses deploys; docker:///path is unix:///path)")
 	c.Flags().StringArrayVar(&o.RuntimeTLS, "runtime-tls", nil, "REGION=DIR: the TLS files of the region's tcp:// engine: DIR/ca.pem verifies the engine, DIR/cert.pem and DIR/key.pem are botkit's client certificate (required with tcp://)")
 	c.Flags().StringVar(&o.AgentNetwork, "agent-network", "", "the engine network agents join (default: the engine's own; never the host's)")
+	c.Flags().StringVar(&o.AgentUser, "agent-user", "", "the user every agent runs as, UID or UID:GID, never 0 (default: each image's USER)")
 	c.Flags().DurationVar(&o.AgentSettle, "agent-settle", runtime.DefaultSettle, "how long a new deployment's agents must run, ready, before it serves and the previous one stops")
 	return c
 }
@@ -242,6 +245,10 @@ func (o *ServeOptions) runtimes() (map[string]runtime.Runtime, func(), error) {
 		closeAll()
 		return nil, nil, cmdutil.FlagErrorf("--agent-settle %s: want 0 or more", o.AgentSettle)
 	}
+	if _, err := runtime.ParseUser(o.AgentUser); o.AgentUser != "" && err != nil {
+		closeAll()
+		return nil, nil, cmdutil.FlagErrorf("--agent-user %v", err)
+	}
 	return out, closeAll, nil
 }
 
@@ -310,7 +317,7 @@ func RunServe(ctx context.Context, o *ServeOptions) error {
 	srv, err := platform.Open(ctx, platform.Options{
 		Store: st, DataDir: loc.DataDir, MasterKeyFile: o.MasterKeyFile, ProvisionLease: o.ProvisionLease,
 		AllowPrivateRegistries: o.AllowPrivateRegistries, RecheckFailedPullSecrets: true, Logger: logger, Metrics: metrics,
-		Runtimes: rts, AgentNetwork: o.AgentNetwork, AgentSettle: o.AgentSettle, ReconcileInterval: time.Second,
+		Runtimes: rts, AgentNetwork: o.AgentNetwork, AgentUser: o.AgentUser, AgentSettle: o.AgentSettle, ReconcileInterval: time.Second,
 	})
 	if err != nil {
 		return err

@@ -235,6 +235,9 @@ type StartSpec struct {
 	// Labels are labels the agents carry besides their owner's (which
 	// they cannot change): LabelReplaced, LabelLastExit.
 	Labels map[string]string
+	// User is the user the agents run as, UID or UID:GID ("": the image's
+	// USER).
+	User string
 }
 
 // State is an agent's container state as the engine reports it.

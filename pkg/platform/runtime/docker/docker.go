@@ -229,6 +229,7 @@ type hostConfig struct {
 
 type createBody struct {
 	Image      string            `json:"Image"`
+	User       string            `json:"User,omitempty"`
 	Env        []string          `json:"Env"`
 	Labels     map[string]string `json:"Labels"`
 	HostConfig hostConfig        `json:"HostConfig"`
@@ -303,6 +304,7 @@ func (rt *Runtime) Start(ctx context.Context, spec runtime.StartSpec) ([]runtime
 	sort.Strings(env)
 	body := createBody{
 		Image: spec.Image,
+		User:  spec.User,
 		Env:   env,
 		port:  strconv.Itoa(port),
 		HostConfig: hostConfig{

@@ -73,6 +73,22 @@ func (p *agentPlatform) deleteBehind(name string) {
 	p.open()
 }
 
+// botAgent writes agent bot (the test image, pull secret reg with the
+// registry's credentials, one agent, secretSet if not "") and deploys it.
+func (p *agentPlatform) botAgent(secretSet string) resources.Deployment {
+	p.t.Helper()
+	p.setCredentials(agentsRegPass)
+	spec := resources.AgentSpec{Image: p.env.image.Ref, ImagePullSecret: "reg", SecretSet: secretSet, Scaling: &resources.AgentScaling{MinAgents: 1}}
+	if _, _, err := p.c.PutAgent(context.Background(), p.org, resources.Agent{Metadata: resources.ObjectMeta{Name: "bot"}, Spec: spec}, ""); err != nil {
+		p.t.Fatal(err)
+	}
+	d := p.deploy("bot")
+	if d.Result != resources.DeploymentServing {
+		p.t.Fatalf("deployment %d: %+v", d.Number, d)
+	}
+	return d
+}
+
 func wantUnprocessable(t *testing.T, what string, err error, words string) {
 	t.Helper()
 	if codeOf(err) != resources.CodeUnprocessable || !strings.Contains(err.Error(), words) {
@@ -84,14 +100,7 @@ func pinnedScenario(t *testing.T, env *engineEnv, contract *apitest.Contract, db
 	ctx := context.Background()
 	p := openPinPlatform(t, env, contract, db, "pin")
 	p.setSecret(resources.Patch{Set: map[string]string{"API_KEY": agentsCanary, "BOTKIT_TEST_PRINT": "API_KEY"}})
-	p.setCredentials(agentsRegPass)
-	spec := resources.AgentSpec{Image: env.image.Ref, ImagePullSecret: "reg", SecretSet: "bot-secrets", Scaling: &resources.AgentScaling{MinAgents: 1}}
-	if _, _, err := p.c.PutAgent(ctx, p.org, resources.Agent{Metadata: resources.ObjectMeta{Name: "bot"}, Spec: spec}, ""); err != nil {
-		t.Fatal(err)
-	}
-	if d := p.deploy("bot"); d.Result != resources.DeploymentServing {
-		t.Fatalf("deployment 1: %+v", d)
-	}
+	p.botAgent("bot-secrets")
 	c1 := p.only("bot", 1)
 
 	// What a serving deployment pins is not deleted.
@@ -222,12 +231,7 @@ func openPinPlatform(t *testing.T, env *engineEnv, contract *apitest.Contract, d
 func grantScenario(t *testing.T, env *engineEnv, contract *apitest.Contract, db testDB) {
 	ctx := context.Background()
 	p := openPinPlatform(t, env, contract, db, "grant")
-	p.setCredentials(agentsRegPass)
-	spec := resources.AgentSpec{Image: env.image.Ref, ImagePullSecret: "reg", Scaling: &resources.AgentScaling{MinAgents: 1}}
-	if _, _, err := p.c.PutAgent(ctx, p.org, resources.Agent{Metadata: resources.ObjectMeta{Name: "bot"}, Spec: spec}, ""); err != nil {
-		t.Fatal(err)
-	}
-	p.deploy("bot")
+	p.botAgent("")
 	if d := p.deploy("bot"); d.Number != 2 || d.Result != resources.DeploymentServing {
 		t.Fatalf("deployment 2: %+v", d)
 	}
@@ -276,12 +280,7 @@ func grantScenario(t *testing.T, env *engineEnv, contract *apitest.Contract, db 
 func outsiderScenario(t *testing.T, env *engineEnv, contract *apitest.Contract, db testDB) {
 	ctx := context.Background()
 	p := openPinPlatform(t, env, contract, db, "outsider")
-	p.setCredentials(agentsRegPass)
-	spec := resources.AgentSpec{Image: env.image.Ref, ImagePullSecret: "reg", Scaling: &resources.AgentScaling{MinAgents: 1}}
-	if _, _, err := p.c.PutAgent(ctx, p.org, resources.Agent{Metadata: resources.ObjectMeta{Name: "bot"}, Spec: spec}, ""); err != nil {
-		t.Fatal(err)
-	}
-	p.deploy("bot")
+	p.botAgent("")
 	c1 := p.only("bot", 1)
 	owner := c1.Owner
 	var created struct {
@@ -323,14 +322,7 @@ func userScenario(t *testing.T, env *engineEnv, contract *apitest.Contract, db t
 	ctx := context.Background()
 	p := &agentPlatform{t: t, env: env, db: db, org: "user-" + db.name, log: &syncBuffer{}, contract: contract, dataDir: t.TempDir(), user: "65534:65534"}
 	p.open()
-	p.setCredentials(agentsRegPass)
-	spec := resources.AgentSpec{Image: env.image.Ref, ImagePullSecret: "reg", Scaling: &resources.AgentScaling{MinAgents: 1}}
-	if _, _, err := p.c.PutAgent(ctx, p.org, resources.Agent{Metadata: resources.ObjectMeta{Name: "bot"}, Spec: spec}, ""); err != nil {
-		t.Fatal(err)
-	}
-	if d := p.deploy("bot"); d.Result != resources.DeploymentServing {
-		t.Fatalf("deployment as user 65534: %+v", d)
-	}
+	p.botAgent("")
 	c := p.only("bot", 1)
 	var top struct {
 		Titles    []string

@@ -40,7 +40,7 @@ func TestFailedPullSecretCheckedAgain(t *testing.T) {
 		tok := ""
 		open := func(allow bool) (*client.Client, *platform.Server) {
 			t.Helper()
-			opts := platform.Options{AllowPrivateRegistries: allow, PollInterval: 50 * time.Millisecond,
+			opts := platform.Options{AllowPrivateRegistries: allow, RecheckFailedPullSecrets: true, PollInterval: 50 * time.Millisecond,
 				RegistryAttempts: 1, ProvisionLease: time.Second}
 			if db.postgres {
 				st, err := stores.Open(ctx, stores.Location{URL: url}, stores.Options{})

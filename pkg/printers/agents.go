@@ -253,6 +253,14 @@ func scalingCell(s *resources.AgentScaling) string {
 	if s == nil {
 		return "default"
 	}
+	return ScalingText(s)
+}
+
+// ScalingText is "min N, max M" ("min N, no max"; "" without scaling).
+func ScalingText(s *resources.AgentScaling) string {
+	if s == nil {
+		return ""
+	}
 	if s.MaxAgents == 0 {
 		return fmt.Sprintf("min %d, no max", s.MinAgents)
 	}

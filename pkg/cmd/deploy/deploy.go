@@ -182,7 +182,7 @@ func Run(ctx context.Context, opts *Options) error {
 	}
 	changes := specChanges(cur.Spec, want.Spec, exists)
 	scaling := ""
-	if exists && cloudutil.ScalingText(cur.Spec.Scaling) != cloudutil.ScalingText(want.Spec.Scaling) {
+	if exists && printers.ScalingText(cur.Spec.Scaling) != printers.ScalingText(want.Spec.Scaling) {
 		scaling = cloudutil.ScalingChange(cur.Spec.Scaling, want.Spec.Scaling, path)
 		for i, c := range changes {
 			if strings.HasPrefix(c, "scaling ") {
@@ -279,7 +279,7 @@ func specChanges(cur, want resources.AgentSpec, exists bool) []string {
 	change("image", cur.Image, want.Image)
 	change("image pull secret", cur.ImagePullSecret, want.ImagePullSecret)
 	change("secret set", cur.SecretSet, want.SecretSet)
-	change("scaling", cloudutil.ScalingText(cur.Scaling), cloudutil.ScalingText(want.Scaling))
+	change("scaling", printers.ScalingText(cur.Scaling), printers.ScalingText(want.Scaling))
 	change("profile", cur.Profile, want.Profile)
 	return out
 }

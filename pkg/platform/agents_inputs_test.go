@@ -267,6 +267,20 @@ func grantScenario(t *testing.T, env *engineEnv, contract *apitest.Contract, db 
 	}
 	p.setCredentials(agentsRegPass)
 	testenv.Eventually(t, "replaced once the credentials are right", func() bool { return len(p.containers("bot")[2]) == 1 })
+
+	// Applied under an apply set, then pruned: refused as a delete is.
+	creds := resources.Literal(agentsRegUser + ":" + agentsRegPass)
+	ips := resources.Object{ImagePullSecret: &resources.ImagePullSecret{TypeMeta: resources.TypeMeta{APIVersion: resources.APIVersion, Kind: resources.KindImagePullSecret},
+		Metadata: resources.ObjectMeta{Name: "reg"}, Spec: resources.ImagePullSecretSpec{Host: env.host, Credentials: &creds}}}
+	other := resources.Object{SecretSet: &resources.SecretSet{TypeMeta: resources.TypeMeta{APIVersion: resources.APIVersion, Kind: resources.KindSecretSet},
+		Metadata: resources.ObjectMeta{Name: "other"}, Spec: resources.SecretSetSpec{Data: map[string]resources.ValueSource{"K": resources.Literal("v-value")}}}}
+	if _, err := p.c.Apply(ctx, p.org, resources.ApplyRequest{Objects: []resources.Object{ips, other}, ApplySet: "s"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.c.Apply(ctx, p.org, resources.ApplyRequest{Objects: []resources.Object{other}, ApplySet: "s", Prune: true}); codeOf(err) != resources.CodeConflict ||
+		!strings.Contains(err.Error(), "agent bot") {
+		t.Errorf("pruning the pull secret the serving deployment pulls with: %v, want a 409 naming the agent", err)
+	}
 	if _, err := p.c.DeleteAgent(ctx, p.org, "bot"); err != nil {
 		t.Fatal(err)
 	}

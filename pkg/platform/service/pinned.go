@@ -12,8 +12,10 @@ import (
 // deployment pins is not deleted: that deployment's agents could not be
 // started again (an agent that dies, a scale-up, a restart), nor their
 // logs masked. Deleting the agent first, or deploying it without the
-// object, frees it. A deployment that no longer serves pins nothing: its
-// rollback is refused once the object is gone (or was created again).
+// object, frees it — a delete, a delete by manifest, a prune alike (an
+// agent deleted or pruned by the same request frees what it pins). A
+// deployment that no longer serves pins nothing: its rollback is refused
+// once the object is gone (or was created again).
 
 // pinnedBy returns the conflict that refuses deleting object name of p's
 // organization when a serving or rolling-out deployment of one of its
@@ -31,15 +33,36 @@ func (s *Service) pinnedBy(ctx context.Context, p Principal, name string, skip m
 	if err != nil {
 		return err
 	}
-	for _, a := range list {
-		if skip[a.Name] {
+	return pinning(ctx, s.store, o, list, skip)
+}
+
+// agentReader reads agents and their deployments: the store, or a
+// transaction.
+type agentReader interface {
+	Agent(ctx context.Context, orgID int64, name string) (store.Agent, error)
+	Deployment(ctx context.Context, agentID, number int64) (store.Deployment, error)
+}
+
+// pinning returns the conflict that refuses deleting o when a serving or
+// rolling-out deployment of one of agents (read again through r; those of
+// skip left out) pins it.
+func pinning(ctx context.Context, r agentReader, o store.Object, agents []store.Agent, skip map[string]bool) error {
+	for _, listed := range agents {
+		if skip[listed.Name] || listed.Region != o.Region {
 			continue
+		}
+		a, err := r.Agent(ctx, o.OrgID, listed.Name)
+		if errors.Is(err, store.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return err
 		}
 		for _, n := range []int64{a.Serving, a.Latest} {
 			if n == 0 {
 				continue
 			}
-			d, err := s.store.Deployment(ctx, a.ID, n)
+			d, err := r.Deployment(ctx, a.ID, n)
 			if errors.Is(err, store.ErrNotFound) {
 				continue
 			}

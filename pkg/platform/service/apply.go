@@ -228,7 +228,7 @@ func (s *Service) apply(ctx context.Context, p Principal, w wire.RawApplyRequest
 	var agentSteps []agentStep
 	var prunedAgents []store.Agent
 	agentItemOf := map[int]int{} // agentSteps index → res.Items index
-	var orgAgents []store.Agent // what may pin a pruned object
+	var orgAgents []store.Agent  // what may pin a pruned object
 	if w.Prune {
 		if orgAgents, err = s.store.Agents(ctx, p.org.ID, ""); err != nil {
 			return res, err

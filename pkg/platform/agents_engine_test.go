@@ -56,6 +56,17 @@ type engineEnv struct {
 // the containers' lockdown, delete; a canary value never in an answer, the
 // server log or the data directory.
 func TestAgentsOnTheEngine(t *testing.T) {
+	env := startEngineEnv(t)
+	contract := apitest.Load(t)
+	eachStore(t, func(t *testing.T, db testDB) {
+		agentScenarios(t, env, contract, db)
+	})
+	t.Run("postgres-replicas", func(t *testing.T) { replicaScenario(t, env, contract) })
+}
+
+// startEngineEnv starts a private engine and a registry holding the test
+// agent image (its pull needs agentsRegUser's credentials).
+func startEngineEnv(t *testing.T) *engineEnv {
 	e := dockertest.Start(t)
 	registrytest.Need(t)
 	reg, err := registrytest.Start(t.TempDir(), agentsRegUser, agentsRegPass)
@@ -69,11 +80,7 @@ func TestAgentsOnTheEngine(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(env.rt.Close)
-	contract := apitest.Load(t)
-	eachStore(t, func(t *testing.T, db testDB) {
-		agentScenarios(t, env, contract, db)
-	})
-	t.Run("postgres-replicas", func(t *testing.T) { replicaScenario(t, env, contract) })
+	return env
 }
 
 // Two replicas on one PostgreSQL database, each with the engine and a
@@ -269,6 +276,7 @@ type agentPlatform struct {
 	// stopped is closed when the interrupted rollout reached its stop.
 	stopped   chan struct{}
 	srv       *platform.Server
+	user      string // the agents' user (platform.Options.AgentUser)
 	c, other  *client.Client
 	tok, otok string
 }
@@ -282,6 +290,7 @@ func (p *agentPlatform) open() {
 		// Long enough to see an agent that exits at once exit first.
 		AgentSettle:            1500 * time.Millisecond,
 		AllowPrivateRegistries: true,
+		AgentUser:              p.user,
 		Logger:                 slog.New(slog.NewTextHandler(p.log, nil)),
 		AfterAgentsStart: func(ctx context.Context, org, agent string, deployment int64) error {
 			if p.interrupt.CompareAndSwap(true, false) {
@@ -486,7 +495,7 @@ func agentScenarios(t *testing.T, env *engineEnv, contract *apitest.Contract, db
 		t.Fatalf("deployment 1: %+v (want serving, version 1, %s)", d1, env.image.Pinned())
 	}
 	c1 := p.only("bot", 1)
-	if got, want := p.envKeys(c1.ID), []string{"API_KEY", "BOTKIT_TEST_PRINT", "OTHER"}; !slices.Equal(got, want) {
+	if got, want := p.envKeys(c1.ID), []string{"API_KEY", "BOTKIT_TEST_PRINT", "OTHER", "PORT"}; !slices.Equal(got, want) {
 		t.Errorf("deployment 1's environment: %v, want %v", got, want)
 	}
 	ins := p.inspect(c1.ID)
@@ -558,7 +567,7 @@ func agentScenarios(t *testing.T, env *engineEnv, contract *apitest.Contract, db
 	if want := "secret set bot-secrets is at version 2; deployment 1 runs version 1: botkit deploy to apply"; st.Agent.Status.Drift != want {
 		t.Errorf("drift: %q, want %q", st.Agent.Status.Drift, want)
 	}
-	if c := p.only("bot", 1); c.ID != c1.ID || !slices.Equal(p.envKeys(c.ID), []string{"API_KEY", "BOTKIT_TEST_PRINT", "OTHER"}) {
+	if c := p.only("bot", 1); c.ID != c1.ID || !slices.Equal(p.envKeys(c.ID), []string{"API_KEY", "BOTKIT_TEST_PRINT", "OTHER", "PORT"}) {
 		t.Errorf("the running agent changed with the secret write")
 	}
 
@@ -568,7 +577,7 @@ func agentScenarios(t *testing.T, env *engineEnv, contract *apitest.Contract, db
 		t.Fatalf("deployment 2: %+v", d2)
 	}
 	c2 := p.only("bot", 2)
-	if got, want := p.envKeys(c2.ID), []string{"API_KEY", "BOTKIT_TEST_PRINT", "NEW_KEY", "OTHER"}; !slices.Equal(got, want) {
+	if got, want := p.envKeys(c2.ID), []string{"API_KEY", "BOTKIT_TEST_PRINT", "NEW_KEY", "OTHER", "PORT"}; !slices.Equal(got, want) {
 		t.Errorf("deployment 2's environment: %v, want %v", got, want)
 	}
 	if st := p.status("bot").Agent.Status; st.Drift != "" || st.Deployment != 2 {
@@ -587,7 +596,7 @@ func agentScenarios(t *testing.T, env *engineEnv, contract *apitest.Contract, db
 		t.Fatalf("rollback's rollout: %+v %v", rb, err)
 	}
 	c3 := p.only("bot", 3)
-	if got, want := p.envKeys(c3.ID), []string{"API_KEY", "BOTKIT_TEST_PRINT", "OTHER"}; !slices.Equal(got, want) {
+	if got, want := p.envKeys(c3.ID), []string{"API_KEY", "BOTKIT_TEST_PRINT", "OTHER", "PORT"}; !slices.Equal(got, want) {
 		t.Errorf("the rolled back environment: %v, want %v", got, want)
 	}
 
@@ -679,7 +688,7 @@ func agentScenarios(t *testing.T, env *engineEnv, contract *apitest.Contract, db
 	if c6.ID == created.ID {
 		t.Errorf("the container never started serves")
 	}
-	if got, want := p.envKeys(c6.ID), []string{"API_KEY", "BOTKIT_TEST_PRINT", "NEW_KEY", "OTHER"}; !slices.Equal(got, want) {
+	if got, want := p.envKeys(c6.ID), []string{"API_KEY", "BOTKIT_TEST_PRINT", "NEW_KEY", "OTHER", "PORT"}; !slices.Equal(got, want) {
 		t.Errorf("deployment 6's environment: %v, want %v", got, want)
 	}
 	list, err := p.c.Deployments(ctx, p.org, "bot")

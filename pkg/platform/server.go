@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"log"
 	"log/slog"
 	"net/http"
@@ -54,6 +55,11 @@ type Options struct {
 	// AllowPrivateRegistries lets image pull secret checks reach loopback and
 	// private addresses. Link-local and cloud metadata addresses stay blocked.
 	AllowPrivateRegistries bool
+	// RecheckFailedPullSecrets has every image pull secret whose check
+	// failed checked again as the server opens, with this server's
+	// registry settings (botkit-platform serve: an operator who restarts it
+	// with --allow-private-registries sees them checked again).
+	RecheckFailedPullSecrets bool
 	// NoAuthOrg, when set, serves requests that carry no Authorization
 	// header as this organization (created with the default region if
 	// missing). The embedded local platform of the CLI uses "local".
@@ -93,6 +99,9 @@ type Options struct {
 	// AgentNetwork is the network agents join ("": runtime.DefaultNetwork,
 	// a bridge network the platform makes).
 	AgentNetwork string
+	// AgentUser is the user every agent runs as, UID or UID:GID (see
+	// runtime.ParseUser; "": each image's USER).
+	AgentUser string
 	// AgentSettle is how long a rollout's agents must run, ready, before
 	// their deployment serves (0: runtime.DefaultSettle).
 	AgentSettle time.Duration
@@ -217,7 +226,18 @@ func Open(ctx context.Context, opts Options) (*Server, error) {
 			return nil, err
 		}
 	}
-	s.agents = agents.New(agents.Options{Store: st, Sealer: sealer, Runtimes: opts.Runtimes, NoRuntime: opts.NoRuntime, EngineDown: opts.EngineDown,
+	runtimes := opts.Runtimes
+	if opts.AgentUser != "" {
+		if _, err := runtime.ParseUser(opts.AgentUser); err != nil {
+			st.Close()
+			return nil, fmt.Errorf("agent user: %w", err)
+		}
+		runtimes = make(map[string]runtime.Runtime, len(opts.Runtimes))
+		for region, rt := range opts.Runtimes {
+			runtimes[region] = runtime.WithUser(rt, opts.AgentUser)
+		}
+	}
+	s.agents = agents.New(agents.Options{Store: st, Sealer: sealer, Runtimes: runtimes, NoRuntime: opts.NoRuntime, EngineDown: opts.EngineDown,
 		Network: opts.AgentNetwork, Settle: opts.AgentSettle, Holder: opts.ReconcileHolder, PassLock: opts.ReconcileLock, Logger: opts.Logger,
 		Resync: opts.ReconcileInterval, Platform: platformID, AfterStart: opts.AfterAgentsStart,
 		Caller: caller{&agentcall.Client{}}, ClaimTimeout: opts.SessionClaimTimeout, IdleWindow: opts.SessionIdleWindow})
@@ -243,6 +263,13 @@ func Open(ctx context.Context, opts Options) (*Server, error) {
 		s.prov.Stop()
 	} else {
 		s.prov.Run(runCtx, &s.wg, opts.LazyProvisioner)
+		if opts.RecheckFailedPullSecrets {
+			s.wg.Add(1)
+			go func() {
+				defer s.wg.Done()
+				s.recheckFailed(runCtx)
+			}()
+		}
 	}
 	// The agents' controller runs for the server's life: in the process
 	// that holds a region (lease or file lock), it drives the region's
@@ -277,6 +304,20 @@ func (s *Server) StopStreams() {
 // process's writes asked of the engine, or ctx ends (the embedded platform
 // calls it before Close: a command leaves the engine as its writes asked).
 func (s *Server) Quiesce(ctx context.Context) { s.agents.Quiesce(ctx) }
+
+// recheckFailed has the image pull secrets whose check failed checked
+// again, and logs how many.
+func (s *Server) recheckFailed(ctx context.Context) {
+	n, err := s.svc.RecheckFailedPullSecrets(ctx)
+	if s.opts.Logger == nil || ctx.Err() != nil {
+		return
+	}
+	if err != nil {
+		s.opts.Logger.Warn("checking failed image pull secrets again", "error", err.Error())
+	} else if n > 0 {
+		s.opts.Logger.Info("checking failed image pull secrets again", "count", n)
+	}
+}
 
 // settingPlatformID is the store setting that holds the platform's
 // identity.

@@ -253,6 +253,8 @@ func (f *Flags) PrintAgentStatus(ios *iostreams.IOStreams, r resources.AgentStat
 	// sent them.
 	if d := r.Deployment; d != nil && d.Result == resources.DeploymentFailed {
 		if _, logs, ok := strings.Cut(strings.TrimRight(d.Message, "\n"), "\n"); ok {
+			// The platform's own heading of the lines is this one's.
+			logs = strings.TrimPrefix(strings.TrimPrefix(logs, resources.LastLogLines), "\n")
 			fmt.Fprintf(&b, "\nDeployment %d's last log lines:\n", d.Number)
 			for _, l := range strings.Split(logs, "\n") {
 				b.WriteString("  " + iostreams.Printable(l) + "\n")
@@ -266,6 +268,14 @@ func (f *Flags) PrintAgentStatus(ios *iostreams.IOStreams, r resources.AgentStat
 func scalingCell(s *resources.AgentScaling) string {
 	if s == nil {
 		return "default"
+	}
+	return ScalingText(s)
+}
+
+// ScalingText is "min N, max M" ("min N, no max"; "" without scaling).
+func ScalingText(s *resources.AgentScaling) string {
+	if s == nil {
+		return ""
 	}
 	if s.MaxAgents == 0 {
 		return fmt.Sprintf("min %d, no max", s.MinAgents)

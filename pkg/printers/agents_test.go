@@ -169,7 +169,7 @@ func TestPrintAgentStatus(t *testing.T) {
 	r := resources.AgentStatusReport{
 		Agent: a,
 		Deployment: &resources.Deployment{Number: 4, At: now.Add(-time.Minute), Actor: "local", Result: resources.DeploymentFailed,
-			Message: "agent exited 1\npanic: \x1b[31mboom\nAPI_KEY=****"},
+			Message: "agent exited 1\n" + resources.LastLogLines + "\npanic: \x1b[31mboom\nAPI_KEY=****"},
 		Running: []resources.RunningAgent{{Name: "support-bot-3-x1", ID: "0123456789abcdef", Deployment: 3, State: "running", Health: "healthy",
 			StartedAt: now.Add(-10 * time.Minute)}},
 	}
@@ -195,6 +195,9 @@ func TestPrintAgentStatus(t *testing.T) {
 	}
 	if strings.Contains(out.String(), "\x1b") {
 		t.Errorf("a terminal escape from the platform reached the terminal:\n%q", out)
+	}
+	if n := strings.Count(out.String(), "last log lines"); n != 1 {
+		t.Errorf("the status view says \"last log lines\" %d times:\n%s", n, out)
 	}
 	ios, _, out, _ = iostreams.Test()
 	f.Output = FormatYAML

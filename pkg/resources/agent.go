@@ -132,11 +132,16 @@ type Deployment struct {
 	RollbackOf int64 `json:"rollbackOf,omitempty"`
 	// Result is DeploymentRollingOut, DeploymentServing,
 	// DeploymentSuperseded or DeploymentFailed; Message says why it failed
-	// (reason, then the agents' last log lines, values masked).
+	// (reason, then LastLogLines and the agents' last log lines, one a
+	// line, values masked).
 	Result     string     `json:"result"`
 	Message    string     `json:"message,omitempty"`
 	FinishedAt *time.Time `json:"finishedAt,omitempty"`
 }
+
+// LastLogLines is the line of a failed deployment's message after which
+// come its agents' last log lines.
+const LastLogLines = "last log lines:"
 
 // DeploymentList is GET .../agents/{name}/deployments, newest first.
 type DeploymentList struct {

@@ -180,8 +180,8 @@ func Run(ctx context.Context, opts *Options) error {
 	}
 	changes := specChanges(cur.Spec, want.Spec, exists)
 	scaling := ""
-	if exists && scalingText(cur.Spec.Scaling) != scalingText(want.Spec.Scaling) {
-		scaling = fmt.Sprintf("scaling %s → %s, from %s", orNone(scalingText(cur.Spec.Scaling)), orNone(scalingText(want.Spec.Scaling)), path)
+	if exists && printers.ScalingText(cur.Spec.Scaling) != printers.ScalingText(want.Spec.Scaling) {
+		scaling = cloudutil.ScalingChange(cur.Spec.Scaling, want.Spec.Scaling, path)
 		for i, c := range changes {
 			if strings.HasPrefix(c, "scaling ") {
 				changes[i] = scaling
@@ -291,33 +291,15 @@ func specChanges(cur, want resources.AgentSpec, exists bool) []string {
 	var out []string
 	change := func(field, a, b string) {
 		if a != b {
-			out = append(out, fmt.Sprintf("%s %s → %s", field, orNone(a), orNone(b)))
+			out = append(out, fmt.Sprintf("%s %s → %s", field, cloudutil.OrNone(a), cloudutil.OrNone(b)))
 		}
 	}
 	change("image", cur.Image, want.Image)
 	change("image pull secret", cur.ImagePullSecret, want.ImagePullSecret)
 	change("secret set", cur.SecretSet, want.SecretSet)
-	change("scaling", scalingText(cur.Scaling), scalingText(want.Scaling))
+	change("scaling", printers.ScalingText(cur.Scaling), printers.ScalingText(want.Scaling))
 	change("profile", cur.Profile, want.Profile)
 	return out
-}
-
-func orNone(s string) string {
-	if s == "" {
-		return "(none)"
-	}
-	return s
-}
-
-// scalingText is "min N, max M" ("" without scaling).
-func scalingText(s *resources.AgentScaling) string {
-	if s == nil {
-		return ""
-	}
-	if s.MaxAgents == 0 {
-		return fmt.Sprintf("min %d, no max", s.MinAgents)
-	}
-	return fmt.Sprintf("min %d, max %d", s.MinAgents, s.MaxAgents)
 }
 
 // dryRun prints the plan: what happens to the Agent, and the deployment

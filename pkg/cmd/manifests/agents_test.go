@@ -2,7 +2,6 @@ package manifests
 
 import (
 	"context"
-	"github.com/botkit-dev/botkit/internal/testsupport/testenv"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +9,7 @@ import (
 	"github.com/botkit-dev/botkit/internal/testsupport/dockertest"
 	"github.com/botkit-dev/botkit/internal/testsupport/platformtest"
 	"github.com/botkit-dev/botkit/internal/testsupport/registrytest"
+	"github.com/botkit-dev/botkit/internal/testsupport/testenv"
 	"github.com/botkit-dev/botkit/pkg/client"
 	"github.com/botkit-dev/botkit/pkg/cmd/cloudutil"
 	"github.com/botkit-dev/botkit/pkg/cmdutil"
@@ -24,6 +24,7 @@ import (
 // whose region runs a real Docker Engine, the image in a real registry
 // behind a password: apply --wait rolls the agent out (a container runs),
 // applying again changes nothing, diff shows the spec's fields old -> new,
+// apply says a scaling change on stderr as deploy does,
 // an image the registry does not have exits 1 naming the agent, and
 // delete -f removes the agent with its container.
 func TestApplyAgentManifest(t *testing.T) {
@@ -120,6 +121,9 @@ spec:
 	if got, want := e.out.String(), "secretset/bot unchanged\nimagepullsecret/reg unchanged\nagent/bot unchanged\n"; got != want {
 		t.Fatalf("apply again:\n%s\nwant\n%s", got, want)
 	}
+	if strings.Contains(e.errOut.String(), "scaling") {
+		t.Errorf("apply again speaks of scaling: %s", e.errOut)
+	}
 
 	reset()
 	m2 := e.write("bot2.yaml", manifests(host+"/acme/agent:2", "2"))
@@ -146,6 +150,10 @@ spec:
 	if cs := containers("bot"); len(cs) != 1 || cs[0].Owner.Deployment != 1 {
 		t.Fatalf("after a failed deployment the serving one must stay: %+v", cs)
 	}
+	// The scaling change said as botkit deploy says it.
+	if want := "agent/bot: scaling min 1, max 3 → min 2, max 3, from " + m2 + "\n"; !strings.Contains(e.errOut.String(), want) {
+		t.Errorf("apply changing the scaling: stderr %q, want %q", e.errOut, want)
+	}
 
 	// A deployment whose agent exits: apply --wait waits for the rollout
 	// to fail, exits 1 with the reason; deployment 1 keeps serving.
@@ -168,6 +176,9 @@ spec:
 		cs := containers("bot")
 		return len(cs) == 1 && cs[0].Owner.Deployment == 1 && cs[0].State == "running"
 	})
+	if want := "agent/bot: scaling min 2, max 3 → min 1, max 2, from " + m3 + "\n"; !strings.Contains(e.errOut.String(), want) {
+		t.Errorf("apply changing the scaling: stderr %q, want %q", e.errOut, want)
+	}
 
 	reset()
 	agentOnly := e.write("agent.yaml", "apiVersion: botkit.dev/v1\nkind: Agent\nmetadata: {name: bot}\nspec: {image: x.example/y:1}\n")

@@ -173,6 +173,7 @@ func runApply(ctx context.Context, opts *ApplyOptions) error {
 	}
 	if opts.DryRun == DryRunNone {
 		warnEmptyValues(opts.IO.ErrOut, groups)
+		warnScaling(opts.IO.ErrOut, groups, results)
 	}
 	var failed []string
 	if opts.Wait {

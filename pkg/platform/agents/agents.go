@@ -15,6 +15,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -112,6 +113,12 @@ type Reconciler struct {
 	foreign sync.Map
 	// lastErr is, by agent, the last pass's error as logged ("" none).
 	lastErr sync.Map
+	// unconfined remembers the containers that escape the agents'
+	// lockdown already warned about.
+	unconfined sync.Map
+	// notes remembers, by agent, the last problem a pass logged: a
+	// problem is logged once, when it changes (see noteResult).
+	notes   sync.Map
 	touched atomic.Bool
 	// calls are the sessions this process holds open; sessions counts
 	// their watchers.
@@ -257,7 +264,7 @@ const lookTimeout = 3 * time.Second
 // containers lists agent a's containers, by deployment number, leaving out
 // those being removed.
 func (r *Reconciler) containers(ctx context.Context, rt runtime.Runtime, a store.Agent) (map[int64][]runtime.Agent, error) {
-	cs, err := rt.List(ctx, runtime.ForOwner(r.ownerOf(a)))
+	cs, err := r.list(ctx, rt, runtime.ForOwner(r.ownerOf(a)))
 	if err != nil {
 		return nil, err
 	}
@@ -269,4 +276,24 @@ func (r *Reconciler) containers(ctx context.Context, rt runtime.Runtime, a store
 		out[int64(c.Owner.Deployment)] = append(out[int64(c.Owner.Deployment)], c)
 	}
 	return out, nil
+}
+
+// list is rt.List without the containers that escape the lockdown every
+// agent runs under (runtime.Agent.Unconfined): the platform never made
+// them, whatever their labels say, so they are never counted, shown,
+// adopted nor removed — their owner is warned once in the log.
+func (r *Reconciler) list(ctx context.Context, rt runtime.Runtime, sel runtime.Selector) ([]runtime.Agent, error) {
+	cs, err := rt.List(ctx, sel)
+	if err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(cs, func(c runtime.Agent) bool {
+		if c.Unconfined == "" {
+			return false
+		}
+		if _, seen := r.unconfined.LoadOrStore(c.ID, true); !seen {
+			r.log.Warn("leaving alone a container with the platform's labels that no agent runs as", "container", c.Name, "why", c.Unconfined)
+		}
+		return true
+	}), nil
 }

@@ -424,11 +424,9 @@ func (r *Reconciler) agentNamed(ctx context.Context, k key) (store.Agent, error)
 // passLogged runs a pass over a and logs its error once per change (a pass
 // that fails the same way every second says it once).
 func (r *Reconciler) passLogged(ctx context.Context, rt runtime.Runtime, a store.Agent) {
-	err := r.pass(ctx, rt, a)
-	if ctx.Err() != nil {
-		return
+	if err := r.pass(ctx, rt, a); ctx.Err() == nil {
+		r.noteResult(a, err)
 	}
-	r.logOnce(key{a.OrgName, a.Name}, err, "org", a.OrgName, "agent", a.Name)
 }
 
 // logOnce logs err of what k names when it differs from the last one
@@ -462,7 +460,7 @@ func (r *Reconciler) syncRegion(ctx context.Context, rt runtime.Runtime, region 
 		known[key{a.OrgName, a.Name}] = true
 		r.passLogged(ctx, rt, a)
 	}
-	cs, err := rt.List(ctx, runtime.Selector{runtime.LabelRegion: region})
+	cs, err := r.list(ctx, rt, runtime.Selector{runtime.LabelRegion: region})
 	if err != nil {
 		return err
 	}
@@ -485,7 +483,7 @@ func (r *Reconciler) syncRegion(ctx context.Context, rt runtime.Runtime, region 
 
 // removeOwned removes every container of owner o.
 func (r *Reconciler) removeOwned(ctx context.Context, rt runtime.Runtime, o runtime.Owner) error {
-	cs, err := rt.List(ctx, runtime.ForOwner(o))
+	cs, err := r.list(ctx, rt, runtime.ForOwner(o))
 	if err != nil {
 		return err
 	}
@@ -566,7 +564,8 @@ var errPulling = errors.New("pulling the image")
 // pull's error once it failed (reported once: the next call pulls again).
 func (r *Reconciler) pullAsync(ctx context.Context, rt runtime.Runtime, a store.Agent, image string, creds *runtime.Credentials) error {
 	id := a.OrgName + "\x00" + image
-	if held(ctx, rt, image) {
+	// With credentials, the registry is asked again: see pulled.
+	if creds == nil && held(ctx, rt, image) {
 		r.ops.mu.Lock()
 		if p := r.ops.pulls[id]; p != nil {
 			select {
@@ -585,10 +584,7 @@ func (r *Reconciler) pullAsync(ctx context.Context, rt runtime.Runtime, a store.
 		case <-p.done:
 			delete(r.ops.pulls, id)
 			r.ops.mu.Unlock()
-			if p.err != nil {
-				return p.err
-			}
-			return nil
+			return r.pulled(ctx, rt, image, p.err)
 		default:
 			r.ops.mu.Unlock()
 			return errPulling

@@ -285,7 +285,7 @@ func (r *Reconciler) fail(ctx context.Context, rt runtime.Runtime, a store.Agent
 	msg := cause.Error()
 	var re *runtime.Error
 	if errors.As(cause, &re) && len(re.LastLines) > 0 {
-		msg += "\nlast log lines:\n" + strings.Join(re.LastLines, "\n")
+		msg += "\n" + resources.LastLogLines + "\n" + strings.Join(re.LastLines, "\n")
 	}
 	msg = m.mask(msg)
 	r.log.Info("deployment failed", "org", a.OrgName, "agent", a.Name, "deployment", d.Number, "reason", string(runtime.ReasonOf(cause)))

@@ -47,7 +47,7 @@ func (r *Reconciler) Status(ctx context.Context, a store.Agent) (resources.Agent
 	rt := r.runtimeOf(a.Region)
 	if rt != nil {
 		lctx, cancel := context.WithTimeout(ctx, lookTimeout)
-		cs, err = rt.List(lctx, runtime.ForOwner(r.ownerOf(a)))
+		cs, err = r.list(lctx, rt, runtime.ForOwner(r.ownerOf(a)))
 		cancel()
 		if err != nil {
 			if ctx.Err() != nil {
@@ -102,7 +102,11 @@ func (r *Reconciler) Status(ctx context.Context, a store.Agent) (resources.Agent
 	}
 	st.Pool = pool
 
+	var gone *DeploymentError
 	if serving != nil {
+		if gone, err = r.inputsGone(ctx, a, *serving); err != nil {
+			return st, nil, err
+		}
 		st.Deployment = serving.Number
 		st.Image = serving.Image
 		st.ImageDigest = resources.DigestOf(serving.ImageDigest)
@@ -111,6 +115,9 @@ func (r *Reconciler) Status(ctx context.Context, a store.Agent) (resources.Agent
 		if serving.SecretSetName != "" {
 			o, err := r.st.Object(ctx, a.OrgID, serving.SecretSetName)
 			switch {
+			case err == nil && o.Kind == resources.KindSecretSet && serving.SecretSetCreated != 0 && o.CreatedAt.UnixNano() != serving.SecretSetCreated:
+				st.Drift = fmt.Sprintf("secret set %s was deleted and created again; deployment %d runs the version %d of the set it replaced: botkit deploy to apply",
+					o.Name, serving.Number, serving.SecretSetVersion)
 			case err == nil && o.Kind == resources.KindSecretSet && o.Generation > serving.SecretSetVersion:
 				st.Drift = fmt.Sprintf("secret set %s is at version %d; deployment %d runs version %d: botkit deploy to apply",
 					o.Name, o.Generation, serving.Number, serving.SecretSetVersion)
@@ -139,6 +146,11 @@ func (r *Reconciler) Status(ctx context.Context, a store.Agent) (resources.Agent
 		if rt == nil {
 			st.Message += "; " + r.NoRuntime(a.Region).Message
 		}
+		if v, ok := r.notes.Load(key{a.OrgName, a.Name}); ok && gone == nil && v.(note).okSince.IsZero() {
+			// Why this process's controller starts none (another
+			// replica's says it in its log).
+			st.Message += ": " + v.(note).msg
+		}
 	case latest != nil && latest.Result == resources.DeploymentFailed:
 		st.State = resources.AgentFailed
 		st.Message = fmt.Sprintf("deployment %d failed: %s", latest.Number, latest.Message)
@@ -150,6 +162,16 @@ func (r *Reconciler) Status(ctx context.Context, a store.Agent) (resources.Agent
 	}
 	if latest != nil && latest.Result == resources.DeploymentFailed && serving != nil {
 		st.Message = fmt.Sprintf("deployment %d failed (deployment %d serves on): %s", latest.Number, serving.Number, latest.Message)
+	}
+	if gone != nil {
+		// Its agents run on, but none can start again, nor their logs
+		// be masked.
+		what := "no agent of it can be started again nor its logs read"
+		if st.Message != "" {
+			st.Message = gone.Message + "; " + what + "; " + st.Message
+		} else {
+			st.Message = gone.Message + "; " + what
+		}
 	}
 	return st, running, nil
 }
@@ -176,7 +198,7 @@ func (r *Reconciler) SessionAgent(ctx context.Context, a store.Agent, sess store
 	if sess.Pending() {
 		return runtime.Agent{}, resources.Errorf(resources.CodeUnprocessable, "session %s has no agent yet: it waits for one to be ready", sess.ID)
 	}
-	cs, err := rt.List(ctx, runtime.ForOwner(r.ownerOf(a)))
+	cs, err := r.list(ctx, rt, runtime.ForOwner(r.ownerOf(a)))
 	if err != nil {
 		return runtime.Agent{}, err
 	}
@@ -192,38 +214,63 @@ func (r *Reconciler) SessionAgent(ctx context.Context, a store.Agent, sess store
 	return runtime.Agent{}, resources.Errorf(resources.CodeUnprocessable, "the agent of session %s is gone (%s): its log lines went with it", sess.ID, why)
 }
 
-// Logs writes the log lines of a's agents (with opts.Session, of that
-// session's agent only) to fn, every value of the secret
-// set versions their deployments run (and their pull secret's credentials)
-// masked before fn sees them.
-func (r *Reconciler) Logs(ctx context.Context, a store.Agent, opts LogOptions, fn func(resources.AgentLogLine) error) error {
+// Logs returns the function that writes the log lines of a's agents
+// (with opts.Session, of that session's agent only) to fn, every value of the secret set versions their deployments run (and
+// their pull secret's credentials) masked before fn sees them. What keeps
+// the lines from being masked (a deployment's pinned values gone) is its
+// error, before any line: nothing is shown unmasked.
+func (r *Reconciler) Logs(ctx context.Context, a store.Agent, opts LogOptions) (func(ctx context.Context, fn func(resources.AgentLogLine) error) error, error) {
 	rt := r.runtimeOf(a.Region)
 	if rt == nil {
-		return r.NoRuntime(a.Region)
+		return nil, r.NoRuntime(a.Region)
 	}
 	var cs []runtime.Agent
 	var err error
 	if opts.Session != nil {
 		c, err := r.SessionAgent(ctx, a, *opts.Session)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		cs = []runtime.Agent{c}
-	} else if cs, err = rt.List(ctx, runtime.ForOwner(r.ownerOf(a))); err != nil {
-		return err
+	} else if cs, err = r.list(ctx, rt, runtime.ForOwner(r.ownerOf(a))); err != nil {
+		return nil, err
 	}
-	// Followed with no agent: wait for one to start (the controller, or
-	// a session, starts it).
-	for opts.Session == nil && opts.Follow && !slices.ContainsFunc(cs, func(c runtime.Agent) bool { return c.State == runtime.StateRunning }) {
-		select {
-		case <-ctx.Done():
+	m, err := r.logMasker(ctx, a, cs)
+	if err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context, fn func(resources.AgentLogLine) error) error {
+		// Followed with no agent: wait for one to start (the controller,
+		// or a session, starts it).
+		waited := false
+		for opts.Session == nil && opts.Follow && !slices.ContainsFunc(cs, func(c runtime.Agent) bool { return c.State == runtime.StateRunning }) {
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-time.After(followLook):
+			}
+			if cs, err = r.list(ctx, rt, runtime.ForOwner(r.ownerOf(a))); err != nil {
+				return err
+			}
+			waited = true
+		}
+		if waited {
+			if m, err = r.logMasker(ctx, a, cs); err != nil {
+				return err
+			}
+		}
+		if len(cs) == 0 {
 			return nil
-		case <-time.After(followLook):
 		}
-		if cs, err = rt.List(ctx, runtime.ForOwner(r.ownerOf(a))); err != nil {
-			return err
-		}
-	}
+		return rt.Logs(ctx, cs, opts.LogOptions, func(l runtime.LogLine) error {
+			return fn(resources.AgentLogLine{Agent: l.Agent.Name, Stream: string(l.Stream), Time: l.Time, Text: m.mask(l.Text + l.CutMarker())})
+		})
+	}, nil
+}
+
+// logMasker is the masker of the values the deployments of cs run: the
+// unprocessable error saying why when a deployment's values are gone.
+func (r *Reconciler) logMasker(ctx context.Context, a store.Agent, cs []runtime.Agent) (*masker, error) {
 	m := &masker{}
 	seen := map[int64]bool{}
 	for _, c := range cs {
@@ -234,20 +281,19 @@ func (r *Reconciler) Logs(ctx context.Context, a store.Agent, opts LogOptions, f
 		seen[n] = true
 		d, err := r.st.Deployment(ctx, a.ID, n)
 		if err != nil {
-			return fmt.Errorf("deployment %d of agent %s: %w", n, a.Name, err)
+			return nil, fmt.Errorf("deployment %d of agent %s: %w", n, a.Name, err)
 		}
 		in, err := r.load(ctx, a, d)
-		if err != nil {
+		var de *DeploymentError
+		if errors.As(err, &de) {
 			// Without the values, their lines cannot be masked: none
 			// is shown.
-			return resources.Errorf(resources.CodeUnprocessable, "the logs of deployment %d cannot be masked: %v", n, err)
+			return nil, resources.Errorf(resources.CodeUnprocessable, "the logs of deployment %d cannot be masked: %s", n, de.Message)
+		}
+		if err != nil {
+			return nil, err
 		}
 		m.merge(in.masker)
 	}
-	if len(cs) == 0 {
-		return nil
-	}
-	return rt.Logs(ctx, cs, opts.LogOptions, func(l runtime.LogLine) error {
-		return fn(resources.AgentLogLine{Agent: l.Agent.Name, Stream: string(l.Stream), Time: l.Time, Text: m.mask(l.Text + l.CutMarker())})
-	})
+	return m, nil
 }

@@ -38,10 +38,9 @@ func (r *Reconciler) load(ctx context.Context, a store.Agent, d store.Deployment
 	err := r.st.Update(ctx, func(ctx context.Context, tx store.Tx) error {
 		if d.SecretSetName != "" {
 			o, err := tx.Object(ctx, a.OrgID, d.SecretSetName)
-			if errors.Is(err, store.ErrNotFound) || err == nil && o.Kind != resources.KindSecretSet {
-				return &DeploymentError{fmt.Sprintf("secret set %s no longer exists: deployment %d runs its version %d", d.SecretSetName, d.Number, d.SecretSetVersion)}
-			}
-			if err != nil {
+			if de, err := pinnedSet(o, err, d); de != nil {
+				return de
+			} else if err != nil {
 				return err
 			}
 			var vals []store.Value
@@ -54,7 +53,7 @@ func (r *Reconciler) load(ctx context.Context, a store.Agent, d store.Deployment
 					return err
 				}
 			case errors.Is(err, store.ErrNotFound):
-				return &DeploymentError{fmt.Sprintf("version %d of secret set %s is no longer kept (the organization's history limit): deploy again to run its current version", d.SecretSetVersion, d.SecretSetName)}
+				return versionPurged(d)
 			default:
 				return err
 			}
@@ -70,7 +69,7 @@ func (r *Reconciler) load(ctx context.Context, a store.Agent, d store.Deployment
 		if d.ImagePullSecret != "" {
 			o, err := tx.Object(ctx, a.OrgID, d.ImagePullSecret)
 			if errors.Is(err, store.ErrNotFound) || err == nil && o.Kind != resources.KindImagePullSecret {
-				return &DeploymentError{fmt.Sprintf("image pull secret %s no longer exists", d.ImagePullSecret)}
+				return pullSecretDeleted(d)
 			}
 			if err != nil {
 				return err

@@ -111,7 +111,7 @@ func TestServeTLSFlags(t *testing.T) {
 	}
 }
 
-// --runtime and --agent-network refuse a bad value with a usage error
+// --runtime, --agent-network and --agent-user refuse a bad value with a usage error
 // (exit 2) naming the flag, before any store is opened.
 func TestServeRuntimeFlags(t *testing.T) {
 	empty := t.TempDir()
@@ -131,6 +131,9 @@ func TestServeRuntimeFlags(t *testing.T) {
 		{[]string{"--runtime", "us-west=docker://relative.sock"}, `want unix:///absolute/path`},
 		{[]string{"--runtime", "us-west=docker:///a.sock", "--runtime", "us-west=docker:///b.sock"}, "region us-west has a runtime already"},
 		{[]string{"--agent-network", "host"}, `--agent-network "host": agents never join the host's network`},
+		{[]string{"--agent-user", "0"}, `--agent-user "0": UID 0 is root's`},
+		{[]string{"--agent-user", "1000:0"}, `--agent-user "1000:0": GID 0 is root's`},
+		{[]string{"--agent-user", "bot"}, `--agent-user "bot": want UID or UID:GID, numbers`},
 	} {
 		ios, _, _, errOut := iostreams.Test()
 		dir := filepath.Join(t.TempDir(), "data")

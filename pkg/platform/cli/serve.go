@@ -47,11 +47,13 @@ type ServeOptions struct {
 	// REGION=tcp://HOST:PORT, as given (repeatable); RuntimeTLS
 	// --runtime-tls's REGION=DIR (the TLS files of a tcp:// engine);
 	// AgentNetwork the network agents join;
-	// AgentSettle how long a rollout's agents must run before they serve.
+	// AgentSettle how long a rollout's agents must run before they serve;
+	// AgentUser the user every agent runs as ("": the image's USER).
 	Runtimes     []string
 	RuntimeTLS   []string
 	AgentNetwork string
 	AgentSettle  time.Duration
+	AgentUser    string
 	// Local serves the CLI's own platform (openLocal): its data directory,
 	// the local engine, requests without a token as organization local,
 	// on the loopback only.
@@ -118,6 +120,7 @@ directory: a second one says where the first serves and exits 1.`,
 	c.Flags().StringArrayVar(&o.RuntimeTLS, "runtime-tls", nil, "REGION=DIR: the TLS files of the region's tcp:// engine: DIR/ca.pem verifies the engine, DIR/cert.pem and DIR/key.pem are botkit's client certificate (required with tcp://)")
 	c.Flags().StringVar(&o.AgentNetwork, "agent-network", "", "the engine network agents join (default: botkit-agents, a bridge network the platform makes; never the host's)")
 	c.Flags().DurationVar(&o.AgentSettle, "agent-settle", runtime.DefaultSettle, "how long a new deployment's agents must run, ready, before it serves and the previous one stops")
+	c.Flags().StringVar(&o.AgentUser, "agent-user", "", "the user every agent runs as, UID or UID:GID, never 0 (default: each image's USER)")
 	c.Flags().BoolVar(&o.Local, "local", false, "serve botkit's local context: the CLI's data directory and the local Docker Engine, on the loopback (implies --data-dir, --runtime, --allow-private-registries)")
 	return c
 }
@@ -136,6 +139,10 @@ func (o *ServeOptions) runtimes() (map[string]runtime.Runtime, func(), error) {
 	if o.AgentSettle < 0 {
 		closeAll()
 		return nil, nil, cmdutil.FlagErrorf("--agent-settle %s: want 0 or more", o.AgentSettle)
+	}
+	if _, err := runtime.ParseUser(o.AgentUser); o.AgentUser != "" && err != nil {
+		closeAll()
+		return nil, nil, cmdutil.FlagErrorf("--agent-user %v", err)
 	}
 	return out, closeAll, nil
 }
@@ -283,8 +290,8 @@ func runServe(ctx context.Context, o *ServeOptions) error {
 	}
 	popts := platform.Options{
 		Store: st, DataDir: loc.DataDir, MasterKeyFile: o.MasterKeyFile, ProvisionLease: o.ProvisionLease,
-		AllowPrivateRegistries: o.AllowPrivateRegistries, Logger: logger, Metrics: metrics,
-		Runtimes: rts, AgentNetwork: o.AgentNetwork, AgentSettle: o.AgentSettle, ReconcileInterval: time.Second,
+		AllowPrivateRegistries: o.AllowPrivateRegistries, RecheckFailedPullSecrets: true, Logger: logger, Metrics: metrics,
+		Runtimes: rts, AgentNetwork: o.AgentNetwork, AgentUser: o.AgentUser, AgentSettle: o.AgentSettle, ReconcileInterval: time.Second,
 	}
 	if lo != nil {
 		lo.apply(&popts)

@@ -235,6 +235,9 @@ type StartSpec struct {
 	// Labels are labels the agents carry besides their owner's (which
 	// they cannot change): LabelReplaced, LabelLastExit.
 	Labels map[string]string
+	// User is the user the agents run as, UID or UID:GID ("": the image's
+	// USER).
+	User string
 }
 
 // State is an agent's container state as the engine reports it.
@@ -288,6 +291,12 @@ type Agent struct {
 	// over a cluster of engines gives its task's address on the overlay
 	// network. Nothing is published on a host's ports.
 	Endpoint string
+	// Unconfined says how the container escapes the lockdown every agent
+	// runs under (privileged, a capability added, a host mount or
+	// namespace, no no-new-privileges): "" when it does not. The platform
+	// never makes such a container: whatever its labels say, it is no
+	// agent of the platform's.
+	Unconfined string
 }
 
 // OwnerOf reads an Owner and index back from an agent's labels.

@@ -260,6 +260,11 @@ func (s *Service) PatchAgent(ctx context.Context, p Principal, name string, pt r
 			return resources.Agent{}, errInvalid("labels: %v", err)
 		}
 	}
+	if pt.Scaling != nil {
+		if err := s.checkScaleUp(ctx, p, name, *pt.Scaling); err != nil {
+			return resources.Agent{}, err
+		}
+	}
 	region := ""
 	err := s.store.Update(ctx, func(ctx context.Context, tx store.Tx) error {
 		a, err := tx.Agent(ctx, p.org.ID, name)
@@ -302,6 +307,35 @@ func (s *Service) PatchAgent(ctx context.Context, p Principal, name string, pt r
 	}
 	s.agents.Enqueue(region, p.org.Name, name)
 	return s.GetAgent(ctx, p, name)
+}
+
+// checkScaleUp refuses scaling p's agent name up when its serving
+// deployment's inputs are gone: no agent of it can start (scaling down
+// stays possible).
+func (s *Service) checkScaleUp(ctx context.Context, p Principal, name string, sc resources.AgentScaling) error {
+	a, err := s.agent(ctx, p, name)
+	if err != nil || a.Serving == 0 {
+		return err
+	}
+	spec, err := agents.SpecOf(a)
+	if err != nil || sc.MinAgents <= spec.MinAgents() {
+		return err
+	}
+	d, err := s.store.Deployment(ctx, a.ID, a.Serving)
+	if err != nil {
+		return err
+	}
+	if err := s.agents.CheckDeployment(ctx, a, d); err != nil {
+		return err
+	}
+	why, err := s.checkGrant(ctx, p, d)
+	if err != nil {
+		return err
+	}
+	if why != "" {
+		return resources.Errorf(resources.CodeUnprocessable, "deployment %d's image cannot be pulled again: %s; nothing was scaled", d.Number, why)
+	}
+	return nil
 }
 
 // DeleteAgent deletes p's agent name and its deployments, and returns it
@@ -484,7 +518,7 @@ func (s *Service) resolveDeployment(ctx context.Context, p Principal, a store.Ag
 		if err != nil {
 			return d, err
 		}
-		d.SecretSetVersion = o.Generation
+		d.SecretSetVersion, d.SecretSetCreated = o.Generation, o.CreatedAt.UnixNano()
 	}
 	if s.checkImage == nil {
 		return d, resources.Errorf(resources.CodeUnprocessable, "this platform does not reach registries: the image's digest cannot be resolved")
@@ -494,29 +528,38 @@ func (s *Service) resolveDeployment(ctx context.Context, p Principal, a store.Ag
 		return d, err
 	}
 	r := s.checkImage(ctx, ImageCheck{Base: base, Repository: ref.Repository, Reference: ref.Reference(), Credentials: creds})
-	host := resources.RegistryName(ref.Registry)
-	switch r.Outcome {
-	case ImageFound:
+	if r.Outcome == ImageFound {
 		d.ImageDigest = imageName(ref) + "@" + r.Digest
 		return d, s.checkEnginePlatform(ctx, a.Region, spec.Image, r.Platforms)
-	case ImageUnauthorized:
-		d.Message = fmt.Sprintf("%s: %s refused the credentials", runtime.ReasonUnauthorized, host)
-		if creds == "" {
-			d.Message = fmt.Sprintf("%s: %s wants credentials to pull %s: name an image pull secret in spec.imagePullSecret", runtime.ReasonUnauthorized, host, ref.Repository)
-		} else {
-			d.Message = fmt.Sprintf("%s: %s refused the credentials of image pull secret %s", runtime.ReasonUnauthorized, host, spec.ImagePullSecret)
-		}
-	case ImageNotFound:
-		d.Message = fmt.Sprintf("%s: %s has no %s: push the image first", runtime.ReasonImageNotFound, host, ref.Pull())
-	default:
-		d.Message = fmt.Sprintf("%s: %s", runtime.ReasonPullFailed, r.Message)
 	}
-	if r.Message != "" && r.Outcome != ImageUnreachable && r.Outcome != "" {
-		d.Message += " (" + r.Message + ")"
-	}
+	d.Message = imageRefusal(r, ref, creds != "", spec.ImagePullSecret)
 	d.Result = resources.DeploymentFailed
 	d.FinishedAt = &d.At
 	return d, nil
+}
+
+// imageRefusal says why the registry of ref did not give the image (r,
+// asked with pull secret ips's credentials when withCreds): the reason of
+// a failed deployment.
+func imageRefusal(r ImageResult, ref resources.ImageRef, withCreds bool, ips string) string {
+	host := resources.RegistryName(ref.Registry)
+	var msg string
+	switch r.Outcome {
+	case ImageUnauthorized:
+		if !withCreds {
+			msg = fmt.Sprintf("%s: %s wants credentials to pull %s: name an image pull secret in spec.imagePullSecret", runtime.ReasonUnauthorized, host, ref.Repository)
+		} else {
+			msg = fmt.Sprintf("%s: %s refused the credentials of image pull secret %s", runtime.ReasonUnauthorized, host, ips)
+		}
+	case ImageNotFound:
+		msg = fmt.Sprintf("%s: %s has no %s: push the image first", runtime.ReasonImageNotFound, host, ref.Pull())
+	default:
+		msg = fmt.Sprintf("%s: %s", runtime.ReasonPullFailed, r.Message)
+	}
+	if r.Message != "" && r.Outcome != ImageUnreachable && r.Outcome != "" {
+		msg += " (" + r.Message + ")"
+	}
+	return msg
 }
 
 // imageName is ref without its tag or digest, as written (the registry
@@ -651,7 +694,14 @@ func (s *Service) RollbackAgent(ctx context.Context, p Principal, name string, r
 			return resources.Deployment{}, errConflict("agent %s has no deployment that served before the serving one: name one with --to N", name)
 		}
 	}
-	out, _, err := s.record(ctx, p, a, copyDeployment(p, from, "rollback"), nil)
+	if err := s.agents.CheckDeployment(ctx, a, from); err != nil {
+		return resources.Deployment{}, err
+	}
+	d, err := s.granted(ctx, p, copyDeployment(p, from, "rollback"))
+	if err != nil {
+		return resources.Deployment{}, err
+	}
+	out, _, err := s.record(ctx, p, a, d, nil)
 	return out, err
 }
 
@@ -660,7 +710,7 @@ func (s *Service) RollbackAgent(ctx context.Context, p Principal, name string, r
 func copyDeployment(p Principal, from store.Deployment, source string) store.Deployment {
 	return store.Deployment{At: time.Now().UTC(), Actor: p.actor(), Source: source, RollbackOf: from.Number,
 		Image: from.Image, ImageDigest: from.ImageDigest, ImagePullSecret: from.ImagePullSecret,
-		SecretSetName: from.SecretSetName, SecretSetVersion: from.SecretSetVersion, Profile: from.Profile,
+		SecretSetName: from.SecretSetName, SecretSetVersion: from.SecretSetVersion, SecretSetCreated: from.SecretSetCreated, Profile: from.Profile,
 		Result: resources.DeploymentRollingOut}
 }
 
@@ -685,7 +735,14 @@ func (s *Service) RestartAgent(ctx context.Context, p Principal, name string) (r
 	if err != nil {
 		return resources.Agent{}, err
 	}
-	if _, _, err := s.record(ctx, p, a, copyDeployment(p, serving, "restart"), nil); err != nil {
+	if err := s.agents.CheckDeployment(ctx, a, serving); err != nil {
+		return resources.Agent{}, err
+	}
+	d, err := s.granted(ctx, p, copyDeployment(p, serving, "restart"))
+	if err != nil {
+		return resources.Agent{}, err
+	}
+	if _, _, err := s.record(ctx, p, a, d, nil); err != nil {
 		return resources.Agent{}, err
 	}
 	return s.GetAgent(ctx, p, name)
@@ -790,7 +847,5 @@ func (s *Service) AgentLogs(ctx context.Context, p Principal, name string, q Log
 		}
 		opts.Session = &ss
 	}
-	return func(ctx context.Context, fn func(resources.AgentLogLine) error) error {
-		return s.agents.Logs(ctx, a, opts, fn)
-	}, nil
+	return s.agents.Logs(ctx, a, opts)
 }

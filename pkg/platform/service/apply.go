@@ -228,6 +228,12 @@ func (s *Service) apply(ctx context.Context, p Principal, w wire.RawApplyRequest
 	var agentSteps []agentStep
 	var prunedAgents []store.Agent
 	agentItemOf := map[int]int{} // agentSteps index → res.Items index
+	var orgAgents []store.Agent  // what may pin a pruned object
+	if w.Prune {
+		if orgAgents, err = s.store.Agents(ctx, p.org.ID, ""); err != nil {
+			return res, err
+		}
+	}
 	err = s.store.Update(ctx, func(ctx context.Context, tx store.Tx) error {
 		// The function may run again (after a rollback of its batch): it
 		// starts from scratch each time.
@@ -298,6 +304,22 @@ func (s *Service) apply(ctx context.Context, p Principal, w wire.RawApplyRequest
 				if !namedAgents[a.Name] && sel.Matches(a.Labels) {
 					prunedAgents = append(prunedAgents, a)
 				}
+			}
+			pruning := make(map[string]bool, len(prunedAgents))
+			for _, a := range prunedAgents {
+				pruning[a.Name] = true
+			}
+			for _, o := range prune {
+				if err := pinning(ctx, tx, o, orgAgents, pruning); err != nil {
+					var re *resources.Error
+					if !errors.As(err, &re) {
+						return err
+					}
+					errs.add(len(inputs)+len(agentInputs), o.Kind, o.Name, err)
+				}
+			}
+			if err := errs.err("nothing was applied"); err != nil {
+				return err
 			}
 		}
 		// Everything is checked: from here on only the store can fail.
@@ -472,6 +494,28 @@ func (s *Service) deleteMany(ctx context.Context, p Principal, req resources.Del
 	}
 	if err := errs.err("nothing was deleted"); err != nil {
 		return res, err
+	}
+	if !req.DryRun {
+		deleting := map[string]bool{}
+		for _, ref := range req.Objects {
+			if ref.Kind == resources.KindAgent {
+				deleting[ref.Name] = true
+			}
+		}
+		for i, ref := range req.Objects {
+			if ref.Kind != resources.KindAgent {
+				if err := s.pinnedBy(ctx, p, ref.Name, deleting); err != nil {
+					var re *resources.Error
+					if !errors.As(err, &re) {
+						return res, err
+					}
+					errs.add(i, ref.Kind, ref.Name, re)
+				}
+			}
+		}
+		if err := errs.err("nothing was deleted"); err != nil {
+			return res, err
+		}
 	}
 	var deletedAgents []store.Agent
 	err := s.store.Update(ctx, func(ctx context.Context, tx store.Tx) error {

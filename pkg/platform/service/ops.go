@@ -199,8 +199,13 @@ func (s *Service) merge(ctx context.Context, p Principal, name string, pt resour
 		if ch.empty(t, pt) {
 			// An empty merge (nothing to set, nothing there to remove, the
 			// same labels) writes nothing: no new version, not pending, no
-			// audit record, the owner (apply or not) unchanged.
+			// audit record, the owner (apply or not) unchanged — but the
+			// same credentials given to a pull secret whose check failed
+			// have it checked again.
 			result = t.cur
+			if pt.Credentials != nil {
+				return recheck(ctx, tx, &result)
+			}
 			return nil
 		}
 		if err := writeMerge(ctx, tx, p, t, &ch); err != nil {
@@ -715,7 +720,7 @@ func (s *Service) replace(ctx context.Context, p Principal, name string, in reso
 		pl = plan(p.org.Name, exists, cur, vals, d, name, region)
 		if pl.Action == resources.ActionUnchanged {
 			result = cur
-			return nil
+			return recheck(ctx, tx, &result)
 		}
 		now := time.Now().UTC()
 		obj := replaced(p.org.ID, name, region, exists, cur, d, now)
@@ -733,7 +738,7 @@ func (s *Service) replace(ctx context.Context, p Principal, name string, in reso
 		result, created, wrote = obj, !exists, true
 		return nil
 	})
-	if err == nil && wrote {
+	if err == nil && (wrote || result.State == resources.StatePending) {
 		s.wake(result.Region)
 	}
 	return result, pl, created, err
@@ -817,6 +822,9 @@ func valueSizes(o store.Object) map[string]int {
 
 // deleteObject implements DELETE of an object.
 func (s *Service) deleteObject(ctx context.Context, p Principal, name, ifMatch string) (store.Object, error) {
+	if err := s.pinnedBy(ctx, p, name, nil); err != nil {
+		return store.Object{}, err
+	}
 	var result store.Object
 	err := s.store.Update(store.WithObjects(ctx, store.ObjectKey{OrgID: p.org.ID, Name: name}), func(ctx context.Context, tx store.Tx) error {
 		cur, err := loadObject(ctx, tx, p.org.ID, name)

@@ -45,6 +45,12 @@ type Deployment struct {
 	ImagePullSecret  string
 	SecretSetName    string
 	SecretSetVersion int64
+	// SecretSetCreated is when the secret set it pinned was created (Unix
+	// nanoseconds): with its name, the set's identity. A set deleted and
+	// created again under the name is another set, whose versions are not
+	// the ones pinned. 0: none pinned (no set, or a deployment recorded
+	// before identities were).
+	SecretSetCreated int64
 	Profile          string
 	Result           string // resources.Deployment* results
 	Message          string

@@ -229,6 +229,7 @@ type hostConfig struct {
 
 type createBody struct {
 	Image      string            `json:"Image"`
+	User       string            `json:"User,omitempty"`
 	Env        []string          `json:"Env"`
 	Labels     map[string]string `json:"Labels"`
 	HostConfig hostConfig        `json:"HostConfig"`
@@ -303,6 +304,7 @@ func (rt *Runtime) Start(ctx context.Context, spec runtime.StartSpec) ([]runtime
 	sort.Strings(env)
 	body := createBody{
 		Image: spec.Image,
+		User:  spec.User,
 		Env:   env,
 		port:  strconv.Itoa(port),
 		HostConfig: hostConfig{
@@ -389,7 +391,12 @@ type containerJSON struct {
 	HostConfig struct {
 		RestartPolicy restartPolicy `json:"RestartPolicy"`
 		NetworkMode   string        `json:"NetworkMode"`
+		lockdown
 	} `json:"HostConfig"`
+	Mounts []struct {
+		Type   string `json:"Type"`
+		Source string `json:"Source"`
+	} `json:"Mounts"`
 	NetworkSettings endpointNetworks `json:"NetworkSettings"`
 	State           struct {
 		Status     string `json:"Status"`
@@ -432,6 +439,10 @@ func (rt *Runtime) inspect(ctx context.Context, id string) (runtime.Agent, error
 		OOMKilled:  c.State.OOMKilled,
 		Restart:    runtime.RestartPolicy{Name: c.HostConfig.RestartPolicy.Name, MaxRetries: c.HostConfig.RestartPolicy.MaximumRetryCount},
 		Endpoint:   endpoint(c.HostConfig.NetworkMode, c.NetworkSettings, c.Config.Labels[runtime.LabelPort]),
+		Unconfined: c.HostConfig.unconfined(c.HostConfig.NetworkMode),
+	}
+	if a.Unconfined == "" && len(c.Mounts) > 0 {
+		a.Unconfined = fmt.Sprintf("a %s mount of %s", c.Mounts[0].Type, c.Mounts[0].Source)
 	}
 	if c.State.Health != nil && c.State.Health.Status != "none" {
 		a.Health = runtime.Health(c.State.Health.Status)

@@ -28,7 +28,7 @@ const (
 	qDeleteAgent   = `DELETE FROM agents WHERE id = $1`
 	// qAppliedAgents locks the rows it returns, as qAppliedObjects does.
 	qAppliedAgents = `SELECT ` + rowcodec.AgentCols + rowcodec.AgentFrom + ` WHERE a.org_id = $1 AND a.apply_set = $2 AND a.managed ORDER BY a.name FOR UPDATE OF a`
-	qInsertDeploy  = `INSERT INTO deployments (` + rowcodec.DeploymentCols + `) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) ON CONFLICT DO NOTHING`
+	qInsertDeploy  = `INSERT INTO deployments (` + rowcodec.DeploymentCols + `) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) ON CONFLICT DO NOTHING`
 	qDeployment    = `SELECT ` + rowcodec.DeploymentCols + ` FROM deployments WHERE agent_id = $1 AND number = $2`
 	qDeployments   = `SELECT ` + rowcodec.DeploymentCols + ` FROM deployments WHERE agent_id = $1 AND number < $2 ORDER BY number DESC LIMIT $3`
 	qFinishDeploy  = `UPDATE deployments SET result = $1, message = $2, finished_at = $3 WHERE agent_id = $4 AND number = $5`

@@ -415,7 +415,7 @@ func ScanAgent(sc Scanner) (store.Agent, error) {
 
 // DeploymentCols are a deployment's columns, in ScanDeployment's order and
 // in the order of DeploymentArgs.
-const DeploymentCols = `agent_id, number, at, actor, source, rollback_of, image, image_digest, image_pull_secret, secret_set, secret_set_version, profile, result, message, finished_at`
+const DeploymentCols = `agent_id, number, at, actor, source, rollback_of, image, image_digest, image_pull_secret, secret_set, secret_set_version, profile, result, message, finished_at, secret_set_created`
 
 // DeploymentArgs returns the stored form of d's columns (DeploymentCols):
 // times as Unix nanoseconds (At: now when unset), FinishedAt NULL when nil.
@@ -424,7 +424,7 @@ func DeploymentArgs(d store.Deployment) []any {
 		d.At = time.Now().UTC()
 	}
 	return []any{d.AgentID, d.Number, d.At.UnixNano(), d.Actor, d.Source, d.RollbackOf, d.Image, d.ImageDigest,
-		d.ImagePullSecret, d.SecretSetName, d.SecretSetVersion, d.Profile, d.Result, d.Message, nanos(d.FinishedAt)}
+		d.ImagePullSecret, d.SecretSetName, d.SecretSetVersion, d.Profile, d.Result, d.Message, nanos(d.FinishedAt), d.SecretSetCreated}
 }
 
 // ScanDeployment reads one deployment row (DeploymentCols).
@@ -433,7 +433,7 @@ func ScanDeployment(sc Scanner) (store.Deployment, error) {
 	var at int64
 	var finished *int64
 	err := sc.Scan(&d.AgentID, &d.Number, &at, &d.Actor, &d.Source, &d.RollbackOf, &d.Image, &d.ImageDigest,
-		&d.ImagePullSecret, &d.SecretSetName, &d.SecretSetVersion, &d.Profile, &d.Result, &d.Message, &finished)
+		&d.ImagePullSecret, &d.SecretSetName, &d.SecretSetVersion, &d.Profile, &d.Result, &d.Message, &finished, &d.SecretSetCreated)
 	if err != nil {
 		return d, err
 	}

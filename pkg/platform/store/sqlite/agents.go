@@ -20,7 +20,7 @@ const (
 	qDeleteDeploys = `DELETE FROM deployments WHERE agent_id = ?`
 	qDeleteAgent   = `DELETE FROM agents WHERE id = ?`
 	qAppliedAgents = `SELECT ` + rowcodec.AgentCols + rowcodec.AgentFrom + ` WHERE a.org_id = ? AND a.apply_set = ? AND a.managed = 1 ORDER BY a.name`
-	qInsertDeploy  = `INSERT INTO deployments (` + rowcodec.DeploymentCols + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	qInsertDeploy  = `INSERT INTO deployments (` + rowcodec.DeploymentCols + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	qDeployment    = `SELECT ` + rowcodec.DeploymentCols + ` FROM deployments WHERE agent_id = ? AND number = ?`
 	qFinishDeploy  = `UPDATE deployments SET result = ?, message = ?, finished_at = ? WHERE agent_id = ? AND number = ?`
 	// qAcquireLease takes a free or expired lease, or renews the holder's

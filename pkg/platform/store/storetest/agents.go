@@ -49,7 +49,8 @@ func putAgent(t *testing.T, s store.Store, orgID int64, name, region string) sto
 func deployment(id, n int64) store.Deployment {
 	return store.Deployment{AgentID: id, Number: n, At: time.Unix(1700000000+n, n).UTC(), Actor: "alice", Source: "deploy",
 		Image: "registry.example.com/acme/bot:0.1", ImageDigest: fmt.Sprintf("registry.example.com/acme/bot@sha256:%064d", n),
-		ImagePullSecret: "ghcr-creds", SecretSetName: "bot-secrets", SecretSetVersion: 7 + n, Profile: "agent-1x", Result: "rolling-out"}
+		ImagePullSecret: "ghcr-creds", SecretSetName: "bot-secrets", SecretSetVersion: 7 + n,
+		SecretSetCreated: 1690000000123456789 + n, Profile: "agent-1x", Result: "rolling-out"}
 }
 
 func sameAgent(t *testing.T, what string, got, want store.Agent) {

@@ -140,20 +140,27 @@ func (r *Reconciler) StartSession(ctx context.Context, a store.Agent, id string,
 	sess := store.Session{ID: id, OrgID: a.OrgID, OrgName: a.OrgName, AgentID: a.ID, Agent: a.Name, Region: a.Region,
 		Deployment: a.Serving, Container: store.PendingContainer(id), Transport: in.Transport, State: resources.SessionStarting,
 		WSToken: in.WSToken, CreatedAt: now, MaxSeconds: maxSeconds}
-	// The capacity first: sessions in progress (and waiting) of this agent
+	// The capacity, in the transaction that records the session, under
+	// the agent's lock (the starts of its sessions one after the other,
+	// across replicas): sessions in progress (and waiting) of this agent
 	// plus this one stay within maxAgents.
-	if max := spec.MaxAgents(); max > 0 {
-		live, err := r.liveOf(ctx, a)
-		if err != nil {
-			return store.Session{}, err
+	if err := r.st.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+		if max := spec.MaxAgents(); max > 0 {
+			if _, err := tx.Agent(ctx, a.OrgID, a.Name); err != nil {
+				return err
+			}
+			n, err := tx.LiveSessionCount(ctx, a.ID)
+			if err != nil {
+				return err
+			}
+			if n >= max {
+				e := resources.Errorf(resources.CodeAtCapacity, "agent %s is at capacity: its %d agents (maxAgents) are in a session; try again shortly", a.Name, max)
+				e.RetryAfter = RetryAfter
+				return e
+			}
 		}
-		if len(live) >= max {
-			e := resources.Errorf(resources.CodeAtCapacity, "agent %s is at capacity: its %d agents (maxAgents) are in a session; try again shortly", a.Name, max)
-			e.RetryAfter = RetryAfter
-			return store.Session{}, e
-		}
-	}
-	if err := r.st.Update(ctx, func(ctx context.Context, tx store.Tx) error { return tx.CreateSession(ctx, sess) }); err != nil {
+		return tx.CreateSession(ctx, sess)
+	}); err != nil {
 		return store.Session{}, err
 	}
 	k := key{a.OrgName, a.Name}

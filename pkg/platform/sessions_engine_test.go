@@ -275,7 +275,7 @@ func TestSessionsOnTheEngine(t *testing.T) {
 		}
 	}
 	req, _ := http.NewRequest(http.MethodPost, v.base+"/v1/public/bot/sessions/"+started.SessionID+"/api/offer", strings.NewReader("{}"))
-	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusUnauthorized {
+	if resp, err := v.http.Do(req); err != nil || resp.StatusCode != http.StatusUnauthorized {
 		t.Errorf("without the key: %v %v", resp, err)
 	} else {
 		resp.Body.Close()

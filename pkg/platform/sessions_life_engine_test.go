@@ -97,6 +97,9 @@ func (v *sessionEnv) waitPool(name string, want resources.AgentPool) {
 func sessionCrash(v *sessionEnv) {
 	t, ctx := v.t, context.Background()
 	v.deploy("crashy", 1, 2)
+	if _, code := v.start("nosuch", resources.SessionStartRequest{}); code != http.StatusNotFound {
+		t.Errorf("a start on an unknown agent: %d, want 404", code)
+	}
 	started, code := v.start("crashy", resources.SessionStartRequest{})
 	if code != http.StatusOK {
 		t.Fatalf("start: %d", code)
@@ -106,9 +109,11 @@ func sessionCrash(v *sessionEnv) {
 	if err := agent.Crash(ctx, 9); err != nil {
 		t.Logf("crash: %v", err) // the agent may be gone before its answer
 	}
+	// The stand-in printed "value of API_KEY: <the value>"; the variable's
+	// name is a value of the set too (BOTKIT_TEST_PRINT's): both masked.
 	s := v.waitSession("crashy", started.SessionID, resources.SessionFailed)
 	if !strings.Contains(s.EndReason, "exited 9") || !strings.Contains(s.EndReason, "last log lines:") ||
-		!strings.Contains(s.EndReason, "value of API_KEY: ****") || !strings.Contains(s.EndReason, "crashing with 9") {
+		!strings.Contains(s.EndReason, "value of ****: ****") || !strings.Contains(s.EndReason, "crashing with 9") {
 		t.Errorf("the failed session's reason:\n%s", s.EndReason)
 	}
 	if strings.Contains(s.EndReason, sessionsCanary) {
@@ -191,12 +196,14 @@ func maxDuration(v *sessionEnv) {
 // start gave up before it was ready — is removed once the idle window
 // passed, not before.
 func idleWindow(t *testing.T, e *dockertest.Engine, rt *docker.Runtime, img dockertest.Image, host string) {
-	const window = 5 * time.Second
-	v := newSessionEnv(t, e, rt, img, host, platform.Options{SessionIdleWindow: window, SessionClaimTimeout: 5 * time.Second})
+	// A start waits 10 s for an agent; the agents are ready 15 s after
+	// their start (longer than that); an idle one goes after 25 s (longer
+	// than both: an agent removed as soon as its start gave up would be
+	// removed before the window).
+	const window = 25 * time.Second
+	v := newSessionEnv(t, e, rt, img, host, platform.Options{SessionIdleWindow: window, SessionClaimTimeout: 10 * time.Second})
 	ctx := context.Background()
-	// Its agents are ready 20 s after their start: longer than a start
-	// waits.
-	if _, _, err := v.c.Merge(ctx, v.org, "slow", resources.Patch{Set: map[string]string{standinapi.ReadyAfterEnv: "20s"}}, ""); err != nil {
+	if _, _, err := v.c.Merge(ctx, v.org, "slow", resources.Patch{Set: map[string]string{standinapi.ReadyAfterEnv: "15s"}}, ""); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := v.c.WaitAll(ctx, v.org, []string{"slow"}); err != nil {

@@ -15,7 +15,6 @@ import (
 
 	"github.com/botkit-dev/botkit/internal/testsupport/dockertest"
 	"github.com/botkit-dev/botkit/internal/testsupport/dockertest/standinapi"
-	"github.com/botkit-dev/botkit/internal/testsupport/registrytest"
 	"github.com/botkit-dev/botkit/internal/testsupport/testenv"
 	"github.com/botkit-dev/botkit/pkg/client"
 	"github.com/botkit-dev/botkit/pkg/platform/runtime"
@@ -35,15 +34,7 @@ const sessionCanary = "canary-serve-session-7c2e"
 // agent ended) and a stop through the API (ended). The secret value and
 // the public key are in no log line, answer or file of the data directory.
 func TestServeKilledMidSession(t *testing.T) {
-	e := dockertest.Start(t)
-	registrytest.Need(t)
-	reg, err := registrytest.Start(t.TempDir(), "bot", "registry-pass-s9")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(reg.Stop)
-	host := strings.TrimPrefix(reg.URL, "http://")
-	img := e.PushAgent(t, host, "acme/pcc:1", "bot", "registry-pass-s9", dockertest.ImageOptions{Standin: true})
+	e, host, img := engineWithAgent(t, "registry-pass-s9", dockertest.ImageOptions{Standin: true})
 	rt, err := docker.NewRuntime(e.Host)
 	if err != nil {
 		t.Fatal(err)

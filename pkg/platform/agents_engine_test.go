@@ -22,7 +22,6 @@ import (
 	"github.com/botkit-dev/botkit/internal/testsupport/apitest"
 	"github.com/botkit-dev/botkit/internal/testsupport/dockertest"
 	"github.com/botkit-dev/botkit/internal/testsupport/platformtest"
-	"github.com/botkit-dev/botkit/internal/testsupport/registrytest"
 	"github.com/botkit-dev/botkit/internal/testsupport/testenv"
 	"github.com/botkit-dev/botkit/pkg/client"
 	"github.com/botkit-dev/botkit/pkg/platform"
@@ -56,19 +55,8 @@ type engineEnv struct {
 // the containers' lockdown, delete; a canary value never in an answer, the
 // server log or the data directory.
 func TestAgentsOnTheEngine(t *testing.T) {
-	e := dockertest.Start(t)
-	registrytest.Need(t)
-	reg, err := registrytest.Start(t.TempDir(), agentsRegUser, agentsRegPass)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(reg.Stop)
-	env := &engineEnv{e: e, host: strings.TrimPrefix(reg.URL, "http://")}
-	env.image = e.PushAgent(t, env.host, "acme/agent:1", agentsRegUser, agentsRegPass, dockertest.ImageOptions{})
-	if env.rt, err = docker.NewRuntime(e.Host); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(env.rt.Close)
+	env := &engineEnv{}
+	env.e, env.rt, env.image, env.host = engineWithImage(t, "acme/agent:1", dockertest.ImageOptions{})
 	contract := apitest.Load(t)
 	eachStore(t, func(t *testing.T, db testDB) {
 		agentScenarios(t, env, contract, db)

@@ -69,6 +69,11 @@ func newSessionEnv(t *testing.T, e *dockertest.Engine, rt *docker.Runtime, image
 		v.dataDir = opts.DataDir
 	}
 	v.base, v.srv = platformtest.Start(t, opts)
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("the server's log:\n%s", v.log.String())
+		}
+	})
 	platformtest.CreateOrg(t, v.srv, v.org, "")
 	v.tok = platformtest.CreateToken(t, v.srv, v.org, "ci")
 	var err error
@@ -223,7 +228,7 @@ func (v *sessionEnv) waitSession(name, id, state string) resources.Session {
 // answers 429; a crash fails the session with its reason; a rollout cuts no
 // call; a cold start with minAgents 0; nothing secret in any answer.
 func TestSessionsOnTheEngine(t *testing.T) {
-	e, rt, img, host := sessionsEngine(t)
+	e, rt, img, host := engineWithImage(t, "acme/pcc:1", dockertest.ImageOptions{Standin: true})
 	v := newSessionEnv(t, e, rt, img, host, platform.Options{})
 	ctx := context.Background()
 	v.deploy("bot", 1, 2)
@@ -391,10 +396,10 @@ func TestSessionsOnTheEngine(t *testing.T) {
 	}
 }
 
-// sessionsEngine starts a private engine and a registry holding the
-// stand-in of the base image, and returns the engine, a runtime on it, the
-// image and the registry's host.
-func sessionsEngine(t *testing.T) (*dockertest.Engine, *docker.Runtime, dockertest.Image, string) {
+// engineWithImage starts a private engine and a registry holding the test
+// agent image built with opts as ref, and returns the engine, a runtime on
+// it, the image and the registry's host.
+func engineWithImage(t *testing.T, ref string, opts dockertest.ImageOptions) (*dockertest.Engine, *docker.Runtime, dockertest.Image, string) {
 	t.Helper()
 	e := dockertest.Start(t)
 	registrytest.Need(t)
@@ -404,7 +409,7 @@ func sessionsEngine(t *testing.T) (*dockertest.Engine, *docker.Runtime, dockerte
 	}
 	t.Cleanup(reg.Stop)
 	host := strings.TrimPrefix(reg.URL, "http://")
-	img := e.PushAgent(t, host, "acme/pcc:1", agentsRegUser, agentsRegPass, dockertest.ImageOptions{Standin: true})
+	img := e.PushAgent(t, host, ref, agentsRegUser, agentsRegPass, opts)
 	rt, err := docker.NewRuntime(e.Host)
 	if err != nil {
 		t.Fatal(err)

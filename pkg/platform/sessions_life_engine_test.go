@@ -33,7 +33,7 @@ import (
 // database taking 50 starts at once. Every exchange is held to
 // api/openapi.yaml; nothing secret is in an answer, the log or the data.
 func TestSessionLifeOnTheEngine(t *testing.T) {
-	e, rt, img, host := sessionsEngine(t)
+	e, rt, img, host := engineWithImage(t, "acme/pcc:1", dockertest.ImageOptions{Standin: true})
 	// The default idle window (5 minutes, longer than any wait of the
 	// test): the pool's own agents above minAgents go without it.
 	v := newSessionEnv(t, e, rt, img, host, platform.Options{})

@@ -34,6 +34,10 @@ type Caller interface {
 	// (GET /readyz answered 503). An agent without /readyz is ready: its
 	// rollout's settle time is the only floor.
 	NotReady(ctx context.Context, endpoint string) bool
+	// Takes reports whether the agent takes a session now: it answers GET
+	// /readyz, and not 503. One that does not answer yet (its server still
+	// starting) takes none.
+	Takes(ctx context.Context, endpoint string) bool
 	// StartBot starts the session on the agent (POST /bot) and returns
 	// once the agent took it.
 	StartBot(ctx context.Context, endpoint string, s BotStart) (BotCall, error)
@@ -281,7 +285,7 @@ func (r *Reconciler) claim(ctx context.Context, rt runtime.Runtime, a store.Agen
 			if !ready(c) || c.Endpoint == "" || used[c.ID] || r.ops.removing(c.ID) {
 				continue
 			}
-			if r.opts.Caller.NotReady(ctx, c.Endpoint) {
+			if !r.opts.Caller.Takes(ctx, c.Endpoint) {
 				continue
 			}
 			claimed := sess

@@ -303,10 +303,15 @@ func racingStarts(t *testing.T, rt *docker.Runtime, img dockertest.Image, host s
 	}
 	pool := func(want resources.AgentPool) {
 		t.Helper()
-		testenv.Eventually(t, fmt.Sprintf("the pool at %+v", want), func() bool {
+		var got resources.AgentPool
+		if !testenv.Poll(func() bool {
 			st, err := c.AgentStatus(ctx, "crowd", "bot")
-			return err == nil && st.Agent.Status.Pool == want
-		})
+			got = st.Agent.Status.Pool
+			return err == nil && got == want
+		}) {
+			list, _ := c.Sessions(ctx, "crowd", "bot") // error ignored: what the failure shows
+			t.Fatalf("the pool: %+v, want %+v; agents:\n%v\nsessions: %+v\nlog:\n%s", got, want, describe(containers()), list, log)
+		}
 	}
 	pool(resources.AgentPool{Idle: minAgts, Max: maxAgts})
 
@@ -427,3 +432,15 @@ func racingStarts(t *testing.T, rt *docker.Runtime, img dockertest.Image, host s
 		t.Errorf("the server log holds the public key")
 	}
 }
+
+// describe says what the engine runs: each agent's name, state, labels
+// and start.
+func describe(cs []runtime.Agent) string {
+	var b strings.Builder
+	for _, c := range cs {
+		fmt.Fprintf(&b, "%s %s %s started %s %v\n", c.Name, shortID(c.ID), c.State, c.StartedAt.Format(time.RFC3339Nano), c.Labels)
+	}
+	return b.String()
+}
+
+func shortID(id string) string { return id[:min(12, len(id))] }

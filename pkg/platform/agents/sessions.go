@@ -180,7 +180,7 @@ func (r *Reconciler) StartSession(ctx context.Context, a store.Agent, id string,
 	if err := rt.SetRestartPolicy(ctx, sess.Container, runtime.RestartPolicy{Name: runtime.RestartNever}); err != nil {
 		r.endSession(context.WithoutCancel(ctx), sess, resources.SessionFailed, "its agent could not be prepared: "+err.Error())
 		r.Enqueue(a.Region, a.OrgName, a.Name)
-		return store.Session{}, err
+		return store.Session{}, resources.Errorf(resources.CodeUnavailable, "the agent could not be prepared for the session: %v", err)
 	}
 	call, err := r.opts.Caller.StartBot(ctx, endpoint, BotStart{ID: id, Transport: in.Transport, Body: in.Body,
 		MaxSeconds: int(maxSeconds), RoomURL: in.RoomURL, RoomToken: in.RoomToken})
@@ -397,11 +397,14 @@ func (r *Reconciler) Endpoint(ctx context.Context, sess store.Session) (string, 
 // longest duration end. It returns the containers in a live session and
 // the number of sessions waiting for an agent.
 func (r *Reconciler) superviseSessions(ctx context.Context, rt runtime.Runtime, a store.Agent, cs []runtime.Agent) (inSession map[string]bool, waiting int, used map[string]bool, err error) {
-	live, err := r.liveOf(ctx, a)
-	if err != nil {
+	// The containers ever named first, then the live sessions: a claim
+	// that commits between the two reads is seen live, never as a session
+	// that ended (its agent would be removed under it).
+	if used, err = r.usedContainers(ctx, a); err != nil {
 		return nil, 0, nil, err
 	}
-	if used, err = r.usedContainers(ctx, a); err != nil {
+	live, err := r.liveOf(ctx, a)
+	if err != nil {
 		return nil, 0, nil, err
 	}
 	byID := make(map[string]runtime.Agent, len(cs))

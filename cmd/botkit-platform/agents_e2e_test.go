@@ -23,16 +23,24 @@ import (
 // waited for). The canary value is never in the server's log.
 const canary = "canary-serve-agent-4f1d"
 
-func TestServeRunsAgents(t *testing.T) {
+// engineWithAgent starts a private engine and a registry (user bot,
+// password pass) holding the test agent image built with opts as
+// acme/agent:1; it returns the engine, the registry's host and the image.
+func engineWithAgent(t *testing.T, pass string, opts dockertest.ImageOptions) (*dockertest.Engine, string, dockertest.Image) {
+	t.Helper()
 	e := dockertest.Start(t)
 	registrytest.Need(t)
-	reg, err := registrytest.Start(t.TempDir(), "bot", "registry-pass-s1")
+	reg, err := registrytest.Start(t.TempDir(), "bot", pass)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(reg.Stop)
 	host := strings.TrimPrefix(reg.URL, "http://")
-	img := e.PushAgent(t, host, "acme/agent:1", "bot", "registry-pass-s1", dockertest.ImageOptions{})
+	return e, host, e.PushAgent(t, host, "acme/agent:1", "bot", pass, opts)
+}
+
+func TestServeRunsAgents(t *testing.T) {
+	e, host, img := engineWithAgent(t, "registry-pass-s1", dockertest.ImageOptions{})
 	dir := t.TempDir()
 	tok := newOrg(t, dir, "acme")
 	s := startServer(t, dir, "--runtime", "us-west=docker://"+strings.TrimPrefix(e.Host, "unix://"),
@@ -98,15 +106,7 @@ func TestServeRunsAgents(t *testing.T) {
 // agents: its start-up reconcile carries the rollout on, the new
 // deployment serves and the old one's agent is gone.
 func TestServeKilledMidRollout(t *testing.T) {
-	e := dockertest.Start(t)
-	registrytest.Need(t)
-	reg, err := registrytest.Start(t.TempDir(), "bot", "registry-pass-k9")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(reg.Stop)
-	host := strings.TrimPrefix(reg.URL, "http://")
-	img := e.PushAgent(t, host, "acme/agent:1", "bot", "registry-pass-k9", dockertest.ImageOptions{})
+	e, host, img := engineWithAgent(t, "registry-pass-k9", dockertest.ImageOptions{})
 	rt, err := docker.NewRuntime(e.Host)
 	if err != nil {
 		t.Fatal(err)

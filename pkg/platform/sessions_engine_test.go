@@ -45,13 +45,19 @@ type sessionEnv struct {
 	srv      *platform.Server
 	c        *client.Client
 	org, key string
+	tok      string
+	dataDir  string
 	log      *syncBuffer
 	contract *apitest.Contract
+	// http sends the public API's requests, each exchange held to
+	// api/openapi.yaml.
+	http *http.Client
 }
 
 func newSessionEnv(t *testing.T, e *dockertest.Engine, rt *docker.Runtime, image dockertest.Image, regHost string, opts platform.Options) *sessionEnv {
 	t.Helper()
 	v := &sessionEnv{t: t, e: e, rt: rt, image: image, regHost: regHost, org: "voice", log: &syncBuffer{}, contract: apitest.Load(t)}
+	v.http = &http.Client{Transport: checked{t: t, c: v.contract, canary: sessionsCanary}}
 	opts.Runtimes = map[string]runtime.Runtime{"us-west": rt}
 	opts.AgentSettle = 300 * time.Millisecond
 	opts.AllowPrivateRegistries = true
@@ -61,12 +67,18 @@ func newSessionEnv(t *testing.T, e *dockertest.Engine, rt *docker.Runtime, image
 	}
 	if opts.Store == nil {
 		opts.DataDir = t.TempDir()
+		v.dataDir = opts.DataDir
 	}
 	v.base, v.srv = platformtest.Start(t, opts)
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("the server's log:\n%s", v.log.String())
+		}
+	})
 	platformtest.CreateOrg(t, v.srv, v.org, "")
-	tok := platformtest.CreateToken(t, v.srv, v.org, "ci")
+	v.tok = platformtest.CreateToken(t, v.srv, v.org, "ci")
 	var err error
-	if v.c, err = client.New(client.Options{BaseURL: v.base, Token: tok, Transport: checked{t: t, c: v.contract}, Timeout: 2 * time.Minute}); err != nil {
+	if v.c, err = client.New(client.Options{BaseURL: v.base, Token: v.tok, Transport: checked{t: t, c: v.contract, canary: sessionsCanary}, Timeout: 2 * time.Minute}); err != nil {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
@@ -75,7 +87,7 @@ func newSessionEnv(t *testing.T, e *dockertest.Engine, rt *docker.Runtime, image
 		t.Fatal(err)
 	}
 	v.key = k.Key
-	if _, _, err := v.c.Merge(ctx, v.org, "bot-secrets", resources.Patch{Set: map[string]string{"API_KEY": sessionsCanary}}, ""); err != nil {
+	if _, _, err := v.c.Merge(ctx, v.org, "bot-secrets", resources.Patch{Set: map[string]string{"API_KEY": sessionsCanary, standinapi.PrintEnv: "API_KEY"}}, ""); err != nil {
 		t.Fatal(err)
 	}
 	creds := agentsRegUser + ":" + agentsRegPass
@@ -127,7 +139,7 @@ func (v *sessionEnv) public(method, path string, body any, header http.Header) (
 	for k, vs := range header {
 		req.Header[k] = vs
 	}
-	hc := &http.Client{Transport: checked{t: v.t, c: v.contract}}
+	hc := v.http
 	if strings.Contains(path, "/..") || strings.Contains(path, "://") {
 		hc = http.DefaultClient // a path the contract has no route for: sent as it is
 	}
@@ -221,20 +233,7 @@ func (v *sessionEnv) waitSession(name, id, state string) resources.Session {
 // answers 429; a crash fails the session with its reason; a rollout cuts no
 // call; a cold start with minAgents 0; nothing secret in any answer.
 func TestSessionsOnTheEngine(t *testing.T) {
-	e := dockertest.Start(t)
-	registrytest.Need(t)
-	reg, err := registrytest.Start(t.TempDir(), agentsRegUser, agentsRegPass)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(reg.Stop)
-	host := strings.TrimPrefix(reg.URL, "http://")
-	img := e.PushAgent(t, host, "acme/pcc:1", agentsRegUser, agentsRegPass, dockertest.ImageOptions{Standin: true})
-	rt, err := docker.NewRuntime(e.Host)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(rt.Close)
+	e, rt, img, host := engineWithImage(t, "acme/pcc:1", dockertest.ImageOptions{Standin: true})
 	v := newSessionEnv(t, e, rt, img, host, platform.Options{})
 	ctx := context.Background()
 	v.deploy("bot", 1, 2)
@@ -308,7 +307,7 @@ func TestSessionsOnTheEngine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusUnauthorized {
+	if resp, err := v.http.Do(req); err != nil || resp.StatusCode != http.StatusUnauthorized {
 		t.Errorf("without the key: %v %v", resp, err)
 	} else {
 		resp.Body.Close()
@@ -425,6 +424,28 @@ func TestSessionsOnTheEngine(t *testing.T) {
 	if strings.Contains(v.log.String(), sessionsCanary) || strings.Contains(v.log.String(), v.key) {
 		t.Errorf("the server log holds a secret")
 	}
+}
+
+// engineWithImage starts a private engine and a registry holding the test
+// agent image built with opts as ref, and returns the engine, a runtime on
+// it, the image and the registry's host.
+func engineWithImage(t *testing.T, ref string, opts dockertest.ImageOptions) (*dockertest.Engine, *docker.Runtime, dockertest.Image, string) {
+	t.Helper()
+	e := dockertest.Start(t)
+	registrytest.Need(t)
+	reg, err := registrytest.Start(t.TempDir(), agentsRegUser, agentsRegPass)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(reg.Stop)
+	host := strings.TrimPrefix(reg.URL, "http://")
+	img := e.PushAgent(t, host, ref, agentsRegUser, agentsRegPass, opts)
+	rt, err := docker.NewRuntime(e.Host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(rt.Close)
+	return e, rt, img, host
 }
 
 // keyID is the ID of the environment's public key.

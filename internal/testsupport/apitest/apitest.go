@@ -49,32 +49,10 @@ func Load(t testing.TB) *Contract {
 
 var options = &openapi3filter.Options{AuthenticationFunc: openapi3filter.NoopAuthenticationFunc, IncludeResponseStatus: true, MultiError: false}
 
-// findRoute is the router's route of req. The session proxy's {path} is
-// one or more segments (OpenAPI's path parameters are one): its segments
-// are read as one.
-func (c *Contract) findRoute(req *http.Request) (*routers.Route, map[string]string, error) {
-	if m := proxyPath.FindStringSubmatch(req.URL.Path); m != nil {
-		r := req.Clone(req.Context())
-		u := *req.URL
-		u.Path, u.RawPath = m[1]+strings.ReplaceAll(m[2], "/", "%2F"), ""
-		r.URL = &u
-		route, params, err := c.router.FindRoute(r)
-		if params != nil {
-			params["path"] = m[2]
-		}
-		return route, params, err
-	}
-	return c.router.FindRoute(req)
-}
-
-// proxyPath matches the session proxy's paths: what is before {path},
-// and {path}.
-var proxyPath = regexp.MustCompile(`^(/v1/public/[^/]+/sessions/[^/]+/)(.+/.+)$`)
-
 // CheckRequest returns the contract's objection to req with body (nil when
 // it allows it).
 func (c *Contract) CheckRequest(req *http.Request, body []byte) error {
-	route, params, err := c.findRoute(req)
+	req, route, params, err := c.findRoute(req)
 	if err != nil {
 		return err
 	}
@@ -85,13 +63,30 @@ func (c *Contract) CheckRequest(req *http.Request, body []byte) error {
 
 // CheckResponse returns the contract's objection to a response of req.
 func (c *Contract) CheckResponse(req *http.Request, status int, header http.Header, body []byte) error {
-	route, params, err := c.findRoute(req)
+	req, route, params, err := c.findRoute(req)
 	if err != nil {
 		return err
 	}
 	in := &openapi3filter.RequestValidationInput{Request: req, PathParams: params, Route: route, Options: options}
 	return openapi3filter.ValidateResponse(context.Background(), &openapi3filter.ResponseValidationInput{
 		RequestValidationInput: in, Status: status, Header: header, Body: io.NopCloser(bytes.NewReader(body)), Options: options})
+}
+
+// proxied matches the session proxy's paths, whose last parameter, path,
+// is one or more segments (the router matches one).
+var proxied = regexp.MustCompile(`^(/v1/public/[^/]+/sessions/[^/]+/)(.+/.*)$`)
+
+// findRoute returns the contract's route of req, and req as routed: a
+// session proxy's path of several segments has its slashes escaped, one
+// segment as the router reads it.
+func (c *Contract) findRoute(req *http.Request) (*http.Request, *routers.Route, map[string]string, error) {
+	if m := proxied.FindStringSubmatch(req.URL.Path); m != nil {
+		r := req.Clone(req.Context())
+		r.URL.Path, r.URL.RawPath = m[1]+strings.ReplaceAll(m[2], "/", "%2F"), ""
+		req = r
+	}
+	route, params, err := c.router.FindRoute(req)
+	return req, route, params, err
 }
 
 // JSONLines is the media type of the answers that stream JSON values, one
@@ -102,7 +97,7 @@ const JSONLines = "application/x-ndjson"
 // of req: a status it lists with that media type, and each line a JSON
 // value its schema allows (openapi3filter does not read the type).
 func (c *Contract) CheckJSONLines(req *http.Request, status int, body []byte) error {
-	route, _, err := c.findRoute(req)
+	_, route, _, err := c.findRoute(req)
 	if err != nil {
 		return err
 	}

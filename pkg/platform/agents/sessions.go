@@ -34,6 +34,10 @@ type Caller interface {
 	// (GET /readyz answered 503). An agent without /readyz is ready: its
 	// rollout's settle time is the only floor.
 	NotReady(ctx context.Context, endpoint string) bool
+	// Takes reports whether the agent takes a session now: it answers GET
+	// /readyz, and not 503. One that does not answer yet (its server still
+	// starting) takes none.
+	Takes(ctx context.Context, endpoint string) bool
 	// StartBot starts the session on the agent (POST /bot) and returns
 	// once the agent took it.
 	StartBot(ctx context.Context, endpoint string, s BotStart) (BotCall, error)
@@ -140,20 +144,27 @@ func (r *Reconciler) StartSession(ctx context.Context, a store.Agent, id string,
 	sess := store.Session{ID: id, OrgID: a.OrgID, OrgName: a.OrgName, AgentID: a.ID, Agent: a.Name, Region: a.Region,
 		Deployment: a.Serving, Container: store.PendingContainer(id), Transport: in.Transport, State: resources.SessionStarting,
 		WSToken: in.WSToken, CreatedAt: now, MaxSeconds: maxSeconds}
-	// The capacity first: sessions in progress (and waiting) of this agent
+	// The capacity, in the transaction that records the session, under
+	// the agent's lock (the starts of its sessions one after the other,
+	// across replicas): sessions in progress (and waiting) of this agent
 	// plus this one stay within maxAgents.
-	if max := spec.MaxAgents(); max > 0 {
-		live, err := r.liveOf(ctx, a)
-		if err != nil {
-			return store.Session{}, err
+	if err := r.st.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+		if max := spec.MaxAgents(); max > 0 {
+			if _, err := tx.Agent(ctx, a.OrgID, a.Name); err != nil {
+				return err
+			}
+			n, err := tx.LiveSessionCount(ctx, a.ID)
+			if err != nil {
+				return err
+			}
+			if n >= max {
+				e := resources.Errorf(resources.CodeAtCapacity, "agent %s is at capacity: its %d agents (maxAgents) are in a session; try again shortly", a.Name, max)
+				e.RetryAfter = RetryAfter
+				return e
+			}
 		}
-		if len(live) >= max {
-			e := resources.Errorf(resources.CodeAtCapacity, "agent %s is at capacity: its %d agents (maxAgents) are in a session; try again shortly", a.Name, max)
-			e.RetryAfter = RetryAfter
-			return store.Session{}, e
-		}
-	}
-	if err := r.st.Update(ctx, func(ctx context.Context, tx store.Tx) error { return tx.CreateSession(ctx, sess) }); err != nil {
+		return tx.CreateSession(ctx, sess)
+	}); err != nil {
 		return store.Session{}, err
 	}
 	k := key{a.OrgName, a.Name}
@@ -169,7 +180,7 @@ func (r *Reconciler) StartSession(ctx context.Context, a store.Agent, id string,
 	if err := rt.SetRestartPolicy(ctx, sess.Container, runtime.RestartPolicy{Name: runtime.RestartNever}); err != nil {
 		r.endSession(context.WithoutCancel(ctx), sess, resources.SessionFailed, "its agent could not be prepared: "+err.Error())
 		r.Enqueue(a.Region, a.OrgName, a.Name)
-		return store.Session{}, err
+		return store.Session{}, resources.Errorf(resources.CodeUnavailable, "the agent could not be prepared for the session: %v", err)
 	}
 	call, err := r.opts.Caller.StartBot(ctx, endpoint, BotStart{ID: id, Transport: in.Transport, Body: in.Body,
 		MaxSeconds: int(maxSeconds), RoomURL: in.RoomURL, RoomToken: in.RoomToken})
@@ -274,7 +285,7 @@ func (r *Reconciler) claim(ctx context.Context, rt runtime.Runtime, a store.Agen
 			if !ready(c) || c.Endpoint == "" || used[c.ID] || r.ops.removing(c.ID) {
 				continue
 			}
-			if r.opts.Caller.NotReady(ctx, c.Endpoint) {
+			if !r.opts.Caller.Takes(ctx, c.Endpoint) {
 				continue
 			}
 			claimed := sess
@@ -386,11 +397,14 @@ func (r *Reconciler) Endpoint(ctx context.Context, sess store.Session) (string, 
 // longest duration end. It returns the containers in a live session and
 // the number of sessions waiting for an agent.
 func (r *Reconciler) superviseSessions(ctx context.Context, rt runtime.Runtime, a store.Agent, cs []runtime.Agent) (inSession map[string]bool, waiting int, used map[string]bool, err error) {
-	live, err := r.liveOf(ctx, a)
-	if err != nil {
+	// The containers ever named first, then the live sessions: a claim
+	// that commits between the two reads is seen live, never as a session
+	// that ended (its agent would be removed under it).
+	if used, err = r.usedContainers(ctx, a); err != nil {
 		return nil, 0, nil, err
 	}
-	if used, err = r.usedContainers(ctx, a); err != nil {
+	live, err := r.liveOf(ctx, a)
+	if err != nil {
 		return nil, 0, nil, err
 	}
 	byID := make(map[string]runtime.Agent, len(cs))

@@ -67,6 +67,11 @@ type SessionTx interface {
 	// what a websocket's one-time token, which names no organization,
 	// reaches.
 	SessionByID(ctx context.Context, id string) (Session, error)
+	// LiveSessionCount returns how many sessions of the agent are starting
+	// or active, as this transaction sees them: after AgentTx.Agent, whose
+	// lock the sessions' starts take first, the count holds until the
+	// transaction ends, also across replicas.
+	LiveSessionCount(ctx context.Context, agentID int64) (int, error)
 }
 
 // SessionStore is the sessions' part of the store's reads.

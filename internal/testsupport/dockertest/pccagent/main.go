@@ -25,9 +25,12 @@
 // are standinapi's):
 //   - BOTKIT_TEST_READY_AFTER (a Go duration): /readyz answers 503 until
 //     that long after the start.
+//   - BOTKIT_TEST_PRINT names a variable whose value it prints at its
+//     start.
 //   - A /bot session also ends when its body has "standinEndAfterMs": N
-//     (N ms after it started), when X-PCC-Max-Session-Seconds pass, when
-//     the caller goes away, or when POST /_standin/end says so.
+//     (N ms after it started), when X-PCC-Max-Session-Seconds pass (unless
+//     its body has "standinOverrun": true), or when POST /_standin/end
+//     says so; not when the caller goes away.
 //   - /_standin/ endpoints: GET /_standin/sessions (what /bot, /ws and
 //     /api/offer received: headers, body, state, why it ended), POST
 //     /_standin/end[?session=ID] (ends that session, or every open one),
@@ -173,7 +176,7 @@ func (s *server) bot(w http.ResponseWriter, r *http.Request) {
 		defer t.Stop()
 		after = t.C
 	}
-	if n, err := strconv.Atoi(r.Header.Get("X-Pcc-Max-Session-Seconds")); err == nil && n > 0 {
+	if n, err := strconv.Atoi(r.Header.Get("X-Pcc-Max-Session-Seconds")); err == nil && n > 0 && opts[standinapi.OverrunKey] != true {
 		t := time.NewTimer(time.Duration(n) * time.Second)
 		defer t.Stop()
 		maxSecs = t.C
@@ -346,6 +349,9 @@ func main() {
 			os.Exit(2)
 		}
 		readyAfter = d
+	}
+	if k := os.Getenv(standinapi.PrintEnv); k != "" {
+		fmt.Printf("value of %s: %s\n", k, os.Getenv(k))
 	}
 	s := newServer(readyAfter, os.Exit)
 	ln, err := net.Listen("tcp", net.JoinHostPort("", port))

@@ -161,3 +161,17 @@ func TestWebsocketOfferCrash(t *testing.T) {
 		t.Errorf("exit code %d", code)
 	}
 }
+
+// X-PCC-Max-Session-Seconds ends a session (its body's standinOverrun, which
+// keeps it open past them, is seen on the engine: pkg/platform's sessions
+// test).
+func TestMaxSeconds(t *testing.T) {
+	_, ts, _ := start(t, 0)
+	h := http.Header{"X-Daily-Session-Id": {"m-1"}, "X-Pcc-Max-Session-Seconds": {"1"}}
+	if code, _ := do(t, "POST", ts.URL+"/bot", `{}`, h); code != 200 {
+		t.Errorf("a session past its max seconds: %d", code)
+	}
+	if got := sessions(t, ts)[0]; got.Ended != standinapi.EndedMaxSeconds {
+		t.Errorf("ended %+v, want %s", got, standinapi.EndedMaxSeconds)
+	}
+}

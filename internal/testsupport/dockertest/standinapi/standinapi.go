@@ -25,9 +25,19 @@ const (
 // 503 for that long after the start.
 const ReadyAfterEnv = "BOTKIT_TEST_READY_AFTER"
 
+// PrintEnv names the variable whose value is the name of another one: the
+// stand-in prints that variable's value at its start (the masking of its
+// log lines is checked with it).
+const PrintEnv = "BOTKIT_TEST_PRINT"
+
 // EndAfterMsKey, a number in a /bot body, ends the session that many
 // milliseconds after it started.
 const EndAfterMsKey = "standinEndAfterMs"
+
+// OverrunKey, true in a /bot body, makes the session outlast
+// X-PCC-Max-Session-Seconds (a bot that does not keep to its limit: the
+// platform's own enforcement is what ends it).
+const OverrunKey = "standinOverrun"
 
 // The kinds of Session.
 const (

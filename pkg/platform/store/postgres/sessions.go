@@ -35,6 +35,7 @@ const (
 	qAgentSessions    = `SELECT ` + rowcodec.SessionCols + rowcodec.SessionFrom + ` WHERE s.agent_id = $1 ORDER BY s.created_at DESC, s.id DESC LIMIT $2`
 	qLiveSessions     = `SELECT ` + rowcodec.SessionCols + rowcodec.SessionFrom + ` WHERE s.region = $1 AND s.state IN ('starting', 'active') ORDER BY s.created_at, s.id`
 	qSessionByIDLock  = `SELECT ` + rowcodec.SessionCols + rowcodec.SessionFrom + ` WHERE s.id = $1 FOR UPDATE OF s`
+	qLiveSessionCount = `SELECT count(*) FROM sessions WHERE agent_id = $1 AND state IN ('starting', 'active')`
 )
 
 func (t *pgTx) CreateSession(ctx context.Context, s store.Session) error {
@@ -142,4 +143,15 @@ func (s *Store) querySessions(ctx context.Context, q string, args ...any) ([]sto
 		return err
 	})
 	return out, err
+}
+
+// LiveSessionCount counts in the transaction: a statement of its own, whose
+// snapshot (read committed) holds what the agent's lock holders before it
+// committed.
+func (t *pgTx) LiveSessionCount(ctx context.Context, agentID int64) (int, error) {
+	var n int
+	err := t.one(ctx, qLiveSessionCount, []any{agentID}, func(br pgx.BatchResults) error {
+		return br.QueryRow().Scan(&n)
+	})
+	return n, err
 }

@@ -29,7 +29,10 @@ const (
 // qSessionByID reads a session of any organization.
 const qSessionByID = `SELECT ` + rowcodec.SessionCols + rowcodec.SessionFrom + ` WHERE s.id = ?`
 
-var sessionQueries = []string{qSession, qSessionByID, qInsertSession, qUpdateSession, qDeleteSessions}
+// qLiveSessionCount counts an agent's live sessions.
+const qLiveSessionCount = `SELECT count(*) FROM sessions WHERE agent_id = ? AND state IN ('starting', 'active')`
+
+var sessionQueries = []string{qSession, qSessionByID, qInsertSession, qUpdateSession, qDeleteSessions, qLiveSessionCount}
 
 func getSession(ctx context.Context, q querier, orgID int64, id string) (store.Session, error) {
 	s, err := rowcodec.ScanSession(q.QueryRowContext(ctx, qSession, orgID, id))
@@ -83,4 +86,10 @@ func (t *sqlTx) SessionByID(ctx context.Context, id string) (store.Session, erro
 		return store.Session{}, store.ErrNotFound
 	}
 	return s, err
+}
+
+func (t *sqlTx) LiveSessionCount(ctx context.Context, agentID int64) (int, error) {
+	var n int
+	err := t.b.QueryRowContext(ctx, qLiveSessionCount, agentID).Scan(&n)
+	return n, err
 }

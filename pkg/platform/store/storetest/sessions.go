@@ -318,18 +318,41 @@ func testLiveSessions(t *testing.T, open Opener) {
 			}
 		}
 	}
-	// A session that ends leaves the list.
+	liveCount(t, s2, map[int64]int{bbot.ID: 2, abot.ID: 1, east.ID: 1})
+	// A session that ends leaves the list, and the count, in the
+	// transaction that ends it.
 	update(t, s2, func(ctx context.Context, tx store.Tx) error {
 		ses, err := tx.Session(ctx, a.ID, "ses_1")
 		if err != nil {
 			return err
 		}
 		ses.State, ses.EndedAt, ses.EndReason = "ended", &now, "max duration"
-		return tx.UpdateSession(ctx, ses)
+		if err := tx.UpdateSession(ctx, ses); err != nil {
+			return err
+		}
+		if n, err := tx.LiveSessionCount(ctx, abot.ID); err != nil || n != 0 {
+			t.Errorf("LiveSessionCount in the transaction that ended its session: %d %v, want 0", n, err)
+		}
+		return nil
 	})
 	if got, err := s1.LiveSessions(ctx, "us-west"); err != nil || !slices.Equal(sessionIDs(got), []string{"b/ses_0", "b/ses_5"}) {
 		t.Errorf("LiveSessions(us-west) after ses_1 ended: %v (%v)", sessionIDs(got), err)
 	}
+	liveCount(t, s1, map[int64]int{bbot.ID: 2, abot.ID: 0, east.ID: 1})
+}
+
+// liveCount checks each agent's LiveSessionCount (by agent ID) in a
+// transaction of s.
+func liveCount(t *testing.T, s store.Store, want map[int64]int) {
+	t.Helper()
+	update(t, s, func(ctx context.Context, tx store.Tx) error {
+		for id, w := range want {
+			if n, err := tx.LiveSessionCount(ctx, id); err != nil || n != w {
+				t.Errorf("LiveSessionCount(agent %d): %d %v, want %d", id, n, err, w)
+			}
+		}
+		return nil
+	})
 }
 
 // Sessions returns an agent's sessions newest first (by creation, then ID),

@@ -157,7 +157,7 @@ func TestServeKilledMidSession(t *testing.T) {
 	// Adopted: both agents in a session, one idle beside them.
 	testenv.Eventually(t, "the pool refilled beside the adopted sessions", func() bool {
 		st, err := c2.AgentStatus(ctx, "acme", "bot")
-		return err == nil && st.Agent.Status.Pool != nil && *st.Agent.Status.Pool != nil && *st.Agent.Status.Pool == resources.AgentPool{InSession: 2, Idle: 1, Max: 3}
+		return err == nil && st.Agent.Status.Pool != nil && *st.Agent.Status.Pool == resources.AgentPool{InSession: 2, Idle: 1, Max: 3}
 	})
 	cs, err := rt.List(ctx, runtime.Selector{runtime.LabelOrganization: "acme", runtime.LabelAgent: "bot"})
 	if err != nil {

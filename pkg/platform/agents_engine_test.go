@@ -680,7 +680,7 @@ func agentScenarios(t *testing.T, env *engineEnv, contract *apitest.Contract, db
 	}
 	owner6 := runtime.Owner{Platform: c1.Owner.Platform, Organization: p.org, Region: "us-west", Agent: "bot", Deployment: 6}
 	if err := env.e.Client.Do(ctx, http.MethodPost, "/containers/create", nil, map[string]any{"Image": env.image.Pinned(),
-		"Labels": owner6.Labels(0), "HostConfig": map[string]any{"NetworkMode": "none"}}, &created); err != nil {
+		"Labels": owner6.Labels(0), "HostConfig": map[string]any{"NetworkMode": "none", "CapDrop": []string{"ALL"}, "SecurityOpt": []string{"no-new-privileges"}}}, &created); err != nil {
 		t.Fatal(err)
 	}
 	p.open()

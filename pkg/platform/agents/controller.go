@@ -45,6 +45,9 @@ type queue struct {
 	held bool // this process drives the region
 	// looked: the holder has looked at all of the region once.
 	looked bool
+	// looking: the worker is in the middle of a look (what it does
+	// after a rollout's promotion, for one, is that look's).
+	looking bool
 }
 
 func newQueue() *queue {
@@ -83,6 +86,7 @@ func (q *queue) addAll(asked bool) {
 func (q *queue) take() (keys []key, all bool, asked int) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	q.looking = true
 	for k, a := range q.dirty {
 		keys = append(keys, k)
 		if a {
@@ -102,6 +106,7 @@ func (q *queue) take() (keys []key, all bool, asked int) {
 func (q *queue) done(n int) {
 	q.mu.Lock()
 	q.asked = max(q.asked-n, 0)
+	q.looking = false
 	left := q.asked
 	q.mu.Unlock()
 	if left == 0 {
@@ -113,12 +118,13 @@ func (q *queue) done(n int) {
 }
 
 // busy reports whether writes asked for work not done yet (or, with
-// first, whether the holder's first look at the whole region is still to
-// come), and whether this process drives the region.
-func (q *queue) busy(first bool) (asked, held bool) {
+// touched, whether the holder's first look at the whole region is still
+// to come or a look is under way), and whether this process drives the
+// region.
+func (q *queue) busy(touched bool) (asked, held bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	return q.asked > 0 || first && !q.looked, q.held
+	return q.asked > 0 || touched && (!q.looked || q.looking), q.held
 }
 
 // Touch says that this process's requests concern agents: Quiesce then
@@ -211,8 +217,10 @@ func (r *Reconciler) Run(ctx context.Context) {
 // Quiesce waits until the work that writes asked for is done in every
 // region this process drives (and the operations it started have ended),
 // or ctx ends: a command of the embedded platform leaves the engine as its
-// writes asked before it exits. Looks that are merely due later (a rollout
-// settling) are the next process's.
+// writes asked before it exits. A command that touched agents also waits
+// for the look under way (the one that promotes a rollout the command
+// waited for goes on to stop the agents it replaced). Looks that are
+// merely due later (a rollout settling) are the next process's.
 func (r *Reconciler) Quiesce(ctx context.Context) {
 	if r == nil {
 		return

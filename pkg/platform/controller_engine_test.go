@@ -287,6 +287,7 @@ func equalCounts(a, b map[string]int) bool {
 type stallRegistry struct {
 	manifest, config      []byte
 	mediaType, configPath string
+	sizes                 map[string]int // a layer's size, by path
 	held                  atomic.Int32
 	stop                  chan struct{}
 }
@@ -312,18 +313,30 @@ func newStallRegistry(t *testing.T, env *engineEnv, regURL string) *httptest.Ser
 		}
 		return b, resp.Header.Get("Content-Type")
 	}
-	s.manifest, s.mediaType = get("/v2/acme/agent/manifests/1",
+	// Another image than the test agent's (the stand-in): the engine
+	// downloads a layer once for every pull that wants it, so a layer of
+	// both images would stall the other organization's pull too.
+	env.e.PushAgent(t, env.host, "acme/stall:1", agentsRegUser, agentsRegPass, dockertest.ImageOptions{Standin: true})
+	s.manifest, s.mediaType = get("/v2/acme/stall/manifests/1",
 		"application/vnd.docker.distribution.manifest.v2+json, application/vnd.oci.image.manifest.v1+json")
 	var m struct {
 		Config struct {
 			Digest string `json:"digest"`
 		} `json:"config"`
+		Layers []struct {
+			Digest string `json:"digest"`
+			Size   int    `json:"size"`
+		} `json:"layers"`
 	}
 	if err := json.Unmarshal(s.manifest, &m); err != nil || m.Config.Digest == "" {
 		t.Fatalf("the image's manifest: %v %s", err, s.manifest)
 	}
-	s.config, _ = get("/v2/acme/agent/blobs/"+m.Config.Digest, "*/*")
+	s.config, _ = get("/v2/acme/stall/blobs/"+m.Config.Digest, "*/*")
 	s.configPath = "/v2/stall/agent/blobs/" + m.Config.Digest
+	s.sizes = map[string]int{}
+	for _, l := range m.Layers {
+		s.sizes["/v2/stall/agent/blobs/"+l.Digest] = l.Size
+	}
 	hs := httptest.NewServer(s)
 	t.Cleanup(func() {
 		close(s.stop)
@@ -352,6 +365,7 @@ func (s *stallRegistry) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.held.Add(1)
 		defer s.held.Add(-1)
 		w.Header().Set("Content-Type", "application/octet-stream")
+		w.Header().Set("Content-Length", strconv.Itoa(s.sizes[r.URL.Path]))
 		w.WriteHeader(http.StatusOK)
 		w.(http.Flusher).Flush()
 		select {
@@ -395,7 +409,9 @@ func stallingRegistry(t *testing.T, env *engineEnv, regURL string) {
 	if err != nil || sd.Result != resources.DeploymentRollingOut {
 		t.Fatalf("the stalling registry's deploy: %+v %v", sd, err)
 	}
-	testenv.Eventually(t, "the engine's pull stalls in a layer download", func() bool { return s.held.Load() > 0 })
+	testenv.Eventually(t, "the engine's pull stalls in a layer download", func() bool {
+		return s.held.Load() > 0
+	})
 
 	creds := agentsRegUser + ":" + agentsRegPass
 	if _, _, err := quick.Merge(ctx, "quick", "reg", resources.Patch{Kind: resources.KindImagePullSecret, Host: env.host, Credentials: &creds}, ""); err != nil {

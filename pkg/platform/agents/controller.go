@@ -192,6 +192,7 @@ func (r *Reconciler) Run(ctx context.Context) {
 	if r == nil {
 		return
 	}
+	r.running = ctx
 	var wg sync.WaitGroup
 	watched := map[runtime.Runtime][]string{}
 	for region, q := range r.queues {
@@ -540,6 +541,8 @@ var errPulling = errors.New("pulling the image")
 // pullAsync makes sure image is held by rt: nil when it is, errPulling
 // while a pull (started now or before) runs beside the worker, and the
 // pull's error once it failed (reported once: the next call pulls again).
+// A pull ends with the controller: closing a platform never waits on a
+// registry that stalls.
 func (r *Reconciler) pullAsync(ctx context.Context, rt runtime.Runtime, a store.Agent, image string, creds *runtime.Credentials) error {
 	if held(ctx, rt, image) {
 		return nil
@@ -569,7 +572,11 @@ func (r *Reconciler) pullAsync(ctx context.Context, rt runtime.Runtime, a store.
 	region := a.Region
 	go func() {
 		defer r.ops.wg.Done()
-		pctx, cancel := context.WithTimeout(context.Background(), pullTimeout)
+		base := r.running
+		if base == nil {
+			base = context.Background() // a pass outside Run (tests)
+		}
+		pctx, cancel := context.WithTimeout(base, pullTimeout)
 		defer cancel()
 		p.err = rt.Pull(pctx, image, creds)
 		if pctx.Err() == context.DeadlineExceeded {

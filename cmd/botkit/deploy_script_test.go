@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -44,6 +45,7 @@ func deployParams(t *testing.T, remote bool) testscript.Params {
 	host := strings.TrimPrefix(reg.URL, "http://")
 	img1 := engine.PushAgent(t, host, "acme/voice:1", "robot", canary, dockertest.ImageOptions{})
 	img2 := engine.PushAgent(t, host, "acme/voice:2", "robot", canary, dockertest.ImageOptions{Healthcheck: true})
+	crash := engine.PushAgent(t, host, "acme/voice:crash", "robot", canary, dockertest.ImageOptions{Exit: 3})
 
 	p := params(t, "testdata/deploy", false)
 	setup := p.Setup
@@ -53,7 +55,7 @@ func deployParams(t *testing.T, remote bool) testscript.Params {
 		}
 		for k, v := range map[string]string{
 			"REGISTRY_HOST": host, "IMAGE1": img1.Ref, "DIGEST1": img1.Digest, "IMAGE2": img2.Ref, "DIGEST2": img2.Digest,
-			"DOCKER_HOST": engine.Host,
+			"DOCKER_HOST": engine.Host, "ENGINE_HOST": engine.Host, "IMAGE_CRASH": crash.Ref,
 		} {
 			env.Setenv(k, v)
 		}
@@ -107,6 +109,43 @@ func deployParams(t *testing.T, remote bool) testscript.Params {
 			time.Sleep(20 * time.Millisecond)
 		}
 	}
+	// running AGENT N: wait (a minute at most) until the engine runs
+	// exactly N containers of agent AGENT (of whichever platform).
+	p.Cmds["running"] = func(ts *testscript.TestScript, neg bool, args []string) {
+		if neg || len(args) != 2 {
+			ts.Fatalf("usage: running AGENT N")
+		}
+		want, err := strconv.Atoi(args[1])
+		ts.Check(err)
+		for deadline := time.Now().Add(time.Minute); ; {
+			if got := len(agentContainers(ts, engine, args[0], "running")); got == want {
+				return
+			} else if time.Now().After(deadline) {
+				ts.Fatalf("the engine runs %d containers of agent %s, want %d", got, args[0], want)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	// enginekill AGENT: kill one running container of agent AGENT through
+	// the engine's API (as docker kill does: SIGKILL, exit 137), and wait
+	// until the engine no longer runs it.
+	p.Cmds["enginekill"] = func(ts *testscript.TestScript, neg bool, args []string) {
+		if neg || len(args) != 1 {
+			ts.Fatalf("usage: enginekill AGENT")
+		}
+		ids := agentContainers(ts, engine, args[0], "running")
+		if len(ids) == 0 {
+			ts.Fatalf("no running container of agent %s to kill", args[0])
+		}
+		ctx := context.Background()
+		ts.Check(engine.Client.Do(ctx, http.MethodPost, "/containers/"+ids[0]+"/kill", nil, nil, nil))
+		for deadline := time.Now().Add(time.Minute); slices.Contains(agentContainers(ts, engine, args[0], "running"), ids[0]); {
+			if time.Now().After(deadline) {
+				ts.Fatalf("container %s still runs a minute after its kill", ids[0])
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
 	// waitcontainer AGENT DEPLOYMENT STATE: wait (a minute at most) until
 	// the engine has a container of that deployment of agent AGENT in
 	// STATE (created, running, exited...).
@@ -130,4 +169,23 @@ func deployParams(t *testing.T, remote bool) testscript.Params {
 		}
 	}
 	return p
+}
+
+// agentContainers returns the IDs of the engine's containers of agent
+// (every platform's) in state ("": every state).
+func agentContainers(ts *testscript.TestScript, engine *dockertest.Engine, agent, state string) []string {
+	filters := `{"label":["` + runtime.LabelAgent + `=` + agent + `"]`
+	if state != "" {
+		filters += `,"status":["` + state + `"]`
+	}
+	q := url.Values{"all": {"1"}, "filters": {filters + "}"}}
+	var list []struct {
+		ID string `json:"Id"`
+	}
+	ts.Check(engine.Client.Do(context.Background(), http.MethodGet, "/containers/json", q, nil, &list))
+	ids := make([]string, len(list))
+	for i, c := range list {
+		ids[i] = c.ID
+	}
+	return ids
 }

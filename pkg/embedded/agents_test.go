@@ -166,8 +166,12 @@ func TestEmbeddedAgentsOnTheLocalEngine(t *testing.T) {
 
 	// The next command's platform opens without waiting for the engine:
 	// its controller looks at the engine beside the requests (here the
-	// engine hangs, and a secret set is read all the same). While the
-	// command runs, the controller gives the serving agent back the
+	// engine hangs, and the secret sets are listed and one is read all the
+	// same, as `cloud secrets list` does), and closes without waiting for
+	// it: the command touched no agent. (The platform's first reconcile
+	// pass, which close waited for, hung with the engine: `cloud secrets
+	// list` printed, then never exited.) The next command, the engine
+	// answering again, has its controller give the serving agent back the
 	// restart policy it lost (as a promotion cut short between its record
 	// and the policy would leave it).
 	if err := c.Close(); err != nil {
@@ -186,7 +190,20 @@ func TestEmbeddedAgentsOnTheLocalEngine(t *testing.T) {
 	if o, err := c.Get(ctx, org, "bot-secrets"); err != nil || o.Meta().Name != "bot-secrets" {
 		t.Fatalf("reading a secret set while the engine hangs: %v", err)
 	}
+	if objs, err := c.List(ctx, org, client.ListOptions{}); err != nil || len(objs) != 2 {
+		t.Fatalf("listing while the engine hangs: %d objects, %v", len(objs), err)
+	}
+	closed := make(chan error, 1)
+	go func() { closed <- c.Close() }()
+	if err := testenv.Within(t, "the platform's close while the engine hangs", closed); err != nil {
+		t.Fatal(err)
+	}
 	e.Thaw()
+	c, err = embedded.Open(ctx, dir, client.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
 	testenv.Eventually(t, "the controller gives the serving agent its restart policy back", func() bool {
 		cs, err = rt.List(ctx, runtime.Selector{runtime.LabelOrganization: org, runtime.LabelAgent: "bot"})
 		return err == nil && len(cs) == 1 && cs[0].Restart.Name == runtime.DefaultRestart.Name

@@ -107,12 +107,19 @@ type ImageOptions struct {
 	// unless BOTKIT_TEST_UNHEALTHY is set), checked every second; the
 	// test agent's only.
 	Healthcheck bool
+	// Exit, when not 0, makes the test agent exit with it once started
+	// (ENV BOTKIT_TEST_EXIT): an image that crashes whatever it is run
+	// with.
+	Exit int
 }
 
 // Dockerfile returns the test agent image's Dockerfile.
 func (o ImageOptions) Dockerfile() string {
 	var b strings.Builder
 	b.WriteString("FROM scratch\nCOPY agent /agent\n")
+	if o.Exit != 0 {
+		fmt.Fprintf(&b, "ENV BOTKIT_TEST_EXIT=%d\n", o.Exit)
+	}
 	if o.Healthcheck {
 		b.WriteString(`HEALTHCHECK --interval=1s --timeout=5s --retries=3 CMD ["/agent", "health"]` + "\n")
 	}

@@ -45,8 +45,8 @@ type queue struct {
 	held bool // this process drives the region
 	// looked: the holder has looked at all of the region once.
 	looked bool
-	// looking: the worker is in the middle of a look (a pass finishes
-	// what it started — a promotion's removals — before Quiesce returns).
+	// looking: the worker is in the middle of a look (what it does
+	// after a rollout's promotion, for one, is that look's).
 	looking bool
 }
 
@@ -86,6 +86,7 @@ func (q *queue) addAll(asked bool) {
 func (q *queue) take() (keys []key, all bool, asked int) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	q.looking = true
 	for k, a := range q.dirty {
 		keys = append(keys, k)
 		if a {
@@ -105,6 +106,7 @@ func (q *queue) take() (keys []key, all bool, asked int) {
 func (q *queue) done(n int) {
 	q.mu.Lock()
 	q.asked = max(q.asked-n, 0)
+	q.looking = false
 	left := q.asked
 	q.mu.Unlock()
 	if left == 0 {
@@ -116,12 +118,13 @@ func (q *queue) done(n int) {
 }
 
 // busy reports whether writes asked for work not done yet (or, with
-// first, whether the holder's first look at the whole region is still to
-// come), and whether this process drives the region.
-func (q *queue) busy(first bool) (asked, held bool) {
+// touched, whether the holder's first look at the whole region is still
+// to come or a look is under way), and whether this process drives the
+// region.
+func (q *queue) busy(touched bool) (asked, held bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	return q.asked > 0 || q.looking || first && !q.looked, q.held
+	return q.asked > 0 || touched && (!q.looked || q.looking), q.held
 }
 
 // Touch says that this process's requests concern agents: Quiesce then
@@ -189,6 +192,7 @@ func (r *Reconciler) Run(ctx context.Context) {
 	if r == nil {
 		return
 	}
+	r.running = ctx
 	var wg sync.WaitGroup
 	watched := map[runtime.Runtime][]string{}
 	for region, q := range r.queues {
@@ -214,8 +218,10 @@ func (r *Reconciler) Run(ctx context.Context) {
 // Quiesce waits until the work that writes asked for is done in every
 // region this process drives (and the operations it started have ended),
 // or ctx ends: a command of the embedded platform leaves the engine as its
-// writes asked before it exits. Looks that are merely due later (a rollout
-// settling) are the next process's.
+// writes asked before it exits. A command that touched agents also waits
+// for the look under way (the one that promotes a rollout the command
+// waited for goes on to stop the agents it replaced). Looks that are
+// merely due later (a rollout settling) are the next process's.
 func (r *Reconciler) Quiesce(ctx context.Context) {
 	if r == nil {
 		return
@@ -306,9 +312,6 @@ func (r *Reconciler) drive(ctx context.Context, region string, rt runtime.Runtim
 	q.addAll(false) // a new holder looks at everything first
 	for {
 		keys, all, n := q.take()
-		q.mu.Lock()
-		q.looking = len(keys) > 0 || all
-		q.mu.Unlock()
 		if all {
 			err := r.syncRegion(ctx, rt, region)
 			if ctx.Err() == nil {
@@ -322,9 +325,6 @@ func (r *Reconciler) drive(ctx context.Context, region string, rt runtime.Runtim
 				r.syncAgent(ctx, rt, region, k)
 			}
 		}
-		q.mu.Lock()
-		q.looking = false
-		q.mu.Unlock()
 		q.done(n)
 		select {
 		case <-ctx.Done():
@@ -562,6 +562,8 @@ var errPulling = errors.New("pulling the image")
 // pullAsync makes sure image is held by rt: nil when it is, errPulling
 // while a pull (started now or before) runs beside the worker, and the
 // pull's error once it failed (reported once: the next call pulls again).
+// A pull ends with the controller: closing a platform never waits on a
+// registry that stalls.
 func (r *Reconciler) pullAsync(ctx context.Context, rt runtime.Runtime, a store.Agent, image string, creds *runtime.Credentials) error {
 	id := a.OrgName + "\x00" + image
 	// With credentials, the registry is asked again: see pulled.
@@ -598,7 +600,11 @@ func (r *Reconciler) pullAsync(ctx context.Context, rt runtime.Runtime, a store.
 	region := a.Region
 	go func() {
 		defer r.ops.wg.Done()
-		pctx, cancel := context.WithTimeout(context.Background(), pullTimeout)
+		base := r.running
+		if base == nil {
+			base = context.Background() // a pass outside Run (tests)
+		}
+		pctx, cancel := context.WithTimeout(base, pullTimeout)
 		defer cancel()
 		p.err = rt.Pull(pctx, image, creds)
 		if pctx.Err() == context.DeadlineExceeded {

@@ -592,7 +592,11 @@ func (s *Service) record(ctx context.Context, p Principal, a store.Agent, d stor
 			if !exists {
 				return errConflict("metadata.resourceVersion: agent %s does not exist (it was deleted meanwhile)", a.Name)
 			}
-			if !ifMatches(put.ifVersion, cur.Version) {
+			// A deployment recorded or promoted meanwhile changes the
+			// version too: a write that leaves the spec and labels as
+			// they are loses nothing (two deploys of one file at once).
+			same := string(cur.Spec) == string(put.spec) && maps.Equal(cur.Labels, put.labels)
+			if !ifMatches(put.ifVersion, cur.Version) && !same {
 				return errConflict("metadata.resourceVersion: agent/%s changed since %s (now resourceVersion %d); read it again and retry", a.Name, put.ifVersion, cur.Version)
 			}
 		}

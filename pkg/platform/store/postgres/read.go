@@ -239,7 +239,7 @@ func (s *Store) SetStatus(ctx context.Context, updates []store.StatusUpdate) (in
 		scans := make([]func(pgx.BatchResults) error, len(updates))
 		counts := make([]int64, len(updates))
 		for i, u := range updates {
-			stmts[i] = queued{`UPDATE objects SET state = $1, message = $2 WHERE id = $3 AND generation = $4`, []any{u.State, u.Message, u.ObjectID, u.Generation}}
+			stmts[i] = queued{`UPDATE objects SET state = $1, message = $2, claim_gen = 0 WHERE id = $3 AND generation = $4`, []any{u.State, u.Message, u.ObjectID, u.Generation}}
 			scans[i] = rowsAffected(&counts[i])
 		}
 		if err := t.sendw(ctx, true, stmts, scans); err != nil {

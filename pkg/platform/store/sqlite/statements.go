@@ -66,7 +66,7 @@ const (
 	qStoreVersion = `UPDATE counters SET value = ? WHERE name = 'version'`
 	qDataVersion  = `PRAGMA data_version`
 	qMarkReady    = `UPDATE objects SET state = 'ready', message = '' WHERE state = 'pending' AND region = ? AND kind = ?`
-	qSetStatus    = `UPDATE objects SET state = ?, message = ? WHERE id = ? AND generation = ?`
+	qSetStatus    = `UPDATE objects SET state = ?, message = ?, claim_gen = 0 WHERE id = ? AND generation = ?`
 	qInsertObject = `INSERT INTO objects (org_id, name, kind, region, labels, keys, host, username, version, generation, state, message, created_at, updated_at, managed, apply_set)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	qAppliedObjects = `SELECT ` + objectCols + ` FROM objects WHERE org_id = ? AND apply_set = ? AND managed = 1 ORDER BY name`

@@ -35,6 +35,7 @@ package sessions
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -139,6 +140,7 @@ func BenchmarkSessions(b *testing.B) {
 		conc = append(conc, r.concurrentStarts()...)
 	}
 	offers, offersDirect, ws, wsDirect := r.proxy(rounds)
+	probes := r.probe(rounds)
 	burst := r.burst()
 
 	fmt.Printf("rounds: %d (alternating); load average at the end: %s\n", rounds, loadavg())
@@ -159,6 +161,7 @@ func BenchmarkSessions(b *testing.B) {
 	reportMicro("websocket echo of 160-byte frames every 20 ms to /ws directly", wsDirect)
 	fmt.Printf("websocket: added latency: median %s, p99 %s (goal <= 2ms)\n",
 		(median(ws) - median(wsDirect)).Round(time.Microsecond), (pct(ws, 99) - pct(wsDirect, 99)).Round(time.Microsecond))
+	probes.print()
 	burst.print()
 
 	b.ReportMetric(ratio(warm, direct), "x/warm-start")
@@ -603,6 +606,71 @@ func (r *rig) proxy(rounds int) (offers, offersDirect, ws, wsDirect []time.Durat
 	toWS.Close(websocket.StatusNormalClosure, "")
 	r.end(recs)
 	return offers, offersDirect, ws, wsDirect
+}
+
+// probes are the engine's answers the platform waits for on a start and
+// on each proxied request, timed from this process with the platform's
+// own engine client (pkg/platform/runtime/docker): where the time goes.
+type probes struct {
+	list, listAtOnce, inspect, update []time.Duration
+	containers                        int
+}
+
+// probe times, 10 per round: the list of the warm agent's containers (the
+// look a claim and the proxy's endpoint take: one list, then one inspect
+// per container), `concurrent` such lists at once (20 starters' claims),
+// one container's inspection, and a restart policy's update (what a claim
+// does to the agent it claimed; on a floor's container).
+func (r *rig) probe(rounds int) probes {
+	ctx := context.Background()
+	sel := runtime.Selector{runtime.LabelOrganization: org, runtime.LabelAgent: warmAgent}
+	var out probes
+	p := r.peer()
+	defer r.removePeer(p)
+	timed := func(f func() error) time.Duration {
+		start := time.Now()
+		if err := f(); err != nil {
+			r.b.Fatal(err)
+		}
+		return time.Since(start)
+	}
+	for i := 0; i < 10*rounds; i++ {
+		out.list = append(out.list, timed(func() error {
+			cs, err := r.rt.List(ctx, sel)
+			out.containers = len(cs)
+			return err
+		}))
+		out.inspect = append(out.inspect, timed(func() error {
+			return r.eng.Client.Do(ctx, http.MethodGet, "/containers/"+p.id+"/json", nil, nil, nil)
+		}))
+		out.update = append(out.update, timed(func() error {
+			return r.rt.SetRestartPolicy(ctx, p.id, runtime.RestartPolicy{Name: runtime.RestartNever})
+		}))
+	}
+	for i := 0; i < rounds; i++ {
+		out.listAtOnce = append(out.listAtOnce, timed(func() error {
+			errs := make(chan error, concurrent)
+			for j := 0; j < concurrent; j++ {
+				go func() {
+					_, err := r.rt.List(ctx, sel)
+					errs <- err
+				}()
+			}
+			var err error
+			for j := 0; j < concurrent; j++ {
+				err = cmp.Or(err, <-errs)
+			}
+			return err
+		}))
+	}
+	return out
+}
+
+func (p probes) print() {
+	reportMicro(fmt.Sprintf("engine: the list of the warm agent's %d containers (a claim's and the proxy's look)", p.containers), p.list)
+	reportMicro(fmt.Sprintf("engine: %d such lists at once, until the last answered", concurrent), p.listAtOnce)
+	reportMicro("engine: one container's inspection", p.inspect)
+	reportMicro("engine: a restart policy's update (a claim's)", p.update)
 }
 
 type burstResult struct {

@@ -176,12 +176,7 @@ func setUp(b *testing.B) *rig {
 	dir := b.TempDir()
 	const user = "bench"
 	pass := "bench-" + strconv.FormatInt(time.Now().UnixNano(), 36)
-	reg, err := registrytest.Start(filepath.Join(dir, "registry"), user, pass)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(reg.Stop)
-	host := strings.TrimPrefix(reg.URL, "http://")
+	host := registrytest.StartFor(b, filepath.Join(dir, "registry"), user, pass).Host()
 	img := eng.PushAgent(b, host, "bench/pcc:1", user, pass, dockertest.ImageOptions{Standin: true})
 	rt, err := docker.NewRuntime(eng.Host)
 	if err != nil {

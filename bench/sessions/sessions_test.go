@@ -250,37 +250,63 @@ func (r *rig) waitPool(name string, idle int) {
 	})
 }
 
-// start sends POST /v1/public/{agent}/start with the public key and returns
-// when it was sent, its status and its answer.
-func (r *rig) start(agent string, req resources.SessionStartRequest) (time.Time, time.Duration, int, resources.SessionStarted) {
+// answer is a start's answer: when it was sent, how long until it was
+// answered, its status, and its body (or the error's message).
+type answer struct {
+	sent time.Time
+	took time.Duration
+	code int
+	out  resources.SessionStarted
+	why  string
+	err  error
+}
+
+// start sends POST /v1/public/{agent}/start with the public key (from any
+// goroutine: a failure is in the answer's err).
+func (r *rig) start(agent string, req resources.SessionStartRequest) (a answer) {
 	body, err := json.Marshal(req)
 	if err != nil {
-		r.b.Fatal(err)
+		return answer{err: err}
 	}
 	hr, err := http.NewRequest(http.MethodPost, r.srv.URL+"/v1/public/"+agent+"/start", bytes.NewReader(body))
 	if err != nil {
-		r.b.Fatal(err)
+		return answer{err: err}
 	}
 	hr.Header.Set("Content-Type", "application/json")
 	hr.Header.Set("Authorization", "Bearer "+r.key)
-	sent := time.Now()
+	a.sent = time.Now()
 	resp, err := r.http.Do(hr)
 	if err != nil {
-		r.b.Fatal(err)
+		return answer{err: err}
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
-	answered := time.Since(sent)
+	a.took, a.code = time.Since(a.sent), resp.StatusCode
 	if err != nil {
-		r.b.Fatal(err)
+		a.err = err
+		return a
 	}
-	var out resources.SessionStarted
-	if resp.StatusCode == http.StatusOK {
-		if err := json.Unmarshal(b, &out); err != nil {
-			r.b.Fatal(err)
-		}
+	if a.code == http.StatusOK {
+		a.err = json.Unmarshal(b, &a.out)
+		return a
 	}
-	return sent, answered, resp.StatusCode, out
+	var e struct {
+		Error resources.Error `json:"error"`
+	}
+	if json.Unmarshal(b, &e) == nil && e.Error.Message != "" {
+		a.why = e.Error.Message
+	} else {
+		a.why = strings.TrimSpace(string(b))
+	}
+	return a
+}
+
+// must is a start's answer that the benchmark needs to be 200.
+func (r *rig) must(what string, a answer) answer {
+	if a.err != nil || a.code != http.StatusOK {
+		r.b.Fatalf("%s: %d %s %v", what, a.code, a.why, a.err)
+	}
+	return a
 }
 
 // agents returns agent name's containers.
@@ -336,13 +362,10 @@ func (r *rig) end(recs map[string]received) {
 // the session is then ended.
 func (r *rig) warmStart() (time.Duration, time.Duration) {
 	r.waitPool(warmAgent, warmMin)
-	sent, answered, code, out := r.start(warmAgent, resources.SessionStartRequest{})
-	if code != http.StatusOK {
-		r.b.Fatalf("warm start: %d", code)
-	}
-	recs := r.received(warmAgent, out.SessionID)
+	a := r.must("warm start", r.start(warmAgent, resources.SessionStartRequest{}))
+	recs := r.received(warmAgent, a.out.SessionID)
 	r.end(recs)
-	return recs[out.SessionID].rec.Received.Sub(sent), answered
+	return recs[a.out.SessionID].rec.Received.Sub(a.sent), a.took
 }
 
 // coldStart starts a session on the cold agent (nothing running) and
@@ -350,14 +373,11 @@ func (r *rig) warmStart() (time.Duration, time.Duration) {
 // the session is then ended and its agent gone.
 func (r *rig) coldStart() (time.Duration, time.Duration) {
 	testenv.Eventually(r.b, "cold: no agent", func() bool { return len(r.agents(coldAgent)) == 0 })
-	sent, answered, code, out := r.start(coldAgent, resources.SessionStartRequest{})
-	if code != http.StatusOK {
-		r.b.Fatalf("cold start: %d", code)
-	}
-	recs := r.received(coldAgent, out.SessionID)
+	a := r.must("cold start", r.start(coldAgent, resources.SessionStartRequest{}))
+	recs := r.received(coldAgent, a.out.SessionID)
 	r.end(recs)
 	testenv.Eventually(r.b, "cold: its agent gone", func() bool { return len(r.agents(coldAgent)) == 0 })
-	return recs[out.SessionID].rec.Received.Sub(sent), answered
+	return recs[a.out.SessionID].rec.Received.Sub(a.sent), a.took
 }
 
 // concurrentStarts starts `concurrent` sessions on the warm agent at once
@@ -365,12 +385,7 @@ func (r *rig) coldStart() (time.Duration, time.Duration) {
 // /bot; they are then ended.
 func (r *rig) concurrentStarts() []time.Duration {
 	r.waitPool(warmAgent, warmMin)
-	type one struct {
-		sent time.Time
-		id   string
-		code int
-	}
-	got := make([]one, concurrent)
+	got := make([]answer, concurrent)
 	var wg sync.WaitGroup
 	gate := make(chan struct{})
 	for i := range got {
@@ -378,24 +393,20 @@ func (r *rig) concurrentStarts() []time.Duration {
 		go func() {
 			defer wg.Done()
 			<-gate
-			sent, _, code, out := r.start(warmAgent, resources.SessionStartRequest{})
-			got[i] = one{sent, out.SessionID, code}
+			got[i] = r.start(warmAgent, resources.SessionStartRequest{})
 		}()
 	}
 	close(gate)
 	wg.Wait()
 	var ids []string
 	for _, g := range got {
-		if g.code != http.StatusOK {
-			r.b.Fatalf("%d starts at once: one answered %d", concurrent, g.code)
-		}
-		ids = append(ids, g.id)
+		ids = append(ids, r.must(fmt.Sprintf("%d starts at once", concurrent), g).out.SessionID)
 	}
 	recs := r.received(warmAgent, ids...)
 	r.end(recs)
 	var out []time.Duration
 	for _, g := range got {
-		out = append(out, recs[g.id].rec.Received.Sub(g.sent))
+		out = append(out, recs[g.out.SessionID].rec.Received.Sub(g.sent))
 	}
 	return out
 }
@@ -514,10 +525,7 @@ func (r *rig) direct1(p peer) time.Duration {
 // side (2 s per round).
 func (r *rig) proxy(rounds int) (offers, offersDirect, ws, wsDirect []time.Duration) {
 	r.waitPool(warmAgent, warmMin)
-	_, _, code, started := r.start(warmAgent, resources.SessionStartRequest{Transport: resources.TransportWebsocket})
-	if code != http.StatusOK || started.WSURL == "" {
-		r.b.Fatalf("websocket start: %d %+v", code, started)
-	}
+	started := r.must("websocket start", r.start(warmAgent, resources.SessionStartRequest{Transport: resources.TransportWebsocket})).out
 	recs := r.received(warmAgent, started.SessionID)
 	endpoint := recs[started.SessionID].s.Endpoint
 	offer := func(u string, h http.Header, i int) time.Duration {
@@ -670,6 +678,8 @@ func (p probes) print() {
 
 type burstResult struct {
 	codes                 map[int]int
+	others                map[string]int // the answers neither 200 nor 429: how many of each
+	failed                []string
 	took                  time.Duration
 	live, left, idle      int
 	rssBefore, rssAfter   int
@@ -682,7 +692,7 @@ type burstResult struct {
 // looks at what is left, and at the platform's memory.
 func (r *rig) burst() burstResult {
 	r.waitPool(burstAgent, burstMin)
-	res := burstResult{codes: map[int]int{}}
+	res := burstResult{codes: map[int]int{}, others: map[string]int{}}
 	res.rssBefore, res.peakBefore = r.memory()
 	var mu sync.Mutex
 	var ids []string
@@ -693,19 +703,27 @@ func (r *rig) burst() burstResult {
 		go func() {
 			defer wg.Done()
 			<-gate
-			_, _, code, out := r.start(burstAgent, resources.SessionStartRequest{})
+			a := r.start(burstAgent, resources.SessionStartRequest{})
 			mu.Lock()
 			defer mu.Unlock()
-			res.codes[code]++
-			if code == http.StatusOK {
-				ids = append(ids, out.SessionID)
+			switch {
+			case a.err != nil:
+				res.failed = append(res.failed, a.err.Error())
+			case a.code == http.StatusOK:
+				ids = append(ids, a.out.SessionID)
+			case a.code != http.StatusTooManyRequests:
+				res.others[fmt.Sprintf("%d after %s: %s", a.code, a.took.Round(time.Second), a.why)]++
 			}
+			res.codes[a.code]++
 		}()
 	}
 	start := time.Now()
 	close(gate)
 	wg.Wait()
 	res.took = time.Since(start)
+	if len(res.failed) > 0 {
+		r.b.Fatalf("burst: %d starts failed: %s", len(res.failed), res.failed[0])
+	}
 	r.end(r.received(burstAgent, ids...))
 
 	// Settled: no session live and minAgents idle agents, within a
@@ -753,6 +771,14 @@ func (res burstResult) print() {
 	fmt.Printf("burst: %d starts at once, maxAgents %d, minAgents %d: %d answered 200, %d answered 429 (want %d and %d)%s; all answered in %s\n",
 		burstStarts, burstMax, burstMin, res.codes[http.StatusOK], res.codes[http.StatusTooManyRequests], burstMax, burstStarts-burstMax,
 		strings.Join(append([]string{""}, other...), ", "), res.took.Round(time.Millisecond))
+	var whys []string
+	for why, n := range res.others {
+		whys = append(whys, fmt.Sprintf("%d x %s", n, why))
+	}
+	slices.Sort(whys)
+	for _, why := range whys {
+		fmt.Printf("burst: answered %s\n", why)
+	}
 	fmt.Printf("burst: every session ended; %s later: %d sessions live, %d agents left (%d idle; minAgents %d)\n",
 		res.settled.Round(time.Millisecond), res.live, res.left, res.idle, burstMin)
 	fmt.Printf("burst: the platform's VmRSS %.1f MiB before, %.1f MiB after; VmHWM (peak) %.1f MiB before, %.1f MiB after\n",

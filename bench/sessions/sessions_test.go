@@ -118,6 +118,7 @@ func BenchmarkSessions(b *testing.B) {
 	// three warm starts each beside a direct /bot to one of the floor's
 	// containers (idle, unused).
 	var warm, warmAnswer, direct, cold, coldAnswer, peerReady []time.Duration
+	var coldFailed []string
 	for i := 0; i < rounds; i++ {
 		r.waitPool(warmAgent, warmMin) // the previous round's refills done
 		var peers []peer
@@ -127,7 +128,11 @@ func BenchmarkSessions(b *testing.B) {
 			peers = append(peers, p)
 		}
 		for j := 0; j < 2; j++ {
-			got, answered := r.coldStart()
+			got, answered, why := r.coldStart()
+			if why != "" {
+				coldFailed = append(coldFailed, why)
+				continue
+			}
 			cold, coldAnswer = append(cold, got), append(coldAnswer, answered)
 		}
 		for _, p := range peers {
@@ -156,6 +161,10 @@ func BenchmarkSessions(b *testing.B) {
 	report("cold start: /start answered", coldAnswer)
 	report("cold floor: engine API create + start until the first /readyz 200", peerReady)
 	fmt.Printf("cold start: ratio of the medians: %.2fx (goal <= 1.2x)\n", ratio(cold, peerReady))
+	fmt.Printf("cold start: %d of %d answered an error, not measured\n", len(coldFailed), len(cold)+len(coldFailed))
+	for _, why := range coldFailed {
+		fmt.Printf("cold start: answered %s\n", why)
+	}
 	reportMicro("proxy: POST api/offer through the platform", offers)
 	reportMicro("proxy: POST api/offer to the agent directly", offersDirect)
 	fmt.Printf("proxy: api/offer ratio of the medians: %.2fx (goal <= 1.3x)\n", ratio(offers, offersDirect))
@@ -372,14 +381,23 @@ func (r *rig) warmStart() (time.Duration, time.Duration) {
 
 // coldStart starts a session on the cold agent (nothing running) and
 // returns how long until its agent had /bot and until /start answered;
-// the session is then ended and its agent gone.
-func (r *rig) coldStart() (time.Duration, time.Duration) {
+// the session is then ended and its agent gone. A start that the
+// platform answers with an error is counted, not measured: why is
+// returned ("" for a session started).
+func (r *rig) coldStart() (time.Duration, time.Duration, string) {
 	testenv.Eventually(r.b, "cold: no agent", func() bool { return len(r.agents(coldAgent)) == 0 })
-	a := r.must("cold start", r.start(coldAgent, resources.SessionStartRequest{}))
+	a := r.start(coldAgent, resources.SessionStartRequest{})
+	if a.err != nil {
+		r.b.Fatalf("cold start: %v", a.err)
+	}
+	if a.code != http.StatusOK {
+		testenv.Eventually(r.b, "cold: the failed start's agent gone", func() bool { return len(r.agents(coldAgent)) == 0 })
+		return 0, 0, fmt.Sprintf("%d: %s", a.code, a.why)
+	}
 	recs := r.received(coldAgent, a.out.SessionID)
 	r.end(recs)
 	testenv.Eventually(r.b, "cold: its agent gone", func() bool { return len(r.agents(coldAgent)) == 0 })
-	return recs[a.out.SessionID].rec.Received.Sub(a.sent), a.took
+	return recs[a.out.SessionID].rec.Received.Sub(a.sent), a.took, ""
 }
 
 // concurrentStarts starts `concurrent` sessions on the warm agent at once
@@ -828,6 +846,9 @@ func median(ds []time.Duration) time.Duration { return pct(ds, 50) }
 
 // pct is the p-th percentile of ds (nearest rank).
 func pct(ds []time.Duration, p float64) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
 	s := slices.Clone(ds)
 	slices.Sort(s)
 	i := int(math.Ceil(p/100*float64(len(s)))) - 1
@@ -837,6 +858,10 @@ func pct(ds []time.Duration, p float64) time.Duration {
 func ratio(a, b []time.Duration) float64 { return float64(median(a)) / float64(median(b)) }
 
 func report(what string, ds []time.Duration) {
+	if len(ds) == 0 {
+		fmt.Printf("%s: n 0\n", what)
+		return
+	}
 	s := slices.Clone(ds)
 	slices.Sort(s)
 	fmt.Printf("%s: n %d, min %s, median %s, p99 %s, max %s\n", what, len(s), s[0].Round(time.Millisecond),
@@ -844,6 +869,10 @@ func report(what string, ds []time.Duration) {
 }
 
 func reportMicro(what string, ds []time.Duration) {
+	if len(ds) == 0 {
+		fmt.Printf("%s: n 0\n", what)
+		return
+	}
 	s := slices.Clone(ds)
 	slices.Sort(s)
 	fmt.Printf("%s: n %d, min %s, median %s, p99 %s, max %s\n", what, len(s), s[0].Round(time.Microsecond),

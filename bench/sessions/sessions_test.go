@@ -83,6 +83,7 @@ type rig struct {
 	rt     *docker.Runtime
 	image  dockertest.Image
 	srv    *platformtest.Server
+	log    string // the server's log
 	c      *client.Client
 	key    string
 	http   *http.Client
@@ -204,7 +205,8 @@ func setUp(b *testing.B) *rig {
 	if err != nil {
 		b.Fatal(err)
 	}
-	logf, err := os.Create(filepath.Join(dir, "serve.log"))
+	logPath := filepath.Join(dir, "serve.log")
+	logf, err := os.Create(logPath)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -234,7 +236,7 @@ func setUp(b *testing.B) *rig {
 	transport := func() *http.Client {
 		return &http.Client{Timeout: 5 * time.Minute, Transport: &http.Transport{Proxy: nil, MaxIdleConnsPerHost: 512}}
 	}
-	return &rig{b: b, eng: eng, rt: rt, image: img, srv: srv, c: c, key: k.Key, http: transport(), direct: transport()}
+	return &rig{b: b, eng: eng, rt: rt, image: img, srv: srv, log: logPath, c: c, key: k.Key, http: transport(), direct: transport()}
 }
 
 // deploy deploys agent name with minAgents min and maxAgents max and waits
@@ -333,7 +335,7 @@ func (r *rig) agents(name string) []runtime.Agent {
 // sessions ids: by id, the record and the stand-in that has it.
 func (r *rig) received(name string, ids ...string) map[string]received {
 	out := map[string]received{}
-	testenv.Eventually(r.b, fmt.Sprintf("the agents of %s that received %d sessions", name, len(ids)), func() bool {
+	if !testenv.Poll(func() bool {
 		for _, c := range r.agents(name) {
 			if c.Endpoint == "" {
 				continue
@@ -350,7 +352,25 @@ func (r *rig) received(name string, ids ...string) map[string]received {
 			}
 		}
 		return len(out) == len(ids)
-	})
+	}) {
+		// What the platform says of the sessions no agent has, and what
+		// its log says of them.
+		var why []string
+		for _, id := range ids {
+			if _, ok := out[id]; ok {
+				continue
+			}
+			ses, err := r.c.Session(context.Background(), org, name, id)
+			why = append(why, fmt.Sprintf("%s: %+v %v", id, ses, err))
+			log, _ := os.ReadFile(r.log) // error ignored: the log is a courtesy of the failure's message
+			for _, l := range strings.Split(string(log), "\n") {
+				if strings.Contains(l, id) {
+					why = append(why, "  "+l)
+				}
+			}
+		}
+		r.b.Fatalf("%s: %d of %d sessions started are on none of its agents after %s:\n%s", name, len(ids)-len(out), len(ids), testenv.Patience, strings.Join(why, "\n"))
+	}
 	return out
 }
 

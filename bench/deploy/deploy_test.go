@@ -70,14 +70,7 @@ func BenchmarkDeploy(b *testing.B) {
 	if _, err := exec.LookPath("docker"); err != nil {
 		testenv.Missing(b, "the docker CLI is required (apt-get install -y docker.io)")
 	}
-	rounds := 5
-	if s := os.Getenv("ROUNDS"); s != "" {
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 {
-			b.Fatalf("ROUNDS=%q: want a positive integer", s)
-		}
-		rounds = n
-	}
+	rounds := testenv.Rounds(b, 5)
 	r := setUp(b)
 
 	// The first deploy pulls the image (cold): not measured.

@@ -93,14 +93,7 @@ type rig struct {
 func BenchmarkSessions(b *testing.B) {
 	dockertest.Need(b)
 	registrytest.Need(b)
-	rounds := 5
-	if s := os.Getenv("ROUNDS"); s != "" {
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 {
-			b.Fatalf("ROUNDS=%q: want a positive integer", s)
-		}
-		rounds = n
-	}
+	rounds := testenv.Rounds(b, 5)
 	r := setUp(b)
 	r.deploy(warmAgent, warmMin, warmMax)
 	r.deploy(coldAgent, 0, 1)
@@ -877,24 +870,19 @@ func pct(ds []time.Duration, p float64) time.Duration {
 
 func ratio(a, b []time.Duration) float64 { return float64(median(a)) / float64(median(b)) }
 
-func report(what string, ds []time.Duration) {
-	if len(ds) == 0 {
-		fmt.Printf("%s: n 0\n", what)
-		return
-	}
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	fmt.Printf("%s: n %d, min %s, median %s, p99 %s, max %s\n", what, len(s), s[0].Round(time.Millisecond),
-		median(ds).Round(time.Millisecond), pct(ds, 99).Round(time.Millisecond), s[len(s)-1].Round(time.Millisecond))
-}
+func report(what string, ds []time.Duration) { reportIn(what, ds, time.Millisecond) }
 
-func reportMicro(what string, ds []time.Duration) {
+func reportMicro(what string, ds []time.Duration) { reportIn(what, ds, time.Microsecond) }
+
+// reportIn prints the count, min, median, p99 and max of ds, rounded to
+// unit.
+func reportIn(what string, ds []time.Duration, unit time.Duration) {
 	if len(ds) == 0 {
 		fmt.Printf("%s: n 0\n", what)
 		return
 	}
 	s := slices.Clone(ds)
 	slices.Sort(s)
-	fmt.Printf("%s: n %d, min %s, median %s, p99 %s, max %s\n", what, len(s), s[0].Round(time.Microsecond),
-		median(ds).Round(time.Microsecond), pct(ds, 99).Round(time.Microsecond), s[len(s)-1].Round(time.Microsecond))
+	fmt.Printf("%s: n %d, min %s, median %s, p99 %s, max %s\n", what, len(s), s[0].Round(unit),
+		median(ds).Round(unit), pct(ds, 99).Round(unit), s[len(s)-1].Round(unit))
 }

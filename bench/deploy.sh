@@ -14,14 +14,11 @@
 #        installs them.
 set -euo pipefail
 
-ROUNDS=${1:-${ROUNDS:-5}}
-case $ROUNDS in '' | *[!0-9]* | 0)
-	echo "bench/deploy.sh: ROUNDS must be a positive integer, got '$ROUNDS'" >&2
-	exit 2
-	;;
-esac
+BENCH=bench/deploy.sh
 repo=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=bench/lib.sh
+. "$repo/bench/lib.sh"
+ROUNDS=${1:-${ROUNDS:-5}}
+bench_rounds "$ROUNDS"
 cd "$repo"
-# CI=true: a missing engine or registry fails instead of skipping.
-ROUNDS=$ROUNDS CI=true go test -count=1 -run '^$' -bench '^BenchmarkDeploy$' -benchtime 1x -timeout 30m ./bench/deploy |
-	grep -v '^\(goos\|goarch\|pkg\|cpu\|PASS\|ok \)'
+bench_go BenchmarkDeploy ./bench/deploy "$ROUNDS"

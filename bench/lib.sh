@@ -33,6 +33,25 @@ bench_botkit() {
 	fi
 }
 
+# bench_rounds VALUE: exits 2 unless VALUE (a script's ROUNDS) is a
+# positive integer.
+bench_rounds() {
+	case $1 in '' | *[!0-9]* | 0)
+		echo "$BENCH: ROUNDS must be a positive integer, got '$1'" >&2
+		exit 2
+		;;
+	esac
+}
+
+# bench_go BENCHMARK PACKAGE ROUNDS: runs the Go benchmark BENCHMARK of
+# PACKAGE once (it does its ROUNDS rounds itself) with CI=true, so that a
+# missing engine or registry fails instead of skipping, and prints its
+# lines without go test's own.
+bench_go() {
+	ROUNDS=$3 CI=true go test -count=1 -run '^$' -bench "^$1\$" -benchtime 1x -timeout 30m "$2" |
+		grep -v '^\(goos\|goarch\|pkg\|cpu\|PASS\|ok \)'
+}
+
 # bench_median_ms UNIT DIGITS: the median of the numbers on stdin, given
 # in UNIT per ms (1000 for µs, 1000000 for ns), printed in ms with DIGITS
 # decimals; exits 1 on no numbers.

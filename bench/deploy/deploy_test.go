@@ -70,14 +70,7 @@ func BenchmarkDeploy(b *testing.B) {
 	if _, err := exec.LookPath("docker"); err != nil {
 		testenv.Missing(b, "the docker CLI is required (apt-get install -y docker.io)")
 	}
-	rounds := 5
-	if s := os.Getenv("ROUNDS"); s != "" {
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 {
-			b.Fatalf("ROUNDS=%q: want a positive integer", s)
-		}
-		rounds = n
-	}
+	rounds := testenv.Rounds(b, 5)
 	r := setUp(b)
 
 	// The first deploy pulls the image (cold): not measured.
@@ -142,12 +135,7 @@ func setUp(b *testing.B) *rig {
 	dir := b.TempDir()
 	const user = "bench"
 	pass := "bench-" + strconv.FormatInt(time.Now().UnixNano(), 36)
-	reg, err := registrytest.Start(filepath.Join(dir, "registry"), user, pass)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(reg.Stop)
-	host := strings.TrimPrefix(reg.URL, "http://")
+	host := registrytest.StartFor(b, filepath.Join(dir, "registry"), user, pass).Host()
 	img := eng.PushAgent(b, host, "bench/agent:1", user, pass, dockertest.ImageOptions{})
 
 	bin := filepath.Join(dir, "botkit")

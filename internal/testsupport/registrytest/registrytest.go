@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -110,6 +111,23 @@ auth:
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// StartFor is Start for test t: a missing docker-registry skips it (fails
+// it in CI), a registry that does not start fails it, and the test's
+// cleanup stops it.
+func StartFor(t testing.TB, dir, user, pass string) *Registry {
+	t.Helper()
+	Need(t)
+	r, err := Start(dir, user, pass)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(r.Stop)
+	return r
+}
+
+// Host is the registry's host:port, as an image reference names it.
+func (r *Registry) Host() string { return strings.TrimPrefix(r.URL, "http://") }
 
 // Stop kills the registry and waits until it is gone.
 func (r *Registry) Stop() {

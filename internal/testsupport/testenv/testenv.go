@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 )
@@ -94,6 +95,22 @@ func PickPort() (int, error) {
 	}
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// Rounds is a benchmark's number of rounds: the environment's ROUNDS (the
+// bench scripts' argument), else def; anything but a positive integer
+// fails the benchmark.
+func Rounds(b testing.TB, def int) int {
+	b.Helper()
+	s := os.Getenv("ROUNDS")
+	if s == "" {
+		return def
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 {
+		b.Fatalf("ROUNDS=%q: want a positive integer", s)
+	}
+	return n
 }
 
 // Patience bounds how long Eventually and Within wait. It is generous on

@@ -32,7 +32,7 @@
 //     its body has "standinOverrun": true), or when POST /_standin/end
 //     says so; not when the caller goes away.
 //   - /_standin/ endpoints: GET /_standin/sessions (what /bot, /ws and
-//     /api/offer received: headers, body, state, why it ended), POST
+//     /api/offer received: headers, body, when, state, why it ended), POST
 //     /_standin/end[?session=ID] (ends that session, or every open one),
 //     POST /_standin/crash[?code=N] (exits with N, 3 when unset, at once).
 //
@@ -125,6 +125,7 @@ func (s *server) readyz(w http.ResponseWriter, r *http.Request) {
 func (s *server) record(kind string, h http.Header, body json.RawMessage) *session {
 	sess := &session{Session: standinapi.Session{Kind: kind, ID: h.Get("X-Daily-Session-Id"), Headers: map[string]string{}, Body: body, State: standinapi.StateActive},
 		end: make(chan string, 1)}
+	sess.Received = time.Now()
 	for _, k := range recordedHeaders {
 		if v := h.Get(k); v != "" {
 			sess.Headers[k] = v

@@ -88,6 +88,7 @@ func TestBotHeldUntilEnded(t *testing.T) {
 		body string
 	}
 	done := make(chan answer, 1)
+	sent := time.Now()
 	go func() {
 		code, body := do(t, "POST", ts.URL+"/bot", `{"hello":"world"}`, h)
 		done <- answer{code, body}
@@ -96,6 +97,9 @@ func TestBotHeldUntilEnded(t *testing.T) {
 	got := sessions(t, ts)[0]
 	if got.Kind != "bot" || got.ID != "s-1" || got.State != standinapi.StateActive || got.Headers["X-Daily-Transport-Type"] != "webrtc" || string(got.Body) != `{"hello":"world"}` {
 		t.Errorf("recorded %+v", got)
+	}
+	if got.Received.Before(sent.Round(0)) || got.Received.After(time.Now()) {
+		t.Errorf("received at %s: not between the request's sending (%s) and now", got.Received, sent)
 	}
 	select {
 	case a := <-done:

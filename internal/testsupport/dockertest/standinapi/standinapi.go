@@ -4,7 +4,10 @@
 // it reads beyond the contract's.
 package standinapi
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"time"
+)
 
 // The stand-in's test-only endpoints, none of them the contract's.
 const (
@@ -73,4 +76,8 @@ type Session struct {
 	Ended string          `json:"ended,omitempty"`
 	// Echoed counts the websocket messages echoed.
 	Echoed int `json:"echoed,omitempty"`
+	// Received is when the stand-in had the request whole (for /bot and
+	// /api/offer, its body read; for /ws, the socket accepted), by the
+	// host's clock: a container reads the clock of the kernel it runs on.
+	Received time.Time `json:"received"`
 }

@@ -126,6 +126,9 @@ type Reconciler struct {
 	sessions sync.WaitGroup
 	// networks remembers the networks made, by runtime and name.
 	networks sync.Map
+	// endpoints are the addresses of the agents in a session this process
+	// knows, by container ID (until the session ends).
+	endpoints sync.Map
 	// running ends with Run's context: a pull under way ends with the
 	// controller (the next holder pulls again).
 	running context.Context

@@ -311,6 +311,7 @@ func (r *Reconciler) claim(ctx context.Context, rt runtime.Runtime, a store.Agen
 			if err != nil {
 				return sess, "", err
 			}
+			r.endpoints.Store(c.ID, c.Endpoint)
 			return claimed, c.Endpoint, nil
 		}
 		if time.Now().After(deadline) {
@@ -354,6 +355,7 @@ func (r *Reconciler) endSession(ctx context.Context, sess store.Session, state, 
 		cur.State, cur.EndedAt, cur.EndReason, cur.WSToken = state, &ended, reason, nil
 		return tx.UpdateSession(ctx, cur)
 	})
+	r.endpoints.Delete(sess.Container)
 	if err != nil {
 		r.log.Warn("recording a session's end", "session", sess.ID, "error", err.Error())
 		return
@@ -378,6 +380,12 @@ func (r *Reconciler) Endpoint(ctx context.Context, sess store.Session) (string, 
 	if rt == nil || sess.Pending() {
 		return "", resources.Errorf(resources.CodeNotFound, "session %s has no agent", sess.ID)
 	}
+	// Known since the claim (or an earlier request): an agent's address
+	// does not change while it runs, and the engine is not asked at every
+	// proxied request.
+	if ep, ok := r.endpoints.Load(sess.Container); ok {
+		return ep.(string), nil
+	}
 	cs, err := rt.List(ctx, runtime.Selector{runtime.LabelOrganization: sess.OrgName, runtime.LabelRegion: sess.Region,
 		runtime.LabelAgent: sess.Agent, runtime.LabelDeployment: strconv.FormatInt(sess.Deployment, 10)})
 	if err != nil {
@@ -385,6 +393,7 @@ func (r *Reconciler) Endpoint(ctx context.Context, sess store.Session) (string, 
 	}
 	for _, c := range cs {
 		if c.ID == sess.Container && c.Endpoint != "" && c.State == runtime.StateRunning {
+			r.endpoints.Store(c.ID, c.Endpoint)
 			return c.Endpoint, nil
 		}
 	}

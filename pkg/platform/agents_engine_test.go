@@ -44,10 +44,32 @@ const (
 // agent image, shared by the scenarios of both stores (dockerd is slow to
 // start: one per test binary run).
 type engineEnv struct {
-	e     *dockertest.Engine
-	rt    *docker.Runtime
-	host  string // the registry's host:port
-	image dockertest.Image
+	e    *dockertest.Engine
+	rt   *docker.Runtime
+	host string // the registry's host:port
+	// regURL is the registry's http://host:port.
+	regURL string
+	image  dockertest.Image
+}
+
+// newEngineEnv starts the engine and the registry, and pushes the test
+// agent image (its registry's address in regURL).
+func newEngineEnv(t *testing.T) *engineEnv {
+	t.Helper()
+	e := dockertest.Start(t)
+	registrytest.Need(t)
+	reg, err := registrytest.Start(t.TempDir(), agentsRegUser, agentsRegPass)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(reg.Stop)
+	env := &engineEnv{e: e, host: strings.TrimPrefix(reg.URL, "http://"), regURL: reg.URL}
+	env.image = e.PushAgent(t, env.host, "acme/agent:1", agentsRegUser, agentsRegPass, dockertest.ImageOptions{})
+	if env.rt, err = docker.NewRuntime(e.Host); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(env.rt.Close)
+	return env
 }
 
 // The agents on a real engine, over real HTTP, on SQLite and PostgreSQL:
@@ -56,31 +78,12 @@ type engineEnv struct {
 // the containers' lockdown, delete; a canary value never in an answer, the
 // server log or the data directory.
 func TestAgentsOnTheEngine(t *testing.T) {
-	env := startEngineEnv(t)
+	env := newEngineEnv(t)
 	contract := apitest.Load(t)
 	eachStore(t, func(t *testing.T, db testDB) {
 		agentScenarios(t, env, contract, db)
 	})
 	t.Run("postgres-replicas", func(t *testing.T) { replicaScenario(t, env, contract) })
-}
-
-// startEngineEnv starts a private engine and a registry holding the test
-// agent image (its pull needs agentsRegUser's credentials).
-func startEngineEnv(t *testing.T) *engineEnv {
-	e := dockertest.Start(t)
-	registrytest.Need(t)
-	reg, err := registrytest.Start(t.TempDir(), agentsRegUser, agentsRegPass)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(reg.Stop)
-	env := &engineEnv{e: e, host: strings.TrimPrefix(reg.URL, "http://")}
-	env.image = e.PushAgent(t, env.host, "acme/agent:1", agentsRegUser, agentsRegPass, dockertest.ImageOptions{})
-	if env.rt, err = docker.NewRuntime(e.Host); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(env.rt.Close)
-	return env
 }
 
 // Two replicas on one PostgreSQL database, each with the engine and a

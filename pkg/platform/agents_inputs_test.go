@@ -31,7 +31,7 @@ import (
 // a container escaping the lockdown is no agent (outsiderScenario); the
 // operator's agents' user (userScenario).
 func TestAgentsRunWhatTheyPinned(t *testing.T) {
-	env := startEngineEnv(t)
+	env := newEngineEnv(t)
 	contract := apitest.Load(t)
 	eachStore(t, func(t *testing.T, db testDB) {
 		pinnedScenario(t, env, contract, db)
@@ -306,7 +306,11 @@ func outsiderScenario(t *testing.T, env *engineEnv, contract *apitest.Contract, 
 			"CapDrop": []string{"ALL"}, "SecurityOpt": []string{"no-new-privileges"}, "Binds": []string{t.TempDir() + ":/host"}}}, &created); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = env.rt.Remove(context.Background(), created.ID, time.Second) })
+	t.Cleanup(func() {
+		if err := env.rt.Remove(context.Background(), created.ID, time.Second); err != nil {
+			t.Error(err)
+		}
+	})
 	if err := env.e.Client.Do(ctx, http.MethodPost, "/containers/"+created.ID+"/start", nil, nil, nil); err != nil {
 		t.Fatal(err)
 	}

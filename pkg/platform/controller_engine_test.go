@@ -17,12 +17,10 @@ import (
 
 	"github.com/botkit-dev/botkit/internal/testsupport/dockertest"
 	"github.com/botkit-dev/botkit/internal/testsupport/platformtest"
-	"github.com/botkit-dev/botkit/internal/testsupport/registrytest"
 	"github.com/botkit-dev/botkit/internal/testsupport/testenv"
 	"github.com/botkit-dev/botkit/pkg/client"
 	"github.com/botkit-dev/botkit/pkg/platform"
 	"github.com/botkit-dev/botkit/pkg/platform/runtime"
-	"github.com/botkit-dev/botkit/pkg/platform/runtime/docker"
 	"github.com/botkit-dev/botkit/pkg/resources"
 )
 
@@ -30,21 +28,9 @@ import (
 // nothing, and one organization's stalling registry holds up no other's
 // agents.
 func TestControllerOnTheEngine(t *testing.T) {
-	e := dockertest.Start(t)
-	registrytest.Need(t)
-	reg, err := registrytest.Start(t.TempDir(), agentsRegUser, agentsRegPass)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(reg.Stop)
-	env := &engineEnv{e: e, host: strings.TrimPrefix(reg.URL, "http://")}
-	env.image = e.PushAgent(t, env.host, "acme/agent:1", agentsRegUser, agentsRegPass, dockertest.ImageOptions{})
-	if env.rt, err = docker.NewRuntime(e.Host); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(env.rt.Close)
+	env := newEngineEnv(t)
 	t.Run("reads-change-nothing", func(t *testing.T) { readsChangeNothing(t, env) })
-	t.Run("stalling-registry", func(t *testing.T) { stallingRegistry(t, env, reg.URL) })
+	t.Run("stalling-registry", func(t *testing.T) { stallingRegistry(t, env) })
 }
 
 // countingRuntime is the real engine's runtime, counting the calls that
@@ -174,6 +160,15 @@ func readsChangeNothing(t *testing.T, env *engineEnv) {
 		}
 		return cs
 	}
+	running := func() int {
+		n := 0
+		for _, c := range list() {
+			if c.State == runtime.StateRunning {
+				n++
+			}
+		}
+		return n
+	}
 	cs := list()
 	if len(cs) != 2 {
 		t.Fatalf("%d containers, want 2", len(cs))
@@ -181,15 +176,7 @@ func readsChangeNothing(t *testing.T, env *engineEnv) {
 	if err := env.e.Client.Do(ctx, http.MethodPost, "/containers/"+cs[0].ID+"/kill", nil, nil, nil); err != nil {
 		t.Fatal(err)
 	}
-	testenv.Eventually(t, "the killed agent stopped", func() bool {
-		n := 0
-		for _, c := range list() {
-			if c.State == runtime.StateRunning {
-				n++
-			}
-		}
-		return n == 1
-	})
+	testenv.Eventually(t, "the killed agent stopped", func() bool { return running() == 1 })
 	before := counting.changes()
 
 	reads := map[string]func(context.Context) error{
@@ -252,15 +239,7 @@ func readsChangeNothing(t *testing.T, env *engineEnv) {
 	// The region free, the controller replaces the dead agent (the
 	// counter sees what it does).
 	release()
-	testenv.Eventually(t, "the controller replaced the killed agent", func() bool {
-		n := 0
-		for _, c := range list() {
-			if c.State == runtime.StateRunning {
-				n++
-			}
-		}
-		return n == 2
-	})
+	testenv.Eventually(t, "the controller replaced the killed agent", func() bool { return running() == 2 })
 	if after := counting.changes(); after["Start"] <= before["Start"] {
 		t.Errorf("the replacement was not counted: before %v, after %v", before, after)
 	}
@@ -292,11 +271,11 @@ type stallRegistry struct {
 	stop                  chan struct{}
 }
 
-func newStallRegistry(t *testing.T, env *engineEnv, regURL string) *httptest.Server {
+func newStallRegistry(t *testing.T, env *engineEnv) *httptest.Server {
 	t.Helper()
 	s := &stallRegistry{stop: make(chan struct{})}
 	get := func(path, accept string) ([]byte, string) {
-		req, err := http.NewRequest(http.MethodGet, regURL+path, nil)
+		req, err := http.NewRequest(http.MethodGet, env.regURL+path, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -355,11 +334,11 @@ func (s *stallRegistry) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Docker-Content-Digest", fmt.Sprintf("sha256:%x", sha256.Sum256(s.manifest)))
 		w.Header().Set("Content-Length", strconv.Itoa(len(s.manifest)))
 		if r.Method != http.MethodHead {
-			_, _ = w.Write(s.manifest)
+			_, _ = w.Write(s.manifest) // error ignored: a client that went away is the pull the test stalls
 		}
 	case r.URL.Path == s.configPath:
 		w.Header().Set("Content-Length", strconv.Itoa(len(s.config)))
-		_, _ = w.Write(s.config)
+		_, _ = w.Write(s.config) // error ignored: a client that went away is the pull the test stalls
 	case strings.HasPrefix(r.URL.Path, "/v2/stall/agent/blobs/"):
 		// A layer: the download starts and never goes on.
 		s.held.Add(1)
@@ -383,9 +362,9 @@ func (s *stallRegistry) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // ran under one lock, pulls included: the stalled pull held every other
 // organization's deploy, scale and status until it ended — with no
 // deadline, never.)
-func stallingRegistry(t *testing.T, env *engineEnv, regURL string) {
+func stallingRegistry(t *testing.T, env *engineEnv) {
 	ctx := context.Background()
-	stall := newStallRegistry(t, env, regURL)
+	stall := newStallRegistry(t, env)
 	s := stall.Config.Handler.(*stallRegistry)
 	base, srv := platformtest.Start(t, platform.Options{DataDir: t.TempDir(), AllowPrivateRegistries: true,
 		Runtimes: map[string]runtime.Runtime{"us-west": env.rt}, AgentNetwork: "none", AgentSettle: 300 * time.Millisecond})

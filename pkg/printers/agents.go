@@ -22,7 +22,7 @@ var (
 	AgentWideHeader      = append(slices.Clone(AgentHeader), "SESSIONS", "ORGANIZATION", "PROFILE", "SECRET SET", "IMAGE PULL SECRET", "DIGEST", "LABELS", "MESSAGE")
 	DeploymentHeader     = []string{"DEPLOYMENT", "AGE", "ACTOR", "SOURCE", "TAG", "IMAGE DIGEST", "SECRET SET VERSION", "RESULT"}
 	DeploymentWideHeader = append(slices.Clone(DeploymentHeader), "IMAGE", "SECRET SET", "PROFILE", "ROLLBACK OF", "MESSAGE")
-	RunningAgentHeader   = []string{"AGENT", "CONTAINER", "DEPLOYMENT", "STATE", "HEALTH", "RESTARTS", "STARTED"}
+	RunningAgentHeader   = []string{"AGENT", "CONTAINER", "DEPLOYMENT", "STATE", "HEALTH", "RESTARTS", "STARTED", "LAST EXIT"}
 )
 
 // AgentName is how -o name prints an agent: agent/NAME.
@@ -122,7 +122,11 @@ func RunningAgentRow(r resources.RunningAgent, now time.Time) []string {
 	if !r.StartedAt.IsZero() {
 		started = Age(&r.StartedAt, now) + " ago"
 	}
-	out := []string{r.Name, id, strconv.FormatInt(r.Deployment, 10), r.State, r.Health, strconv.Itoa(r.Restarts), started}
+	lastExit := r.LastExit
+	if lastExit == "" {
+		lastExit = notApplicable
+	}
+	out := []string{r.Name, id, strconv.FormatInt(r.Deployment, 10), r.State, r.Health, strconv.Itoa(r.Restarts), started, lastExit}
 	for i := range out {
 		out[i] = cell(out[i])
 	}

@@ -171,7 +171,7 @@ func TestPrintAgentStatus(t *testing.T) {
 		Deployment: &resources.Deployment{Number: 4, At: now.Add(-time.Minute), Actor: "local", Result: resources.DeploymentFailed,
 			Message: "agent exited 1\n" + resources.LastLogLines + "\npanic: \x1b[31mboom\nAPI_KEY=****"},
 		Running: []resources.RunningAgent{{Name: "support-bot-3-x1", ID: "0123456789abcdef", Deployment: 3, State: "running", Health: "healthy",
-			StartedAt: now.Add(-10 * time.Minute)}},
+			StartedAt: now.Add(-10 * time.Minute), Restarts: 1, LastExit: "killed (exit 137) at 2026-01-02T03:04:05Z"}},
 	}
 	ios, _, out, _ := iostreams.Test()
 	f := NewFlags().WithFormats(FormatTable, FormatJSON, FormatYAML)
@@ -185,8 +185,8 @@ func TestPrintAgentStatus(t *testing.T) {
 		"Serving deployment:   3 (digest sha256:abc, secret set version 7)\n",
 		"Latest deployment:    4 failed, 1m ago by local: agent exited 1\n",
 		"Drift:                secret set support-bot-secrets is at version 9; deployment 3 runs version 7: botkit deploy to apply\n",
-		"AGENT              CONTAINER      DEPLOYMENT   STATE     HEALTH    RESTARTS   STARTED\n",
-		"support-bot-3-x1   0123456789ab   3            running   healthy   0          10m ago\n",
+		"AGENT              CONTAINER      DEPLOYMENT   STATE     HEALTH    RESTARTS   STARTED   LAST EXIT\n",
+		"support-bot-3-x1   0123456789ab   3            running   healthy   1          10m ago   killed (exit 137) at 2026-01-02T03:04:05Z\n",
 		"Deployment 4's last log lines:\n  panic:  [31mboom\n  API_KEY=****\n",
 	} {
 		if !strings.Contains(out.String(), want) {

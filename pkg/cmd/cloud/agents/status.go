@@ -29,7 +29,8 @@ what it runs (image, image pull secret, secret set, profile, scaling), the
 serving deployment (digest and secret set version), the latest deployment
 when another one (rolling out or failed, with its reason and the agents'
 last log lines, values masked), and each running agent (container): id,
-deployment, state, health, restarts, started.
+deployment, state, health, restarts, started, and how the agent it replaced
+ended (last exit: killed (exit 137), OOMKilled, exited N).
 
 When the secret set moved past the version the serving deployment runs,
 the drift line says so: botkit deploy applies it. -o json|yaml prints the

@@ -5,7 +5,11 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/url"
+	"slices"
+	"sort"
 	"strconv"
+	"time"
 
 	"github.com/botkit-dev/botkit/pkg/platform/runtime"
 )
@@ -49,10 +53,48 @@ func (rt *Runtime) EnsureNetwork(ctx context.Context, name string) error {
 		Labels:         map[string]string{runtime.LabelManaged: "true"},
 		Options:        map[string]string{"com.docker.network.bridge.enable_icc": "false"},
 	}, nil)
-	if StatusOf(err) == http.StatusConflict {
-		return nil // made meanwhile (another replica of the platform)
+	if err != nil && StatusOf(err) != http.StatusConflict { // a conflict: made meanwhile (another platform)
+		return engineError(err)
 	}
-	return engineError(err)
+	return rt.dedupeNetwork(ctx, name)
+}
+
+// networkEntry is a network as the engine lists it.
+type networkEntry struct {
+	ID      string `json:"Id"`
+	Name    string `json:"Name"`
+	Created string `json:"Created"`
+}
+
+// dedupeNetwork keeps one network named name: the engine's duplicate check
+// does not hold against creates at the same moment (two platforms starting
+// on one engine), and a name shared by two networks is refused to every
+// container that joins it. Every platform keeps the same one (the oldest,
+// then the smallest ID) and removes the others (one in use stays).
+func (rt *Runtime) dedupeNetwork(ctx context.Context, name string) error {
+	var list []networkEntry
+	q := url.Values{"filters": {`{"name":["` + name + `"]}`}}
+	if err := rt.Do(ctx, http.MethodGet, "/networks", q, nil, &list); err != nil {
+		return engineError(err)
+	}
+	list = slices.DeleteFunc(list, func(n networkEntry) bool {
+		return n.Name != name // the filter matches names containing name
+	})
+	if len(list) < 2 {
+		return nil
+	}
+	sort.Slice(list, func(i, j int) bool {
+		ti, _ := time.Parse(time.RFC3339Nano, list[i].Created)
+		tj, _ := time.Parse(time.RFC3339Nano, list[j].Created)
+		if !ti.Equal(tj) {
+			return ti.Before(tj)
+		}
+		return list[i].ID < list[j].ID
+	})
+	for _, n := range list[1:] {
+		_ = rt.Do(ctx, http.MethodDelete, "/networks/"+n.ID, nil, nil, nil) // error ignored: removed by another platform, or in use
+	}
+	return nil
 }
 
 // endpointNetworks is the part of a container's inspection that says

@@ -124,8 +124,6 @@ type Reconciler struct {
 	// their watchers.
 	calls    calls
 	sessions sync.WaitGroup
-	// networks remembers the networks made, by runtime and name.
-	networks sync.Map
 	// endpoints are the addresses of the agents in a session this process
 	// knows, by container ID (until the session ends).
 	endpoints sync.Map

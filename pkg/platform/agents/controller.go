@@ -228,7 +228,43 @@ func (r *Reconciler) Quiesce(ctx context.Context) {
 	}
 	// A region that another process drives is that process's to act on
 	// (its resync sees this one's writes); one this process is about to
-	// drive is waited for, briefly.
+	// drive is waited for, briefly. What an operation asks for when it
+	// ends (a pull done: the agents it was for can start) is waited for
+	// too, until nothing is left under way.
+	for ctx.Err() == nil {
+		r.quiesceQueues(ctx)
+		done := make(chan struct{})
+		go func() { r.ops.wait(); close(done) }()
+		select {
+		case <-ctx.Done():
+			return
+		case <-done:
+		}
+		if !r.pendingLooks() {
+			return
+		}
+	}
+}
+
+// pendingLooks reports whether a region this process drives has looks
+// queued now (not those due later), when this process touched agents.
+func (r *Reconciler) pendingLooks() bool {
+	if !r.touched.Load() {
+		return false
+	}
+	for _, q := range r.queues {
+		q.mu.Lock()
+		pending := q.held && (len(q.dirty) > 0 || q.all || q.looking)
+		q.mu.Unlock()
+		if pending {
+			return true
+		}
+	}
+	return false
+}
+
+// quiesceQueues is Quiesce's wait for the queues.
+func (r *Reconciler) quiesceQueues(ctx context.Context) {
 	for _, q := range r.queues {
 		unheld := time.Now()
 		for {
@@ -243,12 +279,6 @@ func (r *Reconciler) Quiesce(ctx context.Context) {
 			case <-time.After(50 * time.Millisecond):
 			}
 		}
-	}
-	done := make(chan struct{})
-	go func() { r.ops.wait(); close(done) }()
-	select {
-	case <-ctx.Done():
-	case <-done:
 	}
 }
 

@@ -446,10 +446,14 @@ func (r *Reconciler) scale(ctx context.Context, rt runtime.Runtime, a store.Agen
 			idle = append(idle, c)
 		}
 	}
-	for _, c := range dead {
-		r.log.Info("agent stopped", "org", a.OrgName, "agent", a.Name, "deployment", s.Number, "container", c.Name, "how", LastExit(c))
+	// A dead agent goes once its replacement started (the replacement
+	// carries how it ended), or when none is wanted.
+	removeDead := func() {
+		for _, c := range dead {
+			r.log.Info("agent stopped", "org", a.OrgName, "agent", a.Name, "deployment", s.Number, "container", c.Name, "how", LastExit(c))
+		}
+		r.removeAsync(rt, dead, "stopped")
 	}
-	r.removeAsync(rt, dead, "stopped")
 	// A promotion cut short between its record and the restart policies
 	// left serving agents the engine would not start again.
 	if err := r.keepRunning(ctx, rt, idle); err != nil {
@@ -460,6 +464,9 @@ func (r *Reconciler) scale(ctx context.Context, rt runtime.Runtime, a store.Agen
 		want = min(want, max-len(p.inSession))
 	}
 	want = max(want, 0)
+	if len(idle) >= want {
+		removeDead()
+	}
 	switch {
 	case len(idle) > want:
 		// The pool's own agents go first when it shrank; an agent started
@@ -532,6 +539,7 @@ func (r *Reconciler) scale(ctx context.Context, rt runtime.Runtime, a store.Agen
 			errs = append(errs, err)
 		}
 		r.log.Info("started agents", "org", a.OrgName, "agent", a.Name, "deployment", s.Number, "count", started)
+		removeDead()
 		if err := errors.Join(errs...); err != nil {
 			r.after(a.Region, key{a.OrgName, a.Name}, 5*time.Second)
 			return fmt.Errorf("scaling deployment %d: %s", s.Number, run.masker.mask(err.Error()))
@@ -541,17 +549,15 @@ func (r *Reconciler) scale(ctx context.Context, rt runtime.Runtime, a store.Agen
 }
 
 // network is the network agents join: the operator's, else the
-// platform's own (made once per engine).
+// platform's own, made if missing and kept to one of its name before every
+// start (two platforms starting on one engine may both have made it; a
+// container joining a name two networks have is refused).
 func (r *Reconciler) network(ctx context.Context, rt runtime.Runtime) (string, error) {
 	if r.opts.Network != "" {
 		return r.opts.Network, nil
 	}
-	if _, ok := r.networks.Load(rt); ok {
-		return runtime.DefaultNetwork, nil
-	}
 	if err := rt.EnsureNetwork(ctx, runtime.DefaultNetwork); err != nil {
 		return "", err
 	}
-	r.networks.Store(rt, true)
 	return runtime.DefaultNetwork, nil
 }

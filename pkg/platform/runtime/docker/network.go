@@ -44,6 +44,11 @@ func (rt *Runtime) EnsureNetwork(ctx context.Context, name string) error {
 		return nil
 	}
 	if err != nil && StatusOf(err) != http.StatusNotFound {
+		// Two networks of the name (two platforms made it at once): keep
+		// one, the one every platform keeps.
+		if StatusOf(err) != 0 && rt.dedupeNetwork(ctx, name) == nil {
+			return nil
+		}
 		return engineError(err)
 	}
 	err = rt.Do(ctx, http.MethodPost, "/networks/create", nil, networkCreate{

@@ -137,7 +137,9 @@ func TestEngine(t *testing.T) {
 		if err := e.Client.Do(ctx, http.MethodGet, "/containers/"+a.ID+"/json", nil, nil, &c); err != nil {
 			t.Fatal(err)
 		}
-		if c.HostConfig.NetworkMode != runtime.DefaultNetwork || len(c.NetworkSettings.Networks) != 1 || c.NetworkSettings.Networks["host"] != nil {
+		// On the platform's network alone (joined by its ID: see
+		// docker.networkID), never the host's.
+		if c.HostConfig.NetworkMode == "host" || len(c.NetworkSettings.Networks) != 1 || c.NetworkSettings.Networks[runtime.DefaultNetwork] == nil {
 			t.Errorf("agent %s: network mode %q, networks %v", a.Name, c.HostConfig.NetworkMode, c.NetworkSettings.Networks)
 		}
 		if c.HostConfig.PublishAllPorts || len(c.HostConfig.PortBindings) != 0 || len(c.NetworkSettings.Ports) != 0 {

@@ -315,7 +315,7 @@ func (rt *Runtime) Start(ctx context.Context, spec runtime.StartSpec) ([]runtime
 			NanoCPUs:      spec.Profile.NanoCPUs,
 			PidsLimit:     spec.Profile.PIDs,
 			RestartPolicy: restart,
-			NetworkMode:   spec.Network,
+			NetworkMode:   rt.networkID(ctx, spec.Network),
 			IpcMode:       "private",
 			LogConfig:     logConfig{Type: "json-file", Config: map[string]string{"max-size": "10m", "max-file": "3"}},
 		},

@@ -88,14 +88,7 @@ func (rt *Runtime) dedupeNetwork(ctx context.Context, name string) error {
 	if len(list) < 2 {
 		return nil
 	}
-	sort.Slice(list, func(i, j int) bool {
-		ti, _ := time.Parse(time.RFC3339Nano, list[i].Created)
-		tj, _ := time.Parse(time.RFC3339Nano, list[j].Created)
-		if !ti.Equal(tj) {
-			return ti.Before(tj)
-		}
-		return list[i].ID < list[j].ID
-	})
+	sortNetworks(list)
 	for _, n := range list[1:] {
 		_ = rt.Do(ctx, http.MethodDelete, "/networks/"+n.ID, nil, nil, nil) // error ignored: removed by another platform, or in use
 	}
@@ -107,6 +100,7 @@ func (rt *Runtime) dedupeNetwork(ctx context.Context, name string) error {
 type endpointNetworks struct {
 	Networks map[string]struct {
 		IPAddress string `json:"IPAddress"`
+		NetworkID string `json:"NetworkID"`
 	} `json:"Networks"`
 }
 
@@ -123,8 +117,50 @@ func endpoint(mode string, ns endpointNetworks, port string) string {
 		mode = "bridge" // the engine's default network
 	}
 	n, ok := ns.Networks[mode]
+	if !ok { // joined by ID (networkID)
+		for _, m := range ns.Networks {
+			if m.NetworkID != "" && m.NetworkID == mode {
+				n, ok = m, true
+			}
+		}
+	}
 	if !ok || n.IPAddress == "" {
 		return ""
 	}
 	return net.JoinHostPort(n.IPAddress, port)
+}
+
+// networkID is the ID of the network agents named name join: the one every
+// platform keeps of that name (dedupeNetwork's order), so that a duplicate
+// made at this moment by another platform on the engine never makes the
+// name ambiguous to the container created now. The engine's own networks
+// ("bridge", "none") and a name it does not know stay as they are.
+func (rt *Runtime) networkID(ctx context.Context, name string) string {
+	if name == "" || name == "bridge" || name == "none" || name == "default" {
+		return name
+	}
+	var list []networkEntry
+	q := url.Values{"filters": {`{"name":["` + name + `"]}`}}
+	if err := rt.Do(ctx, http.MethodGet, "/networks", q, nil, &list); err != nil {
+		return name
+	}
+	list = slices.DeleteFunc(list, func(n networkEntry) bool { return n.Name != name })
+	if len(list) == 0 {
+		return name
+	}
+	sortNetworks(list)
+	return list[0].ID
+}
+
+// sortNetworks orders networks of one name as every platform keeps them:
+// the oldest first, then the smallest ID.
+func sortNetworks(list []networkEntry) {
+	sort.Slice(list, func(i, j int) bool {
+		ti, _ := time.Parse(time.RFC3339Nano, list[i].Created)
+		tj, _ := time.Parse(time.RFC3339Nano, list[j].Created)
+		if !ti.Equal(tj) {
+			return ti.Before(tj)
+		}
+		return list[i].ID < list[j].ID
+	})
 }

@@ -22,7 +22,6 @@ import (
 	"github.com/botkit-dev/botkit/internal/testsupport/apitest"
 	"github.com/botkit-dev/botkit/internal/testsupport/dockertest"
 	"github.com/botkit-dev/botkit/internal/testsupport/platformtest"
-	"github.com/botkit-dev/botkit/internal/testsupport/registrytest"
 	"github.com/botkit-dev/botkit/internal/testsupport/testenv"
 	"github.com/botkit-dev/botkit/pkg/client"
 	"github.com/botkit-dev/botkit/pkg/platform"
@@ -56,19 +55,9 @@ type engineEnv struct {
 // agent image (its registry's address in regURL).
 func newEngineEnv(t *testing.T) *engineEnv {
 	t.Helper()
-	e := dockertest.Start(t)
-	registrytest.Need(t)
-	reg, err := registrytest.Start(t.TempDir(), agentsRegUser, agentsRegPass)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(reg.Stop)
-	env := &engineEnv{e: e, host: strings.TrimPrefix(reg.URL, "http://"), regURL: reg.URL}
-	env.image = e.PushAgent(t, env.host, "acme/agent:1", agentsRegUser, agentsRegPass, dockertest.ImageOptions{})
-	if env.rt, err = docker.NewRuntime(e.Host); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(env.rt.Close)
+	env := &engineEnv{}
+	env.e, env.rt, env.image, env.host = engineWithImage(t, "acme/agent:1", dockertest.ImageOptions{})
+	env.regURL = "http://" + env.host
 	return env
 }
 

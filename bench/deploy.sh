@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Measures `botkit deploy` against `docker run` of the same image with the
-# same environment on the same engine, in the same run: one agent
+# same environment and network on the same engine, in the same run: one agent
 # of a warm image (goal: within 1.5x plus the settle time) and a rollout of
 # ten agents against ten sequential docker runs (goal: faster). Everything
 # is private to the run and removed after it: a Docker Engine (dockerd as

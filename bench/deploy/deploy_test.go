@@ -1,5 +1,6 @@
 // Package deploy measures `botkit deploy` against its peer, `docker run` of
-// the same image with the same environment on the same engine, in the same
+// the same image with the same environment on the same engine and network
+// (the agents' bridge network, which botkit's agents join), in the same
 // run. bench/deploy.sh runs it and prints the ratios.
 //
 // Everything is real and private to the run: a Docker Engine (dockerd with
@@ -12,7 +13,7 @@
 // its peer so that a change of load hits both alike:
 //   - one agent: `botkit deploy --skip` of a warm image (a new deployment,
 //     rolled out: started, ready, settled, the previous one stopped) versus
-//     `docker run -d` of the pinned image with the same environment, until
+//     `docker run -d --network` of the pinned image with the same environment, until
 //     the engine reports it running. Goal: botkit within 1.5x the peer plus
 //     the settle time (which a rollout waits by design, and docker run does
 //     not).
@@ -211,7 +212,7 @@ func (r *rig) botkitDeploy() time.Duration {
 }
 
 // dockerRuns times n sequential `docker run -d` of the pinned image with the
-// same environment, each until the engine reports it running — then, when
+// same environment on the agents' network, each until the engine reports it running — then, when
 // settle is not 0, waits settle and looks once that all n still run (what
 // a rollout guarantees) —, then removes them (not timed).
 func (r *rig) dockerRuns(n int, settle time.Duration) time.Duration {
@@ -229,7 +230,7 @@ func (r *rig) dockerRuns(n int, settle time.Duration) time.Duration {
 	var ids []string
 	start := time.Now()
 	for i := 0; i < n; i++ {
-		id := docker("run", "-d", "--env-file", envFile, r.image.Pinned())
+		id := docker("run", "-d", "--network", runtime.DefaultNetwork, "--env-file", envFile, r.image.Pinned())
 		for docker("inspect", "-f", "{{.State.Running}}", id) != "true" {
 			time.Sleep(10 * time.Millisecond)
 		}

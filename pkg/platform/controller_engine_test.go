@@ -31,6 +31,83 @@ func TestControllerOnTheEngine(t *testing.T) {
 	env := newEngineEnv(t)
 	t.Run("reads-change-nothing", func(t *testing.T) { readsChangeNothing(t, env) })
 	t.Run("stalling-registry", func(t *testing.T) { stallingRegistry(t, env) })
+	t.Run("rollout-keeps-the-serving-count", func(t *testing.T) { rolloutKeepsServingCount(t, env) })
+}
+
+// A rollout to a larger count starts the new deployment's agents only,
+// without pulling again an image its deploy has just resolved:
+// the serving deployment keeps the agents it has while the new ones come
+// up, then goes. (The serving deployment was grown to the new count at
+// once, and the extra agents removed at the promotion: a 1 → 10 deploy
+// started 19 agents.)
+func rolloutKeepsServingCount(t *testing.T, env *engineEnv) {
+	ctx := context.Background()
+	counting := &countingRuntime{Runtime: env.rt, calls: map[string]int{}}
+	base, _ := platformtest.Start(t, platform.Options{DataDir: t.TempDir(), AllowPrivateRegistries: true, NoAuthOrg: "local",
+		Runtimes: map[string]runtime.Runtime{"us-west": counting}, AgentNetwork: "none", AgentSettle: 2 * time.Second,
+		ReconcileInterval: 100 * time.Millisecond})
+	c, err := client.New(client.Options{BaseURL: base, Timeout: 2 * time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const org = "local"
+	creds := agentsRegUser + ":" + agentsRegPass
+	if _, _, err := c.Merge(ctx, org, "reg", resources.Patch{Kind: resources.KindImagePullSecret, Host: env.host, Credentials: &creds}, ""); err != nil {
+		t.Fatal(err)
+	}
+	agent := func(n int) *resources.Agent {
+		return &resources.Agent{Metadata: resources.ObjectMeta{Name: "grower"},
+			Spec: resources.AgentSpec{Image: env.image.Ref, ImagePullSecret: "reg", Scaling: &resources.AgentScaling{MinAgents: n, MaxAgents: n}}}
+	}
+	byDeployment := func() map[string]int {
+		t.Helper()
+		cs, err := env.rt.List(ctx, runtime.Selector{runtime.LabelAgent: "grower"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]int{}
+		for _, c := range cs {
+			out[c.Labels[runtime.LabelDeployment]]++
+		}
+		return out
+	}
+	d, err := c.Deploy(ctx, org, "grower", resources.DeployRequest{Agent: agent(1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d, err = c.WaitRollout(ctx, org, "grower", d.Number, nil); err != nil || d.Result != resources.DeploymentServing {
+		t.Fatalf("rollout 1: %+v %v", d, err)
+	}
+	before := counting.changes()
+	d, err = c.Deploy(ctx, org, "grower", resources.DeployRequest{Agent: agent(3)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// While deployment 2 settles: deployment 1 keeps its one agent.
+	deadline := time.Now().Add(1500 * time.Millisecond)
+	for time.Now().Before(deadline) {
+		if got := byDeployment(); got["1"] != 1 {
+			t.Fatalf("during the rollout, the serving deployment runs %d agents, want its 1 (all: %v)", got["1"], got)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if d, err = c.WaitRollout(ctx, org, "grower", d.Number, nil); err != nil || d.Result != resources.DeploymentServing {
+		t.Fatalf("rollout 2: %+v %v", d, err)
+	}
+	testenv.Eventually(t, "deployment 1's agent gone", func() bool { got := byDeployment(); return got["1"] == 0 && got["2"] == 3 })
+	after := counting.changes()
+	if starts := after["Start"] - before["Start"]; starts != 1 {
+		t.Errorf("the rollout made %d start calls, want 1 (deployment 2's three agents)", starts)
+	}
+	// The deploy asked the registry for the image (its digest resolved
+	// with the pull secret); the engine holds it: no pull again.
+	if pulls := after["Pull"] - before["Pull"]; pulls != 0 {
+		t.Errorf("the rollout pulled %d times an image the engine holds and the deploy had just resolved", pulls)
+	}
+	if _, err := c.DeleteAgent(ctx, org, "grower"); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Eventually(t, "the agent's containers removed", func() bool { return len(byDeployment()) == 0 })
 }
 
 // countingRuntime is the real engine's runtime, counting the calls that

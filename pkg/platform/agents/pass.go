@@ -84,7 +84,7 @@ func (r *Reconciler) pass(ctx context.Context, rt runtime.Runtime, a store.Agent
 		if err != nil {
 			return err
 		}
-		if err := r.scale(ctx, rt, a, spec, s, byDep[s.Number], pool{inSession: inSession, waiting: waiting}); err != nil {
+		if err := r.scale(ctx, rt, a, spec, s, byDep[s.Number], pool{inSession: inSession, waiting: waiting, rolling: rolling != 0}); err != nil {
 			return err
 		}
 	}
@@ -108,11 +108,23 @@ func (r *Reconciler) pass(ctx context.Context, rt runtime.Runtime, a store.Agent
 type pool struct {
 	inSession map[string]bool
 	waiting   int
+	// rolling: another deployment is rolling out to take the serving
+	// one's place. The serving deployment keeps the agents it has (the
+	// dead replaced, sessions served) and is not grown to the new spec's
+	// count: the new deployment's agents are those.
+	rolling bool
 }
 
 // rolloutTimeout bounds a rollout: a deployment whose agents are not ready
 // and settled by then fails (its image's pull included).
 const rolloutTimeout = 15 * time.Minute
+
+// writeAsked is how long after a deployment's record its rollout starts
+// agents of an image the engine holds without asking the registry again:
+// the write asked it, with the pull secret's credentials of the moment (a
+// deploy resolved the image, a rollback or a restart checked the grant).
+// Later starts (a rollout that waited, a scale-up, a replacement) ask.
+const writeAsked = time.Minute
 
 // rolloutLook is how often a rolling-out deployment's agents are looked at
 // while they come up (the engine's events wake it sooner).
@@ -142,7 +154,11 @@ func (r *Reconciler) rollout(ctx context.Context, rt runtime.Runtime, a store.Ag
 		if err != nil {
 			return r.failLoad(ctx, rt, a, d, err)
 		}
-		if err := r.pullAsync(ctx, rt, a, d.ImageDigest, run.creds); err != nil {
+		creds := run.creds
+		if creds != nil && time.Since(d.At) < writeAsked && held(ctx, rt, d.ImageDigest) {
+			creds = nil // the write asked the registry a moment ago
+		}
+		if err := r.pullAsync(ctx, rt, a, d.ImageDigest, creds); err != nil {
 			if errors.Is(err, errPulling) {
 				return false, nil // looked at again when the pull ends
 			}
@@ -459,7 +475,11 @@ func (r *Reconciler) scale(ctx context.Context, rt runtime.Runtime, a store.Agen
 	if err := r.keepRunning(ctx, rt, idle); err != nil {
 		return err
 	}
-	want := spec.MinAgents() + p.waiting
+	floor := spec.MinAgents()
+	if p.rolling {
+		floor = min(floor, len(idle)+len(dead))
+	}
+	want := floor + p.waiting
 	if max := spec.MaxAgents(); max > 0 {
 		want = min(want, max-len(p.inSession))
 	}
@@ -508,7 +528,7 @@ func (r *Reconciler) scale(ctx context.Context, rt runtime.Runtime, a store.Agen
 		base := runtime.StartSpec{Owner: r.depOwner(a, s.Number), Image: s.ImageDigest, Env: run.env, Profile: profileOf(s.Profile),
 			Restart: runtime.DefaultRestart, Network: network}
 		missing := want - len(idle)
-		onDemand := max(missing-max(spec.MinAgents()-len(idle), 0), 0)
+		onDemand := max(missing-max(floor-len(idle), 0), 0)
 		var errs []error
 		started := 0
 		next := max(nextIndex(cs), nextIndex(busy))

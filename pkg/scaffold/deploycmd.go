@@ -88,3 +88,40 @@ func StartCall(agent, transport, indent string) string {
 	return fmt.Sprintf("curl -s -X POST %s/v1/public/%s/start -H \"Authorization: Bearer $KEY\" \\\n%s  -H 'Content-Type: application/json' -d '{\"transport\": %q}'",
 		PlatformURL, agent, indent, transport)
 }
+
+// ProviderStream says where a telephony provider's media stream goes on
+// the platform for a bot whose development runner serves runners: Twilio's
+// endpoint (its first messages checked) with the agent and the public key
+// as TwiML custom parameters, or the generic relay for the other
+// providers, whose framing the bot's runner reads itself. "" when the bot
+// serves no media-stream provider.
+func ProviderStream(runners []string, agent string) string {
+	for _, r := range runners {
+		switch r {
+		case "twilio":
+			return "Point the number's TwiML (a TwiML Bin) at the platform's Twilio endpoint; the public key\n" +
+				"   and the agent (`" + agent + ".ORGANIZATION`, your organization's name from `botkit cloud\n" +
+				"   organizations list`) go in custom parameters (the agent never receives the key):\n\n" +
+				"   ```xml\n" +
+				"   <Response>\n" +
+				"     <Connect>\n" +
+				"       <Stream url=\"wss://YOUR-PLATFORM-HOST/ws/twilio\">\n" +
+				"         <Parameter name=\"_pipecatCloudServiceHost\" value=\"" + agent + ".ORGANIZATION\"/>\n" +
+				"         <Parameter name=\"_botkitPublicKey\" value=\"pk_…\"/>\n" +
+				"       </Stream>\n" +
+				"     </Connect>\n" +
+				"     <Say>All our lines are busy. Please call again later.</Say>\n" +
+				"   </Response>\n" +
+				"   ```\n\n" +
+				"   Each call is a session on its own agent, ended when the call hangs up. When every agent is\n" +
+				"   in a call (`max_agents`) the platform closes the stream and Twilio goes on to the `<Say>`."
+		case "telnyx", "plivo", "exotel":
+			return "Point the provider's media stream at the platform's generic relay, which passes every\n" +
+				"   message to the bot as it comes (the bot reads the provider's framing itself):\n" +
+				"   `wss://YOUR-PLATFORM-HOST/ws/generic/" + agent + ".ORGANIZATION?key=pk_…` (ORGANIZATION: your\n" +
+				"   organization's name, from `botkit cloud organizations list`). Each call is a session on its\n" +
+				"   own agent, ended when the call hangs up."
+		}
+	}
+	return ""
+}

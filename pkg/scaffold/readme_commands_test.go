@@ -263,6 +263,13 @@ func TestREADMECommandsRunWithBotPy(t *testing.T) {
 				if !strings.Contains(deploy, StartCall(agent, transport, "   ")) {
 					t.Errorf("%s: README's Deploy section lacks the start of a session", name)
 				}
+				// A phone bot says which URL its provider connects to.
+				if ps := ProviderStream(runners(c), agent); ps != "" && !strings.Contains(deploy, ps) {
+					t.Errorf("%s: README's Deploy section lacks where the provider's stream goes", name)
+				}
+				if slices.Contains(runners(c), "twilio") && !strings.Contains(deploy, "/ws/twilio") {
+					t.Errorf("%s: a Twilio bot's Deploy section has no /ws/twilio", name)
+				}
 				// Its body is a start the platform takes: the API's
 				// fields only, the bot's transport.
 				_, body, _ := strings.Cut(StartCall(agent, transport, ""), " -d '")

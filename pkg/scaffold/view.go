@@ -58,6 +58,9 @@ type view struct {
 	CallSteps        []DeployStep
 	SessionTransport string
 	StartCall        string
+	// ProviderStream: where a telephony provider's media stream goes on
+	// the platform ("" for a bot without one).
+	ProviderStream string
 }
 
 type paramEntry struct {
@@ -128,6 +131,7 @@ func newView(c Config) *view {
 	v.SessionTransport = SessionTransport(runners(c))
 	v.CallSteps = CallSteps(v.AgentName, v.SessionTransport)
 	v.StartCall = StartCall(v.AgentName, v.SessionTransport, "   ")
+	v.ProviderStream = ProviderStream(runners(c), v.AgentName)
 
 	extras := map[string]bool{"runner": true, "silero": true}
 	imports := importSet{}

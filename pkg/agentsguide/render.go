@@ -226,7 +226,7 @@ func renderCalls(w func(string, ...any), p Project, agent string) {
 	}
 	transport := scaffold.SessionTransport(runners)
 	if transport == "" {
-		w("\nbotkit's platform starts sessions over SmallWebRTC and websockets and makes no Daily rooms: this bot speaks only Daily's transport, so its calls are started on Pipecat Cloud.\n")
+		w("\nbotkit's platform starts sessions over SmallWebRTC, websockets and Daily rooms: this bot serves none of them, so it is started as its own transport says.\n")
 		return
 	}
 	w("\nCalling it: a call is a session, on one agent of the deployment. Sessions need a platform that outlives a command: on the local context, `%s` in another terminal (it serves on %s); a remote platform serves them itself.\n\n```sh\n", scaffold.ServeLocal.Command, scaffold.PlatformURL)

@@ -33,13 +33,14 @@ func DeploySteps(dir, agent string) []DeployStep {
 const (
 	SessionWebRTC    = "webrtc"
 	SessionWebsocket = "websocket"
+	SessionDaily     = "daily"
 )
 
 // SessionTransport returns the transport a session of a bot whose
 // development runner serves runners ("webrtc", "twilio", ...) is started
 // with on the platform: webrtc for SmallWebRTC, websocket for the
-// websocket and telephony media-stream transports, "" when the bot serves
-// only Daily's (the platform makes no Daily rooms).
+// websocket and telephony media-stream transports, daily for Daily's (a
+// room the platform makes), "" when the bot serves none of them.
 func SessionTransport(runners []string) string {
 	if slices.Contains(runners, "webrtc") {
 		return SessionWebRTC
@@ -49,6 +50,9 @@ func SessionTransport(runners []string) string {
 		case "websocket", "twilio", "telnyx", "plivo", "exotel":
 			return SessionWebsocket
 		}
+	}
+	if slices.Contains(runners, "daily") {
+		return SessionDaily
 	}
 	return ""
 }
@@ -85,8 +89,12 @@ func StartCall(agent, transport, indent string) string {
 	if transport == "" {
 		transport = SessionWebRTC
 	}
-	return fmt.Sprintf("curl -s -X POST %s/v1/public/%s/start -H \"Authorization: Bearer $KEY\" \\\n%s  -H 'Content-Type: application/json' -d '{\"transport\": %q}'",
-		PlatformURL, agent, indent, transport)
+	room := ""
+	if transport == SessionDaily {
+		room = `, "createDailyRoom": true`
+	}
+	return fmt.Sprintf("curl -s -X POST %s/v1/public/%s/start -H \"Authorization: Bearer $KEY\" \\\n%s  -H 'Content-Type: application/json' -d '{\"transport\": %q%s}'",
+		PlatformURL, agent, indent, transport, room)
 }
 
 // ProviderStream says where a telephony provider's media stream goes on

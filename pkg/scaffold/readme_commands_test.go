@@ -247,12 +247,12 @@ func TestREADMECommandsRunWithBotPy(t *testing.T) {
 			}
 			// Then a call: a session over the transport the bot serves
 			// on the platform, after the deploy; none for a bot that
-			// speaks only Daily's, which says why.
+			// serves none of the platform's transports, which says why.
 			agent, transport := AgentName(c.ProjectName), SessionTransport(runners(c))
 			last := DeploySteps("", agent)[len(DeploySteps("", agent))-1].Command
 			if transport == "" {
-				if strings.Contains(deploy, "botkit cloud agents start") || !strings.Contains(deploy, "makes no Daily rooms") {
-					t.Errorf("%s: a Daily-only bot's Deploy section:\n%s", name, deploy)
+				if strings.Contains(deploy, "botkit cloud agents start") || !strings.Contains(deploy, "serves none of them") {
+					t.Errorf("%s: a bot without a platform transport: its Deploy section:\n%s", name, deploy)
 				}
 			} else {
 				for _, s := range CallSteps(agent, transport) {

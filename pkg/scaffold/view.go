@@ -54,7 +54,7 @@ type view struct {
 	LocalOnly    string       // .env.example's heading of the keys only a local run reads
 	DeploySteps  []DeployStep // the README's Deploy section, from the project's root
 	// CallSteps and StartCall end the Deploy section: a session on the
-	// platform, over SessionTransport ("" when the bot speaks only Daily's).
+	// platform, over SessionTransport ("" when the bot serves none of its transports).
 	CallSteps        []DeployStep
 	SessionTransport string
 	StartCall        string

@@ -243,5 +243,9 @@ func renderCalls(w func(string, ...any), p Project, agent string) {
 		w("\nThe answer is `{\"sessionId\": \"ses_…\"}`; a web client sends its WebRTC offer to `%s/v1/public/%s/sessions/<sessionId>/api/offer` with the same key. `[scaling] min_agents` is how many agents wait warm (0: each call waits for one to start).\n", scaffold.PlatformURL, agent)
 		return
 	}
+	if transport == scaffold.SessionDaily {
+		w("\nThe answer's `dailyRoom` is the Daily room the bot is in and `dailyToken` the client's meeting token for it: the platform makes the room with its operator's Daily API key (`botkit-platform serve --daily-api-key-file FILE`). `[scaling] min_agents` is how many agents wait warm (0: each call waits for one to start).\n")
+		return
+	}
 	w("\nThe answer's `wsUrl` is the bot's websocket through the platform, good for one connection. `[scaling] min_agents` is how many agents wait warm (0: each call waits for one to start).\n")
 }

@@ -67,6 +67,8 @@ session's id, then how to reach it:
                         which a client reaches with a public key of the
                         organization (botkit cloud organizations keys create)
   websocket             the wsUrl: a one-time URL, good for one connection
+  daily                 the Daily room the bot is in and the caller's meeting
+                        token for it (the platform needs a Daily API key)
 
 Sessions need a platform that outlives this command: on a remote context,
 its platform; on the local context, botkit-platform serve --local (without

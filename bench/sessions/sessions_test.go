@@ -26,6 +26,9 @@
 //     (goal: median within 1.3x); a websocket echo of 160-byte frames
 //     every 20 ms (8 kHz μ-law, 20 ms) through wsUrl against one to the
 //     agent's /ws directly, side by side (goal: p99 added at most 2 ms).
+//   - phone call relay: the same echo through /ws/generic (a call the
+//     platform starts and relays message by message) against the same
+//     agent's /ws directly, side by side (goal: p99 added at most 2 ms).
 //   - burst: 200 starts at once against maxAgents 10 (want 10 answered 200
 //     and 190 answered 429), then every session ended: what is left (no
 //     session live, no agent beyond minAgents) and the platform process's
@@ -141,6 +144,7 @@ func BenchmarkSessions(b *testing.B) {
 		conc = append(conc, r.concurrentStarts()...)
 	}
 	offers, offersDirect, ws, wsDirect := r.proxy(rounds)
+	relayed, relayDirect := r.relay(rounds)
 	probes := r.probe(rounds)
 	burst := r.burst()
 
@@ -166,6 +170,10 @@ func BenchmarkSessions(b *testing.B) {
 	reportMicro("websocket echo of 160-byte frames every 20 ms to /ws directly", wsDirect)
 	fmt.Printf("websocket: added latency: median %s, p99 %s (goal <= 2ms)\n",
 		(median(ws) - median(wsDirect)).Round(time.Microsecond), (pct(ws, 99) - pct(wsDirect, 99)).Round(time.Microsecond))
+	reportMicro("phone call: echo of 160-byte frames every 20 ms through /ws/generic", relayed)
+	reportMicro("phone call: echo of 160-byte frames every 20 ms to /ws directly", relayDirect)
+	fmt.Printf("phone call relay: added latency: median %s, p99 %s (goal <= 2ms)\n",
+		(median(relayed) - median(relayDirect)).Round(time.Microsecond), (pct(relayed, 99) - pct(relayDirect, 99)).Round(time.Microsecond))
 	probes.print()
 	burst.print()
 
@@ -174,6 +182,7 @@ func BenchmarkSessions(b *testing.B) {
 	b.ReportMetric(ratio(cold, peerReady), "x/cold-start")
 	b.ReportMetric(ratio(offers, offersDirect), "x/offer")
 	b.ReportMetric(float64(pct(ws, 99)-pct(wsDirect, 99))/1e6, "ms/ws-added-p99")
+	b.ReportMetric(float64(pct(relayed, 99)-pct(relayDirect, 99))/1e6, "ms/relay-added-p99")
 }
 
 func setUp(b *testing.B) *rig {
@@ -606,6 +615,17 @@ func (r *rig) proxy(rounds int) (offers, offersDirect, ws, wsDirect []time.Durat
 		r.b.Fatalf("dialing the agent's /ws: %v", err)
 	}
 	defer toWS.CloseNow()
+	ws, wsDirect = r.echoes(ctx, viaURL, toWS, rounds)
+	viaURL.Close(websocket.StatusNormalClosure, "")
+	toWS.Close(websocket.StatusNormalClosure, "")
+	r.end(recs)
+	return offers, offersDirect, ws, wsDirect
+}
+
+// echoes sends a 20 ms frame every 20 ms on both a and b, side by side
+// (half a period apart), for 2 s per round, and returns each one's echo
+// round trips (the first ten not measured).
+func (r *rig) echoes(ctx context.Context, a, b *websocket.Conn, rounds int) (viaA, viaB []time.Duration) {
 	n := int(time.Duration(rounds) * 2 * time.Second / framePeriod)
 	var wg sync.WaitGroup
 	echo := func(c *websocket.Conn, offset time.Duration, out *[]time.Duration) {
@@ -632,16 +652,42 @@ func (r *rig) proxy(rounds int) (offers, offersDirect, ws, wsDirect []time.Durat
 		}
 	}
 	wg.Add(2)
-	go echo(viaURL, 0, &ws)
-	go echo(toWS, framePeriod/2, &wsDirect)
+	go echo(a, 0, &viaA)
+	go echo(b, framePeriod/2, &viaB)
 	wg.Wait()
 	if r.b.Failed() {
 		r.b.FailNow()
 	}
-	viaURL.Close(websocket.StatusNormalClosure, "")
+	return viaA, viaB
+}
+
+// relay measures a phone call's relay: the websocket echo of 20 ms frames
+// through /ws/generic (the platform reads each message and writes it on)
+// and to the same agent's /ws directly, side by side (2 s per round).
+func (r *rig) relay(rounds int) (relayed, direct []time.Duration) {
+	r.waitPool(warmAgent, warmMin)
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.Patience)
+	defer cancel()
+	call, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(r.srv.URL, "http")+"/ws/generic/"+warmAgent+"."+org,
+		&websocket.DialOptions{HTTPHeader: http.Header{"Authorization": {"Bearer " + r.key}}})
+	if err != nil {
+		r.b.Fatalf("dialing /ws/generic: %v", err)
+	}
+	defer call.CloseNow()
+	list, err := r.c.Sessions(ctx, org, warmAgent)
+	if err != nil || len(list) == 0 || list[0].State != resources.SessionActive {
+		r.b.Fatalf("the call's session: %v %v", list, err)
+	}
+	recs := r.received(warmAgent, list[0].ID)
+	toWS, _, err := websocket.Dial(ctx, "ws://"+recs[list[0].ID].s.Endpoint+"/ws", nil)
+	if err != nil {
+		r.b.Fatalf("dialing the agent's /ws: %v", err)
+	}
+	defer toWS.CloseNow()
+	relayed, direct = r.echoes(ctx, call, toWS, rounds)
 	toWS.Close(websocket.StatusNormalClosure, "")
-	r.end(recs)
-	return offers, offersDirect, ws, wsDirect
+	call.Close(websocket.StatusNormalClosure, "") // the call ends, and its session
+	return relayed, direct
 }
 
 // probes are the engine's answers the platform waits for on a start and

@@ -226,7 +226,7 @@ func renderCalls(w func(string, ...any), p Project, agent string) {
 	}
 	transport := scaffold.SessionTransport(runners)
 	if transport == "" {
-		w("\nbotkit's platform starts sessions over SmallWebRTC and websockets and makes no Daily rooms: this bot speaks only Daily's transport, so its calls are started on Pipecat Cloud.\n")
+		w("\nbotkit's platform starts sessions over SmallWebRTC, websockets and Daily rooms: this bot serves none of them, so it is started as its own transport says.\n")
 		return
 	}
 	w("\nCalling it: a call is a session, on one agent of the deployment. Sessions need a platform that outlives a command: on the local context, `%s` in another terminal (it serves on %s); a remote platform serves them itself.\n\n```sh\n", scaffold.ServeLocal.Command, scaffold.PlatformURL)
@@ -241,6 +241,10 @@ func renderCalls(w func(string, ...any), p Project, agent string) {
 	w("%s\n```\n", scaffold.StartCall(agent, transport, ""))
 	if transport == scaffold.SessionWebRTC {
 		w("\nThe answer is `{\"sessionId\": \"ses_…\"}`; a web client sends its WebRTC offer to `%s/v1/public/%s/sessions/<sessionId>/api/offer` with the same key. `[scaling] min_agents` is how many agents wait warm (0: each call waits for one to start).\n", scaffold.PlatformURL, agent)
+		return
+	}
+	if transport == scaffold.SessionDaily {
+		w("\nThe answer's `dailyRoom` is the Daily room the bot is in and `dailyToken` the client's meeting token for it: the platform makes the room with its operator's Daily API key (`botkit-platform serve --daily-api-key-file FILE`). `[scaling] min_agents` is how many agents wait warm (0: each call waits for one to start).\n")
 		return
 	}
 	w("\nThe answer's `wsUrl` is the bot's websocket through the platform, good for one connection. `[scaling] min_agents` is how many agents wait warm (0: each call waits for one to start).\n")

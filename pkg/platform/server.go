@@ -123,6 +123,11 @@ type Options struct {
 	// agents.DefaultIdleWindow).
 	SessionClaimTimeout time.Duration
 	SessionIdleWindow   time.Duration
+	// DailyAPIKey is the operator's Daily API key: a session's start may
+	// then ask for a Daily room (createDailyRoom). "": none may.
+	// DailyAPIURL is Daily's REST API ("": daily.DefaultURL).
+	DailyAPIKey string
+	DailyAPIURL string
 	// AfterAgentsStart is agents.Options.AfterStart (tests: a rollout
 	// interrupted between its agents' start and its promotion).
 	AfterAgentsStart func(ctx context.Context, org, agent string, deployment int64) error
@@ -242,7 +247,7 @@ func Open(ctx context.Context, opts Options) (*Server, error) {
 		Resync: opts.ReconcileInterval, Platform: platformID, AfterStart: opts.AfterAgentsStart,
 		Caller: caller{&agentcall.Client{}}, ClaimTimeout: opts.SessionClaimTimeout, IdleWindow: opts.SessionIdleWindow})
 	svc, poll := service.New(ctx, service.Options{Store: st, Sealer: sealer, DataDir: opts.DataDir,
-		NoAuthOrg: opts.NoAuthOrg, Wake: s.prov.Wake, CheckImage: s.checkImage, Agents: s.agents})
+		NoAuthOrg: opts.NoAuthOrg, Wake: s.prov.Wake, CheckImage: s.checkImage, Agents: s.agents, Rooms: s.rooms(opts)})
 	s.svc = svc
 	if poll != nil {
 		s.wg.Add(1)

@@ -33,13 +33,14 @@ func DeploySteps(dir, agent string) []DeployStep {
 const (
 	SessionWebRTC    = "webrtc"
 	SessionWebsocket = "websocket"
+	SessionDaily     = "daily"
 )
 
 // SessionTransport returns the transport a session of a bot whose
 // development runner serves runners ("webrtc", "twilio", ...) is started
 // with on the platform: webrtc for SmallWebRTC, websocket for the
-// websocket and telephony media-stream transports, "" when the bot serves
-// only Daily's (the platform makes no Daily rooms).
+// websocket and telephony media-stream transports, daily for Daily's (a
+// room the platform makes), "" when the bot serves none of them.
 func SessionTransport(runners []string) string {
 	if slices.Contains(runners, "webrtc") {
 		return SessionWebRTC
@@ -49,6 +50,9 @@ func SessionTransport(runners []string) string {
 		case "websocket", "twilio", "telnyx", "plivo", "exotel":
 			return SessionWebsocket
 		}
+	}
+	if slices.Contains(runners, "daily") {
+		return SessionDaily
 	}
 	return ""
 }
@@ -85,6 +89,47 @@ func StartCall(agent, transport, indent string) string {
 	if transport == "" {
 		transport = SessionWebRTC
 	}
-	return fmt.Sprintf("curl -s -X POST %s/v1/public/%s/start -H \"Authorization: Bearer $KEY\" \\\n%s  -H 'Content-Type: application/json' -d '{\"transport\": %q}'",
-		PlatformURL, agent, indent, transport)
+	room := ""
+	if transport == SessionDaily {
+		room = `, "createDailyRoom": true`
+	}
+	return fmt.Sprintf("curl -s -X POST %s/v1/public/%s/start -H \"Authorization: Bearer $KEY\" \\\n%s  -H 'Content-Type: application/json' -d '{\"transport\": %q%s}'",
+		PlatformURL, agent, indent, transport, room)
+}
+
+// ProviderStream says where a telephony provider's media stream goes on
+// the platform for a bot whose development runner serves runners: Twilio's
+// endpoint (its first messages checked) with the agent and the public key
+// as TwiML custom parameters, or the generic relay for the other
+// providers, whose framing the bot's runner reads itself. "" when the bot
+// serves no media-stream provider.
+func ProviderStream(runners []string, agent string) string {
+	for _, r := range runners {
+		switch r {
+		case "twilio":
+			return "Point the number's TwiML (a TwiML Bin) at the platform's Twilio endpoint; the public key\n" +
+				"   and the agent (`" + agent + ".ORGANIZATION`, your organization's name from `botkit cloud\n" +
+				"   organizations list`) go in custom parameters (the agent never receives the key):\n\n" +
+				"   ```xml\n" +
+				"   <Response>\n" +
+				"     <Connect>\n" +
+				"       <Stream url=\"wss://YOUR-PLATFORM-HOST/ws/twilio\">\n" +
+				"         <Parameter name=\"_pipecatCloudServiceHost\" value=\"" + agent + ".ORGANIZATION\"/>\n" +
+				"         <Parameter name=\"_botkitPublicKey\" value=\"pk_…\"/>\n" +
+				"       </Stream>\n" +
+				"     </Connect>\n" +
+				"     <Say>All our lines are busy. Please call again later.</Say>\n" +
+				"   </Response>\n" +
+				"   ```\n\n" +
+				"   Each call is a session on its own agent, ended when the call hangs up. When every agent is\n" +
+				"   in a call (`max_agents`) the platform closes the stream and Twilio goes on to the `<Say>`."
+		case "telnyx", "plivo", "exotel":
+			return "Point the provider's media stream at the platform's generic relay, which passes every\n" +
+				"   message to the bot as it comes (the bot reads the provider's framing itself):\n" +
+				"   `wss://YOUR-PLATFORM-HOST/ws/generic/" + agent + ".ORGANIZATION?key=pk_…` (ORGANIZATION: your\n" +
+				"   organization's name, from `botkit cloud organizations list`). Each call is a session on its\n" +
+				"   own agent, ended when the call hangs up."
+		}
+	}
+	return ""
 }

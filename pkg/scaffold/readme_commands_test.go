@@ -247,12 +247,12 @@ func TestREADMECommandsRunWithBotPy(t *testing.T) {
 			}
 			// Then a call: a session over the transport the bot serves
 			// on the platform, after the deploy; none for a bot that
-			// speaks only Daily's, which says why.
+			// serves none of the platform's transports, which says why.
 			agent, transport := AgentName(c.ProjectName), SessionTransport(runners(c))
 			last := DeploySteps("", agent)[len(DeploySteps("", agent))-1].Command
 			if transport == "" {
-				if strings.Contains(deploy, "botkit cloud agents start") || !strings.Contains(deploy, "makes no Daily rooms") {
-					t.Errorf("%s: a Daily-only bot's Deploy section:\n%s", name, deploy)
+				if strings.Contains(deploy, "botkit cloud agents start") || !strings.Contains(deploy, "serves none of them") {
+					t.Errorf("%s: a bot without a platform transport: its Deploy section:\n%s", name, deploy)
 				}
 			} else {
 				for _, s := range CallSteps(agent, transport) {
@@ -262,6 +262,13 @@ func TestREADMECommandsRunWithBotPy(t *testing.T) {
 				}
 				if !strings.Contains(deploy, StartCall(agent, transport, "   ")) {
 					t.Errorf("%s: README's Deploy section lacks the start of a session", name)
+				}
+				// A phone bot says which URL its provider connects to.
+				if ps := ProviderStream(runners(c), agent); ps != "" && !strings.Contains(deploy, ps) {
+					t.Errorf("%s: README's Deploy section lacks where the provider's stream goes", name)
+				}
+				if slices.Contains(runners(c), "twilio") && !strings.Contains(deploy, "/ws/twilio") {
+					t.Errorf("%s: a Twilio bot's Deploy section has no /ws/twilio", name)
 				}
 				// Its body is a start the platform takes: the API's
 				// fields only, the bot's transport.

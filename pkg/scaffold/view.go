@@ -54,10 +54,13 @@ type view struct {
 	LocalOnly    string       // .env.example's heading of the keys only a local run reads
 	DeploySteps  []DeployStep // the README's Deploy section, from the project's root
 	// CallSteps and StartCall end the Deploy section: a session on the
-	// platform, over SessionTransport ("" when the bot speaks only Daily's).
+	// platform, over SessionTransport ("" when the bot serves none of its transports).
 	CallSteps        []DeployStep
 	SessionTransport string
 	StartCall        string
+	// ProviderStream: where a telephony provider's media stream goes on
+	// the platform ("" for a bot without one).
+	ProviderStream string
 }
 
 type paramEntry struct {
@@ -128,6 +131,7 @@ func newView(c Config) *view {
 	v.SessionTransport = SessionTransport(runners(c))
 	v.CallSteps = CallSteps(v.AgentName, v.SessionTransport)
 	v.StartCall = StartCall(v.AgentName, v.SessionTransport, "   ")
+	v.ProviderStream = ProviderStream(runners(c), v.AgentName)
 
 	extras := map[string]bool{"runner": true, "silero": true}
 	imports := importSet{}

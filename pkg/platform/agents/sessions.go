@@ -84,6 +84,9 @@ type SessionInput struct {
 	Body               []byte
 	RoomURL, RoomToken string
 	WSToken            []byte // SHA-256 of the session's one-time websocket token
+	// Ended, when not nil, is called once the session this process held
+	// has ended (its room deleted).
+	Ended func()
 }
 
 // NewSessionID returns a new session id: "ses_" and 26 base32 characters
@@ -213,6 +216,9 @@ func (r *Reconciler) StartSession(ctx context.Context, a store.Agent, id string,
 		}
 		r.endSession(context.Background(), sess, state, reason)
 		r.after(a.Region, k, 0) // its agent goes; the pool is refilled
+		if in.Ended != nil {
+			in.Ended()
+		}
 	}()
 	r.log.Info("session started", "org", a.OrgName, "agent", a.Name, "session", id, "deployment", sess.Deployment, "container", shortID(sess.Container))
 	return sess, nil

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -54,6 +55,10 @@ type ServeOptions struct {
 	AgentNetwork string
 	AgentSettle  time.Duration
 	AgentUser    string
+	// DailyAPIKeyFile holds the operator's Daily API key (the sessions'
+	// Daily rooms); DailyAPIURL is Daily's REST API.
+	DailyAPIKeyFile string
+	DailyAPIURL     string
 	// Local serves the CLI's own platform (openLocal): its data directory,
 	// the local engine, requests without a token as organization local,
 	// on the loopback only.
@@ -92,6 +97,13 @@ needs --runtime-tls REGION=DIR: DIR/ca.pem verifies the engine, DIR/cert.pem
 and DIR/key.pem are the client certificate it asks for (the files of the
 docker CLI's DOCKER_CERT_PATH). Plain TCP, npipe:// and ssh:// are refused.
 
+--daily-api-key-file FILE gives the platform the operator's Daily API key:
+a session's start may then ask for a Daily room (createDailyRoom), which the
+platform makes through Daily's REST API (--daily-api-url) with a meeting
+token for the bot and one for the caller, and deletes when the session
+ends. The key is never printed nor logged. Without it, such starts are
+refused (422).
+
 --local serves the platform of botkit's local context, for what needs a
 platform that outlives a command: the CLI's data directory
 ($XDG_DATA_HOME/botkit, default ~/.local/share/botkit) with its master key,
@@ -121,6 +133,8 @@ directory: a second one says where the first serves and exits 1.`,
 	c.Flags().StringVar(&o.AgentNetwork, "agent-network", "", "the engine network agents join (default: botkit-agents, a bridge network the platform makes; never the host's)")
 	c.Flags().DurationVar(&o.AgentSettle, "agent-settle", runtime.DefaultSettle, "how long a new deployment's agents must run, ready, before it serves and the previous one stops")
 	c.Flags().StringVar(&o.AgentUser, "agent-user", "", "the user every agent runs as, UID or UID:GID, never 0 (default: each image's USER)")
+	c.Flags().StringVar(&o.DailyAPIKeyFile, "daily-api-key-file", "", "file holding the Daily API key with which sessions get Daily rooms (createDailyRoom); without it such starts are refused")
+	c.Flags().StringVar(&o.DailyAPIURL, "daily-api-url", platform.DailyAPIURL, "Daily's REST API (with --daily-api-key-file)")
 	c.Flags().BoolVar(&o.Local, "local", false, "serve botkit's local context: the CLI's data directory and the local Docker Engine, on the loopback (implies --data-dir, --runtime, --allow-private-registries)")
 	return c
 }
@@ -274,6 +288,10 @@ func runServe(ctx context.Context, o *ServeOptions) error {
 	if err != nil {
 		return err
 	}
+	dailyKey, err := o.dailyKey()
+	if err != nil {
+		return err
+	}
 	rts, closeRuntimes, err := o.runtimes()
 	if err != nil {
 		return err
@@ -292,6 +310,7 @@ func runServe(ctx context.Context, o *ServeOptions) error {
 		Store: st, DataDir: loc.DataDir, MasterKeyFile: o.MasterKeyFile, ProvisionLease: o.ProvisionLease,
 		AllowPrivateRegistries: o.AllowPrivateRegistries, RecheckFailedPullSecrets: true, Logger: logger, Metrics: metrics,
 		Runtimes: rts, AgentNetwork: o.AgentNetwork, AgentUser: o.AgentUser, AgentSettle: o.AgentSettle, ReconcileInterval: time.Second,
+		DailyAPIKey: dailyKey, DailyAPIURL: o.DailyAPIURL,
 	}
 	if lo != nil {
 		lo.apply(&popts)
@@ -323,4 +342,25 @@ func runServe(ctx context.Context, o *ServeOptions) error {
 		return err
 	}
 	return srv.Close()
+}
+
+// dailyKey reads --daily-api-key-file ("" without it). The key is never
+// printed: a file that does not hold one is named, not quoted.
+func (o *ServeOptions) dailyKey() (string, error) {
+	if o.DailyAPIKeyFile == "" {
+		return "", nil
+	}
+	u, err := url.Parse(o.DailyAPIURL)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		return "", cmdutil.FlagErrorf("--daily-api-url %q: want an http(s) URL", o.DailyAPIURL)
+	}
+	b, err := os.ReadFile(o.DailyAPIKeyFile)
+	if err != nil {
+		return "", fmt.Errorf("--daily-api-key-file: %w", err)
+	}
+	key := strings.TrimSpace(string(b))
+	if key == "" || strings.ContainsAny(key, " \t\r\n") {
+		return "", cmdutil.FlagErrorf("--daily-api-key-file %s: want one Daily API key, alone on its line", o.DailyAPIKeyFile)
+	}
+	return key, nil
 }

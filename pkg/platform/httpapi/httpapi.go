@@ -93,6 +93,9 @@ var routeTable = []route{
 	{Route{"PATCH", proxyPath, false}, (*api).handleSessionProxy},
 	{Route{"DELETE", proxyPath, false}, (*api).handleSessionProxy},
 	{Route{"OPTIONS", proxyPath, false}, (*api).handlePublicPreflight},
+	// Phone calls: a telephony provider's websocket (telephony.go).
+	{Route{"GET", "/ws/{provider}", false}, (*api).handleTelephony},
+	{Route{"GET", "/ws/generic/{serviceHost}", false}, (*api).handleGenericHost},
 }
 
 // proxyPath is the session proxy's route: {path} is one or more segments

@@ -35,6 +35,9 @@ type Options struct {
 	CheckImage ImageChecker
 	// Agents runs the agents (nil: no region has a runtime).
 	Agents *agents.Reconciler
+	// Rooms makes the sessions' Daily rooms (nil: no Daily API key, a
+	// start that asks for a room is refused).
+	Rooms Rooms
 }
 
 // Service is the platform's operations: the secret sets and image pull
@@ -51,6 +54,7 @@ type Service struct {
 	wakeFn     func(string)
 	checkImage ImageChecker
 	agents     *agents.Reconciler
+	rooms      Rooms
 	// identities caches decrypted sealing keys: "orgID/keyID" →
 	// *sealed.Identity.
 	identities sync.Map
@@ -60,7 +64,7 @@ type Service struct {
 // DataDir), the poll of its tokens epoch, for the caller to run in a
 // goroutine until its context ends (nil otherwise).
 func New(ctx context.Context, opts Options) (s *Service, poll func(ctx context.Context)) {
-	s = &Service{store: opts.Store, sealer: opts.Sealer, noAuthOrg: opts.NoAuthOrg, wakeFn: opts.Wake, checkImage: opts.CheckImage, agents: opts.Agents}
+	s = &Service{store: opts.Store, sealer: opts.Sealer, noAuthOrg: opts.NoAuthOrg, wakeFn: opts.Wake, checkImage: opts.CheckImage, agents: opts.Agents, rooms: opts.Rooms}
 	epochPath := ""
 	if opts.DataDir != "" {
 		epochPath = epochFile(opts.DataDir)

@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"net/url"
 
@@ -54,11 +55,13 @@ func (s *Service) startSession(ctx context.Context, org store.Org, name string, 
 	if body[0] != '{' {
 		return resources.SessionStarted{}, errInvalid("body: want a JSON object (the agent's POST /bot body)")
 	}
-	if len(req.DailyRoomProperties) > 0 && !req.CreateDailyRoom {
-		return resources.SessionStarted{}, errInvalid("dailyRoomProperties: only with createDailyRoom")
-	}
-	if req.CreateDailyRoom || req.Transport == resources.TransportDaily {
-		return resources.SessionStarted{}, resources.Errorf(resources.CodeUnprocessable, "this platform makes no Daily rooms: start the session with transport webrtc or websocket")
+	var roomProps map[string]json.RawMessage
+	if req.CreateDailyRoom || req.Transport == resources.TransportDaily || len(req.DailyRoomProperties) > 0 {
+		var err error
+		if roomProps, err = s.dailyRequest(in.Request); err != nil {
+			return resources.SessionStarted{}, err
+		}
+		req.Transport = resources.TransportDaily
 	}
 	p := Principal{org: org}
 	a, err := s.agent(ctx, p, name)
@@ -79,7 +82,18 @@ func (s *Service) startSession(ctx context.Context, org store.Org, name string, 
 		sin.WSToken = h[:]
 		out.WSURL = in.WSBase + "/v1/public/" + url.PathEscape(a.Name) + "/sessions/" + id + "/ws?token=" + raw
 	}
+	if roomProps != nil {
+		room, err := s.makeRoom(ctx, a, id, roomProps)
+		if err != nil {
+			return resources.SessionStarted{}, err
+		}
+		sin.RoomURL, sin.RoomToken, sin.Ended = room.url, room.botToken, func() { s.dropRoom(id) }
+		out.DailyRoom, out.DailyToken = room.url, room.callerToken
+	}
 	if _, err := s.agents.StartSession(ctx, a, id, sin); err != nil {
+		if roomProps != nil {
+			s.dropRoom(id)
+		}
 		return resources.SessionStarted{}, err
 	}
 	return out, nil

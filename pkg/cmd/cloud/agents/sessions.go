@@ -67,6 +67,8 @@ session's id, then how to reach it:
                         which a client reaches with a public key of the
                         organization (botkit cloud organizations keys create)
   websocket             the wsUrl: a one-time URL, good for one connection
+  daily                 the Daily room the bot is in and the caller's meeting
+                        token for it (the platform needs a Daily API key)
 
 Sessions need a platform that outlives this command: on a remote context,
 its platform; on the local context, botkit-platform serve --local (without
@@ -75,7 +77,9 @@ it, the command says so and exits 1).
 --data must be a JSON object (exit 2 otherwise). With every agent in a
 session (maxAgents), the platform answers at capacity: exit 1, with when to
 try again (Retry-After). --daily-room (or --transport daily) asks for a
-Daily room, which this platform does not make: its answer is shown (exit 1).
+Daily room, which the platform makes when its operator gave it a Daily API
+key: the room's URL and the caller's meeting token are printed (without a
+key, the platform's refusal is shown, exit 1).
 -o json|yaml prints the start's answer, -o name session/ID. A missing agent
 exits 3.`,
 		Example: `  botkit cloud agents start support-bot
@@ -141,6 +145,9 @@ func runStart(ctx context.Context, opts *StartOptions) error {
 	default:
 		return cmdutil.CheckEnum("transport", opts.Transport, []string{resources.TransportWebRTC, resources.TransportWebsocket, resources.TransportDaily})
 	}
+	if opts.DailyRoom && opts.Transport == resources.TransportWebsocket {
+		return cmdutil.FlagErrorf("--daily-room: a Daily room is a session over transport daily, not websocket")
+	}
 	body, err := startBody(ctx, opts)
 	if err != nil {
 		return err
@@ -149,7 +156,11 @@ func runStart(ctx context.Context, opts *StartOptions) error {
 	if err != nil {
 		return err
 	}
-	started, err := c.StartSession(ctx, org, opts.Name, resources.SessionStartRequest{Transport: opts.Transport, Body: body, CreateDailyRoom: opts.DailyRoom})
+	req := resources.SessionStartRequest{Transport: opts.Transport, Body: body}
+	if opts.DailyRoom || opts.Transport == resources.TransportDaily {
+		req.Transport, req.CreateDailyRoom = resources.TransportDaily, true
+	}
+	started, err := c.StartSession(ctx, org, opts.Name, req)
 	var re *resources.Error
 	if errors.As(err, &re) && re.Code == resources.CodeAtCapacity && re.RetryAfter > 0 {
 		out := *re
@@ -163,12 +174,12 @@ func runStart(ctx context.Context, opts *StartOptions) error {
 		return opts.Print.PrintRows(opts.IO, nil, [][]string{{printers.SessionName(started.SessionID)}}, started)
 	}
 	ref := printers.SessionName(started.SessionID)
-	lines := []string{fmt.Sprintf("%s started on %s (transport %s)", ref, cloudutil.AgentRef(opts.Name), opts.Transport)}
+	lines := []string{fmt.Sprintf("%s started on %s (transport %s)", ref, cloudutil.AgentRef(opts.Name), req.Transport)}
 	switch {
 	case started.WSURL != "":
 		lines = append(lines, "websocket: "+started.WSURL, "  (a one-time URL: it connects once)")
 	case started.DailyRoom != "":
-		lines = append(lines, "daily room: "+started.DailyRoom)
+		lines = append(lines, "daily room: "+started.DailyRoom, "daily token: "+started.DailyToken, "  (the caller's meeting token: it joins the room until the session ends)")
 	default:
 		base := strings.TrimRight(c.BaseURL(), "/")
 		if base == "" {

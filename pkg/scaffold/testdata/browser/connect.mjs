@@ -7,8 +7,8 @@
 //
 // Every request to a host other than 127.0.0.1 is aborted (the page must not
 // need one) and listed in "thirdParty". After Connect it waits until the
-// page's Pipecat client reached --until (a transport state, default
-// "connecting"), then a moment more for late requests. It prints one JSON
+// page sent its WebRTC offer, then --settle milliseconds more for late
+// requests. It prints one JSON
 // line; the exit status is 0 whenever it could drive the page (the Go test
 // judges what it saw).
 import { chromium } from "playwright-core";
@@ -47,7 +47,10 @@ const browser = await chromium.launch({
   ],
 });
 
-const result = { url: opts.url, requests: [], thirdParty: [], consoleErrors: [], pageErrors: [], problems: [] };
+// requests: every request the page attempted ("METHOD origin/path");
+// thirdParty: those to another host than 127.0.0.1 (aborted); authorized:
+// those that carried an Authorization header.
+const result = { url: opts.url, requests: [], thirdParty: [], authorized: [], consoleErrors: [], pageErrors: [], problems: [] };
 try {
   const context = await browser.newContext({
     viewport: { width: 1280, height: 800 },
@@ -55,9 +58,12 @@ try {
   });
   // Only the page's own server and the stand-in endpoints (both on
   // 127.0.0.1) may be reached; data: and blob: URLs never leave the page.
-  await context.route("**/*", (route) => {
-    const u = new URL(route.request().url());
+  await context.route("**/*", async (route) => {
+    const req = route.request();
+    const u = new URL(req.url());
     if (u.protocol === "data:" || u.protocol === "blob:" || u.hostname === "127.0.0.1") {
+      const headers = await req.allHeaders();
+      if (headers.authorization) result.authorized.push(`${req.method()} ${u.origin}${u.pathname}`);
       return route.continue();
     }
     return route.abort("blockedbyclient");

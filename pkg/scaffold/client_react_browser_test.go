@@ -34,7 +34,7 @@ type connectResult struct {
 
 // connectInChromium opens url with connect.mjs (installed in driver), picks
 // transport when the page has a selector, clicks Connect and returns what the
-// page did; it fails the test when the page could not be driven.
+// page did (checkPage reports what went wrong).
 func connectInChromium(t *testing.T, node, driver, url, shot, transport string) connectResult {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -57,16 +57,17 @@ func connectInChromium(t *testing.T, node, driver, url, shot, transport string) 
 	if err := json.Unmarshal(bytes.TrimSpace(out), &res); err != nil {
 		t.Fatalf("connect.mjs output %q: %v", out, err)
 	}
-	if len(res.Problems) > 0 {
-		t.Fatalf("connect.mjs could not drive %s: %q\npage: %s", url, res.Problems, res.AfterConnect)
-	}
 	return res
 }
 
-// checkPage checks what a user of the page would: it loaded with its title,
-// logged no error, and reached no host but 127.0.0.1.
+// checkPage checks what a user of the page would: it loaded with its title
+// and let Connect be clicked, logged no error, and reached no host but
+// 127.0.0.1.
 func checkPage(t *testing.T, res connectResult, title string) {
 	t.Helper()
+	if len(res.Problems) > 0 {
+		t.Errorf("the page could not be used: %q\npage: %.500s", res.Problems, res.AfterConnect)
+	}
 	if res.Status != http.StatusOK || res.Title != title {
 		t.Errorf("page: HTTP %d, title %q; want 200, %q", res.Status, res.Title, title)
 	}

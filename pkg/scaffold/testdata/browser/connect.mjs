@@ -100,7 +100,7 @@ try {
   if (opts.transport) {
     const select = page.locator("select[name=transport]");
     result.transportOptions = await select.locator("option").evaluateAll((os) => os.map((o) => o.value));
-    await select.selectOption(opts.transport);
+    if ((await select.inputValue({ timeout })) !== opts.transport) await select.selectOption(opts.transport);
   }
   const connect = page.getByRole("button", { name: "Connect", exact: true });
   await connect.waitFor({ state: "visible", timeout });

@@ -294,23 +294,9 @@ func TestClientBuildsAndLoadsInChromium(t *testing.T) {
 			}
 
 			shot := filepath.Join(shots, tc.name+".png")
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-			defer cancel()
-			cmd := exec.CommandContext(ctx, node, filepath.Join(driver, "load.mjs"),
-				"--url", url, "--screenshot", shot, "--title", tc.cfg.ProjectName, "--chromium", chromiumPath)
-			cmd.Dir = driver
-			var stderr bytes.Buffer
-			cmd.Stderr = &stderr
-			start := time.Now()
-			out, err := cmd.Output()
-			t.Logf("chromium load: %s", time.Since(start).Round(100*time.Millisecond))
-			if err != nil {
-				t.Fatalf("load.mjs %s: %v\n%s\n%s", url, err, out, stderr.String())
-			}
 			var res loadResult
-			if err := json.Unmarshal(bytes.TrimSpace(out), &res); err != nil {
-				t.Fatalf("load.mjs output %q: %v", out, err)
-			}
+			runDriver(t, node, driver, "load.mjs", &res,
+				"--url", url, "--screenshot", shot, "--title", tc.cfg.ProjectName, "--chromium", chromiumPath)
 			if res.Status != http.StatusOK || res.Title != tc.cfg.ProjectName || len(res.ConsoleErrors)+len(res.PageErrors) > 0 {
 				t.Errorf("page: %+v", res)
 			}

@@ -37,27 +37,35 @@ type connectResult struct {
 // page did (checkPage reports what went wrong).
 func connectInChromium(t *testing.T, node, driver, url, shot, transport string) connectResult {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	args := []string{filepath.Join(driver, "connect.mjs"), "--url", url, "--screenshot", shot, "--chromium", chromiumPath}
+	args := []string{"--url", url, "--screenshot", shot, "--chromium", chromiumPath}
 	if transport != "" {
 		args = append(args, "--transport", transport)
 	}
-	cmd := exec.CommandContext(ctx, node, args...)
+	var res connectResult
+	runDriver(t, node, driver, "connect.mjs", &res, args...)
+	return res
+}
+
+// runDriver runs script of driver (testdata/browser) with args and decodes
+// the JSON line it prints into res; it fails the test when the script
+// fails.
+func runDriver(t *testing.T, node, driver, script string, res any, args ...string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, append([]string{filepath.Join(driver, script)}, args...)...)
 	cmd.Dir = driver
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	start := time.Now()
 	out, err := cmd.Output()
-	t.Logf("chromium load and connect: %s", time.Since(start).Round(100*time.Millisecond))
+	t.Logf("chromium %s: %s", script, time.Since(start).Round(100*time.Millisecond))
 	if err != nil {
-		t.Fatalf("connect.mjs %s: %v\n%s\n%s", url, err, out, stderr.String())
+		t.Fatalf("%s %q: %v\n%s\n%s", script, args, err, out, stderr.String())
 	}
-	var res connectResult
-	if err := json.Unmarshal(bytes.TrimSpace(out), &res); err != nil {
-		t.Fatalf("connect.mjs output %q: %v", out, err)
+	if err := json.Unmarshal(bytes.TrimSpace(out), res); err != nil {
+		t.Fatalf("%s output %q: %v", script, out, err)
 	}
-	return res
 }
 
 // checkPage checks what a user of the page would: it loaded with its title

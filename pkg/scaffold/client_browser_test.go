@@ -237,15 +237,8 @@ type loadResult struct {
 }
 
 func TestClientBuildsAndLoadsInChromium(t *testing.T) {
-	if testing.Short() {
-		t.Skip("npm install, npm run build and Chromium take minutes; run without -short")
-	}
-	node, npm := requireClientTools(t)
-
-	shots := screenshotDir(t)
-	npmEnv, npmInstall := npmSetup(t)
-	driver := installDriver(t, npm, npmEnv, npmInstall)
-
+	h := newClientHarness(t)
+	npm, shots, npmEnv, npmInstall := h.npm, h.shots, h.npmEnv, h.npmInstall
 	runner := newFakeRunner(t)
 
 	for _, tc := range []struct {
@@ -295,7 +288,7 @@ func TestClientBuildsAndLoadsInChromium(t *testing.T) {
 
 			shot := filepath.Join(shots, tc.name+".png")
 			var res loadResult
-			runDriver(t, node, driver, "load.mjs", &res,
+			runDriver(t, h, "load.mjs", &res,
 				"--url", url, "--screenshot", shot, "--title", tc.cfg.ProjectName, "--chromium", chromiumPath)
 			if res.Status != http.StatusOK || res.Title != tc.cfg.ProjectName || len(res.ConsoleErrors)+len(res.PageErrors) > 0 {
 				t.Errorf("page: %+v", res)
@@ -325,6 +318,30 @@ func TestClientBuildsAndLoadsInChromium(t *testing.T) {
 			}
 		})
 	}
+}
+
+// clientHarness is what the browser tests share.
+type clientHarness struct {
+	node, npm string
+	// npmEnv and npmInstall: npm's environment, npm install's arguments.
+	npmEnv, npmInstall []string
+	// driver holds testdata/browser, installed; shots is where screenshots go.
+	driver, shots string
+}
+
+// newClientHarness skips the test under -short (or without node, npm or
+// Chromium, outside CI), then installs the driver.
+func newClientHarness(t *testing.T) clientHarness {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("npm install, npm run build and Chromium take minutes; run without -short")
+	}
+	var h clientHarness
+	h.node, h.npm = requireClientTools(t)
+	h.shots = screenshotDir(t)
+	h.npmEnv, h.npmInstall = npmSetup(t)
+	h.driver = installDriver(t, h.npm, h.npmEnv, h.npmInstall)
+	return h
 }
 
 // screenshotDir is where the tests keep their screenshots:

@@ -32,29 +32,29 @@ type connectResult struct {
 	AfterConnect     string
 }
 
-// connectInChromium opens url with connect.mjs (installed in driver), picks
+// connectInChromium opens url with connect.mjs, picks
 // transport when the page has a selector, clicks Connect and returns what the
 // page did (checkPage reports what went wrong).
-func connectInChromium(t *testing.T, node, driver, url, shot, transport string) connectResult {
+func connectInChromium(t *testing.T, h clientHarness, url, shot, transport string) connectResult {
 	t.Helper()
 	args := []string{"--url", url, "--screenshot", shot, "--chromium", chromiumPath}
 	if transport != "" {
 		args = append(args, "--transport", transport)
 	}
 	var res connectResult
-	runDriver(t, node, driver, "connect.mjs", &res, args...)
+	runDriver(t, h, "connect.mjs", &res, args...)
 	return res
 }
 
-// runDriver runs script of driver (testdata/browser) with args and decodes
+// runDriver runs script of h's driver (testdata/browser) with args and decodes
 // the JSON line it prints into res; it fails the test when the script
 // fails.
-func runDriver(t *testing.T, node, driver, script string, res any, args ...string) {
+func runDriver(t *testing.T, h clientHarness, script string, res any, args ...string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, node, append([]string{filepath.Join(driver, script)}, args...)...)
-	cmd.Dir = driver
+	cmd := exec.CommandContext(ctx, h.node, append([]string{filepath.Join(h.driver, script)}, args...)...)
+	cmd.Dir = h.driver
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	start := time.Now()
@@ -116,13 +116,7 @@ func checkSession(t *testing.T, got []runnerRequest, root, auth string) {
 // agent through the platform with a public key) and sends the WebRTC offer
 // to it, and nothing else is reached.
 func TestReactClientsCallTheirTargetInChromium(t *testing.T) {
-	if testing.Short() {
-		t.Skip("npm install, npm run build and Chromium take minutes; run without -short")
-	}
-	node, npm := requireClientTools(t)
-	shots := screenshotDir(t)
-	npmEnv, npmInstall := npmSetup(t)
-	driver := installDriver(t, npm, npmEnv, npmInstall)
+	h := newClientHarness(t)
 	runner := newFakeRunner(t)
 	const agent = "my-bot"
 	platformRoot := "/v1/public/" + agent
@@ -131,7 +125,7 @@ func TestReactClientsCallTheirTargetInChromium(t *testing.T) {
 		cfg := webConfig("react", "vite", "smallwebrtc", "daily")
 		cfg.ProjectName = "bot-react-vite"
 		client := writeClient(t, t.TempDir(), cfg, map[string]string{"VITE_BOT_START_URL": runner.URL + "/start"})
-		run(t, 5*time.Minute, client, npmEnv, npm, npmInstall...)
+		run(t, 5*time.Minute, client, h.npmEnv, h.npm, h.npmInstall...)
 
 		for _, target := range []struct {
 			name       string
@@ -143,11 +137,11 @@ func TestReactClientsCallTheirTargetInChromium(t *testing.T) {
 		} {
 			t.Run(target.name, func(t *testing.T) {
 				writeEnvLocal(t, client, target.env)
-				run(t, 5*time.Minute, client, npmEnv, npm, "run", "build")
+				run(t, 5*time.Minute, client, h.npmEnv, h.npm, "run", "build")
 				srv := httptest.NewServer(http.FileServer(http.Dir(filepath.Join(client, "dist"))))
 				defer srv.Close()
 
-				res := connectInChromium(t, node, driver, srv.URL+"/", filepath.Join(shots, "react-vite-"+strings.ReplaceAll(target.name, " ", "-")+".png"), "smallwebrtc")
+				res := connectInChromium(t, h, srv.URL+"/", filepath.Join(h.shots, "react-vite-"+strings.ReplaceAll(target.name, " ", "-")+".png"), "smallwebrtc")
 				checkPage(t, res, cfg.ProjectName)
 				if want := []string{"smallwebrtc", "daily"}; !slices.Equal(res.TransportOptions, want) {
 					t.Errorf("transport selector %q, want %q", res.TransportOptions, want)
@@ -167,8 +161,8 @@ func TestReactClientsCallTheirTargetInChromium(t *testing.T) {
 		platformEnv := map[string]string{"AGENT_NAME": agent, "PLATFORM_URL": runner.URL, "PUBLIC_KEY": npmCanaryKey}
 		client := writeClient(t, t.TempDir(), cfg, platformEnv)
 		tsconfig := readFile(t, filepath.Join(client, "tsconfig.json"))
-		run(t, 5*time.Minute, client, npmEnv, npm, npmInstall...)
-		run(t, 5*time.Minute, client, npmEnv, npm, "run", "build")
+		run(t, 5*time.Minute, client, h.npmEnv, h.npm, h.npmInstall...)
+		run(t, 5*time.Minute, client, h.npmEnv, h.npm, "run", "build")
 		if after := readFile(t, filepath.Join(client, "tsconfig.json")); !bytes.Equal(after, tsconfig) {
 			t.Errorf("next build rewrote tsconfig.json:\n%s", after)
 		}
@@ -178,7 +172,7 @@ func TestReactClientsCallTheirTargetInChromium(t *testing.T) {
 
 		t.Run("platform", func(t *testing.T) {
 			url, serverOutput := startNext(t, client, nil)
-			res := connectInChromium(t, node, driver, url, filepath.Join(shots, "react-nextjs-platform.png"), "")
+			res := connectInChromium(t, h, url, filepath.Join(h.shots, "react-nextjs-platform.png"), "")
 			checkPage(t, res, cfg.ProjectName)
 			checkSession(t, runner.take(), platformRoot, "Bearer "+npmCanaryKey)
 			if len(res.Authorized) > 0 {

@@ -1,7 +1,6 @@
 package deploy
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -34,14 +33,8 @@ func TestClientHintNamesTheClientsVariables(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, f := range files {
-				p := filepath.Join(root, filepath.FromSlash(f.Path))
-				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(p, f.Data, 0o644); err != nil {
-					t.Fatal(err)
-				}
+			if err := scaffold.Write(root, files); err != nil {
+				t.Fatal(err)
 			}
 			got := clientHint(filepath.Join(root, "server", "cloud-deploy.toml"), "my-bot", "http://127.0.0.1:8787")
 			if tc.want == nil {

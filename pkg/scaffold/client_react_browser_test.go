@@ -29,6 +29,8 @@ type connectResult struct {
 	ConsoleErrors    []string
 	PageErrors       []string
 	Problems         []string
+	BeforeConnect    string
+	Textboxes        int
 	AfterConnect     string
 }
 
@@ -84,6 +86,16 @@ func checkPage(t *testing.T, res connectResult, title string) {
 	}
 	if len(res.ThirdParty) > 0 {
 		t.Errorf("the page tried to reach other hosts: %q", res.ThirdParty)
+	}
+	// The console's parts: the bot's audio, the transcript, metrics, the
+	// devices, the event log, and a text input.
+	for _, panel := range []string{"bot audio", "conversation", "metrics", "devices", "events"} {
+		if !strings.Contains(strings.ToLower(res.BeforeConnect), panel) {
+			t.Errorf("the page shows no %q:\n%s", panel, res.BeforeConnect)
+		}
+	}
+	if res.Textboxes == 0 {
+		t.Error("the page has no text input")
 	}
 }
 

@@ -106,6 +106,9 @@ try {
   await connect.waitFor({ state: "visible", timeout });
   await page.waitForLoadState("networkidle", { timeout }).catch(() => {});
   result.loadRequests = result.requests.length;
+  // What the ready page shows (its panels' titles), and its text inputs.
+  result.beforeConnect = (await page.locator("body").innerText()).slice(0, 2000);
+  result.textboxes = await page.getByRole("textbox").count();
   await page.screenshot({ path: opts.screenshot, fullPage: true });
 
   await connect.click();

@@ -15,8 +15,9 @@ import (
 // together from directories of templates/client:
 //
 //	common/        every client (gitignore)
-//	style/         the stylesheet, into src/ (Vite) or app/ (Next.js)
-//	react-common/  the React page and its transports, into src/ or app/
+//	style/         the vanilla client's stylesheet, into src/
+//	react-common/  the React page (on the voice UI kit), its transports and
+//	               stylesheet, into src/ (Vite) or app/ (Next.js)
 //	react-vite/, react-nextjs/, vanilla/   the variant's own files
 //
 // A file whose name ends in ".tmpl" is a text/template with [[ ]] delimiters
@@ -38,6 +39,7 @@ const (
 	npmPipecatClientReact = "1.8.2"
 	npmDailyTransport     = "1.6.9"
 	npmSmallWebRTC        = "1.10.8"
+	npmVoiceUIKit         = "0.14.0"
 	npmReact              = "19.3.1"
 	npmTypesReact         = "19.3.0"
 	npmVite               = "8.3.8"
@@ -125,14 +127,14 @@ func clientVariantFor(cfg Config) (v clientVariant, ok bool, err error) {
 			return clientVariant{
 				name:  "react-vite",
 				label: "React + Vite (TypeScript)",
-				dirs:  []clientDir{{"common", ""}, {"style", "src/"}, {"react-common", "src/"}, {"react-vite", ""}},
+				dirs:  []clientDir{{"common", ""}, {"react-common", "src/"}, {"react-vite", ""}},
 				pkg:   reactVitePackage,
 			}, true, nil
 		case serverNextJS:
 			return clientVariant{
 				name:  "react-nextjs",
 				label: "React + Next.js (TypeScript, App Router)",
-				dirs:  []clientDir{{"common", ""}, {"style", "app/"}, {"react-common", "app/"}, {"react-nextjs", ""}},
+				dirs:  []clientDir{{"common", ""}, {"react-common", "app/"}, {"react-nextjs", ""}},
 				pkg:   reactNextPackage,
 			}, true, nil
 		}
@@ -296,6 +298,7 @@ func vanillaPackage(d clientData) packageJSON {
 func reactPackage(d clientData) packageJSON {
 	p := basePackage(d)
 	p.Dependencies["@pipecat-ai/client-react"] = npmPipecatClientReact
+	p.Dependencies["@pipecat-ai/voice-ui-kit"] = npmVoiceUIKit
 	p.Dependencies["react"] = npmReact
 	p.Dependencies["react-dom"] = npmReact
 	p.DevDependencies["@types/react"] = npmTypesReact

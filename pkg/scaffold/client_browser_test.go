@@ -14,7 +14,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -69,8 +68,9 @@ func requireClientTools(t *testing.T) (node, npm string) {
 
 // fakeRunner stands in for the Pipecat development runner (POST /start,
 // POST/PATCH /sessions/<id>/api/offer), which cannot run here: its Python
-// packages come from PyPI, unreachable from this machine. It answers with the
-// shapes the runner answers with and records every request.
+// packages come from PyPI, unreachable from this machine, and for the
+// platform's public API (the same paths under /v1/public/<agent>). It answers
+// with the shapes the runner answers with and records every request.
 type fakeRunner struct {
 	*httptest.Server
 	mu       sync.Mutex
@@ -100,11 +100,13 @@ func newFakeRunner(t *testing.T) *fakeRunner {
 
 		w.Header().Set("Content-Type", "application/json")
 		switch {
-		case req.URL.Path == "/start" && rec.Body["transport"] == "daily":
+		case strings.HasSuffix(req.URL.Path, "/start") && rec.Body["transport"] == "daily":
 			_, _ = io.WriteString(w, `{"dailyRoom":"https://example.daily.co/room","dailyToken":"room-token","sessionId":"daily-1"}`) // error ignored: the client reports a broken answer
-		case req.URL.Path == "/start" && rec.Body["transport"] == "webrtc":
+		case strings.HasSuffix(req.URL.Path, "/start") && rec.Body["transport"] == "webrtc" && rec.Body["enableDefaultIceServers"] == true:
 			_, _ = io.WriteString(w, `{"sessionId":"abc-123","iceConfig":{"iceServers":[{"urls":["stun:stun.l.google.com:19302"]}]}}`) // error ignored: as above
-		case strings.HasPrefix(req.URL.Path, "/sessions/") && strings.HasSuffix(req.URL.Path, "/api/offer"):
+		case strings.HasSuffix(req.URL.Path, "/start") && rec.Body["transport"] == "webrtc":
+			_, _ = io.WriteString(w, `{"sessionId":"abc-123"}`) // error ignored: as above
+		case strings.Contains(req.URL.Path, "/sessions/") && strings.HasSuffix(req.URL.Path, "/api/offer"):
 			_, _ = io.WriteString(w, `{"sdp":"v=0","type":"answer","pc_id":"pc-1"}`) // error ignored: as above
 		default:
 			w.WriteHeader(http.StatusNotFound)
@@ -165,21 +167,7 @@ func writeClient(t *testing.T, dir string, cfg Config, env map[string]string) st
 		}
 	}
 	client := filepath.Join(dir, "client")
-	example, err := os.ReadFile(filepath.Join(client, "env.example"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	local := string(example)
-	for k, v := range env {
-		line := regexp.MustCompile(`(?m)^` + k + `=.*$`)
-		if !line.MatchString(local) {
-			t.Fatalf("env.example has no %s= line", k)
-		}
-		local = line.ReplaceAllLiteralString(local, k+"="+v)
-	}
-	if err := os.WriteFile(filepath.Join(client, ".env.local"), []byte(local), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	writeEnvLocal(t, client, env)
 	return client
 }
 
@@ -249,41 +237,8 @@ type loadResult struct {
 }
 
 func TestClientBuildsAndLoadsInChromium(t *testing.T) {
-	if testing.Short() {
-		t.Skip("npm install, npm run build and Chromium take minutes; run without -short")
-	}
-	node, npm := requireClientTools(t)
-
-	cache := os.Getenv("BOTKIT_NPM_CACHE")
-	if cache == "" {
-		cache = t.TempDir()
-	}
-	shots := os.Getenv("BOTKIT_SCREENSHOT_DIR")
-	if shots == "" {
-		shots = t.TempDir()
-	} else if err := os.MkdirAll(shots, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	npmEnv := []string{
-		"npm_config_cache=" + cache,
-		"npm_config_update_notifier=false",
-		"NEXT_TELEMETRY_DISABLED=1",
-	}
-	npmInstall := []string{"install", "--no-audit", "--no-fund", "--prefer-offline"}
-
-	// playwright-core, once for all variants.
-	driver := t.TempDir()
-	for _, name := range []string{"package.json", "load.mjs"} {
-		data, err := os.ReadFile(filepath.Join("testdata", "browser", name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(driver, name), data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	run(t, 5*time.Minute, driver, npmEnv, npm, npmInstall...)
-
+	h := newClientHarness(t)
+	npm, shots, npmEnv, npmInstall := h.npm, h.shots, h.npmEnv, h.npmInstall
 	runner := newFakeRunner(t)
 
 	for _, tc := range []struct {
@@ -292,8 +247,7 @@ func TestClientBuildsAndLoadsInChromium(t *testing.T) {
 		// start is the body the first transport's start request must carry.
 		start map[string]any
 	}{
-		{"react-vite", webConfig("react", "vite", "smallwebrtc", "daily"), nil},
-		{"react-nextjs", webConfig("react", "nextjs", "smallwebrtc"), map[string]any{"transport": "webrtc", "enableDefaultIceServers": true}},
+		// The React clients: TestReactClientsCallTheirTargetInChromium.
 		{"vanilla", webConfig("vanilla", "", "daily"), nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -333,23 +287,9 @@ func TestClientBuildsAndLoadsInChromium(t *testing.T) {
 			}
 
 			shot := filepath.Join(shots, tc.name+".png")
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-			defer cancel()
-			cmd := exec.CommandContext(ctx, node, filepath.Join(driver, "load.mjs"),
-				"--url", url, "--screenshot", shot, "--title", tc.cfg.ProjectName, "--chromium", chromiumPath)
-			cmd.Dir = driver
-			var stderr bytes.Buffer
-			cmd.Stderr = &stderr
-			start := time.Now()
-			out, err := cmd.Output()
-			t.Logf("chromium load: %s", time.Since(start).Round(100*time.Millisecond))
-			if err != nil {
-				t.Fatalf("load.mjs %s: %v\n%s\n%s", url, err, out, stderr.String())
-			}
 			var res loadResult
-			if err := json.Unmarshal(bytes.TrimSpace(out), &res); err != nil {
-				t.Fatalf("load.mjs output %q: %v", out, err)
-			}
+			runDriver(t, h, "load.mjs", &res,
+				"--url", url, "--screenshot", shot, "--title", tc.cfg.ProjectName, "--chromium", chromiumPath)
 			if res.Status != http.StatusOK || res.Title != tc.cfg.ProjectName || len(res.ConsoleErrors)+len(res.PageErrors) > 0 {
 				t.Errorf("page: %+v", res)
 			}
@@ -371,7 +311,7 @@ func TestClientBuildsAndLoadsInChromium(t *testing.T) {
 				t.Errorf("loading the page sent requests to the bot: %+v", got)
 			}
 			if isNext {
-				checkNextProxy(t, url, runner, tc.start)
+				checkNextProxy(t, url, runner, "", "Bearer "+npmCanaryKey, tc.start)
 				if strings.Contains(serverOutput(), npmCanaryKey) {
 					t.Error("next start printed BOT_API_KEY")
 				}
@@ -380,10 +320,89 @@ func TestClientBuildsAndLoadsInChromium(t *testing.T) {
 	}
 }
 
+// clientHarness is what the browser tests share.
+type clientHarness struct {
+	node, npm string
+	// npmEnv and npmInstall: npm's environment, npm install's arguments.
+	npmEnv, npmInstall []string
+	// driver holds testdata/browser, installed; shots is where screenshots go.
+	driver, shots string
+}
+
+// newClientHarness skips the test under -short (or without node, npm or
+// Chromium, outside CI), then installs the driver.
+func newClientHarness(t *testing.T) clientHarness {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("npm install, npm run build and Chromium take minutes; run without -short")
+	}
+	var h clientHarness
+	h.node, h.npm = requireClientTools(t)
+	h.shots = screenshotDir(t)
+	h.npmEnv, h.npmInstall = npmSetup(t)
+	h.driver = installDriver(t, h.npm, h.npmEnv, h.npmInstall)
+	return h
+}
+
+// screenshotDir is where the tests keep their screenshots:
+// BOTKIT_SCREENSHOT_DIR, else a temporary directory.
+func screenshotDir(t *testing.T) string {
+	t.Helper()
+	shots := os.Getenv("BOTKIT_SCREENSHOT_DIR")
+	if shots == "" {
+		return t.TempDir()
+	}
+	if err := os.MkdirAll(shots, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return shots
+}
+
+// npmSetup returns the environment of the tests' npm commands (the cache of
+// BOTKIT_NPM_CACHE, else a temporary one) and the arguments of npm install.
+func npmSetup(t *testing.T) (env, install []string) {
+	t.Helper()
+	cache := os.Getenv("BOTKIT_NPM_CACHE")
+	if cache == "" {
+		cache = t.TempDir()
+	}
+	env = []string{
+		"npm_config_cache=" + cache,
+		"npm_config_update_notifier=false",
+		"NEXT_TELEMETRY_DISABLED=1",
+	}
+	return env, []string{"install", "--no-audit", "--no-fund", "--prefer-offline"}
+}
+
+// installDriver installs testdata/browser (playwright-core and the scripts
+// that drive Chromium) in a temporary directory and returns it.
+func installDriver(t *testing.T, npm string, npmEnv, npmInstall []string) string {
+	t.Helper()
+	driver := t.TempDir()
+	entries, err := os.ReadDir(filepath.Join("testdata", "browser"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		data, err := os.ReadFile(filepath.Join("testdata", "browser", e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(driver, e.Name()), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run(t, 5*time.Minute, driver, npmEnv, npm, npmInstall...)
+	return driver
+}
+
 // checkNextProxy calls the Next.js client's API routes as its page does and
 // checks what reaches the bot: the key is added on the server, the browser
 // only picks the transport.
-func checkNextProxy(t *testing.T, base string, runner *fakeRunner, wantStart map[string]any) {
+// root is the path of the bot's endpoints on the runner ("" for the local
+// runner, /v1/public/<agent> for the platform) and auth the Authorization
+// the bot must receive.
+func checkNextProxy(t *testing.T, base string, runner *fakeRunner, root, auth string, wantStart map[string]any) {
 	t.Helper()
 	post := func(method, path, body string) (int, string) {
 		req, err := http.NewRequest(method, strings.TrimSuffix(base, "/")+path, strings.NewReader(body))
@@ -434,9 +453,9 @@ func checkNextProxy(t *testing.T, base string, runner *fakeRunner, wantStart map
 
 	got := runner.take()
 	want := []runnerRequest{
-		{Method: "POST", Path: "/start", Auth: "Bearer " + npmCanaryKey, Body: wantStart},
-		{Method: "POST", Path: "/sessions/abc-123/api/offer", Auth: "Bearer " + npmCanaryKey, Body: map[string]any{"sdp": "offer", "type": "offer"}},
-		{Method: "PATCH", Path: "/sessions/abc-123/api/offer", Auth: "Bearer " + npmCanaryKey, Body: map[string]any{"pc_id": "pc-1", "candidates": []any{}}},
+		{Method: "POST", Path: root + "/start", Auth: auth, Body: wantStart},
+		{Method: "POST", Path: root + "/sessions/abc-123/api/offer", Auth: auth, Body: map[string]any{"sdp": "offer", "type": "offer"}},
+		{Method: "PATCH", Path: root + "/sessions/abc-123/api/offer", Auth: auth, Body: map[string]any{"pc_id": "pc-1", "candidates": []any{}}},
 	}
 	gotJSON, wantJSON := mustJSON(t, got), mustJSON(t, want)
 	if !bytes.Equal(gotJSON, wantJSON) {

@@ -81,12 +81,12 @@ func TestClientFilesLayout(t *testing.T) {
 	viteReact := append(slices.Clone(common),
 		"client/index.html", "client/tsconfig.json", "client/vite.config.ts",
 		"client/src/VoiceApp.tsx", "client/src/config.ts", "client/src/main.tsx",
-		"client/src/styles.css", "client/src/transports.ts", "client/src/vite-env.d.ts")
+		"client/src/transports.ts", "client/src/vite-env.d.ts", "client/src/voice-app.css")
 	next := append(slices.Clone(common),
 		"client/next.config.ts", "client/tsconfig.json",
 		"client/app/ClientOnly.tsx", "client/app/VoiceApp.tsx", "client/app/api/bot.ts",
 		"client/app/api/start/route.ts", "client/app/config.ts", "client/app/icon.svg",
-		"client/app/layout.tsx", "client/app/page.tsx", "client/app/styles.css", "client/app/transports.ts")
+		"client/app/layout.tsx", "client/app/page.tsx", "client/app/transports.ts", "client/app/voice-app.css")
 	nextOffer := "client/app/api/sessions/[sessionId]/api/offer/route.ts"
 	vanilla := append(slices.Clone(common),
 		"client/index.html", "client/vite.config.js",
@@ -176,9 +176,9 @@ func TestClientPackagesFollowTransports(t *testing.T) {
 				}
 				switch framework.server {
 				case "nextjs":
-					want = append(want, "@pipecat-ai/client-react", "react", "react-dom", "next")
+					want = append(want, "@pipecat-ai/client-react", "@pipecat-ai/voice-ui-kit", "react", "react-dom", "next")
 				case "vite":
-					want = append(want, "@pipecat-ai/client-react", "react", "react-dom")
+					want = append(want, "@pipecat-ai/client-react", "@pipecat-ai/voice-ui-kit", "react", "react-dom")
 				}
 				if got := slices.Sorted(maps.Keys(pkg.Dependencies)); !slices.Equal(got, slices.Sorted(slices.Values(want))) {
 					t.Errorf("dependencies %q, want %q", got, slices.Sorted(slices.Values(want)))
@@ -218,18 +218,28 @@ func TestClientPackagesFollowTransports(t *testing.T) {
 						t.Errorf("transport %s listed before the default %s", id, transports[0])
 					}
 				}
-				// The start request bodies speak the Pipecat runner's /start contract.
+				// The start request bodies speak the Pipecat runner's and the
+				// platform's /start contract (the platform refuses any other field).
 				if slices.Contains(transports, "daily") && !strings.Contains(src, `{ transport: "daily", createDailyRoom: true }`) {
 					t.Error("no Daily start request")
 				}
-				if slices.Contains(transports, "smallwebrtc") && !strings.Contains(src, `{ transport: "webrtc", enableDefaultIceServers: true }`) {
+				webrtcStart := `transport: "webrtc"`
+				if framework.framework == "react" {
+					webrtcStart = `startRequest: { transport: "webrtc" },`
+				}
+				if slices.Contains(transports, "smallwebrtc") && !strings.Contains(src, webrtcStart) {
 					t.Error("no SmallWebRTC start request")
+				}
+				// SmallWebRTC opens the microphone without Daily's call engine,
+				// which its default media manager loads from Daily's servers.
+				if framework.framework == "react" && slices.Contains(transports, "smallwebrtc") && !strings.Contains(src, "mediaManager: new WavMediaManager()") {
+					t.Error("SmallWebRTC with its default (Daily) media manager")
 				}
 				if route, ok := files["client/app/api/start/route.ts"]; ok {
 					if got, want := strings.Contains(route, `daily: { transport: "daily"`), slices.Contains(transports, "daily"); got != want {
 						t.Errorf("/api/start allows daily: %v, want %v", got, want)
 					}
-					if got, want := strings.Contains(route, `webrtc: { transport: "webrtc"`), slices.Contains(transports, "smallwebrtc"); got != want {
+					if got, want := strings.Contains(route, `webrtc: { transport: "webrtc" },`), slices.Contains(transports, "smallwebrtc"); got != want {
 						t.Errorf("/api/start allows webrtc: %v, want %v", got, want)
 					}
 				}
@@ -248,8 +258,8 @@ func TestClientEnvFileAndReadme(t *testing.T) {
 		url     string
 		envVars []string
 	}{
-		"react-vite":   {webConfig("react", "vite", "daily", "smallwebrtc"), "http://localhost:5173", []string{"VITE_BOT_START_URL"}},
-		"react-nextjs": {webConfig("react", "nextjs", "smallwebrtc"), "http://localhost:3000", []string{"BOT_API_KEY", "BOT_START_URL"}},
+		"react-vite":   {webConfig("react", "vite", "daily", "smallwebrtc"), "http://localhost:5173", []string{"VITE_AGENT_NAME", "VITE_BOT_START_URL", "VITE_PLATFORM_URL", "VITE_PUBLIC_KEY"}},
+		"react-nextjs": {webConfig("react", "nextjs", "smallwebrtc"), "http://localhost:3000", []string{"AGENT_NAME", "BOT_START_URL", "PLATFORM_URL", "PUBLIC_KEY"}},
 		"vanilla":      {webConfig("vanilla", "", "daily"), "http://localhost:5173", []string{"VITE_BOT_START_URL"}},
 	} {
 		t.Run(name, func(t *testing.T) {

@@ -43,8 +43,32 @@ func NextSteps(c Config, dir string) string {
 		for _, s := range steps {
 			fmt.Fprintf(&b, "  %-*s   # %s\n", width, s.Command, s.Does)
 		}
+		if prefix, keyCmd, ok := clientAgentEnv(c); ok {
+			fmt.Fprintf(&b, "\nTo call the deployed agent from the client (README.md, Web client), with sessions served\n(%s), set in client/.env.local:\n", ServeLocal.Command)
+			fmt.Fprintf(&b, "  %sAGENT_NAME=%s\n", prefix, AgentName(c.ProjectName))
+			fmt.Fprintf(&b, "  %sPUBLIC_KEY=...   # the key printed by: %s\n", prefix, keyCmd)
+		}
 	}
 	return b.String()
+}
+
+// clientAgentEnv returns the prefix of the variables with which the
+// project's client calls a deployed agent (client/env.example's
+// AGENT_NAME and PUBLIC_KEY) and the command that makes its public key;
+// ok is false when the project has no such client.
+func clientAgentEnv(c Config) (prefix, keyCmd string, ok bool) {
+	v, has, err := clientVariantFor(c)
+	if err != nil || !has {
+		return "", "", false
+	}
+	switch v.name {
+	case "react-vite":
+		// The page calls the platform from its own origin.
+		return "VITE_", "botkit cloud organizations keys create --name web --allowed-origin http://localhost:5173", true
+	case "react-nextjs":
+		return "", "botkit cloud organizations keys create --name web", true
+	}
+	return "", "", false
 }
 
 // shellQuote quotes s for a POSIX shell when it holds anything but safe

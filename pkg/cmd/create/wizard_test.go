@@ -534,6 +534,12 @@ func TestNextSteps(t *testing.T) {
 			t.Errorf("cloud NextSteps lacks %q:\n%s", want, got)
 		}
 	}
+	// Then how to point the client at the deployed agent.
+	for _, want := range []string{"\n  VITE_AGENT_NAME=my-bot\n", "VITE_PUBLIC_KEY=", "keys create --name web --allowed-origin http://localhost:5173"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("cloud NextSteps lacks %q:\n%s", want, got)
+		}
+	}
 	if strings.Contains(scaffold.NextSteps(web, "my-bot"), "botkit deploy") {
 		t.Errorf("NextSteps of a project not made for the cloud speak of deploying")
 	}

@@ -10,6 +10,9 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -223,21 +226,66 @@ func Run(ctx context.Context, opts *Options) error {
 	if err := cloudutil.FinishRollout(ctx, opts.IO, opts.Print, c, org, name, "deployed", d); err != nil || opts.NoWait || !opts.Print.Lines() {
 		return err
 	}
-	fmt.Fprintf(opts.IO.ErrOut, "note: %s\n", callHint(ctx, opts.ServingPlatform, name))
+	hint, platformURL := callHint(ctx, opts.ServingPlatform, name)
+	fmt.Fprintf(opts.IO.ErrOut, "note: %s\n", hint)
+	if hint := clientHint(path, name, platformURL); hint != "" {
+		fmt.Fprintf(opts.IO.ErrOut, "note: %s\n", hint)
+	}
 	return nil
 }
 
 // callHint says how to call the agent deployed: a session started with
 // botkit cloud agents start, on a platform that serves sessions (the
-// command that starts one when the local context has none).
-func callHint(ctx context.Context, serving func(context.Context) (*client.Client, error), name string) string {
+// command that starts one when the local context has none). platformURL is
+// that platform's URL, "" when unknown.
+func callHint(ctx context.Context, serving func(context.Context) (*client.Client, error), name string) (hint, platformURL string) {
 	start := "botkit cloud agents start " + iostreams.Printable(name)
 	if serving != nil {
-		if _, err := serving(ctx); errors.Is(err, cloudutil.ErrNoServingPlatform) {
-			return "to call it, serve sessions with botkit-platform serve --local in another terminal, then start one: " + start
+		c, err := serving(ctx)
+		if errors.Is(err, cloudutil.ErrNoServingPlatform) {
+			return "to call it, serve sessions with botkit-platform serve --local in another terminal, then start one: " + start, ""
+		}
+		if err == nil {
+			platformURL = c.BaseURL()
 		}
 	}
-	return "to call it, start a session: " + start
+	return "to call it, start a session: " + start, platformURL
+}
+
+// The lines of a client's env.example that name the agent it calls.
+var (
+	viteAgentLine = regexp.MustCompile(`(?m)^VITE_AGENT_NAME=`)
+	agentLine     = regexp.MustCompile(`(?m)^AGENT_NAME=`)
+)
+
+// clientHint says how to point the project's web client at the agent
+// deployed, for the React clients botkit create makes (their env.example
+// names the agent's variables; VITE_ ones for the Vite client, which calls
+// the platform from the browser and so needs a key for its origin); "" when
+// the project of deployFile has no such client.
+func clientHint(deployFile, name, platformURL string) string {
+	root := filepath.Dir(deployFile)
+	if filepath.Base(root) == "server" {
+		root = filepath.Dir(root)
+	}
+	dir := filepath.Join(root, "client")
+	example, err := os.ReadFile(filepath.Join(dir, "env.example"))
+	if err != nil {
+		return "" // no client of botkit create's: nothing to point
+	}
+	prefix, key := "", "botkit cloud organizations keys create --name web"
+	switch {
+	case viteAgentLine.Match(example):
+		prefix, key = "VITE_", key+" --allowed-origin http://localhost:5173"
+	case !agentLine.Match(example):
+		return ""
+	}
+	vars := prefix + "AGENT_NAME=" + iostreams.Printable(name)
+	if platformURL != "" {
+		vars += ", " + prefix + "PLATFORM_URL=" + iostreams.Printable(platformURL)
+	}
+	return fmt.Sprintf("to call it from the web client, set %s and %sPUBLIC_KEY (a public key: %s) in %s",
+		vars, prefix, key, iostreams.Printable(filepath.Join(dir, ".env.local")))
 }
 
 // checksPassed prints the warnings of the preflight report on stderr and

@@ -6,11 +6,7 @@ import dynamic from "next/dynamic";
 // devices), so the voice UI is rendered in the browser only.
 const VoiceApp = dynamic(() => import("./VoiceApp"), {
   ssr: false,
-  loading: () => (
-    <main className="app">
-      <p className="empty">Loading…</p>
-    </main>
-  ),
+  loading: () => <p className="transport-bar">Loading…</p>,
 });
 
 export default function ClientOnly() {

@@ -1,7 +1,8 @@
 import { StrictMode } from "react";
 import { createRoot } from "react-dom/client";
 import VoiceApp from "./VoiceApp";
-import "./styles.css";
+import "@pipecat-ai/voice-ui-kit/styles.css";
+import "./voice-app.css";
 
 const root = document.getElementById("root");
 if (!root) {

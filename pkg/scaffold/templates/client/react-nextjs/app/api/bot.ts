@@ -1,30 +1,40 @@
 // Server-side helpers of the API routes that forward the browser's calls to the
-// bot. BOT_START_URL and BOT_API_KEY are read here, on the server only.
+// bot. The target and its public key (.env.local) are read here, on the server
+// only.
 import { NextResponse } from "next/server";
 
-const DEFAULT_START_URL = "http://localhost:7860/start";
-
-/** The bot's start endpoint (BOT_START_URL), by default the local runner. */
-export function botStartURL(): string {
-  return process.env.BOT_START_URL || DEFAULT_START_URL;
+/**
+ * The root of the bot's endpoints: "<root>/start" starts a session and
+ * "<root>/sessions/<id>/<path>" reaches it, the shape of both the Pipecat
+ * development runner (BOT_START_URL without "/start") and the platform
+ * (PLATFORM_URL/v1/public/AGENT_NAME).
+ */
+function botRoot(): string {
+  const agent = process.env.AGENT_NAME?.trim();
+  if (agent) {
+    const platform = (process.env.PLATFORM_URL || "http://127.0.0.1:8787").replace(/\/+$/, "");
+    return `${platform}/v1/public/${encodeURIComponent(agent)}`;
+  }
+  const start = process.env.BOT_START_URL || "http://localhost:7860/start";
+  return start.replace(/\/start\/?$/, "");
 }
 
-/**
- * The URL of a path inside a started session: the start URL with its final
- * "/start" replaced by "/sessions/<id>/<path>" (the shape of both the Pipecat
- * development runner and Pipecat Cloud).
- */
+/** The bot's start endpoint. */
+export function botStartURL(): string {
+  return `${botRoot()}/start`;
+}
+
+/** The URL of a path inside a started session. */
 export function botSessionURL(sessionId: string, path: string): string {
-  const base = botStartURL().replace(/\/start\/?$/, "");
-  return `${base}/sessions/${encodeURIComponent(sessionId)}/${path}`;
+  return `${botRoot()}/sessions/${encodeURIComponent(sessionId)}/${path}`;
 }
 
 /** Forwards a JSON request to the bot and relays its answer. */
 export async function forward(url: string, method: string, body: string): Promise<Response> {
   const headers = new Headers({ "Content-Type": "application/json" });
-  const apiKey = process.env.BOT_API_KEY;
-  if (apiKey) {
-    headers.set("Authorization", `Bearer ${apiKey}`);
+  const key = process.env.AGENT_NAME?.trim() ? process.env.PUBLIC_KEY : undefined;
+  if (key) {
+    headers.set("Authorization", `Bearer ${key}`);
   }
   let upstream: Response;
   try {

@@ -179,3 +179,82 @@ func TestMaxSeconds(t *testing.T) {
 		t.Errorf("ended %+v, want %s", got, standinapi.EndedMaxSeconds)
 	}
 }
+
+// A SmallWebRTC caller connects: it hears the tone, the RTVI exchange
+// happens, what it sends is recorded, and its leaving ends the /bot
+// session of the same id.
+func TestWebRTC(t *testing.T) {
+	s, ts, _ := start(t, 0)
+	frames, err := splitFrames(dockertest.ToneFrames(t))
+	if err != nil || len(frames) != 50 {
+		t.Fatalf("tone: %d frames, %v", len(frames), err)
+	}
+	s.tone = frames
+	h := http.Header{"X-Daily-Session-Id": {"rtc-1"}, "X-Daily-Transport-Type": {"webrtc"}}
+	bot := make(chan int, 1)
+	go func() {
+		code, _ := do(t, "POST", ts.URL+"/bot", `{}`, h)
+		bot <- code
+	}()
+
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.Patience)
+	defer cancel()
+	call, err := dockertest.Dial(ctx, nil, ts.URL+"/api/offer", h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer call.Close()
+	if err := call.Send(ctx, "client-ready", "r-1", map[string]any{"version": "2.1.0"}); err != nil {
+		t.Fatal(err)
+	}
+	ready, err := call.Wait(ctx, "bot-ready", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ready["id"] != "r-1" {
+		t.Errorf("bot-ready %v, want the id of client-ready", ready)
+	}
+	if _, err := call.Wait(ctx, "metrics", nil); err != nil {
+		t.Error(err)
+	}
+	if err := call.Send(ctx, "send-text", "t-1", map[string]any{"content": "typed words"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := call.Wait(ctx, "bot-output", func(m map[string]any) bool {
+		d, _ := m["data"].(map[string]any)
+		return d["text"] == standinapi.TextReplyPrefix+"typed words"
+	}); err != nil {
+		t.Error(err)
+	}
+	for call.AudioPackets() < 10 {
+		select {
+		case <-ctx.Done():
+			t.Fatalf("%d audio packets arrived", call.AudioPackets())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	var rec standinapi.Session
+	for _, r := range sessions(t, ts) {
+		if r.Kind == standinapi.KindOffer {
+			rec = r
+		}
+	}
+	if rec.PCID != call.PCID || !rec.Connected || rec.State != standinapi.StateActive || rec.ID != "rtc-1" || rec.AudioSent == 0 {
+		t.Errorf("offer record %+v", rec)
+	}
+	if len(rec.Messages) != 2 || !strings.Contains(string(rec.Messages[1]), `"typed words"`) {
+		t.Errorf("recorded messages %s", rec.Messages)
+	}
+
+	if err := call.Close(); err != nil {
+		t.Error(err)
+	}
+	if code := testenv.Within(t, "the end of /bot", bot); code != 200 {
+		t.Errorf("/bot answered %d", code)
+	}
+	for _, r := range sessions(t, ts) {
+		if r.Ended != standinapi.EndedPeerLeft {
+			t.Errorf("after the caller left: %+v", r)
+		}
+	}
+}

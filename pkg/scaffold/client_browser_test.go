@@ -14,7 +14,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -22,50 +21,24 @@ import (
 	"testing"
 	"time"
 
+	"github.com/botkit-dev/botkit/internal/testsupport/browsertest"
 	"github.com/botkit-dev/botkit/internal/testsupport/testenv"
 )
 
 // The slow tests of the generated clients: each variant is written to disk,
 // installed with `npm install`, built with `npm run build`, served on
-// 127.0.0.1 and opened in headless Chromium (testdata/browser/load.mjs with
-// playwright-core). `go test -short` skips them; with CI set, a missing node,
+// 127.0.0.1 and opened in headless Chromium (browsertest's driver/load.mjs
+// with playwright-core). `go test -short` skips them; with CI set, a missing node,
 // npm or Chromium fails them.
 //
 // Environment:
 //
-//	BOTKIT_NPM_CACHE       npm cache to use and keep (CI caches it); default a temp dir
+//	BOTKIT_NPM_CACHE       npm cache to use and keep (CI caches it); default a temp dir (browsertest)
 //	BOTKIT_SCREENSHOT_DIR  where to keep the screenshots; default the test's temp dir
-
-const chromiumPath = "/usr/bin/chromium"
 
 // npmCanaryKey is the BOT_API_KEY of the Next.js client: it must reach the
 // bot's endpoint and nothing the browser gets.
 const npmCanaryKey = "canary-key-7f3e9b1d"
-
-// requireClientTools returns the paths of node and npm; it skips the test
-// when they or Chromium are missing, or fails it in CI.
-func requireClientTools(t *testing.T) (node, npm string) {
-	t.Helper()
-	var missing []string
-	node, err := exec.LookPath("node")
-	if err != nil {
-		missing = append(missing, "node")
-	}
-	npm, err = exec.LookPath("npm")
-	if err != nil {
-		missing = append(missing, "npm")
-	}
-	if _, err := os.Stat(chromiumPath); err != nil {
-		missing = append(missing, chromiumPath+" (apt-get install chromium)")
-	}
-	if len(missing) > 0 {
-		if testenv.InCI() {
-			t.Fatalf("CI is set but %s missing", strings.Join(missing, ", "))
-		}
-		t.Skipf("%s missing", strings.Join(missing, ", "))
-	}
-	return node, npm
-}
 
 // fakeRunner stands in for the Pipecat development runner (POST /start,
 // POST/PATCH /sessions/<id>/api/offer), which cannot run here: its Python
@@ -123,64 +96,18 @@ func (r *fakeRunner) take() []runnerRequest {
 	return got
 }
 
-// run runs a command in dir and fails the test with its output on error.
-func run(t *testing.T, timeout time.Duration, dir string, env []string, name string, args ...string) string {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, name, args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), env...)
-	start := time.Now()
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("%s %s (in %s): %v\n%s", filepath.Base(name), strings.Join(args, " "), dir, err, tail(out, 6000))
-	}
-	t.Logf("%s %s: %s", filepath.Base(name), strings.Join(args, " "), time.Since(start).Round(100*time.Millisecond))
-	return string(out)
-}
-
-func tail(b []byte, n int) string {
-	if len(b) > n {
-		b = b[len(b)-n:]
-	}
-	return string(b)
-}
-
-// writeClient writes the client of cfg into dir/client and its .env.local,
-// made from env.example the way a user would: by editing its values.
+// writeClient writes the client of cfg into dir/client and its .env.local.
 func writeClient(t *testing.T, dir string, cfg Config, env map[string]string) string {
 	t.Helper()
 	files, err := ClientFiles(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
+	m := map[string][]byte{}
 	for _, f := range files {
-		p := filepath.Join(dir, filepath.FromSlash(f.Path))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		m[f.Path] = f.Data
 	}
-	client := filepath.Join(dir, "client")
-	example, err := os.ReadFile(filepath.Join(client, "env.example"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	local := string(example)
-	for k, v := range env {
-		line := regexp.MustCompile(`(?m)^` + k + `=.*$`)
-		if !line.MatchString(local) {
-			t.Fatalf("env.example has no %s= line", k)
-		}
-		local = line.ReplaceAllLiteralString(local, k+"="+v)
-	}
-	if err := os.WriteFile(filepath.Join(client, ".env.local"), []byte(local), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return client
+	return browsertest.WriteClient(t, dir, m, env)
 }
 
 // startNext runs `next start` for the built client on 127.0.0.1 and returns
@@ -252,37 +179,16 @@ func TestClientBuildsAndLoadsInChromium(t *testing.T) {
 	if testing.Short() {
 		t.Skip("npm install, npm run build and Chromium take minutes; run without -short")
 	}
-	node, npm := requireClientTools(t)
+	tools := browsertest.Require(t)
 
-	cache := os.Getenv("BOTKIT_NPM_CACHE")
-	if cache == "" {
-		cache = t.TempDir()
-	}
 	shots := os.Getenv("BOTKIT_SCREENSHOT_DIR")
 	if shots == "" {
 		shots = t.TempDir()
 	} else if err := os.MkdirAll(shots, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	npmEnv := []string{
-		"npm_config_cache=" + cache,
-		"npm_config_update_notifier=false",
-		"NEXT_TELEMETRY_DISABLED=1",
-	}
-	npmInstall := []string{"install", "--no-audit", "--no-fund", "--prefer-offline"}
-
 	// playwright-core, once for all variants.
-	driver := t.TempDir()
-	for _, name := range []string{"package.json", "load.mjs"} {
-		data, err := os.ReadFile(filepath.Join("testdata", "browser", name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(driver, name), data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	run(t, 5*time.Minute, driver, npmEnv, npm, npmInstall...)
+	driver := tools.Driver(t)
 
 	runner := newFakeRunner(t)
 
@@ -309,8 +215,8 @@ func TestClientBuildsAndLoadsInChromium(t *testing.T) {
 				tsconfig = readFile(t, filepath.Join(client, "tsconfig.json"))
 			}
 
-			run(t, 5*time.Minute, client, npmEnv, npm, npmInstall...)
-			run(t, 5*time.Minute, client, npmEnv, npm, "run", "build")
+			tools.Install(t, client)
+			browsertest.Run(t, 5*time.Minute, client, tools.Env, tools.NPM, "run", "build")
 
 			var url string
 			var serverOutput func() string
@@ -335,8 +241,8 @@ func TestClientBuildsAndLoadsInChromium(t *testing.T) {
 			shot := filepath.Join(shots, tc.name+".png")
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
-			cmd := exec.CommandContext(ctx, node, filepath.Join(driver, "load.mjs"),
-				"--url", url, "--screenshot", shot, "--title", tc.cfg.ProjectName, "--chromium", chromiumPath)
+			cmd := exec.CommandContext(ctx, tools.Node, filepath.Join(driver, "load.mjs"),
+				"--url", url, "--screenshot", shot, "--title", tc.cfg.ProjectName, "--chromium", browsertest.Chromium)
 			cmd.Dir = driver
 			var stderr bytes.Buffer
 			cmd.Stderr = &stderr

@@ -35,6 +35,10 @@
 // are standinapi's):
 //   - An offer whose sdp has no media section gets a placeholder answer
 //     (no connection), so that proxies can be checked without a peer.
+//   - POST /start and POST|PATCH /sessions/{id}/api/offer are the Pipecat
+//     development runner's (with CORS for any origin): /start answers
+//     {"sessionId"}, and the offer path is /api/offer with that id as
+//     X-Daily-Session-Id, so that a web page can call the agent straight.
 //   - The tone is the file standinapi.TonePath of its image (no file: no
 //     audio); the RTVI lines it sends are standinapi's.
 //   - BOTKIT_TEST_READY_AFTER (a Go duration): /readyz answers 503 until
@@ -126,6 +130,10 @@ func (s *server) handler() http.Handler {
 	mux.HandleFunc("GET /ws", s.ws)
 	mux.HandleFunc("POST /api/offer", s.offer)
 	mux.HandleFunc("PATCH /api/offer", s.offer)
+	mux.HandleFunc("POST "+standinapi.RunnerStartPath, cors(s.runnerStart))
+	mux.HandleFunc("POST /sessions/{id}/api/offer", cors(s.runnerOffer))
+	mux.HandleFunc("PATCH /sessions/{id}/api/offer", cors(s.runnerOffer))
+	mux.HandleFunc("OPTIONS /", cors(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) }))
 	mux.HandleFunc("GET "+standinapi.SessionsPath, s.list)
 	mux.HandleFunc("POST "+standinapi.EndPath, s.endTold)
 	mux.HandleFunc("POST "+standinapi.CrashPath, s.crash)

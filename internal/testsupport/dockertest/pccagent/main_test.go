@@ -258,3 +258,35 @@ func TestWebRTC(t *testing.T) {
 		}
 	}
 }
+
+// The development runner's paths: a page calls the agent straight.
+func TestRunnerPaths(t *testing.T) {
+	_, ts, _ := start(t, 0)
+	code, b := do(t, "POST", ts.URL+standinapi.RunnerStartPath, `{"transport":"webrtc"}`, http.Header{"Origin": {"http://127.0.0.1:1"}})
+	var started struct{ SessionID string }
+	if err := json.Unmarshal([]byte(b), &started); code != 200 || err != nil || started.SessionID == "" {
+		t.Fatalf("start: %d %s", code, b)
+	}
+	req, err := http.NewRequest(http.MethodOptions, ts.URL+"/sessions/"+started.SessionID+"/api/offer", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNoContent || resp.Header.Get("Access-Control-Allow-Origin") != "*" {
+		t.Errorf("preflight: %d %v", resp.StatusCode, resp.Header)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.Patience)
+	defer cancel()
+	call, err := dockertest.Dial(ctx, nil, ts.URL+"/sessions/"+started.SessionID+"/api/offer", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer call.Close()
+	if got := sessions(t, ts); len(got) != 1 || got[0].ID != started.SessionID || got[0].PCID != call.PCID {
+		t.Errorf("recorded %+v", got)
+	}
+}

@@ -339,3 +339,29 @@ func (s *server) peerLeft(p *peer) {
 func hasMedia(sdp string) bool {
 	return strings.Contains(sdp, "\nm=")
 }
+
+// cors lets any page call h, as the Pipecat development runner does.
+func cors(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Access-Control-Allow-Origin", "*")
+		w.Header().Set("Access-Control-Allow-Headers", "*")
+		w.Header().Set("Access-Control-Allow-Methods", "GET, POST, PATCH, OPTIONS")
+		h(w, r)
+	}
+}
+
+// runnerStart is the development runner's /start: a session id for the
+// offer path, nothing held.
+func (s *server) runnerStart(w http.ResponseWriter, r *http.Request) {
+	if _, ok := readObject(w, r); !ok {
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"sessionId": "direct-" + newPCID()})
+}
+
+// runnerOffer is the development runner's offer path: /api/offer for the
+// session of the path.
+func (s *server) runnerOffer(w http.ResponseWriter, r *http.Request) {
+	r.Header.Set("X-Daily-Session-Id", r.PathValue("id"))
+	s.offer(w, r)
+}

@@ -22,6 +22,11 @@ const (
 	CrashPath = "/_standin/crash"
 	// CrashCode is the exit code of CrashPath without ?code=.
 	CrashCode = 3
+	// RunnerStartPath (POST) is the Pipecat development runner's start:
+	// it answers {"sessionId": ID}, and POST|PATCH
+	// /sessions/ID/api/offer is then /api/offer for that session, both
+	// with CORS for any origin: a web page calls the agent straight.
+	RunnerStartPath = "/start"
 )
 
 // ReadyAfterEnv names the variable (a Go duration) that keeps /readyz at

@@ -1,5 +1,5 @@
 // Opens a generated web client in headless Chromium and checks what a user
-// would see first. Used by pkg/scaffold/client_test.go; run it by hand with
+// would see first. Used by pkg/scaffold/client_browser_test.go; run it by hand with
 //
 //   node load.mjs --url http://127.0.0.1:4173/ --screenshot /tmp/page.png \
 //     [--title "my-bot"] [--chromium /usr/bin/chromium]

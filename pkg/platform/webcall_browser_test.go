@@ -13,6 +13,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -20,6 +22,7 @@ import (
 	"github.com/botkit-dev/botkit/internal/testsupport/browsertest"
 	"github.com/botkit-dev/botkit/internal/testsupport/dockertest"
 	"github.com/botkit-dev/botkit/internal/testsupport/dockertest/standinapi"
+	"github.com/botkit-dev/botkit/internal/testsupport/testenv"
 	"github.com/botkit-dev/botkit/pkg/platform"
 	"github.com/botkit-dev/botkit/pkg/resources"
 	"github.com/botkit-dev/botkit/pkg/scaffold"
@@ -49,22 +52,9 @@ func TestBrowserCallsDeployedAgent(t *testing.T) {
 	if testing.Short() {
 		t.Skip("npm, Chromium and an engine take minutes; run without -short")
 	}
-	tools := browsertest.Require(t)
-	e, rt, img, host := engineWithImage(t, "acme/pcc:1", dockertest.ImageOptions{Standin: true})
-	v := newSessionEnv(t, e, rt, img, host, platform.Options{})
-	v.deploy("bot", 1, 1)
-	ctx := context.Background()
-
-	// The page's origin first: the key lists it.
-	page := listenPage(t)
-	key, err := v.c.CreatePublicKey(ctx, v.org, resources.PublicKeyRequest{Name: "page", AllowedOrigins: []string{page.origin()}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	client := writeVanilla(t, map[string]string{"VITE_PLATFORM_URL": v.base, "VITE_AGENT_NAME": "bot", "VITE_PUBLIC_KEY": key.Key})
-	driver := tools.Driver(t)
-	tools.Install(t, client)
-	page.serve(t, buildPage(t, tools, client))
+	r := newCallRig(t, 1)
+	v, page, key, tools, driver := r.v, r.page, r.key, r.tools, r.driver
+	page.serve(t, buildPage(t, tools, r.client))
 
 	const typed = "deliver order 42"
 	// While the page holds the call: what the agent received (it is
@@ -109,6 +99,95 @@ func TestBrowserCallsDeployedAgent(t *testing.T) {
 		t.Errorf("the agent's record of the call: %d audio packets received, messages %s", offer.AudioReceived, offer.Messages)
 	}
 	v.waitSession("bot", offer.ID, resources.SessionEnded)
+}
+
+// TestBrowserCallBench measures, with BOTKIT_BENCH_WEBCALL_ROUNDS=N
+// (bench/webcall.sh), how long the vanilla client takes from its page's
+// load to RTVI ready (Connect clicked at once): through the platform (a
+// warm agent: the public start, the offer through the session's proxy)
+// against the same page built to call an idle agent straight (the stand-in
+// serves the development runner's /start and offer path). It prints the
+// medians and their ratio; it judges nothing.
+func TestBrowserCallBench(t *testing.T) {
+	rounds, _ := strconv.Atoi(os.Getenv("BOTKIT_BENCH_WEBCALL_ROUNDS"))
+	if rounds <= 0 {
+		t.Skip("a measurement: bench/webcall.sh")
+	}
+	r := newCallRig(t, 2)
+	v, viaPlatform, tools, driver, client := r.v, r.page, r.tools, r.driver, r.client
+	ctx := context.Background()
+	idle := func() {
+		testenv.Eventually(t, "one idle agent, none in a session", func() bool {
+			st, err := v.c.AgentStatus(ctx, v.org, "bot")
+			return err == nil && st.Agent.Status.Pool != nil && st.Agent.Status.Pool.Idle == 1 && st.Agent.Status.Pool.InSession == 0
+		})
+	}
+	idle()
+	agents := v.containers("bot")
+	if len(agents) != 1 || agents[0].Endpoint == "" {
+		t.Fatalf("agents: %+v", agents)
+	}
+	agentURL := "http://" + agents[0].Endpoint
+
+	direct := listenPage(t)
+	start := time.Now()
+	viaPlatform.serve(t, buildPage(t, tools, client))
+	t.Logf("npm run build (vanilla): %s", time.Since(start).Round(10*time.Millisecond))
+	if err := os.WriteFile(filepath.Join(client, ".env.local"), []byte("VITE_BOT_START_URL="+agentURL+"/start\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	direct.serve(t, buildPage(t, tools, client))
+
+	// The straight calls first: the platform's sessions replace the agent
+	// they call.
+	var straight, through []time.Duration
+	for range rounds {
+		res := call(t, tools, driver, direct.url(), agentURL, nil)
+		straight = append(straight, time.Duration((res.ReadyMs-res.LoadedMs)*float64(time.Millisecond)))
+	}
+	for range rounds {
+		idle()
+		res := call(t, tools, driver, viaPlatform.url(), v.base, nil)
+		through = append(through, time.Duration((res.ReadyMs-res.LoadedMs)*float64(time.Millisecond)))
+	}
+	med := func(ds []time.Duration) time.Duration {
+		s := slices.Clone(ds)
+		slices.Sort(s)
+		return s[len(s)/2]
+	}
+	t.Logf("page load to RTVI ready (median of %d): through the platform %s, straight to the agent %s, ratio %.2f",
+		rounds, med(through).Round(time.Millisecond), med(straight).Round(time.Millisecond), float64(med(through))/float64(med(straight)))
+	t.Logf("through the platform: %v; straight: %v", through, straight)
+}
+
+// callRig is a platform on a real engine serving agent "bot" (the
+// stand-in, one warm agent), a page server whose origin a public key lists,
+// the vanilla client written for that platform, agent and key (installed),
+// and the browser driver.
+type callRig struct {
+	tools          browsertest.Tools
+	v              *sessionEnv
+	page           *pageServer
+	key            resources.CreatedPublicKey
+	client, driver string
+}
+
+func newCallRig(t *testing.T, maxAgents int) callRig {
+	t.Helper()
+	r := callRig{tools: browsertest.Require(t)}
+	e, rt, img, host := engineWithImage(t, "acme/pcc:1", dockertest.ImageOptions{Standin: true})
+	r.v = newSessionEnv(t, e, rt, img, host, platform.Options{})
+	r.v.deploy("bot", 1, maxAgents)
+	// The page's origin first: the key lists it.
+	r.page = listenPage(t)
+	var err error
+	if r.key, err = r.v.c.CreatePublicKey(context.Background(), r.v.org, resources.PublicKeyRequest{Name: "page", AllowedOrigins: []string{r.page.origin()}}); err != nil {
+		t.Fatal(err)
+	}
+	r.client = writeVanilla(t, map[string]string{"VITE_PLATFORM_URL": r.v.base, "VITE_AGENT_NAME": "bot", "VITE_PUBLIC_KEY": r.key.Key})
+	r.driver = r.tools.Driver(t)
+	r.tools.Install(t, r.client)
+	return r
 }
 
 // pageServer serves a built page on 127.0.0.1; its address is known

@@ -115,6 +115,9 @@ func (b *built) get(t testing.TB, cmd func(dir string) (*exec.Cmd, error)) []byt
 		}
 		if out, err := c.CombinedOutput(); err != nil {
 			b.err = fmt.Errorf("building %s: %v\n%s", c.Args[len(c.Args)-1], err, out)
+			if b == &toneFrames {
+				b.err = fmt.Errorf("making the stand-in's tone (it needs a C compiler and libopus0: apt-get install gcc libopus0): %v\n%s", err, out)
+			}
 			return
 		}
 		b.bin, b.err = os.ReadFile(filepath.Join(dir, "agent"))

@@ -16,7 +16,7 @@
 // the bot audio's peak level (WebAudio, 0 to 1), the requests made and
 // blocked, every console message and page error; problems go to stderr and
 // make it exit 1.
-import { chromium } from "playwright-core";
+import { launch } from "./browser.mjs";
 import { parseArgs } from "node:util";
 import { createInterface } from "node:readline";
 
@@ -38,21 +38,11 @@ if (!opts.url) {
 const timeout = Number(opts.timeout);
 const allowed = new Set([new URL(opts.url).origin, ...opts.allow.map((u) => new URL(u).origin)]);
 
-const browser = await chromium.launch({
-  executablePath: opts.chromium,
-  headless: true,
-  args: [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-    "--use-fake-device-for-media-stream",
-    "--use-fake-ui-for-media-stream",
-    "--autoplay-policy=no-user-gesture-required",
-  ],
-});
+const browser = await launch(opts.chromium, [
+  "--use-fake-device-for-media-stream",
+  "--use-fake-ui-for-media-stream",
+  "--autoplay-policy=no-user-gesture-required",
+]);
 
 const problems = [];
 const result = { url: opts.url, requests: [], blocked: [], console: [], pageErrors: [] };

@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/pion/webrtc/v4"
 
 	"github.com/botkit-dev/botkit/internal/testsupport/dockertest"
 	"github.com/botkit-dev/botkit/internal/testsupport/dockertest/standinapi"
@@ -289,4 +291,56 @@ func TestRunnerPaths(t *testing.T) {
 	if got := sessions(t, ts); len(got) != 1 || got[0].ID != started.SessionID || got[0].PCID != call.PCID {
 		t.Errorf("recorded %+v", got)
 	}
+}
+
+// An offer with restart_pc replaces the connection; the session goes on.
+func TestWebRTCRestart(t *testing.T) {
+	_, ts, _ := start(t, 0)
+	h := http.Header{"X-Daily-Session-Id": {"rtc-2"}}
+	bot := make(chan int, 1)
+	go func() {
+		code, _ := do(t, "POST", ts.URL+"/bot", `{}`, h)
+		bot <- code
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.Patience)
+	defer cancel()
+	call, err := dockertest.Dial(ctx, nil, ts.URL+"/api/offer", h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer call.Close()
+
+	pc, err := webrtc.NewPeerConnection(webrtc.Configuration{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pc.Close()
+	if _, err := pc.AddTransceiverFromKind(webrtc.RTPCodecTypeAudio); err != nil {
+		t.Fatal(err)
+	}
+	offer, err := pc.CreateOffer(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := json.Marshal(map[string]any{"sdp": offer.SDP, "type": "offer", "pc_id": call.PCID, "restart_pc": true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, b := do(t, "POST", ts.URL+"/api/offer", string(body), h)
+	var ans map[string]string
+	if err := json.Unmarshal([]byte(b), &ans); code != 200 || err != nil || ans["pc_id"] == "" || ans["pc_id"] == call.PCID {
+		t.Fatalf("restart: %d %s", code, b)
+	}
+	states := map[string]string{}
+	for _, r := range sessions(t, ts) {
+		states[r.Kind+" "+r.PCID] = r.State + " " + r.Ended
+	}
+	want := map[string]string{"bot ": "active ", "offer " + call.PCID: "ended restarted", "offer " + ans["pc_id"]: "active "}
+	if !maps.Equal(states, want) {
+		t.Errorf("after the restart: %v, want %v", states, want)
+	}
+	if _, err := standinOf(ts).End(ctx, "rtc-2"); err != nil {
+		t.Fatal(err)
+	}
+	<-bot
 }

@@ -106,7 +106,8 @@ func (s *server) webrtcOffer(w http.ResponseWriter, r *http.Request, body json.R
 	p := s.peers[o.PCID]
 	s.mu.Unlock()
 	if p != nil && o.RestartPC {
-		s.peerLeft(p)
+		// The caller starts over: the session goes on with the new one.
+		s.leave(p, standinapi.EndedRestarted)
 		p = nil
 	}
 	if p == nil {
@@ -155,7 +156,7 @@ func (s *server) newPeer(h http.Header, body json.RawMessage) (*peer, error) {
 				go s.play(p)
 			}
 		case webrtc.PeerConnectionStateFailed, webrtc.PeerConnectionStateClosed:
-			go s.peerLeft(p)
+			go s.leave(p, standinapi.EndedPeerLeft)
 		}
 	})
 	pc.OnTrack(func(tr *webrtc.TrackRemote, _ *webrtc.RTPReceiver) {
@@ -173,7 +174,7 @@ func (s *server) newPeer(h http.Header, body json.RawMessage) (*peer, error) {
 	})
 	pc.OnDataChannel(func(dc *webrtc.DataChannel) {
 		dc.OnMessage(func(m webrtc.DataChannelMessage) { s.message(p, dc, m.Data) })
-		dc.OnClose(func() { go s.peerLeft(p) })
+		dc.OnClose(func() { go s.leave(p, standinapi.EndedPeerLeft) })
 	})
 	return p, nil
 }
@@ -313,16 +314,17 @@ func (p *peer) send(dc *webrtc.DataChannel, typ, id string, data any) {
 	}
 }
 
-// peerLeft closes the peer's connection, ends its record and the /bot
-// session of the same id: a bot's pipeline ends when its caller leaves.
-func (s *server) peerLeft(p *peer) {
+// leave closes the peer's connection and ends its record, the first time
+// it is called, with why; EndedPeerLeft also ends the /bot session of the
+// same id: a bot's pipeline ends when its caller leaves.
+func (s *server) leave(p *peer, why string) {
 	p.left.Do(func() {
 		close(p.done)
 		_ = p.pc.Close() // closed already, maybe
 		s.mu.Lock()
 		delete(s.peers, p.id)
 		for _, sess := range s.sessions {
-			if sess.Kind == standinapi.KindBot && sess.State == standinapi.StateActive && sess.ID != "" && sess.ID == p.rec.ID {
+			if why == standinapi.EndedPeerLeft && sess.Kind == standinapi.KindBot && sess.State == standinapi.StateActive && sess.ID != "" && sess.ID == p.rec.ID {
 				select {
 				case sess.end <- standinapi.EndedPeerLeft:
 				default: // told already
@@ -330,7 +332,7 @@ func (s *server) peerLeft(p *peer) {
 			}
 		}
 		s.mu.Unlock()
-		s.ended(p.rec, standinapi.EndedPeerLeft)
+		s.ended(p.rec, why)
 	})
 }
 

@@ -85,6 +85,7 @@ const (
 	EndedClosed     = "closed"      // the websocket was closed
 	EndedAnswered   = "answered"    // a patch, or an offer with no media section (a placeholder answer), answered
 	EndedPeerLeft   = "peer-left"   // the WebRTC peer closed its data channel or connection
+	EndedRestarted  = "restarted"   // the WebRTC peer offered again with restart_pc: a new connection replaced this one
 )
 
 // Session is one request of the contract the stand-in received.

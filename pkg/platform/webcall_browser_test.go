@@ -45,9 +45,9 @@ type callResult struct {
 // page starts a session with the public key and its SmallWebRTC offer
 // reaches the stand-in through the platform; the call reaches ready, the
 // transcript shows the bot's lines, the bot's audio plays, typed text
-// reaches the agent, Disconnect ends the session. The page asks nothing of
-// any host but its own and the platform, and neither the key nor the
-// agent's secret shows in the page's console or the platform's log.
+// reaches the agent, Disconnect ends the session. The page logs no error,
+// asks nothing of any host but its own and the platform, and neither the
+// key nor the agent's secret shows in its console or the platform's log.
 func TestBrowserCallsDeployedAgent(t *testing.T) {
 	if testing.Short() {
 		t.Skip("npm, Chromium and an engine take minutes; run without -short")
@@ -64,6 +64,11 @@ func TestBrowserCallsDeployedAgent(t *testing.T) {
 		"--text", typed, "--expect", standinapi.UserLine, "--expect", standinapi.BotLine)
 	t.Logf("page loaded at %.0f ms, ready at %.0f ms (%.0f ms after the load); bot audio peak %.3f", res.LoadedMs, res.ReadyMs, res.ReadyMs-res.LoadedMs, res.AudioLevel)
 
+	for _, l := range res.Console {
+		if strings.HasPrefix(l, "error: ") {
+			t.Errorf("the page logged an error: %s", l)
+		}
+	}
 	if res.AudioLevel <= 0 {
 		t.Errorf("the bot's audio has no signal (peak %v)", res.AudioLevel)
 	}

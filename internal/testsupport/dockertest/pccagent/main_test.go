@@ -182,6 +182,24 @@ func TestMaxSeconds(t *testing.T) {
 	}
 }
 
+// dialSession starts /bot session id and connects a SmallWebRTC caller for
+// it (closed at the test's end); /bot's status arrives on the channel.
+func dialSession(ctx context.Context, t *testing.T, ts *httptest.Server, id string) (*dockertest.Call, chan int) {
+	t.Helper()
+	h := http.Header{"X-Daily-Session-Id": {id}, "X-Daily-Transport-Type": {"webrtc"}}
+	bot := make(chan int, 1)
+	go func() {
+		code, _ := do(t, "POST", ts.URL+"/bot", `{}`, h)
+		bot <- code
+	}()
+	call, err := dockertest.Dial(ctx, nil, ts.URL+"/api/offer", h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = call.Close() })
+	return call, bot
+}
+
 // A SmallWebRTC caller connects: it hears the tone, the RTVI exchange
 // happens, what it sends is recorded, and its leaving ends the /bot
 // session of the same id.
@@ -192,20 +210,9 @@ func TestWebRTC(t *testing.T) {
 		t.Fatalf("tone: %d frames, %v", len(frames), err)
 	}
 	s.tone = frames
-	h := http.Header{"X-Daily-Session-Id": {"rtc-1"}, "X-Daily-Transport-Type": {"webrtc"}}
-	bot := make(chan int, 1)
-	go func() {
-		code, _ := do(t, "POST", ts.URL+"/bot", `{}`, h)
-		bot <- code
-	}()
-
 	ctx, cancel := context.WithTimeout(context.Background(), testenv.Patience)
 	defer cancel()
-	call, err := dockertest.Dial(ctx, nil, ts.URL+"/api/offer", h)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer call.Close()
+	call, bot := dialSession(ctx, t, ts, "rtc-1")
 	if err := call.Send(ctx, "client-ready", "r-1", map[string]any{"version": "2.1.0"}); err != nil {
 		t.Fatal(err)
 	}
@@ -296,19 +303,10 @@ func TestRunnerPaths(t *testing.T) {
 // An offer with restart_pc replaces the connection; the session goes on.
 func TestWebRTCRestart(t *testing.T) {
 	_, ts, _ := start(t, 0)
-	h := http.Header{"X-Daily-Session-Id": {"rtc-2"}}
-	bot := make(chan int, 1)
-	go func() {
-		code, _ := do(t, "POST", ts.URL+"/bot", `{}`, h)
-		bot <- code
-	}()
 	ctx, cancel := context.WithTimeout(context.Background(), testenv.Patience)
 	defer cancel()
-	call, err := dockertest.Dial(ctx, nil, ts.URL+"/api/offer", h)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer call.Close()
+	call, bot := dialSession(ctx, t, ts, "rtc-2")
+	h := http.Header{"X-Daily-Session-Id": {"rtc-2"}}
 
 	pc, err := webrtc.NewPeerConnection(webrtc.Configuration{})
 	if err != nil {

@@ -24,6 +24,7 @@ import (
 	"github.com/botkit-dev/botkit/internal/testsupport/dockertest/standinapi"
 	"github.com/botkit-dev/botkit/internal/testsupport/testenv"
 	"github.com/botkit-dev/botkit/pkg/platform"
+	"github.com/botkit-dev/botkit/pkg/platform/runtime"
 	"github.com/botkit-dev/botkit/pkg/resources"
 	"github.com/botkit-dev/botkit/pkg/scaffold"
 )
@@ -48,6 +49,8 @@ type callResult struct {
 // reaches the agent, Disconnect ends the session. The page logs no error,
 // asks nothing of any host but its own and the platform, and neither the
 // key nor the agent's secret shows in its console or the platform's log.
+// The same client built for the development runner then calls an idle
+// agent straight (the stand-in serves the runner's paths).
 func TestBrowserCallsDeployedAgent(t *testing.T) {
 	if testing.Short() {
 		t.Skip("npm, Chromium and an engine take minutes; run without -short")
@@ -104,6 +107,45 @@ func TestBrowserCallsDeployedAgent(t *testing.T) {
 		t.Errorf("the agent's record of the call: %d audio packets received, messages %s", offer.AudioReceived, offer.Messages)
 	}
 	v.waitSession("bot", offer.ID, resources.SessionEnded)
+
+	// The page built for the development runner calls the next idle
+	// agent straight.
+	agentURL := r.idleAgent(t)
+	direct := r.servePageFor(t, agentURL)
+	res = call(t, tools, driver, direct.url(), agentURL, nil, "--expect", standinapi.BotLine)
+	if res.AudioLevel <= 0 || len(res.Blocked) > 0 {
+		t.Errorf("the call straight to the agent: bot audio peak %v, other hosts tried %q", res.AudioLevel, res.Blocked)
+	}
+}
+
+// servePageFor builds the client for the development runner (its default
+// mode) at agentURL, whose /start and offer path the stand-in serves, and
+// serves it: the page calls the agent straight, as it calls `uv run
+// bot.py`.
+func (r callRig) servePageFor(t *testing.T, agentURL string) *pageServer {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(r.client, ".env.local"), []byte("VITE_BOT_START_URL="+agentURL+"/start\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	page := listenPage(t)
+	page.serve(t, buildPage(t, r.tools, r.client))
+	return page
+}
+
+// idleAgent waits for the pool to hold one idle agent and no session, and
+// returns that agent's URL (its address on the agents' network).
+func (r callRig) idleAgent(t *testing.T) string {
+	t.Helper()
+	testenv.Eventually(t, "one idle agent, none in a session", func() bool {
+		st, err := r.v.c.AgentStatus(context.Background(), r.v.org, "bot")
+		return err == nil && st.Agent.Status.Pool != nil && st.Agent.Status.Pool.Idle == 1 && st.Agent.Status.Pool.InSession == 0
+	})
+	var agents []runtime.Agent
+	testenv.Eventually(t, "the idle agent's address", func() bool {
+		agents = r.v.containers("bot")
+		return len(agents) == 1 && agents[0].Endpoint != ""
+	})
+	return "http://" + agents[0].Endpoint
 }
 
 // TestBrowserCallBench measures, with BOTKIT_BENCH_WEBCALL_ROUNDS=N
@@ -120,28 +162,12 @@ func TestBrowserCallBench(t *testing.T) {
 	}
 	r := newCallRig(t, 2)
 	v, viaPlatform, tools, driver, client := r.v, r.page, r.tools, r.driver, r.client
-	ctx := context.Background()
-	idle := func() {
-		testenv.Eventually(t, "one idle agent, none in a session", func() bool {
-			st, err := v.c.AgentStatus(ctx, v.org, "bot")
-			return err == nil && st.Agent.Status.Pool != nil && st.Agent.Status.Pool.Idle == 1 && st.Agent.Status.Pool.InSession == 0
-		})
-	}
-	idle()
-	agents := v.containers("bot")
-	if len(agents) != 1 || agents[0].Endpoint == "" {
-		t.Fatalf("agents: %+v", agents)
-	}
-	agentURL := "http://" + agents[0].Endpoint
+	agentURL := r.idleAgent(t)
 
-	direct := listenPage(t)
 	start := time.Now()
 	viaPlatform.serve(t, buildPage(t, tools, client))
 	t.Logf("npm run build (vanilla): %s", time.Since(start).Round(10*time.Millisecond))
-	if err := os.WriteFile(filepath.Join(client, ".env.local"), []byte("VITE_BOT_START_URL="+agentURL+"/start\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	direct.serve(t, buildPage(t, tools, client))
+	direct := r.servePageFor(t, agentURL)
 
 	// The straight calls first: the platform's sessions replace the agent
 	// they call.
@@ -151,7 +177,7 @@ func TestBrowserCallBench(t *testing.T) {
 		straight = append(straight, time.Duration((res.ReadyMs-res.LoadedMs)*float64(time.Millisecond)))
 	}
 	for range rounds {
-		idle()
+		r.idleAgent(t)
 		res := call(t, tools, driver, viaPlatform.url(), v.base, nil)
 		through = append(through, time.Duration((res.ReadyMs-res.LoadedMs)*float64(time.Millisecond)))
 	}

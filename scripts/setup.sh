@@ -2,7 +2,7 @@
 # Installs what botkit's test suite needs and is missing on this machine:
 # Debian packages (Python checkers, shellcheck, docker-registry, Chromium, gnome-keyring
 # with D-Bus, PostgreSQL 15, sqlite3, age for the sealing key backups, docker.io for the engine
-# the runtime tests start), staticcheck, the Go modules. Node 20
+# the runtime tests start, gcc and libopus0 for the tone of the base image's stand-in), staticcheck, the Go modules. Node 20
 # and npm are expected on the machine (the npm packages of the generated
 # clients are installed by the tests themselves). Safe to run again: it only
 # installs what is not there.
@@ -18,6 +18,7 @@ need=(
   "/usr/lib/postgresql/15/bin/initdb:postgresql"
   "sqlite3:sqlite3" "git:git" "shellcheck:shellcheck" "age-keygen:age"
   "dockerd:docker.io"
+  "gcc:gcc" "/usr/lib/$(uname -m)-linux-gnu/libopus.so.0:libopus0"
 )
 missing=()
 for pair in "${need[@]}"; do

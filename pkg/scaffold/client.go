@@ -347,8 +347,8 @@ func ClientReadme(cfg Config) string {
 	}
 	data := struct {
 		clientData
-		Label, URL, TransportNames string
-		React, Next, Multi         bool
+		Label, URL, TransportNames  string
+		React, Next, Multi, Vanilla bool
 	}{
 		clientData: d,
 		Label:      v.label,
@@ -356,6 +356,7 @@ func ClientReadme(cfg Config) string {
 		React:      cfg.ClientFramework == clientReact,
 		Next:       v.name == "react-nextjs",
 		Multi:      len(d.Transports) > 1,
+		Vanilla:    v.name == clientVanilla,
 	}
 	if data.Next {
 		data.URL = "http://localhost:3000"

@@ -4,7 +4,6 @@ package scaffold
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -21,50 +20,24 @@ import (
 	"testing"
 	"time"
 
+	"github.com/botkit-dev/botkit/internal/testsupport/browsertest"
 	"github.com/botkit-dev/botkit/internal/testsupport/testenv"
 )
 
 // The slow tests of the generated clients: each variant is written to disk,
 // installed with `npm install`, built with `npm run build`, served on
-// 127.0.0.1 and opened in headless Chromium (testdata/browser/load.mjs with
-// playwright-core). `go test -short` skips them; with CI set, a missing node,
+// 127.0.0.1 and opened in headless Chromium (browsertest's driver/load.mjs
+// with playwright-core). `go test -short` skips them; with CI set, a missing node,
 // npm or Chromium fails them.
 //
 // Environment:
 //
-//	BOTKIT_NPM_CACHE       npm cache to use and keep (CI caches it); default a temp dir
+//	BOTKIT_NPM_CACHE       npm cache to use and keep (CI caches it); default a temp dir (browsertest)
 //	BOTKIT_SCREENSHOT_DIR  where to keep the screenshots; default the test's temp dir
-
-const chromiumPath = "/usr/bin/chromium"
 
 // npmCanaryKey is the BOT_API_KEY of the Next.js client: it must reach the
 // bot's endpoint and nothing the browser gets.
 const npmCanaryKey = "canary-key-7f3e9b1d"
-
-// requireClientTools returns the paths of node and npm; it skips the test
-// when they or Chromium are missing, or fails it in CI.
-func requireClientTools(t *testing.T) (node, npm string) {
-	t.Helper()
-	var missing []string
-	node, err := exec.LookPath("node")
-	if err != nil {
-		missing = append(missing, "node")
-	}
-	npm, err = exec.LookPath("npm")
-	if err != nil {
-		missing = append(missing, "npm")
-	}
-	if _, err := os.Stat(chromiumPath); err != nil {
-		missing = append(missing, chromiumPath+" (apt-get install chromium)")
-	}
-	if len(missing) > 0 {
-		if testenv.InCI() {
-			t.Fatalf("CI is set but %s missing", strings.Join(missing, ", "))
-		}
-		t.Skipf("%s missing", strings.Join(missing, ", "))
-	}
-	return node, npm
-}
 
 // fakeRunner stands in for the Pipecat development runner (POST /start,
 // POST/PATCH /sessions/<id>/api/offer), which cannot run here: its Python
@@ -125,30 +98,6 @@ func (r *fakeRunner) take() []runnerRequest {
 	return got
 }
 
-// run runs a command in dir and fails the test with its output on error.
-func run(t *testing.T, timeout time.Duration, dir string, env []string, name string, args ...string) string {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, name, args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), env...)
-	start := time.Now()
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("%s %s (in %s): %v\n%s", filepath.Base(name), strings.Join(args, " "), dir, err, tail(out, 6000))
-	}
-	t.Logf("%s %s: %s", filepath.Base(name), strings.Join(args, " "), time.Since(start).Round(100*time.Millisecond))
-	return string(out)
-}
-
-func tail(b []byte, n int) string {
-	if len(b) > n {
-		b = b[len(b)-n:]
-	}
-	return string(b)
-}
-
 // writeClient writes the client of cfg into dir/client and its .env.local,
 // made from env.example the way a user would: by editing its values.
 func writeClient(t *testing.T, dir string, cfg Config, env map[string]string) string {
@@ -157,18 +106,11 @@ func writeClient(t *testing.T, dir string, cfg Config, env map[string]string) st
 	if err != nil {
 		t.Fatal(err)
 	}
+	m := map[string][]byte{}
 	for _, f := range files {
-		p := filepath.Join(dir, filepath.FromSlash(f.Path))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		m[f.Path] = f.Data
 	}
-	client := filepath.Join(dir, "client")
-	writeEnvLocal(t, client, env)
-	return client
+	return browsertest.WriteClient(t, dir, m, env)
 }
 
 // startNext runs `next start` for the built client on 127.0.0.1 and returns
@@ -238,7 +180,7 @@ type loadResult struct {
 
 func TestClientBuildsAndLoadsInChromium(t *testing.T) {
 	h := newClientHarness(t)
-	npm, shots, npmEnv, npmInstall := h.npm, h.shots, h.npmEnv, h.npmInstall
+	tools, shots := h.tools, h.shots
 	runner := newFakeRunner(t)
 
 	for _, tc := range []struct {
@@ -263,8 +205,8 @@ func TestClientBuildsAndLoadsInChromium(t *testing.T) {
 				tsconfig = readFile(t, filepath.Join(client, "tsconfig.json"))
 			}
 
-			run(t, 5*time.Minute, client, npmEnv, npm, npmInstall...)
-			run(t, 5*time.Minute, client, npmEnv, npm, "run", "build")
+			tools.Install(t, client)
+			browsertest.Run(t, 5*time.Minute, client, tools.Env, tools.NPM, "run", "build")
 
 			var url string
 			var serverOutput func() string
@@ -289,7 +231,7 @@ func TestClientBuildsAndLoadsInChromium(t *testing.T) {
 			shot := filepath.Join(shots, tc.name+".png")
 			var res loadResult
 			runDriver(t, h, "load.mjs", &res,
-				"--url", url, "--screenshot", shot, "--title", tc.cfg.ProjectName, "--chromium", chromiumPath)
+				"--url", url, "--screenshot", shot, "--title", tc.cfg.ProjectName, "--chromium", browsertest.Chromium)
 			if res.Status != http.StatusOK || res.Title != tc.cfg.ProjectName || len(res.ConsoleErrors)+len(res.PageErrors) > 0 {
 				t.Errorf("page: %+v", res)
 			}
@@ -320,12 +262,11 @@ func TestClientBuildsAndLoadsInChromium(t *testing.T) {
 	}
 }
 
-// clientHarness is what the browser tests share.
+// clientHarness is what the browser tests share: node, npm and their
+// environment, the driver (browsertest's scripts, installed) and where
+// screenshots go.
 type clientHarness struct {
-	node, npm string
-	// npmEnv and npmInstall: npm's environment, npm install's arguments.
-	npmEnv, npmInstall []string
-	// driver holds testdata/browser, installed; shots is where screenshots go.
+	tools         browsertest.Tools
 	driver, shots string
 }
 
@@ -336,11 +277,8 @@ func newClientHarness(t *testing.T) clientHarness {
 	if testing.Short() {
 		t.Skip("npm install, npm run build and Chromium take minutes; run without -short")
 	}
-	var h clientHarness
-	h.node, h.npm = requireClientTools(t)
-	h.shots = screenshotDir(t)
-	h.npmEnv, h.npmInstall = npmSetup(t)
-	h.driver = installDriver(t, h.npm, h.npmEnv, h.npmInstall)
+	h := clientHarness{tools: browsertest.Require(t), shots: screenshotDir(t)}
+	h.driver = h.tools.Driver(t)
 	return h
 }
 
@@ -356,44 +294,6 @@ func screenshotDir(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return shots
-}
-
-// npmSetup returns the environment of the tests' npm commands (the cache of
-// BOTKIT_NPM_CACHE, else a temporary one) and the arguments of npm install.
-func npmSetup(t *testing.T) (env, install []string) {
-	t.Helper()
-	cache := os.Getenv("BOTKIT_NPM_CACHE")
-	if cache == "" {
-		cache = t.TempDir()
-	}
-	env = []string{
-		"npm_config_cache=" + cache,
-		"npm_config_update_notifier=false",
-		"NEXT_TELEMETRY_DISABLED=1",
-	}
-	return env, []string{"install", "--no-audit", "--no-fund", "--prefer-offline"}
-}
-
-// installDriver installs testdata/browser (playwright-core and the scripts
-// that drive Chromium) in a temporary directory and returns it.
-func installDriver(t *testing.T, npm string, npmEnv, npmInstall []string) string {
-	t.Helper()
-	driver := t.TempDir()
-	entries, err := os.ReadDir(filepath.Join("testdata", "browser"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range entries {
-		data, err := os.ReadFile(filepath.Join("testdata", "browser", e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(driver, e.Name()), data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	run(t, 5*time.Minute, driver, npmEnv, npm, npmInstall...)
-	return driver
 }
 
 // checkNextProxy calls the Next.js client's API routes as its page does and

@@ -8,14 +8,14 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/botkit-dev/botkit/internal/testsupport/browsertest"
 )
 
 // connectResult is what connect.mjs prints.
@@ -39,7 +39,7 @@ type connectResult struct {
 // page did (checkPage reports what went wrong).
 func connectInChromium(t *testing.T, h clientHarness, url, shot, transport string) connectResult {
 	t.Helper()
-	args := []string{"--url", url, "--screenshot", shot, "--chromium", chromiumPath}
+	args := []string{"--url", url, "--screenshot", shot, "--chromium", browsertest.Chromium}
 	if transport != "" {
 		args = append(args, "--transport", transport)
 	}
@@ -48,14 +48,14 @@ func connectInChromium(t *testing.T, h clientHarness, url, shot, transport strin
 	return res
 }
 
-// runDriver runs script of h's driver (testdata/browser) with args and decodes
+// runDriver runs script of h's driver (browsertest's driver/) with args and decodes
 // the JSON line it prints into res; it fails the test when the script
 // fails.
 func runDriver(t *testing.T, h clientHarness, script string, res any, args ...string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, h.node, append([]string{filepath.Join(h.driver, script)}, args...)...)
+	cmd := exec.CommandContext(ctx, h.tools.Node, append([]string{filepath.Join(h.driver, script)}, args...)...)
 	cmd.Dir = h.driver
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -137,7 +137,7 @@ func TestReactClientsCallTheirTargetInChromium(t *testing.T) {
 		cfg := webConfig("react", "vite", "smallwebrtc", "daily")
 		cfg.ProjectName = "bot-react-vite"
 		client := writeClient(t, t.TempDir(), cfg, map[string]string{"VITE_BOT_START_URL": runner.URL + "/start"})
-		run(t, 5*time.Minute, client, h.npmEnv, h.npm, h.npmInstall...)
+		h.tools.Install(t, client)
 
 		for _, target := range []struct {
 			name       string
@@ -148,8 +148,8 @@ func TestReactClientsCallTheirTargetInChromium(t *testing.T) {
 			{"platform", map[string]string{"VITE_AGENT_NAME": agent, "VITE_PLATFORM_URL": runner.URL, "VITE_PUBLIC_KEY": npmCanaryKey}, platformRoot, "Bearer " + npmCanaryKey},
 		} {
 			t.Run(target.name, func(t *testing.T) {
-				writeEnvLocal(t, client, target.env)
-				run(t, 5*time.Minute, client, h.npmEnv, h.npm, "run", "build")
+				browsertest.WriteEnvLocal(t, client, target.env)
+				browsertest.Run(t, 5*time.Minute, client, h.tools.Env, h.tools.NPM, "run", "build")
 				srv := httptest.NewServer(http.FileServer(http.Dir(filepath.Join(client, "dist"))))
 				defer srv.Close()
 
@@ -173,8 +173,8 @@ func TestReactClientsCallTheirTargetInChromium(t *testing.T) {
 		platformEnv := map[string]string{"AGENT_NAME": agent, "PLATFORM_URL": runner.URL, "PUBLIC_KEY": npmCanaryKey}
 		client := writeClient(t, t.TempDir(), cfg, platformEnv)
 		tsconfig := readFile(t, filepath.Join(client, "tsconfig.json"))
-		run(t, 5*time.Minute, client, h.npmEnv, h.npm, h.npmInstall...)
-		run(t, 5*time.Minute, client, h.npmEnv, h.npm, "run", "build")
+		h.tools.Install(t, client)
+		browsertest.Run(t, 5*time.Minute, client, h.tools.Env, h.tools.NPM, "run", "build")
 		if after := readFile(t, filepath.Join(client, "tsconfig.json")); !bytes.Equal(after, tsconfig) {
 			t.Errorf("next build rewrote tsconfig.json:\n%s", after)
 		}
@@ -200,26 +200,9 @@ func TestReactClientsCallTheirTargetInChromium(t *testing.T) {
 		})
 		t.Run("local runner", func(t *testing.T) {
 			// .env.local is read by next start: no rebuild.
-			writeEnvLocal(t, client, map[string]string{"BOT_START_URL": runner.URL + "/start"})
+			browsertest.WriteEnvLocal(t, client, map[string]string{"BOT_START_URL": runner.URL + "/start"})
 			url, _ := startNext(t, client, nil)
 			checkNextProxy(t, url, runner, "", "", map[string]any{"transport": "webrtc"})
 		})
 	})
-}
-
-// writeEnvLocal writes client/.env.local, made from env.example the way a
-// user would: by editing its values.
-func writeEnvLocal(t *testing.T, client string, env map[string]string) {
-	t.Helper()
-	local := string(readFile(t, filepath.Join(client, "env.example")))
-	for k, v := range env {
-		line := regexp.MustCompile(`(?m)^` + k + `=.*$`)
-		if !line.MatchString(local) {
-			t.Fatalf("env.example has no %s= line", k)
-		}
-		local = line.ReplaceAllLiteralString(local, k+"="+v)
-	}
-	if err := os.WriteFile(filepath.Join(client, ".env.local"), []byte(local), 0o600); err != nil {
-		t.Fatal(err)
-	}
 }

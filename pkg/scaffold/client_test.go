@@ -90,7 +90,7 @@ func TestClientFilesLayout(t *testing.T) {
 	nextOffer := "client/app/api/sessions/[sessionId]/api/offer/route.ts"
 	vanilla := append(slices.Clone(common),
 		"client/index.html", "client/vite.config.js",
-		"client/src/main.js", "client/src/styles.css", "client/src/transports.js")
+		"client/src/main.js", "client/src/platform.js", "client/src/styles.css", "client/src/transports.js")
 
 	for name, tc := range map[string]struct {
 		cfg   Config
@@ -260,7 +260,8 @@ func TestClientEnvFileAndReadme(t *testing.T) {
 	}{
 		"react-vite":   {webConfig("react", "vite", "daily", "smallwebrtc"), "http://localhost:5173", []string{"VITE_AGENT_NAME", "VITE_BOT_START_URL", "VITE_PLATFORM_URL", "VITE_PUBLIC_KEY"}},
 		"react-nextjs": {webConfig("react", "nextjs", "smallwebrtc"), "http://localhost:3000", []string{"AGENT_NAME", "BOT_START_URL", "PLATFORM_URL", "PUBLIC_KEY"}},
-		"vanilla":      {webConfig("vanilla", "", "daily"), "http://localhost:5173", []string{"VITE_BOT_START_URL"}},
+		"vanilla": {webConfig("vanilla", "", "daily"), "http://localhost:5173",
+			[]string{"VITE_AGENT_NAME", "VITE_BOT_START_URL", "VITE_DAILY_MEDIA_MANAGER", "VITE_PLATFORM_URL", "VITE_PUBLIC_KEY"}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			files := clientFileMap(t, tc.cfg)

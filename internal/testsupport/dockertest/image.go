@@ -18,12 +18,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/botkit-dev/botkit/internal/testsupport/dockertest/standinapi"
 	"github.com/botkit-dev/botkit/pkg/platform/runtime"
 	"github.com/botkit-dev/botkit/pkg/platform/runtime/docker"
 )
 
 //go:embed testdata/agent/main.go
 var agentSource []byte
+
+//go:embed testdata/tone/main.go
+var toneSource []byte
 
 // StandinPackage is the stand-in of Pipecat Cloud's base image (see its
 // package comment), a program of this module.
@@ -35,7 +39,7 @@ type built struct {
 	err  error
 }
 
-var agentBinary, standinBinary built
+var agentBinary, standinBinary, toneFrames built
 
 // AgentBinary returns the test agent (testdata/agent) built for Linux on
 // this machine's architecture, static (CGO_ENABLED=0), built once per test
@@ -65,8 +69,28 @@ func StandinBinary(t testing.TB) []byte {
 	})
 }
 
+// ToneFrames returns the stand-in's audio (standinapi.TonePath): one second
+// of a sine encoded as Opus frames by testdata/tone, made once per test
+// process with libopus (cgo: it needs a C compiler and libopus0, the
+// library Chromium plays Opus with).
+func ToneFrames(t testing.TB) []byte {
+	t.Helper()
+	return toneFrames.get(t, func(dir string) (*exec.Cmd, error) {
+		for name, body := range map[string][]byte{"go.mod": []byte("module tone\n\ngo 1.26\n"), "main.go": toneSource} {
+			if err := os.WriteFile(filepath.Join(dir, name), body, 0o644); err != nil {
+				return nil, err
+			}
+		}
+		cmd := exec.Command("go", "run", ".", filepath.Join(dir, "agent"))
+		cmd.Dir = dir
+		// Run on the host, with cgo (get sets CGO_ENABLED=1 for it).
+		cmd.Env = append(os.Environ(), "GOFLAGS=", "GOWORK=off")
+		return cmd, nil
+	})
+}
+
 // get builds once, with the command cmd returns, a static Linux binary
-// written to DIR/agent.
+// written to DIR/agent (or, for ToneFrames, the file it writes there).
 func (b *built) get(t testing.TB, cmd func(dir string) (*exec.Cmd, error)) []byte {
 	t.Helper()
 	b.once.Do(func() {
@@ -84,9 +108,16 @@ func (b *built) get(t testing.TB, cmd func(dir string) (*exec.Cmd, error)) []byt
 		if c.Env == nil {
 			c.Env = os.Environ()
 		}
-		c.Env = append(c.Env, "CGO_ENABLED=0", "GOOS=linux", "GOARCH="+goruntime.GOARCH)
+		if b == &toneFrames {
+			c.Env = append(c.Env, "CGO_ENABLED=1")
+		} else {
+			c.Env = append(c.Env, "CGO_ENABLED=0", "GOOS=linux", "GOARCH="+goruntime.GOARCH)
+		}
 		if out, err := c.CombinedOutput(); err != nil {
 			b.err = fmt.Errorf("building %s: %v\n%s", c.Args[len(c.Args)-1], err, out)
+			if b == &toneFrames {
+				b.err = fmt.Errorf("making the stand-in's tone (it needs a C compiler and libopus0: apt-get install gcc libopus0): %v\n%s", err, out)
+			}
 			return
 		}
 		b.bin, b.err = os.ReadFile(filepath.Join(dir, "agent"))
@@ -117,6 +148,9 @@ type ImageOptions struct {
 func (o ImageOptions) Dockerfile() string {
 	var b strings.Builder
 	b.WriteString("FROM scratch\nCOPY agent /agent\n")
+	if o.Standin {
+		b.WriteString("COPY tone " + standinapi.TonePath + "\n")
+	}
 	if o.Exit != 0 {
 		fmt.Fprintf(&b, "ENV BOTKIT_TEST_EXIT=%d\n", o.Exit)
 	}
@@ -134,6 +168,14 @@ func (o ImageOptions) binary(t testing.TB) []byte {
 	return AgentBinary(t)
 }
 
+// tone is the stand-in's audio, none for the test agent.
+func (o ImageOptions) tone(t testing.TB) []byte {
+	if o.Standin {
+		return ToneFrames(t)
+	}
+	return nil
+}
+
 // Build builds the test agent image with the engine's build API (a tar
 // context: the Dockerfile and the agent) and tags it ref.
 func (e *Engine) Build(t testing.TB, ref string, o ImageOptions) {
@@ -144,7 +186,7 @@ func (e *Engine) Build(t testing.TB, ref string, o ImageOptions) {
 		name string
 		mode int64
 		body []byte
-	}{{"Dockerfile", 0o644, []byte(o.Dockerfile())}, {"agent", 0o755, o.binary(t)}} {
+	}{{"Dockerfile", 0o644, []byte(o.Dockerfile())}, {"agent", 0o755, o.binary(t)}, {"tone", 0o644, o.tone(t)}} {
 		if err := tw.WriteHeader(&tar.Header{Name: f.name, Mode: f.mode, Size: int64(len(f.body)), ModTime: time.Unix(0, 0)}); err != nil {
 			t.Fatal(err)
 		}

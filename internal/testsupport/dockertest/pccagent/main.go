@@ -15,14 +15,32 @@
 //   - GET /ws is a websocket whose query parameter body is the session's
 //     body, base64 JSON; the session lasts as long as the socket. This
 //     program echoes every message.
-//   - POST /api/offer answers a SmallWebRTC offer ({"sdp","type","pc_id"}),
-//     PATCH /api/offer takes ICE candidates for a pc_id ({"status":"success"}).
+//   - POST /api/offer answers a SmallWebRTC offer ({"sdp","type","pc_id"?,
+//     "restart_pc"?}) with {"sdp","type":"answer","pc_id"}: a WebRTC
+//     connection (pion; UDP over IPv4, host candidates only, no STUN, the
+//     answer's candidates gathered), or a renegotiation of the one pc_id
+//     names; PATCH /api/offer takes trickled ICE candidates
+//     ({"pc_id","candidates":[{"candidate","sdp_mid","sdp_mline_index"}]})
+//     and answers {"status":"success"}. Once connected it sends an Opus
+//     track (a tone) and speaks RTVI on the peer's data channel: bot-ready
+//     in reply to client-ready, then a user and a bot transcript line and
+//     ttfb metrics; send-text is answered with bot-output. The connection's
+//     end (its data channel or itself closed) ends the /bot session of the
+//     same X-Daily-Session-Id, as a bot's pipeline ends with its caller.
 //   - SIGTERM: it stops taking connections and exits once the open sessions
 //     end, waiting at most SHUTDOWN_TIMEOUT seconds (7200 when unset). The
 //     end of a session does not end the process.
 //
 // What the stand-in adds for tests (none of it is the contract; the names
 // are standinapi's):
+//   - An offer whose sdp has no media section gets a placeholder answer
+//     (no connection), so that proxies can be checked without a peer.
+//   - POST /start and POST|PATCH /sessions/{id}/api/offer are the Pipecat
+//     development runner's (with CORS for any origin): /start answers
+//     {"sessionId"}, and the offer path is /api/offer with that id as
+//     X-Daily-Session-Id, so that a web page can call the agent straight.
+//   - The tone is the file standinapi.TonePath of its image (no file: no
+//     audio); the RTVI lines it sends are standinapi's.
 //   - BOTKIT_TEST_READY_AFTER (a Go duration): /readyz answers 503 until
 //     that long after the start.
 //   - BOTKIT_TEST_PRINT names a variable whose value it prints at its
@@ -32,7 +50,9 @@
 //     its body has "standinOverrun": true), or when POST /_standin/end
 //     says so; not when the caller goes away.
 //   - /_standin/ endpoints: GET /_standin/sessions (what /bot, /ws and
-//     /api/offer received: headers, body, when, state, why it ended), POST
+//     /api/offer received: headers, body, when, state, why it ended; for a
+//     WebRTC connection every data channel message the peer sent and the
+//     audio packets both ways), POST
 //     /_standin/end[?session=ID] (ends that session, or every open one),
 //     POST /_standin/crash[?code=N] (exits with N, 3 when unset, at once).
 //
@@ -56,6 +76,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/pion/webrtc/v4"
 
 	"github.com/botkit-dev/botkit/internal/testsupport/dockertest/standinapi"
 )
@@ -86,12 +107,19 @@ type server struct {
 	// open counts the sessions in progress, for the graceful shutdown.
 	open sync.WaitGroup
 
+	// api makes the WebRTC connections; tone is the audio they send
+	// (Opus frames, none when empty).
+	api  *webrtc.API
+	tone [][]byte
+
 	mu       sync.Mutex
 	sessions []*session
+	// peers are the WebRTC connections by pc_id, until their peer leaves.
+	peers map[string]*peer
 }
 
 func newServer(readyAfter time.Duration, exit func(int)) *server {
-	return &server{started: time.Now(), readyAfter: readyAfter, exit: exit}
+	return &server{started: time.Now(), readyAfter: readyAfter, exit: exit, api: newWebRTCAPI(), peers: map[string]*peer{}}
 }
 
 func (s *server) handler() http.Handler {
@@ -102,6 +130,10 @@ func (s *server) handler() http.Handler {
 	mux.HandleFunc("GET /ws", s.ws)
 	mux.HandleFunc("POST /api/offer", s.offer)
 	mux.HandleFunc("PATCH /api/offer", s.offer)
+	mux.HandleFunc("POST "+standinapi.RunnerStartPath, cors(s.runnerStart))
+	mux.HandleFunc("POST /sessions/{id}/api/offer", cors(s.runnerOffer))
+	mux.HandleFunc("PATCH /sessions/{id}/api/offer", cors(s.runnerOffer))
+	mux.HandleFunc("OPTIONS /", cors(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) }))
 	mux.HandleFunc("GET "+standinapi.SessionsPath, s.list)
 	mux.HandleFunc("POST "+standinapi.EndPath, s.endTold)
 	mux.HandleFunc("POST "+standinapi.CrashPath, s.crash)
@@ -260,26 +292,31 @@ func (s *server) offer(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	var o struct {
-		SDP  string `json:"sdp"`
-		Type string `json:"type"`
-		PCID string `json:"pc_id"`
-	}
-	err := json.Unmarshal(body, &o)
-	kind, answer := standinapi.KindOffer, map[string]string{"sdp": "v=0\r\ns=standin-answer\r\n", "type": "answer", "pc_id": o.PCID}
-	switch {
-	case r.Method == http.MethodPatch && (err != nil || o.PCID == ""):
-		writeJSON(w, http.StatusUnprocessableEntity, map[string]string{"detail": "a patch needs pc_id"})
+	if r.Method == http.MethodPatch {
+		var pr patchRequest
+		if err := json.Unmarshal(body, &pr); err != nil || pr.PCID == "" {
+			writeJSON(w, http.StatusUnprocessableEntity, map[string]string{"detail": "a patch needs pc_id"})
+			return
+		}
+		s.patch(pr) // an unknown pc_id: a placeholder's, taken as it is
+		s.ended(s.record(standinapi.KindICE, r.Header, body), standinapi.EndedAnswered)
+		writeJSON(w, http.StatusOK, map[string]string{"status": "success"})
 		return
-	case r.Method == http.MethodPatch:
-		kind, answer = standinapi.KindICE, map[string]string{"status": "success"}
-	case err != nil || o.SDP == "" || o.Type != "offer":
+	}
+	var o offerRequest
+	if err := json.Unmarshal(body, &o); err != nil || o.SDP == "" || o.Type != "offer" {
 		writeJSON(w, http.StatusUnprocessableEntity, map[string]string{"detail": "an offer needs sdp and type \"offer\""})
 		return
-	case o.PCID == "":
+	}
+	if hasMedia(o.SDP) {
+		s.webrtcOffer(w, r, body, o)
+		return
+	}
+	answer := map[string]string{"sdp": "v=0\r\ns=standin-answer\r\n", "type": "answer", "pc_id": o.PCID}
+	if o.PCID == "" {
 		answer["pc_id"] = fmt.Sprintf("pc-%d", time.Now().UnixNano())
 	}
-	s.ended(s.record(kind, r.Header, body), standinapi.EndedAnswered)
+	s.ended(s.record(standinapi.KindOffer, r.Header, body), standinapi.EndedAnswered)
 	writeJSON(w, http.StatusOK, answer)
 }
 
@@ -355,6 +392,14 @@ func main() {
 		fmt.Printf("value of %s: %s\n", k, os.Getenv(k))
 	}
 	s := newServer(readyAfter, os.Exit)
+	if b, err := os.ReadFile(standinapi.TonePath); err == nil {
+		if s.tone, err = splitFrames(b); err != nil {
+			fmt.Fprintf(os.Stderr, "%s: %v\n", standinapi.TonePath, err)
+			os.Exit(2)
+		}
+	} else {
+		fmt.Printf("no tone (%v): WebRTC peers get no audio\n", err)
+	}
 	ln, err := net.Listen("tcp", net.JoinHostPort("", port))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

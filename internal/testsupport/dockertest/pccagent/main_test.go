@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/pion/webrtc/v4"
 
 	"github.com/botkit-dev/botkit/internal/testsupport/dockertest"
 	"github.com/botkit-dev/botkit/internal/testsupport/dockertest/standinapi"
@@ -178,4 +180,165 @@ func TestMaxSeconds(t *testing.T) {
 	if got := sessions(t, ts)[0]; got.Ended != standinapi.EndedMaxSeconds {
 		t.Errorf("ended %+v, want %s", got, standinapi.EndedMaxSeconds)
 	}
+}
+
+// dialSession starts /bot session id and connects a SmallWebRTC caller for
+// it (closed at the test's end); /bot's status arrives on the channel.
+func dialSession(ctx context.Context, t *testing.T, ts *httptest.Server, id string) (*dockertest.Call, chan int) {
+	t.Helper()
+	h := http.Header{"X-Daily-Session-Id": {id}, "X-Daily-Transport-Type": {"webrtc"}}
+	bot := make(chan int, 1)
+	go func() {
+		code, _ := do(t, "POST", ts.URL+"/bot", `{}`, h)
+		bot <- code
+	}()
+	call, err := dockertest.Dial(ctx, nil, ts.URL+"/api/offer", h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = call.Close() })
+	return call, bot
+}
+
+// A SmallWebRTC caller connects: it hears the tone, the RTVI exchange
+// happens, what it sends is recorded, and its leaving ends the /bot
+// session of the same id.
+func TestWebRTC(t *testing.T) {
+	s, ts, _ := start(t, 0)
+	frames, err := splitFrames(dockertest.ToneFrames(t))
+	if err != nil || len(frames) != 50 {
+		t.Fatalf("tone: %d frames, %v", len(frames), err)
+	}
+	s.tone = frames
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.Patience)
+	defer cancel()
+	call, bot := dialSession(ctx, t, ts, "rtc-1")
+	if err := call.Send(ctx, "client-ready", "r-1", map[string]any{"version": "2.1.0"}); err != nil {
+		t.Fatal(err)
+	}
+	ready, err := call.Wait(ctx, "bot-ready", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ready["id"] != "r-1" {
+		t.Errorf("bot-ready %v, want the id of client-ready", ready)
+	}
+	if _, err := call.Wait(ctx, "metrics", nil); err != nil {
+		t.Error(err)
+	}
+	if err := call.Send(ctx, "send-text", "t-1", map[string]any{"content": "typed words"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := call.Wait(ctx, "bot-output", func(m map[string]any) bool {
+		d, _ := m["data"].(map[string]any)
+		return d["text"] == standinapi.TextReplyPrefix+"typed words"
+	}); err != nil {
+		t.Error(err)
+	}
+	for call.AudioPackets() < 10 {
+		select {
+		case <-ctx.Done():
+			t.Fatalf("%d audio packets arrived", call.AudioPackets())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	var rec standinapi.Session
+	for _, r := range sessions(t, ts) {
+		if r.Kind == standinapi.KindOffer {
+			rec = r
+		}
+	}
+	if rec.PCID != call.PCID || !rec.Connected || rec.State != standinapi.StateActive || rec.ID != "rtc-1" || rec.AudioSent == 0 {
+		t.Errorf("offer record %+v", rec)
+	}
+	if len(rec.Messages) != 2 || !strings.Contains(string(rec.Messages[1]), `"typed words"`) {
+		t.Errorf("recorded messages %s", rec.Messages)
+	}
+
+	if err := call.Close(); err != nil {
+		t.Error(err)
+	}
+	if code := testenv.Within(t, "the end of /bot", bot); code != 200 {
+		t.Errorf("/bot answered %d", code)
+	}
+	for _, r := range sessions(t, ts) {
+		if r.Ended != standinapi.EndedPeerLeft {
+			t.Errorf("after the caller left: %+v", r)
+		}
+	}
+}
+
+// The development runner's paths: a page calls the agent straight.
+func TestRunnerPaths(t *testing.T) {
+	_, ts, _ := start(t, 0)
+	code, b := do(t, "POST", ts.URL+standinapi.RunnerStartPath, `{"transport":"webrtc"}`, http.Header{"Origin": {"http://127.0.0.1:1"}})
+	var started struct{ SessionID string }
+	if err := json.Unmarshal([]byte(b), &started); code != 200 || err != nil || started.SessionID == "" {
+		t.Fatalf("start: %d %s", code, b)
+	}
+	req, err := http.NewRequest(http.MethodOptions, ts.URL+"/sessions/"+started.SessionID+"/api/offer", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNoContent || resp.Header.Get("Access-Control-Allow-Origin") != "*" {
+		t.Errorf("preflight: %d %v", resp.StatusCode, resp.Header)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.Patience)
+	defer cancel()
+	call, err := dockertest.Dial(ctx, nil, ts.URL+"/sessions/"+started.SessionID+"/api/offer", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer call.Close()
+	if got := sessions(t, ts); len(got) != 1 || got[0].ID != started.SessionID || got[0].PCID != call.PCID {
+		t.Errorf("recorded %+v", got)
+	}
+}
+
+// An offer with restart_pc replaces the connection; the session goes on.
+func TestWebRTCRestart(t *testing.T) {
+	_, ts, _ := start(t, 0)
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.Patience)
+	defer cancel()
+	call, bot := dialSession(ctx, t, ts, "rtc-2")
+	h := http.Header{"X-Daily-Session-Id": {"rtc-2"}}
+
+	pc, err := webrtc.NewPeerConnection(webrtc.Configuration{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pc.Close()
+	if _, err := pc.AddTransceiverFromKind(webrtc.RTPCodecTypeAudio); err != nil {
+		t.Fatal(err)
+	}
+	offer, err := pc.CreateOffer(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := json.Marshal(map[string]any{"sdp": offer.SDP, "type": "offer", "pc_id": call.PCID, "restart_pc": true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, b := do(t, "POST", ts.URL+"/api/offer", string(body), h)
+	var ans map[string]string
+	if err := json.Unmarshal([]byte(b), &ans); code != 200 || err != nil || ans["pc_id"] == "" || ans["pc_id"] == call.PCID {
+		t.Fatalf("restart: %d %s", code, b)
+	}
+	states := map[string]string{}
+	for _, r := range sessions(t, ts) {
+		states[r.Kind+" "+r.PCID] = r.State + " " + r.Ended
+	}
+	want := map[string]string{"bot ": "active ", "offer " + call.PCID: "ended restarted", "offer " + ans["pc_id"]: "active "}
+	if !maps.Equal(states, want) {
+		t.Errorf("after the restart: %v, want %v", states, want)
+	}
+	if _, err := standinOf(ts).End(ctx, "rtc-2"); err != nil {
+		t.Fatal(err)
+	}
+	<-bot
 }

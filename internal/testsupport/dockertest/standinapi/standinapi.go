@@ -22,6 +22,11 @@ const (
 	CrashPath = "/_standin/crash"
 	// CrashCode is the exit code of CrashPath without ?code=.
 	CrashCode = 3
+	// RunnerStartPath (POST) is the Pipecat development runner's start:
+	// it answers {"sessionId": ID}, and POST|PATCH
+	// /sessions/ID/api/offer is then /api/offer for that session, both
+	// with CORS for any origin: a web page calls the agent straight.
+	RunnerStartPath = "/start"
 )
 
 // ReadyAfterEnv names the variable (a Go duration) that keeps /readyz at
@@ -32,6 +37,25 @@ const ReadyAfterEnv = "BOTKIT_TEST_READY_AFTER"
 // stand-in prints that variable's value at its start (the masking of its
 // log lines is checked with it).
 const PrintEnv = "BOTKIT_TEST_PRINT"
+
+// TonePath is where the stand-in's image holds the audio it sends on a
+// WebRTC connection: Opus frames of 20 ms, each its length (2 bytes, big
+// endian) then its bytes, played in a loop (dockertest.ToneFrames). Without
+// the file it sends no audio.
+const TonePath = "/standin-tone"
+
+// The RTVI exchange of the stand-in's WebRTC connections (data channel
+// messages labelled "rtvi-ai"): it answers client-ready with bot-ready and
+// then sends UserLine as a final user-transcription, BotLine as bot-output
+// and bot-transcription, and a metrics message whose ttfb names
+// TTFBProcessor; it answers send-text with bot-output TextReplyPrefix +
+// the text.
+const (
+	UserLine        = "Hello from the caller."
+	BotLine         = "Hello, this is the stand-in bot."
+	TTFBProcessor   = "StandinLLMService#0"
+	TextReplyPrefix = "You wrote: "
+)
 
 // EndAfterMsKey, a number in a /bot body, ends the session that many
 // milliseconds after it started.
@@ -59,7 +83,9 @@ const (
 	EndedTold       = "told"        // EndPath
 	EndedMaxSeconds = "max-seconds" // X-PCC-Max-Session-Seconds passed
 	EndedClosed     = "closed"      // the websocket was closed
-	EndedAnswered   = "answered"    // an offer or a patch, answered
+	EndedAnswered   = "answered"    // a patch, or an offer with no media section (a placeholder answer), answered
+	EndedPeerLeft   = "peer-left"   // the WebRTC peer closed its data channel or connection
+	EndedRestarted  = "restarted"   // the WebRTC peer offered again with restart_pc: a new connection replaced this one
 )
 
 // Session is one request of the contract the stand-in received.
@@ -76,6 +102,17 @@ type Session struct {
 	Ended string          `json:"ended,omitempty"`
 	// Echoed counts the websocket messages echoed.
 	Echoed int `json:"echoed,omitempty"`
+	// For an offer that opened a WebRTC connection: its pc_id, whether
+	// it connected, every data channel message the peer sent (in order, as
+	// received), the RTP packets of audio it received from the peer and
+	// the tone packets it sent. Such a record is active until the peer
+	// leaves (EndedPeerLeft), which also ends the /bot session of the same
+	// id.
+	PCID          string            `json:"pcId,omitempty"`
+	Connected     bool              `json:"connected,omitempty"`
+	Messages      []json.RawMessage `json:"messages,omitempty"`
+	AudioReceived int               `json:"audioReceived,omitempty"`
+	AudioSent     int               `json:"audioSent,omitempty"`
 	// Received is when the stand-in had the request whole (for /bot and
 	// /api/offer, its body read; for /ws, the socket accepted), by the
 	// host's clock: a container reads the clock of the kernel it runs on.

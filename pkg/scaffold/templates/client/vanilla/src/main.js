@@ -1,10 +1,10 @@
 import { PipecatClient } from "@pipecat-ai/client-js";
-import { TRANSPORTS } from "./transports.js";
+import { TARGET } from "./platform.js";
+import { TRANSPORTS as ALL_TRANSPORTS } from "./transports.js";
 import "./styles.css";
 
-// Where the page POSTs to start a bot session: VITE_BOT_START_URL from
-// .env.local (copy env.example), by default the Pipecat development runner.
-const START_URL = import.meta.env.VITE_BOT_START_URL || "http://localhost:7860/start";
+// A deployed agent is called with the transports it can use.
+const TRANSPORTS = TARGET.platform ? ALL_TRANSPORTS.filter((t) => t.platformRequest) : ALL_TRANSPORTS;
 
 const STATUS_LABELS = {
   disconnected: "Disconnected",
@@ -38,6 +38,9 @@ const ui = {
   empty: element("transcript-empty"),
   transcript: element("transcript"),
   audio: /** @type {HTMLAudioElement} */ (element("bot-audio")),
+  textForm: /** @type {HTMLFormElement} */ (element("text-form")),
+  text: /** @type {HTMLInputElement} */ (element("text")),
+  send: /** @type {HTMLButtonElement} */ (element("send")),
 };
 
 /** @type {PipecatClient | null} the client of the current session */
@@ -63,6 +66,8 @@ function render() {
   ui.mic.textContent = micOn ? "Mute microphone" : "Unmute microphone";
   ui.micState.dataset.mic = micOn ? "on" : "off";
   ui.micState.textContent = `Microphone ${micOn ? "on" : "off"}`;
+  ui.text.disabled = state !== "ready";
+  ui.send.disabled = state !== "ready";
 }
 
 /** @param {string | null} message */
@@ -141,10 +146,15 @@ function selectedTransport() {
 }
 
 async function connect() {
-  showError(null);
+  showError(TARGET.problem);
   const option = selectedTransport();
+  if (TARGET.problem) return;
+  if (!option) {
+    showError("A deployed agent is called with SmallWebRTC, and this page was generated without it.");
+    return;
+  }
   client = new PipecatClient({
-    transport: option.create(),
+    transport: option.create(TARGET),
     enableMic: true,
     enableCam: false,
     callbacks: {
@@ -171,7 +181,11 @@ async function connect() {
     },
   });
   try {
-    await client.startBotAndConnect({ endpoint: START_URL, requestData: option.startRequest });
+    await client.startBotAndConnect({
+      endpoint: TARGET.startUrl,
+      headers: TARGET.headers(),
+      requestData: TARGET.platform ? option.platformRequest : option.startRequest,
+    });
   } catch (e) {
     showError(e instanceof Error ? e.message : String(e));
     // Back to "disconnected" whatever step failed, so Connect can retry.
@@ -186,6 +200,16 @@ ui.connect.addEventListener("click", () => {
   } else {
     void client?.disconnect();
   }
+});
+
+// Typed text goes to the bot as the user's words.
+ui.textForm.addEventListener("submit", (event) => {
+  event.preventDefault();
+  const text = ui.text.value.trim();
+  if (!client || state !== "ready" || !text) return;
+  client.sendText(text).catch((e) => showError(`Cannot send the text: ${e.message}`));
+  addText("user", text);
+  ui.text.value = "";
 });
 
 ui.mic.addEventListener("click", () => {

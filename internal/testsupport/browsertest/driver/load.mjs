@@ -1,5 +1,5 @@
 // Opens a generated web client in headless Chromium and checks what a user
-// would see first. Used by pkg/scaffold/client_test.go; run it by hand with
+// would see first. Used by pkg/scaffold/client_browser_test.go; run it by hand with
 //
 //   node load.mjs --url http://127.0.0.1:4173/ --screenshot /tmp/page.png \
 //     [--title "my-bot"] [--chromium /usr/bin/chromium]
@@ -10,7 +10,7 @@
 // prints one JSON line with what it saw. It does not click Connect: that
 // needs a running bot, and Daily's call-machine bundle from c.daily.co,
 // which both transports load to open the microphone.
-import { chromium } from "playwright-core";
+import { launch } from "./browser.mjs";
 import { parseArgs } from "node:util";
 
 const { values: opts } = parseArgs({
@@ -28,18 +28,7 @@ if (!opts.url || !opts.screenshot) {
 }
 const timeout = Number(opts.timeout);
 
-const browser = await chromium.launch({
-  executablePath: opts.chromium,
-  headless: true,
-  args: [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-  ],
-});
+const browser = await launch(opts.chromium);
 
 const problems = [];
 const result = { url: opts.url };

@@ -1,6 +1,6 @@
 // Opens a generated React client in headless Chromium with a fake microphone,
 // waits for its ready UI, clicks Connect and reports every request the page
-// attempted. Used by pkg/scaffold/client_browser_test.go; run it by hand with
+// attempted. Used by pkg/scaffold's browser tests; run it by hand with
 //
 //   node connect.mjs --url http://127.0.0.1:4173/ --screenshot /tmp/page.png \
 //     [--title "my-bot"] [--chromium /usr/bin/chromium] [--transport smallwebrtc]
@@ -11,7 +11,7 @@
 // requests. It prints one JSON
 // line; the exit status is 0 whenever it could drive the page (the Go test
 // judges what it saw).
-import { chromium } from "playwright-core";
+import { launch } from "./browser.mjs";
 import { parseArgs } from "node:util";
 
 const { values: opts } = parseArgs({
@@ -31,21 +31,11 @@ if (!opts.url || !opts.screenshot) {
 }
 const timeout = Number(opts.timeout);
 
-const browser = await chromium.launch({
-  executablePath: opts.chromium,
-  headless: true,
-  args: [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-    "--use-fake-ui-for-media-stream",
-    "--use-fake-device-for-media-stream",
-    "--autoplay-policy=no-user-gesture-required",
-  ],
-});
+const browser = await launch(opts.chromium, [
+  "--use-fake-ui-for-media-stream",
+  "--use-fake-device-for-media-stream",
+  "--autoplay-policy=no-user-gesture-required",
+]);
 
 // requests: every request the page attempted ("METHOD origin/path");
 // thirdParty: those to another host than 127.0.0.1 (aborted); authorized:

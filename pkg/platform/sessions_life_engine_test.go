@@ -42,6 +42,7 @@ func TestSessionLifeOnTheEngine(t *testing.T) {
 		t.Run("pool-shrinks", func(t *testing.T) { t.Parallel(); poolShrinks(v.in(t)) })
 		t.Run("max-duration", func(t *testing.T) { t.Parallel(); maxDuration(v.in(t)) })
 		t.Run("idle-window", func(t *testing.T) { t.Parallel(); idleWindow(t, e, rt, img, host) })
+		t.Run("warm-claim", func(t *testing.T) { t.Parallel(); warmClaim(t, e, rt, img, host) })
 		t.Run("postgres-replicas", func(t *testing.T) { t.Parallel(); racingStarts(t, rt, img, host) })
 	})
 	// The canary, after those sessions' lives: the secret value and the

@@ -127,6 +127,8 @@ type Reconciler struct {
 	// endpoints are the addresses of the agents in a session this process
 	// knows, by container ID (until the session ends).
 	endpoints sync.Map
+	// pool are the idle agents this process knows (see idlePool).
+	pool *idlePool
 	// running ends with Run's context: a pull under way ends with the
 	// controller (the next holder pulls again).
 	running context.Context
@@ -166,7 +168,7 @@ func New(opts Options) *Reconciler {
 	if opts.IdleWindow <= 0 {
 		opts.IdleWindow = DefaultIdleWindow
 	}
-	r := &Reconciler{opts: opts, st: opts.Store, log: log, queues: map[string]*queue{}, ops: newOps()}
+	r := &Reconciler{opts: opts, st: opts.Store, log: log, queues: map[string]*queue{}, ops: newOps(), pool: newIdlePool()}
 	for region, rt := range opts.Runtimes {
 		if rt != nil {
 			r.queues[region] = newQueue()

@@ -85,6 +85,11 @@ type Options struct {
 	// session stays idle above minAgents (0: DefaultIdleWindow).
 	ClaimTimeout time.Duration
 	IdleWindow   time.Duration
+	// AgentEnv, when set, returns the variables the platform gives every
+	// agent of org's agent named agent beside its secret set's values
+	// (ICE_CONFIG_URL): they win over a value of the same name, and are
+	// masked in its logs as the values are.
+	AgentEnv func(org, agent string) map[string]string
 	// Logger receives the reconciler's events (never a value).
 	Logger *slog.Logger
 	// AfterStart, when set, is called by a pass right after it started a

@@ -49,6 +49,8 @@ type BotStart struct {
 	Body               []byte
 	MaxSeconds         int
 	RoomURL, RoomToken string
+	// Sent, when set, is called once the request is sent, if it is.
+	Sent func()
 }
 
 // BotCall is an open POST /bot: the session in progress.
@@ -201,13 +203,13 @@ func (r *Reconciler) StartSession(ctx context.Context, a store.Agent, id string,
 		return store.Session{}, err
 	}
 	k := key{a.OrgName, a.Name}
-	r.Enqueue(a.Region, a.OrgName, a.Name) // the pool: refilled, or an agent started for this session
 	endpoint := got.endpoint
 	if claimed {
 		sess.Container = got.id
 		r.endpoints.Store(got.id, got.endpoint)
 		r.pool.release(dk, got, true)
 	} else {
+		r.Enqueue(a.Region, a.OrgName, a.Name) // an agent started for this session
 		var err error
 		if sess, endpoint, err = r.claim(ctx, rt, a, sess); err != nil {
 			r.endSession(context.WithoutCancel(ctx), sess, resources.SessionFailed, err.Error())
@@ -218,8 +220,14 @@ func (r *Reconciler) StartSession(ctx context.Context, a store.Agent, id string,
 	// an agent in a session is not started again when it exits (its
 	// session is over, and how it ended stays to be seen); an idle one
 	// that dies is replaced by the controller.
+	var sent func()
+	if claimed {
+		// The pool is refilled once the agent has its /bot: the
+		// controller's look does not compete with the start.
+		sent = func() { r.Enqueue(a.Region, a.OrgName, a.Name) }
+	}
 	call, err := r.opts.Caller.StartBot(ctx, endpoint, BotStart{ID: id, Transport: in.Transport, Body: in.Body,
-		MaxSeconds: int(maxSeconds), RoomURL: in.RoomURL, RoomToken: in.RoomToken})
+		MaxSeconds: int(maxSeconds), RoomURL: in.RoomURL, RoomToken: in.RoomToken, Sent: sent})
 	if err != nil {
 		r.endSession(context.WithoutCancel(ctx), sess, resources.SessionFailed, "the agent refused the session: "+err.Error())
 		r.Enqueue(a.Region, a.OrgName, a.Name)

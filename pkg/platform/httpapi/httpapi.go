@@ -93,6 +93,10 @@ var routeTable = []route{
 	{Route{"PATCH", proxyPath, false}, (*api).handleSessionProxy},
 	{Route{"DELETE", proxyPath, false}, (*api).handleSessionProxy},
 	{Route{"OPTIONS", proxyPath, false}, (*api).handlePublicPreflight},
+
+	// What agents read (their ICE_CONFIG_URL: a token of the agent's in
+	// its query, which no log line holds).
+	{Route{"GET", "/v1/ice-config/{org}/{agent}", false}, (*api).handleAgentICEConfig},
 }
 
 // proxyPath is the session proxy's route: {path} is one or more segments

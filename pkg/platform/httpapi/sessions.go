@@ -141,6 +141,18 @@ func (a *api) handlePublicStart(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
+// handleAgentICEConfig answers an agent's read of its ICE_CONFIG_URL: the
+// platform's ICE servers (never cached: TURN credentials).
+func (a *api) handleAgentICEConfig(w http.ResponseWriter, r *http.Request) {
+	out, err := a.svc.AgentICEConfig(r.PathValue("org"), r.PathValue("agent"), r.URL.Query().Get("token"))
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	writeJSON(w, http.StatusOK, out)
+}
+
 // handleSessionProxy forwards a request to the session's agent, at the
 // path given, while the session lives: the public key and the hop-by-hop
 // headers stay here, the agent gets X-Daily-Session-Id; its answer goes

@@ -71,6 +71,9 @@ func (s *Service) startSession(ctx context.Context, org store.Org, name string, 
 	id := agents.NewSessionID()
 	out := resources.SessionStarted{SessionID: id}
 	sin := agents.SessionInput{Transport: req.Transport, Body: body}
+	if req.Transport == resources.TransportWebRTC {
+		out.ICEConfig = s.iceConfig()
+	}
 	if req.Transport == resources.TransportWebsocket {
 		tok := make([]byte, 24)
 		_, _ = rand.Read(tok) // error ignored: crypto/rand.Read never fails (Go 1.24+)

@@ -75,7 +75,7 @@ func ParseICEServers(b []byte) ([]ICEServer, error) {
 		for j, u := range urls {
 			scheme, ok := iceURLScheme(u)
 			if !ok {
-				return nil, fmt.Errorf("iceServers[%d].urls[%d]: want stun:HOST[:PORT], stuns:, turn:HOST[:PORT][?transport=udp|tcp] or turns:", i, j)
+				return nil, fmt.Errorf("iceServers[%d].urls[%d]: want stun: or stuns:HOST[:PORT], turn: or turns:HOST[:PORT][?transport=udp|tcp]", i, j)
 			}
 			turn = turn || strings.HasPrefix(scheme, "turn")
 		}
@@ -87,8 +87,8 @@ func ParseICEServers(b []byte) ([]ICEServer, error) {
 	return out, nil
 }
 
-// jsonProblem says what is wrong with a JSON text without quoting it (a
-// syntax error's offset, a field's name and type).
+// jsonProblem says what is wrong with a JSON text without quoting any of
+// it (a syntax error's offset, a known field's name and type).
 func jsonProblem(err error) string {
 	switch e := err.(type) {
 	case *json.SyntaxError:
@@ -96,10 +96,9 @@ func jsonProblem(err error) string {
 	case *json.UnmarshalTypeError:
 		return fmt.Sprintf("%s: want a %s", e.Field, e.Type)
 	}
-	if s := err.Error(); strings.HasPrefix(s, "json: unknown field ") {
-		return strings.TrimPrefix(s, "json: ")
-	}
-	return "invalid JSON"
+	// A field it does not know, named by nothing here: its name could
+	// be a secret put in the wrong place.
+	return "a field it does not know, or invalid JSON"
 }
 
 // iceURLScheme returns the scheme of an ICE server's URL (RFC 7064, RFC

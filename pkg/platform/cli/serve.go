@@ -307,6 +307,10 @@ func runServe(ctx context.Context, o *ServeOptions) error {
 	if err != nil {
 		return err
 	}
+	ice, err := o.iceServers()
+	if err != nil {
+		return err
+	}
 	rts, closeRuntimes, err := o.runtimes()
 	if err != nil {
 		return err
@@ -318,10 +322,6 @@ func runServe(ctx context.Context, o *ServeOptions) error {
 	}
 	metrics := prommetrics.New()
 	st, err := stores.Open(ctx, loc, stores.Options{OnCommit: metrics.Commit, CommitDelay: o.CommitDelay, CommitBatch: o.CommitBatch})
-	if err != nil {
-		return err
-	}
-	ice, err := o.iceServers()
 	if err != nil {
 		return err
 	}

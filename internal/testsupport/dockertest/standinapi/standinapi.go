@@ -22,7 +22,20 @@ const (
 	CrashPath = "/_standin/crash"
 	// CrashCode is the exit code of CrashPath without ?code=.
 	CrashCode = 3
+	// ICEConfigPath (GET) reads $ICE_CONFIG_URL then and answers
+	// ICEConfigRead.
+	ICEConfigPath = "/_standin/ice-config"
 )
+
+// ICEConfigRead is what the stand-in got from its ICE_CONFIG_URL: whether
+// the variable is set, the answer's status and body, or why there was
+// none.
+type ICEConfigRead struct {
+	Set    bool   `json:"set"`
+	Status int    `json:"status,omitempty"`
+	Body   string `json:"body,omitempty"`
+	Error  string `json:"error,omitempty"`
+}
 
 // ReadyAfterEnv names the variable (a Go duration) that keeps /readyz at
 // 503 for that long after the start.

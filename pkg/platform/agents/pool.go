@@ -179,6 +179,18 @@ func (p *idlePool) unasked(k depKey) []idleAgent {
 	return out
 }
 
+// asking reports whether agent id is known idle and being asked.
+func (p *idlePool) asking(id string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if k, ok := p.depOf[id]; ok {
+		if ia := p.byDep[k][id]; ia != nil {
+			return ia.probing
+		}
+	}
+	return false
+}
+
 // answered records what agent id said of its readiness.
 func (p *idlePool) answered(id string, takes bool) {
 	p.mu.Lock()
@@ -229,17 +241,42 @@ func (r *Reconciler) idleNow(c runtime.Agent) bool {
 }
 
 // askReady asks each agent of ask, at once and beside the caller, whether
-// it takes a session.
+// it takes a session: again and again for a while when it says no (an
+// agent just started serves its /readyz a moment later), while it is
+// known idle; the controller's next look asks again after that.
 func (r *Reconciler) askReady(ask []idleAgent) {
 	for _, ia := range ask {
 		id, endpoint := ia.id, ia.endpoint
 		go func() {
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			ctx, cancel := context.WithTimeout(context.Background(), askFor)
 			defer cancel()
-			r.pool.answered(id, r.opts.Caller.Takes(ctx, endpoint))
+			wait := askFirst
+			for {
+				if r.opts.Caller.Takes(ctx, endpoint) {
+					r.pool.answered(id, true)
+					return
+				}
+				select {
+				case <-ctx.Done():
+					r.pool.answered(id, false)
+					return
+				case <-time.After(wait):
+				}
+				if !r.pool.asking(id) {
+					return // claimed, stopped or gone meanwhile
+				}
+				wait = min(2*wait, askFor/4)
+			}
 		}()
 	}
 }
+
+// askFirst is the first pause of askReady between two asks; askFor how
+// long it asks.
+const (
+	askFirst = 20 * time.Millisecond
+	askFor   = 5 * time.Second
+)
 
 // lookIdle is a claim's own look at the engine for agent a's serving
 // deployment, when this process knows none of its agents idle (it does

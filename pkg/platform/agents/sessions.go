@@ -176,24 +176,14 @@ func (r *Reconciler) StartSession(ctx context.Context, a store.Agent, id string,
 				return e
 			}
 		}
-		for {
-			ia, ok := r.pool.take(dk)
-			if !ok {
-				break
-			}
+		ia, ok, err := r.tryIdle(dk, func(ia idleAgent) error {
 			on := sess
 			on.Container = ia.id
-			err := tx.CreateSession(ctx, on)
-			if errors.Is(err, store.ErrExists) {
-				r.pool.release(dk, ia, true) // another replica's (or gone)
-				continue
-			}
-			if err != nil {
-				r.pool.release(dk, ia, false)
-				return err
-			}
-			got, claimed = ia, true
-			return nil
+			return tx.CreateSession(ctx, on)
+		})
+		if err != nil || ok {
+			got, claimed = ia, ok
+			return err
 		}
 		return tx.CreateSession(ctx, sess)
 	}); err != nil {
@@ -333,6 +323,30 @@ func (r *Reconciler) readyIdle(ctx context.Context, rt runtime.Runtime, a store.
 	}
 }
 
+// tryIdle offers try the idle agents of dk that said they take a session,
+// one at a time (reserved while tried), until try records one (ok: still
+// reserved, for the caller to release once its write committed) or fails
+// (its error). An agent another session named first (store.ErrExists) is
+// passed over for good.
+func (r *Reconciler) tryIdle(dk depKey, try func(idleAgent) error) (idleAgent, bool, error) {
+	for {
+		ia, ok := r.pool.take(dk)
+		if !ok {
+			return idleAgent{}, false, nil
+		}
+		err := try(ia)
+		switch {
+		case errors.Is(err, store.ErrExists):
+			r.pool.release(dk, ia, true) // another replica's
+		case err != nil:
+			r.pool.release(dk, ia, false)
+			return ia, false, err
+		default:
+			return ia, true, nil
+		}
+	}
+}
+
 // claim finds session sess, recorded waiting, an idle, ready agent of its
 // deployment and names it in the session (the store refuses a container
 // named twice): exactly one session per agent, across replicas. It looks
@@ -346,14 +360,10 @@ func (r *Reconciler) claim(ctx context.Context, rt runtime.Runtime, a store.Agen
 			return sess, "", err
 		}
 		r.readyIdle(ctx, rt, a, dk)
-		for {
-			ia, ok := r.pool.take(dk)
-			if !ok {
-				break
-			}
-			claimed := sess
+		claimed := sess
+		ia, ok, err := r.tryIdle(dk, func(ia idleAgent) error {
 			claimed.Container = ia.id
-			err := r.st.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+			return r.st.Update(ctx, func(ctx context.Context, tx store.Tx) error {
 				// The agent first: its row lock serializes the claims of
 				// its containers (store.SessionTx.UpdateSession).
 				if _, err := tx.Agent(ctx, a.OrgID, a.Name); err != nil {
@@ -368,14 +378,11 @@ func (r *Reconciler) claim(ctx context.Context, rt runtime.Runtime, a store.Agen
 				}
 				return tx.UpdateSession(ctx, claimed)
 			})
-			if errors.Is(err, store.ErrExists) {
-				r.pool.release(dk, ia, true)
-				continue // another session claimed it first
-			}
-			if err != nil {
-				r.pool.release(dk, ia, false)
-				return sess, "", err
-			}
+		})
+		if err != nil {
+			return sess, "", err
+		}
+		if ok {
 			r.endpoints.Store(ia.id, ia.endpoint)
 			r.pool.release(dk, ia, true)
 			return claimed, ia.endpoint, nil

@@ -222,8 +222,12 @@ var sessionProxy = &httputil.ReverseProxy{
 		pr.Out.Header.Del("Cookie")
 		pr.Out.Header.Set("X-Daily-Session-Id", t.id)
 	},
-	Transport:     agentTransport,
-	FlushInterval: -1, // what the agent sends goes on at once (signalling, a websocket)
+	Transport: agentTransport,
+	// FlushInterval 0: an answer of known length is written as it comes,
+	// with no flush of its own (a flush per answer cost a timer, a
+	// goroutine and a write of its own); one of unknown length (a stream,
+	// server-sent events) goes on at once, as the reverse proxy does for
+	// those; a websocket is copied both ways as it comes.
 	ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {

@@ -311,6 +311,13 @@ func (r *Reconciler) readyIdle(ctx context.Context, rt runtime.Runtime, a store.
 			return // the claim's own looks say why
 		}
 	}
+	r.askUnasked(ctx, dk)
+}
+
+// askUnasked asks the idle agents of dk whose readiness nobody asked yet
+// (GET /readyz), one after the other, until one answers ready, unless one
+// said so already.
+func (r *Reconciler) askUnasked(ctx context.Context, dk depKey) {
 	if r.pool.has(dk) {
 		return
 	}
@@ -359,7 +366,7 @@ func (r *Reconciler) claim(ctx context.Context, rt runtime.Runtime, a store.Agen
 		if err := r.lookIdle(ctx, rt, a, sess.Deployment); err != nil {
 			return sess, "", err
 		}
-		r.readyIdle(ctx, rt, a, dk)
+		r.askUnasked(ctx, dk)
 		claimed := sess
 		ia, ok, err := r.tryIdle(dk, func(ia idleAgent) error {
 			claimed.Container = ia.id

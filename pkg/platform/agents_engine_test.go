@@ -486,7 +486,9 @@ func agentScenarios(t *testing.T, env *engineEnv, contract *apitest.Contract, db
 		t.Fatalf("an agent without a deployment runs %v", describeContainers(got))
 	}
 
-	// Deploy: a container runs with exactly the set's keys, locked down.
+	// Deploy: a container runs with exactly the set's keys, locked down,
+	// with the engine's restart policy "no" (the platform replaces an agent
+	// that dies).
 	d1 := p.deploy("bot")
 	if d1.Number != 1 || d1.Result != resources.DeploymentServing || d1.SecretSetVersion != 1 ||
 		d1.ImageDigest != env.image.Digest {
@@ -502,7 +504,7 @@ func agentScenarios(t *testing.T, env *engineEnv, contract *apitest.Contract, db
 	if hc.Privileged || len(hc.CapAdd) != 0 || !slices.Equal(hc.CapDrop, []string{"ALL"}) || !slices.Contains(hc.SecurityOpt, "no-new-privileges") ||
 		hc.Memory != prof.MemoryBytes || hc.NanoCpus != prof.NanoCPUs || hc.PidsLimit == nil || *hc.PidsLimit != prof.PIDs ||
 		hc.NetworkMode != "none" || hc.PidMode != "" || len(hc.Binds) != 0 || len(ins.Mounts) != 0 ||
-		hc.RestartPolicy.Name != runtime.RestartUnlessStopped {
+		hc.RestartPolicy.Name != runtime.RestartNever {
 		t.Errorf("the agent's lockdown as the engine has it: %+v", ins.HostConfig)
 	}
 	st := p.status("bot")

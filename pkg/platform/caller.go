@@ -26,7 +26,7 @@ func (c caller) Takes(ctx context.Context, endpoint string) bool {
 
 func (c caller) StartBot(ctx context.Context, endpoint string, s agents.BotStart) (agents.BotCall, error) {
 	call, err := c.c.StartBot(ctx, endpoint, agentcall.SessionStart{ID: s.ID, Transport: s.Transport, Body: s.Body,
-		MaxSeconds: s.MaxSeconds, RoomURL: s.RoomURL, RoomToken: s.RoomToken})
+		MaxSeconds: s.MaxSeconds, RoomURL: s.RoomURL, RoomToken: s.RoomToken, Sent: s.Sent})
 	if err != nil {
 		return nil, err
 	}

@@ -128,6 +128,12 @@ type Options struct {
 	// DailyAPIURL is Daily's REST API ("": daily.DefaultURL).
 	DailyAPIKey string
 	DailyAPIURL string
+	// ICEServers are the STUN and TURN servers of WebRTC sessions (none
+	// by default): in a webrtc session's start answer, and what every
+	// agent reads at its ICE_CONFIG_URL. AgentURL is this platform's URL
+	// as agents reach it on their network ("": ICE_CONFIG_URL is not set).
+	ICEServers []resources.ICEServer
+	AgentURL   string
 	// AfterAgentsStart is agents.Options.AfterStart (tests: a rollout
 	// interrupted between its agents' start and its promotion).
 	AfterAgentsStart func(ctx context.Context, org, agent string, deployment int64) error
@@ -245,9 +251,11 @@ func Open(ctx context.Context, opts Options) (*Server, error) {
 	s.agents = agents.New(agents.Options{Store: st, Sealer: sealer, Runtimes: runtimes, NoRuntime: opts.NoRuntime, EngineDown: opts.EngineDown,
 		Network: opts.AgentNetwork, Settle: opts.AgentSettle, Holder: opts.ReconcileHolder, PassLock: opts.ReconcileLock, Logger: opts.Logger,
 		Resync: opts.ReconcileInterval, Platform: platformID, AfterStart: opts.AfterAgentsStart,
-		Caller: caller{&agentcall.Client{}}, ClaimTimeout: opts.SessionClaimTimeout, IdleWindow: opts.SessionIdleWindow})
+		Caller: caller{&agentcall.Client{}}, ClaimTimeout: opts.SessionClaimTimeout, IdleWindow: opts.SessionIdleWindow,
+		AgentEnv: func(org, agent string) map[string]string { return s.svc.AgentEnv(org, agent) }})
 	svc, poll := service.New(ctx, service.Options{Store: st, Sealer: sealer, DataDir: opts.DataDir,
-		NoAuthOrg: opts.NoAuthOrg, Wake: s.prov.Wake, CheckImage: s.checkImage, Agents: s.agents, Rooms: s.rooms(opts)})
+		NoAuthOrg: opts.NoAuthOrg, Wake: s.prov.Wake, CheckImage: s.checkImage, Agents: s.agents, Rooms: s.rooms(opts),
+		ICEServers: opts.ICEServers, AgentURL: opts.AgentURL})
 	s.svc = svc
 	if poll != nil {
 		s.wg.Add(1)

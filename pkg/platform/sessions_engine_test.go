@@ -58,7 +58,9 @@ func newSessionEnv(t *testing.T, e *dockertest.Engine, rt *docker.Runtime, image
 	t.Helper()
 	v := &sessionEnv{t: t, e: e, rt: rt, image: image, regHost: regHost, org: "voice", log: &syncBuffer{}, contract: apitest.Load(t)}
 	v.http = &http.Client{Transport: checked{t: t, c: v.contract, canary: sessionsCanary}}
-	opts.Runtimes = map[string]runtime.Runtime{"us-west": rt}
+	if opts.Runtimes == nil {
+		opts.Runtimes = map[string]runtime.Runtime{"us-west": rt}
+	}
 	opts.AgentSettle = 300 * time.Millisecond
 	opts.AllowPrivateRegistries = true
 	opts.Logger = slog.New(slog.NewTextHandler(v.log, nil))

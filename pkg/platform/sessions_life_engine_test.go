@@ -42,6 +42,8 @@ func TestSessionLifeOnTheEngine(t *testing.T) {
 		t.Run("pool-shrinks", func(t *testing.T) { t.Parallel(); poolShrinks(v.in(t)) })
 		t.Run("max-duration", func(t *testing.T) { t.Parallel(); maxDuration(v.in(t)) })
 		t.Run("idle-window", func(t *testing.T) { t.Parallel(); idleWindow(t, e, rt, img, host) })
+		t.Run("warm-claim", func(t *testing.T) { t.Parallel(); warmClaim(t, e, rt, img, host) })
+		t.Run("ice-config", func(t *testing.T) { t.Parallel(); iceConfig(t, e, rt, img, host) })
 		t.Run("postgres-replicas", func(t *testing.T) { t.Parallel(); racingStarts(t, rt, img, host) })
 	})
 	// The canary, after those sessions' lives: the secret value and the
@@ -409,6 +411,45 @@ func racingStarts(t *testing.T, rt *docker.Runtime, img dockertest.Image, host s
 			t.Errorf("session %s reached no agent", id)
 		}
 	}
+	// Through either replica a session's agent is reached with a key of
+	// its organization; a deleted key is refused by the next request on
+	// both, another key still reaches it.
+	offer := func(base, key, id string) int {
+		t.Helper()
+		req, err := http.NewRequest(http.MethodPost, base+"/v1/public/bot/sessions/"+id+"/api/offer", strings.NewReader(`{"sdp":"x","type":"offer","pc_id":"pc-r"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer "+key)
+		resp, err := hc.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	k2, err := c.CreatePublicKey(ctx, "crowd", resources.PublicKeyRequest{Name: "second"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	replicas := map[string]string{"a": aBase, "b": bBase}
+	for name, base := range replicas {
+		if code := offer(base, k.Key, ids[0]); code != http.StatusOK {
+			t.Errorf("an offer through replica %s: %d", name, code)
+		}
+	}
+	if _, err := c.DeletePublicKey(ctx, "crowd", k.PublicKey.ID); err != nil {
+		t.Fatal(err)
+	}
+	for name, base := range replicas {
+		if code := offer(base, k.Key, ids[0]); code != http.StatusUnauthorized {
+			t.Errorf("an offer with the deleted key through replica %s: %d, want 401", name, code)
+		}
+		if code := offer(base, k2.Key, ids[0]); code != http.StatusOK {
+			t.Errorf("an offer with the other key through replica %s: %d", name, code)
+		}
+	}
 	// The sessions end (each stand-in's /bot answers): every one is
 	// recorded ended, and minAgents idle agents are left.
 	for _, s := range standins {
@@ -429,6 +470,12 @@ func racingStarts(t *testing.T, rt *docker.Runtime, img dockertest.Image, host s
 		}
 		return n == maxAgts
 	})
+	// An ended session is not found through either replica.
+	for name, base := range replicas {
+		if code := offer(base, k2.Key, ids[0]); code != http.StatusNotFound {
+			t.Errorf("an offer to an ended session through replica %s: %d, want 404", name, code)
+		}
+	}
 	testenv.Eventually(t, "minAgents agents left", func() bool { return len(containers()) == minAgts })
 	pool(resources.AgentPool{Idle: minAgts, Max: maxAgts})
 	if strings.Contains(log.String(), k.Key) {

@@ -31,9 +31,8 @@ type SessionStartRequest struct {
 	CreateDailyRoom     bool            `json:"createDailyRoom,omitempty"`
 	DailyRoomProperties json.RawMessage `json:"dailyRoomProperties,omitempty"`
 	// EnableDefaultIceServers is what Pipecat's web clients send with a
-	// SmallWebRTC start: accepted; the platform has no ICE servers of its
-	// own to offer (the agent's ICE_CONFIG_URL is unset), so the peers use
-	// host candidates on the agents' network.
+	// SmallWebRTC start: accepted; a webrtc session's answer carries the
+	// platform's ICE servers (its operator's, none by default) either way.
 	EnableDefaultIceServers bool `json:"enableDefaultIceServers,omitempty"`
 }
 
@@ -46,6 +45,9 @@ type SessionStarted struct {
 	WSURL      string `json:"wsUrl,omitempty"`
 	DailyRoom  string `json:"dailyRoom,omitempty"`
 	DailyToken string `json:"dailyToken,omitempty"`
+	// ICEConfig is the platform's ICE servers, for a webrtc session when
+	// its operator gave some.
+	ICEConfig *ICEConfig `json:"iceConfig,omitempty"`
 }
 
 // Session is a session as the private API shows it.

@@ -70,6 +70,13 @@ func (s Standin) End(ctx context.Context, id string) (int, error) {
 	return out.Ended, s.call(ctx, http.MethodPost, standinapi.EndPath, q, &out)
 }
 
+// ICEConfig has the stand-in read its ICE_CONFIG_URL now and returns what
+// it got.
+func (s Standin) ICEConfig(ctx context.Context) (standinapi.ICEConfigRead, error) {
+	var out standinapi.ICEConfigRead
+	return out, s.call(ctx, http.MethodGet, standinapi.ICEConfigPath, nil, &out)
+}
+
 // Crash makes the stand-in exit with code at once.
 func (s Standin) Crash(ctx context.Context, code int) error {
 	return s.call(ctx, http.MethodPost, standinapi.CrashPath, url.Values{"code": {strconv.Itoa(code)}}, nil)

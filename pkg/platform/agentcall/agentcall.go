@@ -174,6 +174,9 @@ type SessionStart struct {
 	// RoomURL and RoomToken name a Daily room (both or neither).
 	RoomURL   string
 	RoomToken string
+	// Sent, when set, is called once the request is sent (before the
+	// accept window), if it is.
+	Sent func()
 }
 
 // Call is an open POST /bot: a session in progress on one agent.
@@ -253,6 +256,9 @@ func (c *Client) StartBot(ctx context.Context, endpoint string, s SessionStart) 
 	}
 	select {
 	case <-sent:
+		if s.Sent != nil {
+			s.Sent()
+		}
 	case <-call.done:
 		return nil, call.err
 	case <-ctx.Done():

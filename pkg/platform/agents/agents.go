@@ -85,6 +85,11 @@ type Options struct {
 	// session stays idle above minAgents (0: DefaultIdleWindow).
 	ClaimTimeout time.Duration
 	IdleWindow   time.Duration
+	// AgentEnv, when set, returns the variables the platform gives every
+	// agent of org's agent named agent beside its secret set's values
+	// (ICE_CONFIG_URL): they win over a value of the same name, and are
+	// masked in its logs as the values are.
+	AgentEnv func(org, agent string) map[string]string
 	// Logger receives the reconciler's events (never a value).
 	Logger *slog.Logger
 	// AfterStart, when set, is called by a pass right after it started a
@@ -127,6 +132,8 @@ type Reconciler struct {
 	// endpoints are the addresses of the agents in a session this process
 	// knows, by container ID (until the session ends).
 	endpoints sync.Map
+	// pool are the idle agents this process knows (see idlePool).
+	pool *idlePool
 	// running ends with Run's context: a pull under way ends with the
 	// controller (the next holder pulls again).
 	running context.Context
@@ -166,7 +173,7 @@ func New(opts Options) *Reconciler {
 	if opts.IdleWindow <= 0 {
 		opts.IdleWindow = DefaultIdleWindow
 	}
-	r := &Reconciler{opts: opts, st: opts.Store, log: log, queues: map[string]*queue{}, ops: newOps()}
+	r := &Reconciler{opts: opts, st: opts.Store, log: log, queues: map[string]*queue{}, ops: newOps(), pool: newIdlePool()}
 	for region, rt := range opts.Runtimes {
 		if rt != nil {
 			r.queues[region] = newQueue()

@@ -291,6 +291,7 @@ func (r *Reconciler) watch(ctx context.Context, rt runtime.Runtime) {
 			if e.Owner.Platform != r.opts.Platform {
 				return
 			}
+			r.poolEvent(e)
 			if q := r.queues[e.Owner.Region]; q != nil && e.Owner.Agent != "" {
 				q.add(key{e.Owner.Organization, e.Owner.Agent}, false)
 			}
@@ -563,6 +564,7 @@ func (r *Reconciler) removeAsync(rt runtime.Runtime, cs []runtime.Agent, why str
 			continue
 		}
 		r.ops.removals[c.ID] = true
+		r.pool.drop(c.ID)
 		r.ops.wg.Add(1)
 		r.ops.mu.Unlock()
 		go func() {

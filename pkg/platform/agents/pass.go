@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/botkit-dev/botkit/pkg/platform/runtime"
@@ -79,6 +78,7 @@ func (r *Reconciler) pass(ctx context.Context, rt runtime.Runtime, a store.Agent
 		})
 	}
 	r.removeAsync(rt, done, "its session ended")
+	r.fillPool(a, byDep, used)
 	if a.Serving > 0 {
 		s, err := r.st.Deployment(ctx, a.ID, a.Serving)
 		if err != nil {
@@ -332,27 +332,12 @@ func (r *Reconciler) removeDeployment(ctx context.Context, rt runtime.Runtime, a
 	return r.removeOwned(ctx, rt, r.depOwner(a, number))
 }
 
-// eachAgent calls fn for every agent of cs at once and joins their errors.
-func eachAgent(cs []runtime.Agent, fn func(runtime.Agent) error) error {
-	errs := make([]error, len(cs))
-	var wg sync.WaitGroup
-	for i, c := range cs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs[i] = fn(c)
-		}()
-	}
-	wg.Wait()
-	return errors.Join(errs...)
-}
-
 // promote makes d serve: the store records d serving and the previous
 // deployment superseded, then, at once, the previous deployment's agents
-// stop (new agents up before the old stop) and d's agents get the engine's
-// restart policy (an agent a pass finds serving without it gets it then:
-// see scale). With minAgents 0, d's agents stop too once they proved the
-// image boots.
+// stop (new agents up before the old stop). d's agents keep the engine's
+// restart policy "no" they started with: the controller replaces an agent
+// that dies, and one in a session is not started again. With minAgents 0,
+// d's agents stop too once they proved the image boots.
 func (r *Reconciler) promote(ctx context.Context, rt runtime.Runtime, a store.Agent, spec resources.AgentSpec, d store.Deployment, up []runtime.Agent) error {
 	now := time.Now().UTC()
 	prev := int64(0)
@@ -396,16 +381,8 @@ func (r *Reconciler) promote(ctx context.Context, rt runtime.Runtime, a store.Ag
 		// Booted: scaled to zero at once (before anyone reads the
 		// deployment serving with its proving agent still counted).
 		r.removeAsync(rt, up, "scaled to zero once its image booted")
-		return nil
 	}
-	return r.keepRunning(ctx, rt, up)
-}
-
-// keepRunning gives the agents cs the engine's restart policy where they
-// do not have it yet, at once.
-func (r *Reconciler) keepRunning(ctx context.Context, rt runtime.Runtime, cs []runtime.Agent) error {
-	cs = slices.DeleteFunc(slices.Clone(cs), func(c runtime.Agent) bool { return c.Restart.Name == runtime.DefaultRestart.Name })
-	return eachAgent(cs, func(c runtime.Agent) error { return rt.SetRestartPolicy(ctx, c.ID, runtime.DefaultRestart) })
+	return nil
 }
 
 // stopped reports whether the engine will not run agent c again: it
@@ -470,11 +447,6 @@ func (r *Reconciler) scale(ctx context.Context, rt runtime.Runtime, a store.Agen
 		}
 		r.removeAsync(rt, dead, "stopped")
 	}
-	// A promotion cut short between its record and the restart policies
-	// left serving agents the engine would not start again.
-	if err := r.keepRunning(ctx, rt, idle); err != nil {
-		return err
-	}
 	floor := spec.MinAgents()
 	if p.rolling {
 		floor = min(floor, len(idle)+len(dead))
@@ -526,7 +498,7 @@ func (r *Reconciler) scale(ctx context.Context, rt runtime.Runtime, a store.Agen
 			return err
 		}
 		base := runtime.StartSpec{Owner: r.depOwner(a, s.Number), Image: s.ImageDigest, Env: run.env, Profile: profileOf(s.Profile),
-			Restart: runtime.DefaultRestart, Network: network}
+			Restart: runtime.RestartPolicy{Name: runtime.RestartNever}, Network: network}
 		missing := want - len(idle)
 		onDemand := max(missing-max(floor-len(idle), 0), 0)
 		var errs []error

@@ -49,6 +49,8 @@ type BotStart struct {
 	Body               []byte
 	MaxSeconds         int
 	RoomURL, RoomToken string
+	// Sent, when set, is called once the request is sent, if it is.
+	Sent func()
 }
 
 // BotCall is an open POST /bot: the session in progress.
@@ -147,15 +149,26 @@ func (r *Reconciler) StartSession(ctx context.Context, a store.Agent, id string,
 	sess := store.Session{ID: id, OrgID: a.OrgID, OrgName: a.OrgName, AgentID: a.ID, Agent: a.Name, Region: a.Region,
 		Deployment: a.Serving, Container: store.PendingContainer(id), Transport: in.Transport, State: resources.SessionStarting,
 		WSToken: in.WSToken, CreatedAt: now, MaxSeconds: maxSeconds}
+	dk := depKeyOf(a, a.Serving)
+	r.readyIdle(ctx, rt, a, dk)
 	// The capacity, in the transaction that records the session, under
 	// the agent's lock (the starts of its sessions one after the other,
 	// across replicas): sessions in progress (and waiting) of this agent
-	// plus this one stay within maxAgents.
+	// plus this one stay within maxAgents. The session is recorded on an
+	// idle agent this process knows when one is left (the container's
+	// unique index refuses one another replica claimed: the next is
+	// tried), else waiting for one.
+	var got idleAgent
+	var claimed bool
 	if err := r.st.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+		if claimed {
+			r.pool.release(dk, got, false) // the transaction runs again
+			claimed = false
+		}
+		if _, err := tx.Agent(ctx, a.OrgID, a.Name); err != nil {
+			return err
+		}
 		if max := spec.MaxAgents(); max > 0 {
-			if _, err := tx.Agent(ctx, a.OrgID, a.Name); err != nil {
-				return err
-			}
 			n, err := tx.LiveSessionCount(ctx, a.ID)
 			if err != nil {
 				return err
@@ -166,27 +179,48 @@ func (r *Reconciler) StartSession(ctx context.Context, a store.Agent, id string,
 				return e
 			}
 		}
+		ia, ok, err := r.tryIdle(dk, func(ia idleAgent) error {
+			on := sess
+			on.Container = ia.id
+			return tx.CreateSession(ctx, on)
+		})
+		if err != nil || ok {
+			got, claimed = ia, ok
+			return err
+		}
 		return tx.CreateSession(ctx, sess)
 	}); err != nil {
+		if claimed {
+			r.pool.release(dk, got, false)
+		}
 		return store.Session{}, err
 	}
 	k := key{a.OrgName, a.Name}
-	r.Enqueue(a.Region, a.OrgName, a.Name) // the pool: refilled, or an agent started for this session
-	claimed, endpoint, err := r.claim(ctx, rt, a, sess)
-	if err != nil {
-		r.endSession(context.WithoutCancel(ctx), sess, resources.SessionFailed, err.Error())
-		return store.Session{}, err
+	endpoint := got.endpoint
+	if claimed {
+		sess.Container = got.id
+		r.endpoints.Store(got.id, got.endpoint)
+		r.pool.release(dk, got, true)
+	} else {
+		r.Enqueue(a.Region, a.OrgName, a.Name) // an agent started for this session
+		var err error
+		if sess, endpoint, err = r.claim(ctx, rt, a, sess); err != nil {
+			r.endSession(context.WithoutCancel(ctx), sess, resources.SessionFailed, err.Error())
+			return store.Session{}, err
+		}
 	}
-	sess = claimed
-	// An agent in a session is not started again by the engine when it
-	// exits: its session is over, and how it ended stays to be seen.
-	if err := rt.SetRestartPolicy(ctx, sess.Container, runtime.RestartPolicy{Name: runtime.RestartNever}); err != nil {
-		r.endSession(context.WithoutCancel(ctx), sess, resources.SessionFailed, "its agent could not be prepared: "+err.Error())
-		r.Enqueue(a.Region, a.OrgName, a.Name)
-		return store.Session{}, resources.Errorf(resources.CodeUnavailable, "the agent could not be prepared for the session: %v", err)
+	// The agent's restart policy is the engine's "no" since it started:
+	// an agent in a session is not started again when it exits (its
+	// session is over, and how it ended stays to be seen); an idle one
+	// that dies is replaced by the controller.
+	var sent func()
+	if claimed {
+		// The pool is refilled once the agent has its /bot: the
+		// controller's look does not compete with the start.
+		sent = func() { r.Enqueue(a.Region, a.OrgName, a.Name) }
 	}
 	call, err := r.opts.Caller.StartBot(ctx, endpoint, BotStart{ID: id, Transport: in.Transport, Body: in.Body,
-		MaxSeconds: int(maxSeconds), RoomURL: in.RoomURL, RoomToken: in.RoomToken})
+		MaxSeconds: int(maxSeconds), RoomURL: in.RoomURL, RoomToken: in.RoomToken, Sent: sent})
 	if err != nil {
 		r.endSession(context.WithoutCancel(ctx), sess, resources.SessionFailed, "the agent refused the session: "+err.Error())
 		r.Enqueue(a.Region, a.OrgName, a.Name)
@@ -272,31 +306,77 @@ func (r *Reconciler) liveOf(ctx context.Context, a store.Agent) ([]store.Session
 // itself).
 const claimLook = 100 * time.Millisecond
 
-// claim finds session sess an idle, ready agent of its deployment and
-// names it in the session (the store refuses a container named twice):
-// exactly one session per agent, across replicas.
+// readyIdle makes sure this process knows agent a's idle agents of
+// deployment dk and has one that said it takes a session, if any: what a
+// replica that does not drive the region learns by its own look at the
+// engine (once, and again when none it knows is left), and asks (GET
+// /readyz) one after the other until one answers ready.
+func (r *Reconciler) readyIdle(ctx context.Context, rt runtime.Runtime, a store.Agent, dk depKey) {
+	if !r.pool.known(dk) || !r.pool.has(dk) {
+		if err := r.lookIdle(ctx, rt, a, dk.deployment); err != nil {
+			return // the claim's own looks say why
+		}
+	}
+	r.askUnasked(ctx, dk)
+}
+
+// askUnasked asks the idle agents of dk whose readiness nobody asked yet
+// (GET /readyz), one after the other, until one answers ready, unless one
+// said so already.
+func (r *Reconciler) askUnasked(ctx context.Context, dk depKey) {
+	if r.pool.has(dk) {
+		return
+	}
+	for _, ia := range r.pool.unasked(dk) {
+		takes := r.opts.Caller.Takes(ctx, ia.endpoint)
+		r.pool.answered(ia.id, takes)
+		if takes {
+			return
+		}
+	}
+}
+
+// tryIdle offers try the idle agents of dk that said they take a session,
+// one at a time (reserved while tried), until try records one (ok: still
+// reserved, for the caller to release once its write committed) or fails
+// (its error). An agent another session named first (store.ErrExists) is
+// passed over for good.
+func (r *Reconciler) tryIdle(dk depKey, try func(idleAgent) error) (idleAgent, bool, error) {
+	for {
+		ia, ok := r.pool.take(dk)
+		if !ok {
+			return idleAgent{}, false, nil
+		}
+		err := try(ia)
+		switch {
+		case errors.Is(err, store.ErrExists):
+			r.pool.release(dk, ia, true) // another replica's
+		case err != nil:
+			r.pool.release(dk, ia, false)
+			return ia, false, err
+		default:
+			return ia, true, nil
+		}
+	}
+}
+
+// claim finds session sess, recorded waiting, an idle, ready agent of its
+// deployment and names it in the session (the store refuses a container
+// named twice): exactly one session per agent, across replicas. It looks
+// at the engine until one is ready (a cold start), within ClaimTimeout.
 func (r *Reconciler) claim(ctx context.Context, rt runtime.Runtime, a store.Agent, sess store.Session) (store.Session, string, error) {
 	wait := r.opts.ClaimTimeout
 	deadline := time.Now().Add(wait)
+	dk := depKeyOf(a, sess.Deployment)
 	for {
-		cs, err := rt.List(ctx, runtime.ForOwner(r.depOwner(a, sess.Deployment)))
-		if err != nil {
+		if err := r.lookIdle(ctx, rt, a, sess.Deployment); err != nil {
 			return sess, "", err
 		}
-		used, err := r.usedContainers(ctx, a)
-		if err != nil {
-			return sess, "", err
-		}
-		for _, c := range cs {
-			if !ready(c) || c.Endpoint == "" || used[c.ID] || r.ops.removing(c.ID) {
-				continue
-			}
-			if !r.opts.Caller.Takes(ctx, c.Endpoint) {
-				continue
-			}
-			claimed := sess
-			claimed.Container = c.ID
-			err := r.st.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+		r.askUnasked(ctx, dk)
+		claimed := sess
+		ia, ok, err := r.tryIdle(dk, func(ia idleAgent) error {
+			claimed.Container = ia.id
+			return r.st.Update(ctx, func(ctx context.Context, tx store.Tx) error {
 				// The agent first: its row lock serializes the claims of
 				// its containers (store.SessionTx.UpdateSession).
 				if _, err := tx.Agent(ctx, a.OrgID, a.Name); err != nil {
@@ -311,14 +391,14 @@ func (r *Reconciler) claim(ctx context.Context, rt runtime.Runtime, a store.Agen
 				}
 				return tx.UpdateSession(ctx, claimed)
 			})
-			if errors.Is(err, store.ErrExists) {
-				continue // another session claimed it first
-			}
-			if err != nil {
-				return sess, "", err
-			}
-			r.endpoints.Store(c.ID, c.Endpoint)
-			return claimed, c.Endpoint, nil
+		})
+		if err != nil {
+			return sess, "", err
+		}
+		if ok {
+			r.endpoints.Store(ia.id, ia.endpoint)
+			r.pool.release(dk, ia, true)
+			return claimed, ia.endpoint, nil
 		}
 		if time.Now().After(deadline) {
 			return sess, "", resources.Errorf(resources.CodeUnavailable, "no agent of %s became ready for the session within %s", a.Name, wait)

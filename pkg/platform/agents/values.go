@@ -105,6 +105,13 @@ func (r *Reconciler) load(ctx context.Context, a store.Agent, d store.Deployment
 	if err != nil {
 		return nil, err
 	}
+	if r.opts.AgentEnv != nil {
+		// The platform's own variables win over a value of the same name.
+		for k, v := range r.opts.AgentEnv(a.OrgName, a.Name) {
+			in.env[k] = v
+			in.masker.add(v)
+		}
+	}
 	return in, nil
 }
 

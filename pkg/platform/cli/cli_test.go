@@ -146,3 +146,48 @@ func TestServeRuntimeFlags(t *testing.T) {
 		}
 	}
 }
+
+// --ice-servers-file and --agent-url refuse a bad value with a usage error
+// (exit 2) naming the flag, before any store is opened; a TURN server's
+// credential and username are in no message.
+func TestServeICEFlags(t *testing.T) {
+	const canary = "turn-credential-canary-5b1e"
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	noUser := write("nouser.json", `{"iceServers": [{"urls": "turn:turn.example.com:3478", "credential": "`+canary+`"}]}`)
+	badURL := write("badurl.json", `{"iceServers": [{"urls": ["stun:stun.example.com", "http://`+canary+`"], "username": "`+canary+`", "credential": "`+canary+`"}]}`)
+	notJSON := write("notjson.json", `{"iceServers": [{"urls": "turn:x", "credential": `+canary+`}]}`)
+	extra := write("extra.json", `{"iceServers": [], "`+canary+`": 1}`)
+	good := write("good.json", `{"iceServers": [{"urls": "stun:stun.example.com:3478"}]}`)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--ice-servers-file", good}, "error: --ice-servers-file needs --agent-url"},
+		{[]string{"--agent-url", "172.18.0.1:8787"}, "error: --agent-url \"172.18.0.1:8787\": want http://HOST:PORT"},
+		{[]string{"--agent-url", "http://172.18.0.1:8787", "--ice-servers-file", noUser}, "iceServers[0]: a TURN server needs its username and credential"},
+		{[]string{"--agent-url", "http://172.18.0.1:8787", "--ice-servers-file", badURL}, "iceServers[0].urls[1]: want stun: or stuns:HOST[:PORT]"},
+		{[]string{"--agent-url", "http://172.18.0.1:8787", "--ice-servers-file", notJSON}, "not an ICE servers file"},
+		{[]string{"--agent-url", "http://172.18.0.1:8787", "--ice-servers-file", extra}, "not an ICE servers file"},
+		{[]string{"--agent-url", "http://172.18.0.1:8787", "--ice-servers-file", filepath.Join(dir, "missing.json")}, "missing.json: no such file or directory"},
+	} {
+		data := filepath.Join(dir, "data")
+		ios, _, out, errOut := iostreams.Test()
+		args := append([]string{"serve", "--listen", "127.0.0.1:0", "--data-dir", data}, tc.args...)
+		if code := Run(context.Background(), args, ios); code != cmdutil.ExitUsage || !strings.Contains(errOut.String(), tc.want) {
+			t.Errorf("%v: exit %d, %q; want exit 2 saying %q", tc.args, code, errOut.String(), tc.want)
+		}
+		if strings.Contains(errOut.String()+out.String(), canary) {
+			t.Errorf("%v: the message holds the credential: %q", tc.args, errOut.String())
+		}
+		if _, err := os.Stat(data); err == nil {
+			t.Errorf("%v: the data directory was created", tc.args)
+		}
+	}
+}

@@ -59,6 +59,10 @@ type ServeOptions struct {
 	// Daily rooms); DailyAPIURL is Daily's REST API.
 	DailyAPIKeyFile string
 	DailyAPIURL     string
+	// ICEServersFile holds the STUN and TURN servers of WebRTC sessions
+	// ("": none); AgentURL is this platform's URL as agents reach it.
+	ICEServersFile string
+	AgentURL       string
 	// Local serves the CLI's own platform (openLocal): its data directory,
 	// the local engine, requests without a token as organization local,
 	// on the loopback only.
@@ -135,6 +139,8 @@ directory: a second one says where the first serves and exits 1.`,
 	c.Flags().StringVar(&o.AgentUser, "agent-user", "", "the user every agent runs as, UID or UID:GID, never 0 (default: each image's USER)")
 	c.Flags().StringVar(&o.DailyAPIKeyFile, "daily-api-key-file", "", "file holding the Daily API key with which sessions get Daily rooms (createDailyRoom); without it such starts are refused")
 	c.Flags().StringVar(&o.DailyAPIURL, "daily-api-url", platform.DailyAPIURL, "Daily's REST API (with --daily-api-key-file)")
+	c.Flags().StringVar(&o.ICEServersFile, "ice-servers-file", "", `JSON file of the STUN and TURN servers of WebRTC sessions, {"iceServers": [{"urls": …, "username": …, "credential": …}]}: in a webrtc session's start answer and read by every agent at its ICE_CONFIG_URL (default: none; needs --agent-url)`)
+	c.Flags().StringVar(&o.AgentURL, "agent-url", "", "this platform's URL as agents reach it on their network (http://HOST:PORT): where an agent's ICE_CONFIG_URL points (default: agents get no ICE_CONFIG_URL)")
 	c.Flags().BoolVar(&o.Local, "local", false, "serve botkit's local context: the CLI's data directory and the local Docker Engine, on the loopback (implies --data-dir, --runtime, --allow-private-registries)")
 	return c
 }
@@ -232,6 +238,32 @@ func parseRuntimes(values, tlsValues []string) (map[string]runtime.Runtime, func
 	return out, closeAll, nil
 }
 
+// iceServers reads --ice-servers-file (none without it) and checks
+// --agent-url. Its errors never hold the file's text (a TURN credential).
+func (o *ServeOptions) iceServers() ([]resources.ICEServer, error) {
+	if o.AgentURL != "" {
+		u, err := url.Parse(o.AgentURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" {
+			return nil, cmdutil.FlagErrorf("--agent-url %q: want http://HOST:PORT or https://HOST:PORT (this platform as agents reach it)", o.AgentURL)
+		}
+	}
+	if o.ICEServersFile == "" {
+		return nil, nil
+	}
+	if o.AgentURL == "" {
+		return nil, cmdutil.FlagErrorf("--ice-servers-file needs --agent-url: where agents reach this platform to read the ICE servers")
+	}
+	b, err := os.ReadFile(o.ICEServersFile)
+	if err != nil {
+		return nil, cmdutil.FlagErrorf("--ice-servers-file: %v", err)
+	}
+	ice, err := resources.ParseICEServers(b)
+	if err != nil {
+		return nil, cmdutil.FlagErrorf("--ice-servers-file %s: %v", o.ICEServersFile, err)
+	}
+	return ice, nil
+}
+
 // tlsConfig checks --tls-cert-file and --tls-key-file (both or neither) and
 // loads the pair: nil without TLS; a pair that does not load is invalid
 // input naming the file.
@@ -292,6 +324,10 @@ func runServe(ctx context.Context, o *ServeOptions) error {
 	if err != nil {
 		return err
 	}
+	ice, err := o.iceServers()
+	if err != nil {
+		return err
+	}
 	rts, closeRuntimes, err := o.runtimes()
 	if err != nil {
 		return err
@@ -306,7 +342,7 @@ func runServe(ctx context.Context, o *ServeOptions) error {
 	if err != nil {
 		return err
 	}
-	popts := platform.Options{
+	popts := platform.Options{ICEServers: ice, AgentURL: o.AgentURL,
 		Store: st, DataDir: loc.DataDir, MasterKeyFile: o.MasterKeyFile, ProvisionLease: o.ProvisionLease,
 		AllowPrivateRegistries: o.AllowPrivateRegistries, RecheckFailedPullSecrets: true, Logger: logger, Metrics: metrics,
 		Runtimes: rts, AgentNetwork: o.AgentNetwork, AgentUser: o.AgentUser, AgentSettle: o.AgentSettle, ReconcileInterval: time.Second,

@@ -24,7 +24,11 @@ import (
 type Sealer struct {
 	aead      cipher.AEAD
 	digestKey []byte // HMAC-SHA256 key of Digest, derived from the master key
+	agentKey  []byte // HMAC-SHA256 key of AgentToken, derived from the master key
 }
+
+// agentKeyLabel derives AgentToken's key from the master key.
+const agentKeyLabel = "botkit.dev/v1/agent-token-key"
 
 // digestKeyLabel derives Digest's key from the master key: a key used for
 // one purpose only, never the encryption key itself.
@@ -45,9 +49,28 @@ func NewSealer(key []byte) (*Sealer, error) {
 	if err != nil {
 		return nil, err
 	}
-	mac := hmac.New(sha256.New, key)
-	mac.Write([]byte(digestKeyLabel))
-	return &Sealer{aead: aead, digestKey: mac.Sum(nil)}, nil
+	derive := func(label string) []byte {
+		mac := hmac.New(sha256.New, key)
+		mac.Write([]byte(label))
+		return mac.Sum(nil)
+	}
+	return &Sealer{aead: aead, digestKey: derive(digestKeyLabel), agentKey: derive(agentKeyLabel)}, nil
+}
+
+// AgentToken returns what an agent of organization org named agent shows
+// to read what the platform serves its agents (purpose names it, e.g.
+// "ice-config"): HMAC-SHA256, under a key derived from the master key, of
+// the three, truncated to 128 bits. Every replica computes the same one,
+// and it stays good while the master key does; it opens nothing else.
+func (s *Sealer) AgentToken(purpose, org, agent string) []byte {
+	mac := hmac.New(sha256.New, s.agentKey)
+	var b []byte
+	for _, p := range []string{"botkit.dev/v1/agent-token", purpose, org, agent} {
+		b = binary.BigEndian.AppendUint32(b, uint32(len(p)))
+		b = append(b, p...)
+	}
+	mac.Write(b)
+	return mac.Sum(nil)[:DigestSize]
 }
 
 // Digest returns the keyed digest of a value: HMAC-SHA256, under a key

@@ -96,6 +96,10 @@ var routeTable = []route{
 	// Phone calls: a telephony provider's websocket (telephony.go).
 	{Route{"GET", "/ws/{provider}", false}, (*api).handleTelephony},
 	{Route{"GET", "/ws/generic/{serviceHost}", false}, (*api).handleGenericHost},
+
+	// What agents read (their ICE_CONFIG_URL: a token of the agent's in
+	// its query, which no log line holds).
+	{Route{"GET", "/v1/ice-config/{org}/{agent}", false}, (*api).handleAgentICEConfig},
 }
 
 // proxyPath is the session proxy's route: {path} is one or more segments

@@ -6,7 +6,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httputil"
-	"net/url"
 	"strings"
 	"time"
 
@@ -110,11 +109,17 @@ func (a *api) publicPrincipal(w http.ResponseWriter, r *http.Request) (service.P
 		a.fail(w, r, err)
 		return pp, false
 	}
+	allowOrigin(w, r, pp)
+	return pp, true
+}
+
+// allowOrigin answers CORS for key pp's origins: a browser's request from
+// one of them may read the answer.
+func allowOrigin(w http.ResponseWriter, r *http.Request, pp service.PublicPrincipal) {
 	if origin := r.Header.Get("Origin"); origin != "" && pp.AllowsOrigin(origin) {
 		w.Header().Set("Access-Control-Allow-Origin", origin)
 		w.Header().Add("Vary", "Origin")
 	}
-	return pp, true
 }
 
 // handlePublicPreflight answers a browser's CORS preflight of the public
@@ -141,6 +146,18 @@ func (a *api) handlePublicStart(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
+// handleAgentICEConfig answers an agent's read of its ICE_CONFIG_URL: the
+// platform's ICE servers (never cached: TURN credentials).
+func (a *api) handleAgentICEConfig(w http.ResponseWriter, r *http.Request) {
+	out, err := a.svc.AgentICEConfig(r.PathValue("org"), r.PathValue("agent"), r.URL.Query().Get("token"))
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	writeJSON(w, http.StatusOK, out)
+}
+
 // handleSessionProxy forwards a request to the session's agent, at the
 // path given, while the session lives: the public key and the hop-by-hop
 // headers stay here, the agent gets X-Daily-Session-Id; its answer goes
@@ -157,11 +174,16 @@ func (a *api) handleSessionProxy(w http.ResponseWriter, r *http.Request) {
 	if path == "ws" && r.Header.Get("Authorization") == "" {
 		endpoint, err = a.svc.SessionWebsocket(r.Context(), agent, id, r.URL.Query().Get("token"))
 	} else {
-		pp, ok := a.publicPrincipal(w, r)
+		raw, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 		if !ok {
+			writeError(w, service.ErrPublicKeyUnauthenticated)
 			return
 		}
-		endpoint, err = a.svc.SessionEndpoint(r.Context(), pp, agent, id)
+		var pp service.PublicPrincipal
+		pp, endpoint, err = a.svc.PublicSessionEndpoint(r.Context(), strings.TrimSpace(raw), agent, id)
+		if pp.KeyID() != "" {
+			allowOrigin(w, r, pp)
+		}
 	}
 	if err != nil {
 		a.fail(w, r, err)
@@ -174,31 +196,46 @@ func (a *api) handleSessionProxy(w http.ResponseWriter, r *http.Request) {
 	if r.Body != nil {
 		r.Body = http.MaxBytesReader(w, r.Body, MaxSessionBody)
 	}
-	target := &url.URL{Scheme: "http", Host: endpoint}
-	rp := &httputil.ReverseProxy{
-		Rewrite: func(pr *httputil.ProxyRequest) {
-			pr.Out.URL.Scheme, pr.Out.URL.Host = target.Scheme, target.Host
-			pr.Out.URL.Path, pr.Out.URL.RawPath = "/"+path, ""
+	sessionProxy.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), proxyTargetKey{}, proxyTarget{endpoint, path, id})))
+}
+
+// proxyTarget is where a request to a session goes: its agent's endpoint,
+// the path there, and the session's id.
+type proxyTarget struct{ endpoint, path, id string }
+
+type proxyTargetKey struct{}
+
+// sessionProxy forwards every session's requests (one proxy, its target
+// in each request's context).
+var sessionProxy = &httputil.ReverseProxy{
+	Rewrite: func(pr *httputil.ProxyRequest) {
+		t := pr.In.Context().Value(proxyTargetKey{}).(proxyTarget)
+		pr.Out.URL.Scheme, pr.Out.URL.Host = "http", t.endpoint
+		pr.Out.URL.Path, pr.Out.URL.RawPath = "/"+t.path, ""
+		if pr.In.URL.RawQuery != "" {
 			q := pr.In.URL.Query()
 			q.Del("token")
 			pr.Out.URL.RawQuery = q.Encode()
-			pr.Out.Host = target.Host
-			pr.Out.Header.Del("Authorization")
-			pr.Out.Header.Del("Cookie")
-			pr.Out.Header.Set("X-Daily-Session-Id", id)
-		},
-		Transport:     agentTransport,
-		FlushInterval: -1, // what the agent sends goes on at once (signalling, a websocket)
-		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
-			var mbe *http.MaxBytesError
-			if errors.As(err, &mbe) {
-				writeError(w, resources.Errorf(resources.CodeTooLarge, "the request body is over %d bytes", MaxSessionBody))
-				return
-			}
-			writeErrorStatus(w, http.StatusBadGateway, resources.Errorf(resources.CodeUnavailable, "the session's agent did not answer"))
-		},
-	}
-	rp.ServeHTTP(w, r)
+		}
+		pr.Out.Host = t.endpoint
+		pr.Out.Header.Del("Authorization")
+		pr.Out.Header.Del("Cookie")
+		pr.Out.Header.Set("X-Daily-Session-Id", t.id)
+	},
+	Transport: agentTransport,
+	// FlushInterval 0: an answer of known length is written as it comes,
+	// with no flush of its own (a flush per answer cost a timer, a
+	// goroutine and a write of its own); one of unknown length (a stream,
+	// server-sent events) goes on at once, as the reverse proxy does for
+	// those; a websocket is copied both ways as it comes.
+	ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			writeError(w, resources.Errorf(resources.CodeTooLarge, "the request body is over %d bytes", MaxSessionBody))
+			return
+		}
+		writeErrorStatus(w, http.StatusBadGateway, resources.Errorf(resources.CodeUnavailable, "the session's agent did not answer"))
+	},
 }
 
 // cleanProxyPath reports whether path is a relative path of clean

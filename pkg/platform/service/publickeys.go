@@ -61,7 +61,7 @@ func (p PublicPrincipal) AllowsOrigin(origin string) bool {
 // its key (raw: the bearer credential, pk_…). An unknown or deleted key,
 // or anything else (an API token included), is ErrPublicKeyUnauthenticated.
 // Lookups are not cached: a deleted key is refused by the next request on
-// every replica.
+// every replica (PublicSessionEndpoint reads the key with the session).
 func (s *Service) AuthenticatePublicKey(ctx context.Context, raw string) (PublicPrincipal, error) {
 	if !strings.HasPrefix(raw, PublicKeyPrefix) || len(raw) > 256 {
 		return PublicPrincipal{}, ErrPublicKeyUnauthenticated
@@ -77,7 +77,12 @@ func (s *Service) AuthenticatePublicKey(ctx context.Context, raw string) (Public
 	if subtle.ConstantTimeCompare(k.Hash, hash) != 1 || k.DeletedAt != nil {
 		return PublicPrincipal{}, ErrPublicKeyUnauthenticated
 	}
-	return PublicPrincipal{org: store.Org{ID: k.OrgID, Name: k.OrgName, DefaultRegion: k.OrgRegion}, keyID: k.ID, origins: k.AllowedOrigins}, nil
+	return principalOf(k), nil
+}
+
+// principalOf is the caller that key k authenticates.
+func principalOf(k store.PublicKey) PublicPrincipal {
+	return PublicPrincipal{org: store.Org{ID: k.OrgID, Name: k.OrgName, DefaultRegion: k.OrgRegion}, keyID: k.ID, origins: k.AllowedOrigins}
 }
 
 // CreatePublicKey makes a public key of p's organization and returns it:

@@ -38,6 +38,11 @@ type Options struct {
 	// Rooms makes the sessions' Daily rooms (nil: no Daily API key, a
 	// start that asks for a room is refused).
 	Rooms Rooms
+	// ICEServers are the STUN and TURN servers of WebRTC sessions (the
+	// operator's; none by default); AgentURL is where agents reach this
+	// platform to read them ("": their ICE_CONFIG_URL is not set).
+	ICEServers []resources.ICEServer
+	AgentURL   string
 }
 
 // Service is the platform's operations: the secret sets and image pull
@@ -51,6 +56,8 @@ type Service struct {
 	tokens     *tokenCache
 	admin      *Admin
 	noAuthOrg  string
+	iceServers []resources.ICEServer
+	agentURL   string
 	wakeFn     func(string)
 	checkImage ImageChecker
 	agents     *agents.Reconciler
@@ -64,7 +71,8 @@ type Service struct {
 // DataDir), the poll of its tokens epoch, for the caller to run in a
 // goroutine until its context ends (nil otherwise).
 func New(ctx context.Context, opts Options) (s *Service, poll func(ctx context.Context)) {
-	s = &Service{store: opts.Store, sealer: opts.Sealer, noAuthOrg: opts.NoAuthOrg, wakeFn: opts.Wake, checkImage: opts.CheckImage, agents: opts.Agents, rooms: opts.Rooms}
+	s = &Service{store: opts.Store, sealer: opts.Sealer, noAuthOrg: opts.NoAuthOrg, wakeFn: opts.Wake, checkImage: opts.CheckImage, agents: opts.Agents, rooms: opts.Rooms,
+		iceServers: opts.ICEServers, agentURL: strings.TrimSuffix(opts.AgentURL, "/")}
 	epochPath := ""
 	if opts.DataDir != "" {
 		epochPath = epochFile(opts.DataDir)

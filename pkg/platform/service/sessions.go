@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/url"
+	"strings"
 
 	"github.com/botkit-dev/botkit/pkg/platform/agents"
 	"github.com/botkit-dev/botkit/pkg/platform/store"
@@ -74,6 +75,9 @@ func (s *Service) startSession(ctx context.Context, org store.Org, name string, 
 	id := agents.NewSessionID()
 	out := resources.SessionStarted{SessionID: id}
 	sin := agents.SessionInput{Transport: req.Transport, Body: body}
+	if req.Transport == resources.TransportWebRTC {
+		out.ICEConfig = s.iceConfig()
+	}
 	if req.Transport == resources.TransportWebsocket {
 		tok := make([]byte, 24)
 		_, _ = rand.Read(tok) // error ignored: crypto/rand.Read never fails (Go 1.24+)
@@ -173,15 +177,41 @@ func (s *Service) StopSession(ctx context.Context, p Principal, name, id string)
 	return wireSession(ss), nil
 }
 
-// SessionEndpoint is where a request to session id of agent name of pp's
-// organization goes: its agent's endpoint, while the session lives (else,
-// and for another agent's or organization's session, not found).
-func (s *Service) SessionEndpoint(ctx context.Context, pp PublicPrincipal, name, id string) (string, error) {
-	ss, err := s.session(ctx, pp.org, name, id)
-	if err != nil {
-		return "", err
+// PublicSessionEndpoint authenticates a request to session id of agent
+// name with its public key (raw: the bearer credential) and returns who
+// calls and where the request goes, in one store read: the key, by its
+// hash, and the session, of the key's organization, read together. So a
+// deleted key is refused, and an ended session not found, from the
+// commit that deleted or ended it on, on every replica. An unknown or
+// deleted key is ErrPublicKeyUnauthenticated; an unknown session, ended,
+// or another agent's or organization's, is not found (with the caller).
+func (s *Service) PublicSessionEndpoint(ctx context.Context, raw, name, id string) (PublicPrincipal, string, error) {
+	if !strings.HasPrefix(raw, PublicKeyPrefix) || len(raw) > 256 {
+		return PublicPrincipal{}, "", ErrPublicKeyUnauthenticated
 	}
-	return s.liveEndpoint(ctx, ss)
+	hash := hashToken(raw)
+	k, ss, err := s.store.PublicKeySession(ctx, hash, id)
+	if errors.Is(err, store.ErrNotFound) {
+		// The key or the session: which one is missing says 401 or 404.
+		pp, err := s.AuthenticatePublicKey(ctx, raw)
+		if err != nil {
+			return pp, "", err
+		}
+		return pp, "", errSessionNotFound(id)
+	}
+	if err != nil {
+		return PublicPrincipal{}, "", err
+	}
+	if subtle.ConstantTimeCompare(k.Hash, hash) != 1 || k.DeletedAt != nil {
+		return PublicPrincipal{}, "", ErrPublicKeyUnauthenticated
+	}
+	pp := principalOf(k)
+	if ss.Agent != name {
+		return pp, "", errSessionNotFound(id)
+	}
+	ss.OrgName = k.OrgName
+	ep, err := s.liveEndpoint(ctx, ss)
+	return pp, ep, err
 }
 
 func (s *Service) liveEndpoint(ctx context.Context, ss store.Session) (string, error) {

@@ -37,6 +37,11 @@ type PublicKeyStore interface {
 	// PublicKeyByHash returns the key whose hash is hash, deleted or not
 	// (ErrNotFound: none).
 	PublicKeyByHash(ctx context.Context, hash []byte) (PublicKey, error)
+	// PublicKeySession returns, in one read, the key whose hash is hash
+	// (deleted or not) and the session sessionID of the key's
+	// organization: ErrNotFound when either is missing (PublicKeyByHash
+	// tells which). It is what a request to a session costs.
+	PublicKeySession(ctx context.Context, hash []byte, sessionID string) (PublicKey, Session, error)
 	// PublicKeys returns the organization's keys that are not deleted,
 	// oldest first.
 	PublicKeys(ctx context.Context, orgID int64) ([]PublicKey, error)

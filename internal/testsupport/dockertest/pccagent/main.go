@@ -54,7 +54,10 @@
 //     WebRTC connection every data channel message the peer sent and the
 //     audio packets both ways), POST
 //     /_standin/end[?session=ID] (ends that session, or every open one),
-//     POST /_standin/crash[?code=N] (exits with N, 3 when unset, at once).
+//     POST /_standin/crash[?code=N] (exits with N, 3 when unset, at once),
+//     GET /_standin/ice-config (reads $ICE_CONFIG_URL then, as an agent
+//     reads its ICE servers, and answers whether it is set, the status
+//     and the body it got).
 //
 // Its log lines (stdout) name sessions by id, never a header's value.
 package main
@@ -137,6 +140,7 @@ func (s *server) handler() http.Handler {
 	mux.HandleFunc("GET "+standinapi.SessionsPath, s.list)
 	mux.HandleFunc("POST "+standinapi.EndPath, s.endTold)
 	mux.HandleFunc("POST "+standinapi.CrashPath, s.crash)
+	mux.HandleFunc("GET "+standinapi.ICEConfigPath, iceConfig)
 	return mux
 }
 

@@ -27,7 +27,20 @@ const (
 	// /sessions/ID/api/offer is then /api/offer for that session, both
 	// with CORS for any origin: a web page calls the agent straight.
 	RunnerStartPath = "/start"
+	// ICEConfigPath (GET) reads $ICE_CONFIG_URL then and answers
+	// ICEConfigRead.
+	ICEConfigPath = "/_standin/ice-config"
 )
+
+// ICEConfigRead is what the stand-in got from its ICE_CONFIG_URL: whether
+// the variable is set, the answer's status and body, or why there was
+// none.
+type ICEConfigRead struct {
+	Set    bool   `json:"set"`
+	Status int    `json:"status,omitempty"`
+	Body   string `json:"body,omitempty"`
+	Error  string `json:"error,omitempty"`
+}
 
 // ReadyAfterEnv names the variable (a Go duration) that keeps /readyz at
 // 503 for that long after the start.

@@ -32,6 +32,24 @@ func (s *Store) PublicKeyByHash(ctx context.Context, hash []byte) (store.PublicK
 	return k, err
 }
 
+func (s *Store) PublicKeySession(ctx context.Context, hash []byte, sessionID string) (store.PublicKey, store.Session, error) {
+	var k store.PublicKey
+	var ss store.Session
+	err := s.read(ctx, func(ctx context.Context) error {
+		var err error
+		k, ss, err = rowcodec.ScanPublicKeySession(s.pool.QueryRow(ctx, qPublicKeySession, sessionID, hash))
+		if errors.Is(err, pgx.ErrNoRows) {
+			return store.ErrNotFound
+		}
+		return err
+	})
+	return k, ss, err
+}
+
+// qPublicKeySession reads a key by its hash and a session of its
+// organization by its ID (the unique indexes of both).
+const qPublicKeySession = `SELECT ` + rowcodec.PublicKeyCols + `, ` + rowcodec.SessionCols + rowcodec.PublicKeySessionFrom + `$1 WHERE k.hash = $2`
+
 func (s *Store) PublicKeys(ctx context.Context, orgID int64) ([]store.PublicKey, error) {
 	var out []store.PublicKey
 	err := s.read(ctx, func(ctx context.Context) error {

@@ -479,6 +479,34 @@ func ScanPublicKey(sc Scanner) (store.PublicKey, error) {
 	return k, nil
 }
 
+// PublicKeySessionFrom is the FROM clause of a key (PublicKeyCols) and a
+// session of its organization (SessionCols) read together: the key's
+// hash and the session's ID are its two parameters.
+const PublicKeySessionFrom = ` FROM public_keys k JOIN orgs o ON o.id = k.org_id JOIN sessions s ON s.org_id = k.org_id AND s.id = `
+
+// ScanPublicKeySession reads one row of a key and a session
+// (PublicKeyCols, then SessionCols).
+func ScanPublicKeySession(sc Scanner) (store.PublicKey, store.Session, error) {
+	var k store.PublicKey
+	var s store.Session
+	var origins string
+	var keyCreated, created int64
+	var deleted, started, ended *int64
+	err := sc.Scan(&k.ID, &k.OrgID, &k.OrgName, &k.OrgRegion, &k.Name, &k.Hash, &k.Prefix, &origins, &keyCreated, &k.CreatedBy, &deleted,
+		&s.ID, &s.OrgID, &s.OrgName, &s.AgentID, &s.Agent, &s.Region, &s.Deployment, &s.Container, &s.Transport,
+		&s.State, &s.WSToken, &created, &started, &ended, &s.EndReason, &s.MaxSeconds)
+	if err != nil {
+		return k, s, err
+	}
+	if err := json.Unmarshal([]byte(origins), &k.AllowedOrigins); err != nil {
+		return k, s, fmt.Errorf("public key %s: allowed origins: %w", k.ID, err)
+	}
+	k.CreatedAt, k.DeletedAt = FromNanos(keyCreated), fromOptNanos(deleted)
+	s.CreatedAt = FromNanos(created)
+	s.StartedAt, s.EndedAt = fromOptNanos(started), fromOptNanos(ended)
+	return k, s, nil
+}
+
 // SessionCols are a session's columns (s: sessions, o: orgs), in
 // ScanSession's order.
 const SessionCols = `s.id, s.org_id, o.name, s.agent_id, s.agent, s.region, s.deployment, s.container, s.transport, s.state, s.ws_token, s.created_at, s.started_at, s.ended_at, s.end_reason, s.max_seconds`

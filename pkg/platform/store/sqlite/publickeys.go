@@ -28,6 +28,18 @@ func (s *Store) PublicKeyByHash(ctx context.Context, hash []byte) (store.PublicK
 	return k, err
 }
 
+func (s *Store) PublicKeySession(ctx context.Context, hash []byte, sessionID string) (store.PublicKey, store.Session, error) {
+	k, ss, err := rowcodec.ScanPublicKeySession(s.rdb().QueryRowContext(ctx, qPublicKeySession, sessionID, hash))
+	if errors.Is(err, sql.ErrNoRows) {
+		return k, ss, store.ErrNotFound
+	}
+	return k, ss, err
+}
+
+// qPublicKeySession reads a key by its hash and a session of its
+// organization by its ID (the unique indexes of both).
+const qPublicKeySession = `SELECT ` + rowcodec.PublicKeyCols + `, ` + rowcodec.SessionCols + rowcodec.PublicKeySessionFrom + `? WHERE k.hash = ?`
+
 func (s *Store) PublicKeys(ctx context.Context, orgID int64) ([]store.PublicKey, error) {
 	return queryAll(ctx, s.rdb(), scanPublicKey, qPublicKeySelect+` WHERE k.org_id = ? AND k.deleted_at IS NULL ORDER BY k.created_at, k.id`, orgID)
 }

@@ -396,3 +396,51 @@ func testAgentSessions(t *testing.T, open Opener) {
 		t.Errorf("the other agent's sessions: %v (%v)", sessionIDs(got), err)
 	}
 }
+
+// testPublicKeySession: a key and a session of its organization are read
+// together, by this store and another on the database; a deleted key is
+// read deleted; an unknown key, an unknown session and another
+// organization's session are not found.
+func testPublicKeySession(t *testing.T, open Opener) {
+	ctx := context.Background()
+	s1, s2 := open(t), open(t)
+	o, p := newOrg(t, s1, "o"), newOrg(t, s1, "p")
+	bot := putAgent(t, s1, o.ID, "bot", "us-west")
+	theirs := putAgent(t, s1, p.ID, "bot", "us-west")
+	at := time.Unix(1700000000, 123456789).UTC()
+	update(t, s1, func(ctx context.Context, tx store.Tx) error {
+		for _, k := range []store.PublicKey{
+			{ID: "key_o", OrgID: o.ID, Name: "web", Hash: []byte("ho"), Prefix: "pk_oo", AllowedOrigins: []string{"https://o.example"}, CreatedAt: at, CreatedBy: "ann"},
+			{ID: "key_p", OrgID: p.ID, Hash: []byte("hp"), Prefix: "pk_pp", CreatedAt: at, CreatedBy: "bob"},
+		} {
+			if err := tx.CreatePublicKey(ctx, k); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	want := newSession(bot, "ses_o", "c0ffee", at)
+	started := at.Add(time.Second)
+	want.State, want.StartedAt = "active", &started
+	createSession(t, s1, want)
+	want.OrgName = "o"
+	createSession(t, s1, newSession(theirs, "ses_p", "c0ffee-p", at))
+	for i, s := range []store.Store{s1, s2} {
+		k, got, err := s.PublicKeySession(ctx, []byte("ho"), "ses_o")
+		if err != nil || k.ID != "key_o" || k.OrgID != o.ID || k.OrgName != "o" || !slices.Equal(k.AllowedOrigins, []string{"https://o.example"}) ||
+			!k.CreatedAt.Equal(at) || k.DeletedAt != nil {
+			t.Errorf("store %d: the key: %+v %v", i+1, k, err)
+		}
+		sameSession(t, fmt.Sprintf("store %d: the session", i+1), got, want)
+	}
+	for _, c := range []struct{ hash, id string }{{"ho", "ses_p"}, {"ho", "ses_nope"}, {"nope", "ses_o"}, {"hp", "ses_o"}} {
+		if _, _, err := s2.PublicKeySession(ctx, []byte(c.hash), c.id); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("key %s, session %s: %v, want ErrNotFound", c.hash, c.id, err)
+		}
+	}
+	deleted := at.Add(time.Hour)
+	update(t, s1, func(ctx context.Context, tx store.Tx) error { return tx.DeletePublicKey(ctx, o.ID, "key_o", deleted) })
+	if k, _, err := s2.PublicKeySession(ctx, []byte("ho"), "ses_o"); err != nil || k.DeletedAt == nil || !k.DeletedAt.Equal(deleted) {
+		t.Errorf("a deleted key: %+v %v", k, err)
+	}
+}

@@ -58,6 +58,7 @@ func Run(t *testing.T, newDB func(t *testing.T) Opener) {
 		{"AgentsInGroupedUpdates", testAgentsInGroupedUpdates},
 		{"Leases", testLeases},
 		{"Sessions", testSessions},
+		{"PublicKeySession", testPublicKeySession},
 		{"SessionsClaim", testSessionClaim},
 		{"SessionsLive", testLiveSessions},
 		{"SessionsOfAgent", testAgentSessions},

@@ -1,0 +1,144 @@
+package platform_test
+
+import (
+	"context"
+	"net/http"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/botkit-dev/botkit/internal/testsupport/dockertest"
+	"github.com/botkit-dev/botkit/pkg/platform"
+	"github.com/botkit-dev/botkit/pkg/platform/runtime"
+	"github.com/botkit-dev/botkit/pkg/platform/runtime/docker"
+	"github.com/botkit-dev/botkit/pkg/resources"
+)
+
+// requestCalls is the real engine's runtime, recording the calls made
+// while the platform serves an HTTP request (the request's context carries
+// the server's local address; the controller's own calls do not).
+type requestCalls struct {
+	runtime.Runtime
+	mu    sync.Mutex
+	calls []string
+}
+
+func (c *requestCalls) note(ctx context.Context, call string) {
+	if ctx.Value(http.LocalAddrContextKey) == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.calls = append(c.calls, call)
+}
+
+// take returns the calls recorded since the last take.
+func (c *requestCalls) take() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := c.calls
+	c.calls = nil
+	return out
+}
+
+func (c *requestCalls) Pull(ctx context.Context, image string, creds *runtime.Credentials) error {
+	c.note(ctx, "Pull")
+	return c.Runtime.Pull(ctx, image, creds)
+}
+
+func (c *requestCalls) ImageDigest(ctx context.Context, image string) (string, error) {
+	c.note(ctx, "ImageDigest")
+	return c.Runtime.ImageDigest(ctx, image)
+}
+
+func (c *requestCalls) Start(ctx context.Context, spec runtime.StartSpec) ([]runtime.Agent, error) {
+	c.note(ctx, "Start")
+	return c.Runtime.Start(ctx, spec)
+}
+
+func (c *requestCalls) List(ctx context.Context, sel runtime.Selector) ([]runtime.Agent, error) {
+	c.note(ctx, "List")
+	return c.Runtime.List(ctx, sel)
+}
+
+func (c *requestCalls) Remove(ctx context.Context, id string, grace time.Duration) error {
+	c.note(ctx, "Remove")
+	return c.Runtime.Remove(ctx, id, grace)
+}
+
+func (c *requestCalls) Restart(ctx context.Context, id string, grace time.Duration) error {
+	c.note(ctx, "Restart")
+	return c.Runtime.Restart(ctx, id, grace)
+}
+
+func (c *requestCalls) SetRestartPolicy(ctx context.Context, id string, p runtime.RestartPolicy) error {
+	c.note(ctx, "SetRestartPolicy")
+	return c.Runtime.SetRestartPolicy(ctx, id, p)
+}
+
+func (c *requestCalls) Logs(ctx context.Context, agents []runtime.Agent, opts runtime.LogOptions, fn func(runtime.LogLine) error) error {
+	c.note(ctx, "Logs")
+	return c.Runtime.Logs(ctx, agents, opts, fn)
+}
+
+func (c *requestCalls) Platform(ctx context.Context) (string, error) {
+	c.note(ctx, "Platform")
+	return c.Runtime.Platform(ctx)
+}
+
+func (c *requestCalls) EnsureNetwork(ctx context.Context, name string) error {
+	c.note(ctx, "EnsureNetwork")
+	return c.Runtime.EnsureNetwork(ctx, name)
+}
+
+// A warm start asks the engine nothing: the platform claims an idle agent
+// it already knows (from its controller's looks and the engine's events)
+// and sends its /bot, and the agent runs with the restart policy it
+// started with ("no": an agent in a session is not started again). The
+// session's proxy asks the engine nothing either. (A start listed the
+// deployment's containers and changed the claimed agent's restart policy
+// on the engine: two engine calls before /bot.)
+func warmClaim(t *testing.T, e *dockertest.Engine, rt *docker.Runtime, img dockertest.Image, host string) {
+	calls := &requestCalls{Runtime: rt}
+	v := newSessionEnv(t, e, rt, img, host, platform.Options{Runtimes: map[string]runtime.Runtime{"us-west": calls}})
+	ctx := context.Background()
+	v.deploy("warm", 2, 3)
+	v.waitPool("warm", resources.AgentPool{Idle: 2, Max: 3})
+	// One start first, not looked at: the pool's agents have been asked
+	// whether they take a session by then.
+	first, code := v.start("warm", resources.SessionStartRequest{})
+	if code != http.StatusOK {
+		t.Fatalf("first start: %d", code)
+	}
+	agent, _ := v.sessionAgent("warm", first.SessionID)
+	if _, err := agent.End(ctx, first.SessionID); err != nil {
+		t.Fatal(err)
+	}
+	v.waitSession("warm", first.SessionID, resources.SessionEnded)
+	v.waitPool("warm", resources.AgentPool{Idle: 2, Max: 3})
+
+	calls.take()
+	started, code := v.start("warm", resources.SessionStartRequest{})
+	if code != http.StatusOK {
+		t.Fatalf("warm start: %d", code)
+	}
+	if got := calls.take(); len(got) != 0 {
+		t.Errorf("a warm start called the engine: %v", got)
+	}
+	agent, c := v.sessionAgent("warm", started.SessionID)
+	if c.Restart.Name != runtime.RestartNever {
+		t.Errorf("the agent in the session has the restart policy %q, want %q", c.Restart.Name, runtime.RestartNever)
+	}
+	calls.take()
+	resp, b := v.public(http.MethodPost, "/v1/public/warm/sessions/"+started.SessionID+"/api/offer", map[string]any{"sdp": "x", "type": "offer", "pc_id": "pc-9"}, nil)
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("offer: %d %s", resp.StatusCode, b)
+	}
+	if got := calls.take(); len(got) != 0 {
+		t.Errorf("a proxied request called the engine: %v", got)
+	}
+	if _, err := agent.End(ctx, started.SessionID); err != nil {
+		t.Fatal(err)
+	}
+	v.waitSession("warm", started.SessionID, resources.SessionEnded)
+}

@@ -7,8 +7,10 @@ import (
 	"net/http"
 	"net/url"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/botkit-dev/botkit/internal/testsupport/dockertest"
 	"github.com/botkit-dev/botkit/pkg/platform"
@@ -32,16 +34,29 @@ func iceConfig(t *testing.T, e *dockertest.Engine, rt *docker.Runtime, img docke
 	if err := rt.EnsureNetwork(ctx, runtime.DefaultNetwork); err != nil {
 		t.Fatal(err)
 	}
-	var network struct {
-		IPAM struct {
+	// Platforms of other tests may have made the network at the same
+	// moment: the one agents join is the oldest of the name.
+	type engineNetwork struct {
+		Name, Created string
+		IPAM          struct {
 			Config []struct {
 				Gateway string `json:"Gateway"`
 			} `json:"Config"`
 		} `json:"IPAM"`
 	}
-	if err := e.Client.Do(ctx, http.MethodGet, "/networks/"+runtime.DefaultNetwork, nil, nil, &network); err != nil {
+	var networks []engineNetwork
+	if err := e.Client.Do(ctx, http.MethodGet, "/networks", url.Values{"filters": {`{"name":["` + runtime.DefaultNetwork + `"]}`}}, nil, &networks); err != nil {
 		t.Fatal(err)
 	}
+	networks = slices.DeleteFunc(networks, func(n engineNetwork) bool { return n.Name != runtime.DefaultNetwork })
+	if len(networks) == 0 {
+		t.Fatal("no agents' network")
+	}
+	network := slices.MinFunc(networks, func(x, y engineNetwork) int {
+		tx, _ := time.Parse(time.RFC3339Nano, x.Created) // error ignored: the engine's own timestamps
+		ty, _ := time.Parse(time.RFC3339Nano, y.Created) // error ignored: as above
+		return tx.Compare(ty)
+	})
 	if len(network.IPAM.Config) == 0 || network.IPAM.Config[0].Gateway == "" {
 		t.Fatalf("the agents' network has no gateway: %+v", network)
 	}

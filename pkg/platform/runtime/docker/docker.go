@@ -228,12 +228,26 @@ type hostConfig struct {
 }
 
 type createBody struct {
-	Image      string            `json:"Image"`
-	User       string            `json:"User,omitempty"`
-	Env        []string          `json:"Env"`
-	Labels     map[string]string `json:"Labels"`
-	HostConfig hostConfig        `json:"HostConfig"`
-	port       string            // PORT, also a label
+	Image            string            `json:"Image"`
+	User             string            `json:"User,omitempty"`
+	Env              []string          `json:"Env"`
+	Labels           map[string]string `json:"Labels"`
+	HostConfig       hostConfig        `json:"HostConfig"`
+	NetworkingConfig *networkingConfig `json:"NetworkingConfig,omitempty"`
+	port             string            // PORT, also a label
+}
+
+// networkingConfig names the network a container joins by its ID in the
+// endpoint too: the engine keeps a container's network by name, and
+// resolves that name again when the container starts, which two networks
+// of one name (two platforms made it at once, both in use) make ambiguous;
+// an endpoint's NetworkID is used as it is.
+type networkingConfig struct {
+	EndpointsConfig map[string]endpointConfig `json:"EndpointsConfig"`
+}
+
+type endpointConfig struct {
+	NetworkID string `json:"NetworkID"`
 }
 
 // checkNetwork refuses the networks an agent must not join.
@@ -302,6 +316,7 @@ func (rt *Runtime) Start(ctx context.Context, spec runtime.StartSpec) ([]runtime
 	}
 	env = append(env, "PORT="+strconv.Itoa(port))
 	sort.Strings(env)
+	network := rt.networkID(ctx, spec.Network)
 	body := createBody{
 		Image: spec.Image,
 		User:  spec.User,
@@ -315,10 +330,13 @@ func (rt *Runtime) Start(ctx context.Context, spec runtime.StartSpec) ([]runtime
 			NanoCPUs:      spec.Profile.NanoCPUs,
 			PidsLimit:     spec.Profile.PIDs,
 			RestartPolicy: restart,
-			NetworkMode:   rt.networkID(ctx, spec.Network),
+			NetworkMode:   network,
 			IpcMode:       "private",
 			LogConfig:     logConfig{Type: "json-file", Config: map[string]string{"max-size": "10m", "max-file": "3"}},
 		},
+	}
+	if network != spec.Network { // joined by ID
+		body.NetworkingConfig = &networkingConfig{EndpointsConfig: map[string]endpointConfig{network: {NetworkID: network}}}
 	}
 	ids := make([]string, spec.Count)
 	errs := make([]error, spec.Count)

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -323,6 +324,55 @@ func TestEngine(t *testing.T) {
 					t.Errorf("label %s = %q, want %q", k, c.Config.Labels[k], want)
 				}
 			}
+		}
+	})
+
+	// Two platforms starting on one engine at once may both make the
+	// agents' network: the engine's duplicate check does not hold against
+	// creates at the same moment. An agent still starts on the one every
+	// platform keeps. (The engine kept the container's network by name and
+	// resolved it again at start: "network … is ambiguous".)
+	t.Run("DuplicateNetworks", func(t *testing.T) {
+		ctx := ctxFor(t)
+		const name = "botkit-agents-dup"
+		var list []struct{ ID, Name string }
+		for range 5 {
+			var wg sync.WaitGroup
+			for range 6 {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					_ = v.e.Client.Do(ctx, http.MethodPost, "/networks/create", nil, map[string]any{"Name": name, "CheckDuplicate": true}, nil) // error ignored: the engine's duplicate check refuses some
+				}()
+			}
+			wg.Wait()
+			list = nil
+			if err := v.e.Client.Do(ctx, http.MethodGet, "/networks", url.Values{"filters": {`{"name":["` + name + `"]}`}}, nil, &list); err != nil {
+				t.Fatal(err)
+			}
+			if len(list) >= 2 {
+				break
+			}
+		}
+		if len(list) < 2 {
+			t.Fatalf("the engine made %d networks of the name from concurrent creates, want two or more to test with", len(list))
+		}
+		o := owner("dupnet", 1)
+		started, err := v.rt.Start(ctx, runtime.StartSpec{Owner: o, Count: 1, Image: v.plain.Pinned(), Profile: profile1x(t),
+			Restart: runtime.RestartPolicy{Name: runtime.RestartNever}, Network: name})
+		if err != nil {
+			t.Fatalf("Start on a network of a name two networks have: %v", err)
+		}
+		t.Cleanup(func() {
+			for _, a := range started {
+				_ = v.rt.Remove(context.Background(), a.ID, time.Second) // error ignored: cleanup
+			}
+			for _, n := range list {
+				_ = v.e.Client.Do(context.Background(), http.MethodDelete, "/networks/"+n.ID, nil, nil, nil) // error ignored: cleanup
+			}
+		})
+		if len(started) != 1 || started[0].State != runtime.StateRunning || started[0].Endpoint == "" {
+			t.Errorf("the agent on the duplicated network: %+v", started)
 		}
 	})
 

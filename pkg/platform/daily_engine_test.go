@@ -43,7 +43,7 @@ func newDailyStandin(t *testing.T) *dailyStandin {
 	answer := func(w http.ResponseWriter, status int, v any) {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(status)
-		_ = json.NewEncoder(w).Encode(v) // the platform may be gone
+		_ = json.NewEncoder(w).Encode(v) // error ignored: the platform may be gone
 	}
 	authorized := func(w http.ResponseWriter, r *http.Request) bool {
 		if r.Header.Get("Authorization") != "Bearer "+dailyCanary {
@@ -158,7 +158,7 @@ func TestDailyRoomsRefused(t *testing.T) {
 			}
 			defer resp.Body.Close()
 			var e resources.ErrorResponse
-			_ = json.NewDecoder(resp.Body).Decode(&e) // the status says enough when it is not an error
+			_ = json.NewDecoder(resp.Body).Decode(&e) // error ignored: the status says enough when it is not an error
 			return resp.StatusCode, e.Error.Message
 		}
 		if code, msg := start(`{"createDailyRoom": true}`); !withKey && (code != 422 || !strings.Contains(msg, "--daily-api-key-file")) {

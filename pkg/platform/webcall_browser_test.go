@@ -156,7 +156,7 @@ func (r callRig) idleAgent(t *testing.T) string {
 // serves the development runner's /start and offer path). It prints the
 // medians and their ratio; it judges nothing.
 func TestBrowserCallBench(t *testing.T) {
-	rounds, _ := strconv.Atoi(os.Getenv("BOTKIT_BENCH_WEBCALL_ROUNDS"))
+	rounds, _ := strconv.Atoi(os.Getenv("BOTKIT_BENCH_WEBCALL_ROUNDS")) // error ignored: not a number is 0 rounds, checked below
 	if rounds <= 0 {
 		t.Skip("a measurement: bench/webcall.sh")
 	}
@@ -231,7 +231,7 @@ func listenPage(t *testing.T) *pageServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = ln.Close() })
+	t.Cleanup(func() { _ = ln.Close() }) // error ignored: cleanup
 	return &pageServer{ln: ln}
 }
 
@@ -241,8 +241,8 @@ func (p *pageServer) url() string    { return p.origin() + "/" }
 // serve serves dir until the test ends.
 func (p *pageServer) serve(t *testing.T, dir string) {
 	srv := &http.Server{Handler: http.FileServer(http.Dir(dir)), ReadHeaderTimeout: 10 * time.Second}
-	go func() { _ = srv.Serve(p.ln) }() // ends with Close
-	t.Cleanup(func() { _ = srv.Close() })
+	go func() { _ = srv.Serve(p.ln) }() // error ignored: ends with Close
+	t.Cleanup(func() { _ = srv.Close() }) // error ignored: cleanup
 }
 
 // writeVanilla writes the vanilla client of a web bot with both web
@@ -306,10 +306,10 @@ func call(t *testing.T, tools browsertest.Tools, driver, pageURL, allow string, 
 		last = append(last[:0], lines.Bytes()...)
 		if lines.Text() == "HOLD" {
 			hold()
-			_, _ = io.WriteString(stdin, "\n") // the page hangs up (a broken pipe: it has failed, and says so)
+			_, _ = io.WriteString(stdin, "\n") // error ignored: the page hangs up (a broken pipe: it has failed, and says so)
 		}
 	}
-	_ = stdin.Close()
+	_ = stdin.Close() // error ignored: the driver may have exited
 	err = cmd.Wait()
 	var res callResult
 	if jerr := json.Unmarshal(last, &res); jerr != nil {

@@ -196,7 +196,7 @@ func dialSession(ctx context.Context, t *testing.T, ts *httptest.Server, id stri
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = call.Close() })
+	t.Cleanup(func() { _ = call.Close() }) // error ignored: cleanup, the call may have ended
 	return call, bot
 }
 

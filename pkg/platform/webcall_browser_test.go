@@ -241,7 +241,7 @@ func (p *pageServer) url() string    { return p.origin() + "/" }
 // serve serves dir until the test ends.
 func (p *pageServer) serve(t *testing.T, dir string) {
 	srv := &http.Server{Handler: http.FileServer(http.Dir(dir)), ReadHeaderTimeout: 10 * time.Second}
-	go func() { _ = srv.Serve(p.ln) }() // error ignored: ends with Close
+	go func() { _ = srv.Serve(p.ln) }()   // error ignored: ends with Close
 	t.Cleanup(func() { _ = srv.Close() }) // error ignored: cleanup
 }
 

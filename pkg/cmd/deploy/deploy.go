@@ -6,13 +6,13 @@
 package deploy
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -252,11 +252,16 @@ func callHint(ctx context.Context, serving func(context.Context) (*client.Client
 	return "to call it, start a session: " + start, platformURL
 }
 
-// The lines of a client's env.example that name the agent it calls.
-var (
-	viteAgentLine = regexp.MustCompile(`(?m)^VITE_AGENT_NAME=`)
-	agentLine     = regexp.MustCompile(`(?m)^AGENT_NAME=`)
-)
+// hasLine reports whether a line of example (a client's env.example)
+// begins with prefix: the variable that names the agent it calls.
+func hasLine(example []byte, prefix string) bool {
+	for line := range bytes.Lines(example) {
+		if bytes.HasPrefix(line, []byte(prefix)) {
+			return true
+		}
+	}
+	return false
+}
 
 // clientHint says how to point the project's web client at the agent
 // deployed, for the React clients botkit create makes (their env.example
@@ -275,9 +280,9 @@ func clientHint(deployFile, name, platformURL string) string {
 	}
 	prefix, key := "", "botkit cloud organizations keys create --name web"
 	switch {
-	case viteAgentLine.Match(example):
+	case hasLine(example, "VITE_AGENT_NAME="):
 		prefix, key = "VITE_", key+" --allowed-origin http://localhost:5173"
-	case !agentLine.Match(example):
+	case !hasLine(example, "AGENT_NAME="):
 		return ""
 	}
 	vars := prefix + "AGENT_NAME=" + iostreams.Printable(name)

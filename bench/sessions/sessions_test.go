@@ -63,6 +63,7 @@ import (
 	"github.com/botkit-dev/botkit/internal/testsupport/registrytest"
 	"github.com/botkit-dev/botkit/internal/testsupport/testenv"
 	"github.com/botkit-dev/botkit/pkg/client"
+	"github.com/botkit-dev/botkit/pkg/platform/agentcall"
 	"github.com/botkit-dev/botkit/pkg/platform/runtime"
 	"github.com/botkit-dev/botkit/pkg/platform/runtime/docker"
 	"github.com/botkit-dev/botkit/pkg/resources"
@@ -150,7 +151,7 @@ func BenchmarkSessions(b *testing.B) {
 
 	fmt.Printf("rounds: %d (alternating); load average at the end: %s\n", rounds, loadavg())
 	report("warm start: /start until the agent has /bot", warm)
-	report("warm start: /start answered (its accept window: 1s)", warmAnswer)
+	report("warm start: /start answered (its accept window: "+agentcall.DefaultAcceptWindow.String()+")", warmAnswer)
 	report("warm floor: a direct POST /bot to an idle agent until it has it", direct)
 	fmt.Printf("warm start: ratio of the medians: %.2fx (goal <= 2x)\n", ratio(warm, direct))
 	report(fmt.Sprintf("warm start, %d starters at once (%d rounds): until each agent has /bot", concurrent, rounds), conc)

@@ -33,6 +33,10 @@
 //     and 190 answered 429), then every session ended: what is left (no
 //     session live, no agent beyond minAgents) and the platform process's
 //     resident memory (VmRSS) before and after, and its peak (VmHWM).
+//   - 50 phone calls at once through /ws/generic on one platform, each an
+//     echo of 20 ms frames for 10 s: the relay's added latency over all of
+//     them, and the platform's VmRSS and goroutines (its /metrics) before,
+//     during (every second) and after (goal: flat).
 package sessions
 
 import (
@@ -75,8 +79,10 @@ const (
 	warmAgent, warmMin, warmMax = "warm", 20, 60
 	coldAgent                   = "cold"
 	burstAgent, burstMin        = "burst", 2
-	burstMax, burstStarts       = 10, 200
-	concurrent                  = 20
+	// The agent of the concurrent phone calls: one agent a call.
+	phoneAgent, phoneCalls, phoneSeconds = "phones", 50, 10
+	burstMax, burstStarts                = 10, 200
+	concurrent                           = 20
 	// frame is 20 ms of 8 kHz μ-law audio.
 	frame, framePeriod = 160, 20 * time.Millisecond
 )
@@ -148,6 +154,8 @@ func BenchmarkSessions(b *testing.B) {
 	relayed, relayDirect := r.relay(rounds)
 	probes := r.probe(rounds)
 	burst := r.burst()
+	r.deploy(phoneAgent, phoneCalls, phoneCalls)
+	calls := r.calls()
 
 	fmt.Printf("rounds: %d (alternating); load average at the end: %s\n", rounds, loadavg())
 	report("warm start: /start until the agent has /bot", warm)
@@ -177,6 +185,7 @@ func BenchmarkSessions(b *testing.B) {
 		(median(relayed) - median(relayDirect)).Round(time.Microsecond), (pct(relayed, 99) - pct(relayDirect, 99)).Round(time.Microsecond))
 	probes.print()
 	burst.print()
+	calls.print()
 
 	b.ReportMetric(ratio(warm, direct), "x/warm-start")
 	b.ReportMetric(float64(pct(conc, 99))/1e6, "ms/warm-start-p99-20")
@@ -184,6 +193,150 @@ func BenchmarkSessions(b *testing.B) {
 	b.ReportMetric(ratio(offers, offersDirect), "x/offer")
 	b.ReportMetric(float64(pct(ws, 99)-pct(wsDirect, 99))/1e6, "ms/ws-added-p99")
 	b.ReportMetric(float64(pct(relayed, 99)-pct(relayDirect, 99))/1e6, "ms/relay-added-p99")
+	b.ReportMetric(float64(pct(calls.echo, 99))/1e6, "ms/calls-50-echo-p99")
+}
+
+// callsResult is what 50 phone calls at once did: every echo's round
+// trip, and the platform's memory and goroutines around them.
+type callsResult struct {
+	echo                          []time.Duration
+	failed                        []string
+	rss, goroutines               []int // before, each second during, after
+	rssAfter, goroutinesAfter     int
+	rssBefore, goroutinesBefore   int
+	sessionsLive, sessionsRecords int
+}
+
+// calls opens phoneCalls phone calls at once through /ws/generic, each an
+// echo of 160-byte frames every 20 ms for phoneSeconds, then closes them.
+func (r *rig) calls() callsResult {
+	r.waitPool(phoneAgent, phoneCalls)
+	var res callsResult
+	res.rssBefore, _ = r.memory()
+	res.goroutinesBefore = r.goroutines()
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.Patience)
+	defer cancel()
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	gate := make(chan struct{})
+	for i := 0; i < phoneCalls; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-gate
+			echo, err := r.call(ctx)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				res.failed = append(res.failed, err.Error())
+			}
+			res.echo = append(res.echo, echo...)
+		}()
+	}
+	close(gate)
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	for waiting := true; waiting; {
+		select {
+		case <-done:
+			waiting = false
+		case <-tick.C:
+			rss, _ := r.memory()
+			res.rss, res.goroutines = append(res.rss, rss), append(res.goroutines, r.goroutines())
+		}
+	}
+	// The calls' sessions end with their sockets.
+	testenv.Eventually(r.b, "the calls' sessions ended", func() bool {
+		list, err := r.c.Sessions(ctx, org, phoneAgent)
+		if err != nil {
+			return false
+		}
+		res.sessionsLive, res.sessionsRecords = 0, len(list)
+		for _, s := range list {
+			if s.State == resources.SessionStarting || s.State == resources.SessionActive {
+				res.sessionsLive++
+			}
+		}
+		return res.sessionsLive == 0
+	})
+	time.Sleep(2 * time.Second) // the relays' goroutines gone
+	res.rssAfter, _ = r.memory()
+	res.goroutinesAfter = r.goroutines()
+	return res
+}
+
+// call is one phone call: /ws/generic, an echo of 160-byte frames every
+// 20 ms for phoneSeconds, the round trip of each.
+func (r *rig) call(ctx context.Context) ([]time.Duration, error) {
+	c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(r.srv.URL, "http")+"/ws/generic/"+phoneAgent+"."+org,
+		&websocket.DialOptions{HTTPHeader: http.Header{"Authorization": {"Bearer " + r.key}}})
+	if err != nil {
+		return nil, fmt.Errorf("dialing /ws/generic: %w", err)
+	}
+	defer c.CloseNow() // error ignored: closed below when all went well
+	frame := bytes.Repeat([]byte{0xff}, 160)
+	var out []time.Duration
+	for i := 0; i < phoneSeconds*50; i++ {
+		sent := time.Now()
+		if err := c.Write(ctx, websocket.MessageBinary, frame); err != nil {
+			return out, err
+		}
+		if _, _, err := c.Read(ctx); err != nil {
+			return out, err
+		}
+		out = append(out, time.Since(sent))
+		time.Sleep(time.Until(sent.Add(20 * time.Millisecond)))
+	}
+	return out, c.Close(websocket.StatusNormalClosure, "")
+}
+
+// goroutines reads go_goroutines from the platform's /metrics.
+func (r *rig) goroutines() int {
+	resp, err := r.http.Get(r.srv.URL + "/metrics")
+	if err != nil {
+		r.b.Fatal(err)
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), "go_goroutines "); ok {
+			n, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				r.b.Fatal(err)
+			}
+			return int(n)
+		}
+	}
+	r.b.Fatalf("no go_goroutines in /metrics: %v", sc.Err())
+	return 0
+}
+
+func (res callsResult) print() {
+	reportMicro(fmt.Sprintf("%d phone calls at once, %d s each: every frame's echo through /ws/generic", phoneCalls, phoneSeconds), res.echo)
+	if len(res.failed) > 0 {
+		fmt.Printf("%d phone calls at once: %d failed, the first: %s\n", phoneCalls, len(res.failed), res.failed[0])
+	}
+	kib := func(kb []int) string {
+		var out []string
+		for _, k := range kb {
+			out = append(out, fmt.Sprintf("%.1f", mib(k)))
+		}
+		return strings.Join(out, " ")
+	}
+	ints := func(ns []int) string {
+		var out []string
+		for _, n := range ns {
+			out = append(out, strconv.Itoa(n))
+		}
+		return strings.Join(out, " ")
+	}
+	fmt.Printf("%d phone calls at once: the platform's VmRSS (MiB) before %.1f, each second %s, after %.1f\n",
+		phoneCalls, mib(res.rssBefore), kib(res.rss), mib(res.rssAfter))
+	fmt.Printf("%d phone calls at once: the platform's goroutines before %d, each second %s, after %d\n",
+		phoneCalls, res.goroutinesBefore, ints(res.goroutines), res.goroutinesAfter)
+	fmt.Printf("%d phone calls at once: %d sessions recorded, %d live after the calls\n", phoneCalls, res.sessionsRecords, res.sessionsLive)
 }
 
 func setUp(b *testing.B) *rig {

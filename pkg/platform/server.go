@@ -15,6 +15,7 @@ import (
 
 	"github.com/botkit-dev/botkit/pkg/platform/agentcall"
 	"github.com/botkit-dev/botkit/pkg/platform/agents"
+	"github.com/botkit-dev/botkit/pkg/platform/callpage"
 	"github.com/botkit-dev/botkit/pkg/platform/encryption"
 	"github.com/botkit-dev/botkit/pkg/platform/httpapi"
 	"github.com/botkit-dev/botkit/pkg/platform/provision"
@@ -271,7 +272,7 @@ func Open(ctx context.Context, opts Options) (*Server, error) {
 		}
 	}
 	s.streams, s.stopStreams = context.WithCancel(context.Background())
-	s.handler = httpapi.New(httpapi.Options{Service: svc, Metrics: metrics, Logger: opts.Logger, Streams: s.streams})
+	s.handler = httpapi.New(httpapi.Options{Service: svc, Metrics: metrics, Logger: opts.Logger, Streams: s.streams, CallPage: callpage.FS()})
 	if opts.DisableProvisioner {
 		s.prov.Stop()
 	} else {

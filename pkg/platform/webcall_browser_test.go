@@ -205,10 +205,7 @@ type callRig struct {
 
 func newCallRig(t *testing.T, maxAgents int) callRig {
 	t.Helper()
-	r := callRig{tools: browsertest.Require(t)}
-	e, rt, img, host := engineWithImage(t, "acme/pcc:1", dockertest.ImageOptions{Standin: true})
-	r.v = newSessionEnv(t, e, rt, img, host, platform.Options{})
-	r.v.deploy("bot", 1, maxAgents)
+	r := newCallPlatform(t, maxAgents)
 	// The page's origin first: the key lists it.
 	r.page = listenPage(t)
 	var err error
@@ -216,8 +213,19 @@ func newCallRig(t *testing.T, maxAgents int) callRig {
 		t.Fatal(err)
 	}
 	r.client = writeVanilla(t, map[string]string{"VITE_PLATFORM_URL": r.v.base, "VITE_AGENT_NAME": "bot", "VITE_PUBLIC_KEY": r.key.Key})
-	r.driver = r.tools.Driver(t)
 	r.tools.Install(t, r.client)
+	return r
+}
+
+// newCallPlatform is a callRig's platform, agent and browser driver, with
+// no page of the test's (the platform's call page needs none).
+func newCallPlatform(t *testing.T, maxAgents int) callRig {
+	t.Helper()
+	r := callRig{tools: browsertest.Require(t)}
+	e, rt, img, host := engineWithImage(t, "acme/pcc:1", dockertest.ImageOptions{Standin: true})
+	r.v = newSessionEnv(t, e, rt, img, host, platform.Options{})
+	r.v.deploy("bot", 1, maxAgents)
+	r.driver = r.tools.Driver(t)
 	return r
 }
 
@@ -273,14 +281,17 @@ func buildPage(t *testing.T, tools browsertest.Tools, client string) string {
 	return dir
 }
 
-// call runs driver/call.mjs on pageURL with allow as the one other origin;
-// with hold, the page holds the call before it hangs up until hold
-// returns.
+// call runs driver/call.mjs on pageURL with allow as the one other origin
+// (none: ""); with hold, the page holds the call before it hangs up until
+// hold returns.
 func call(t *testing.T, tools browsertest.Tools, driver, pageURL, allow string, hold func(), args ...string) callResult {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	args = append([]string{filepath.Join(driver, "call.mjs"), "--url", pageURL, "--allow", allow, "--chromium", browsertest.Chromium}, args...)
+	if allow != "" {
+		args = append([]string{"--allow", allow}, args...)
+	}
+	args = append([]string{filepath.Join(driver, "call.mjs"), "--url", pageURL, "--chromium", browsertest.Chromium}, args...)
 	if hold != nil {
 		args = append(args, "--hold")
 	}
@@ -377,4 +388,62 @@ func sentText(msgs []json.RawMessage, text string) bool {
 		}
 	}
 	return false
+}
+
+// The platform's call page, /call/bot#key=pk_…, opened in headless Chromium
+// with a fake microphone: with nothing built or served by the test, the
+// page starts a session on the platform with the key of its URL's fragment
+// (a key listing no origin: the page is the platform's own), its offer
+// reaches the stand-in through the session proxy, the call reaches ready
+// and the bot's audio plays; Disconnect ends the session. The page asks
+// nothing of any host but the platform, logs no error, and the key is in
+// no request, no console line and not in the platform's log.
+func TestBrowserCallPage(t *testing.T) {
+	if testing.Short() {
+		t.Skip("Chromium and an engine take minutes; run without -short")
+	}
+	r := newCallPlatform(t, 1)
+	key, err := r.v.c.CreatePublicKey(context.Background(), r.v.org, resources.PublicKeyRequest{Name: "call-page"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var offer *standinapi.Session
+	res := call(t, r.tools, r.driver, r.v.base+"/call/bot#key="+key.Key, "", func() { offer = agentCall(t, r.v) },
+		"--expect", standinapi.BotLine)
+	t.Logf("page loaded at %.0f ms, ready at %.0f ms", res.LoadedMs, res.ReadyMs)
+	for _, l := range res.Console {
+		if strings.HasPrefix(l, "error: ") {
+			t.Errorf("the page logged an error: %s", strings.ReplaceAll(l, key.Key, "<key>"))
+		}
+	}
+	if res.AudioLevel <= 0 {
+		t.Errorf("the bot's audio has no signal (peak %v)", res.AudioLevel)
+	}
+	if len(res.Blocked) > 0 {
+		t.Errorf("the page tried other hosts: %q", res.Blocked)
+	}
+	for _, req := range res.Requests {
+		_, u, _ := strings.Cut(req, " ")
+		if !strings.HasPrefix(u, r.v.base+"/") {
+			t.Errorf("a request to another origin than the platform's: %s", req)
+		}
+		if strings.Contains(req, key.Key) {
+			t.Errorf("a request's URL holds the key: %s", strings.ReplaceAll(req, key.Key, "<key>"))
+		}
+	}
+	for _, l := range res.Console {
+		if strings.Contains(l, key.Key) {
+			t.Errorf("the page's console shows the key: %s", strings.ReplaceAll(l, key.Key, "<key>"))
+		}
+	}
+	if strings.Contains(r.v.log.String(), key.Key) {
+		t.Error("the platform's log holds the key")
+	}
+	if !strings.Contains(r.v.log.String(), "/call/bot") {
+		t.Errorf("the platform's log shows no request of the page:\n%s", r.v.log.String())
+	}
+	if offer == nil || !offer.Connected || offer.AudioReceived == 0 {
+		t.Fatalf("the agent's record of the call: %+v", offer)
+	}
+	r.v.waitSession("bot", offer.ID, resources.SessionEnded)
 }

@@ -66,8 +66,9 @@ var ServeLocal = DeployStep{"botkit-platform serve --local", "in another termina
 
 // CallSteps returns the commands that call the deployed agent, once
 // DeploySteps ran and a platform serves sessions (ServeLocal on a laptop):
-// a session started with the context's token, the agent's sessions, and a
-// public key for the clients that call it. transport is the session's
+// a session started with the context's token, the platform's call page
+// (a WebRTC bot), the agent's sessions, and a public key for the clients
+// that call it. transport is the session's
 // (SessionTransport; webrtc, the platform's default, is not named). The
 // README's Deploy section and botkit init's guide end with them.
 func CallSteps(agent, transport string) []DeployStep {
@@ -75,11 +76,14 @@ func CallSteps(agent, transport string) []DeployStep {
 	if transport != "" && transport != SessionWebRTC {
 		start += " --transport " + transport
 	}
-	return []DeployStep{
-		{start, "a session on one agent: its id and how to reach it"},
-		{"botkit cloud agents sessions " + shellQuote(agent), "each session: state, agent, duration, why it ended"},
-		{"KEY=$(botkit cloud organizations keys create --name web)", "a public key for the clients that call it, printed once"},
+	steps := []DeployStep{{start, "a session on one agent: its id and how to reach it"}}
+	if transport == "" || transport == SessionWebRTC {
+		steps = append(steps, DeployStep{"botkit cloud agents start " + shellQuote(agent) + " --open", "talk to it in your browser: the platform's call page for it"})
 	}
+	return append(steps,
+		DeployStep{"botkit cloud agents sessions " + shellQuote(agent), "each session: state, agent, duration, why it ended"},
+		DeployStep{"KEY=$(botkit cloud organizations keys create --name web)", "a public key for the clients that call it, printed once"},
+	)
 }
 
 // StartCall is the request a client makes to start a session with agent

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -32,6 +33,7 @@ type Contract struct {
 // Load loads the contract of the repository the test runs in.
 func Load(t testing.TB) *Contract {
 	t.Helper()
+	registerDecoders()
 	doc, err := openapi3.NewLoader().LoadFromFile(filepath.Join(testenv.RepoRoot(t), "api", "openapi.yaml"))
 	if err != nil {
 		t.Fatalf("api/openapi.yaml: %v", err)
@@ -46,6 +48,14 @@ func Load(t testing.TB) *Contract {
 	}
 	return &Contract{Doc: doc, router: r}
 }
+
+// registerDecoders lets responses of the call page's types be checked
+// (their schemas are strings).
+var registerDecoders = sync.OnceFunc(func() {
+	for _, ct := range []string{"text/html", "text/javascript", "text/css"} {
+		openapi3filter.RegisterBodyDecoder(ct, openapi3filter.PlainBodyDecoder)
+	}
+})
 
 var options = &openapi3filter.Options{AuthenticationFunc: openapi3filter.NoopAuthenticationFunc, IncludeResponseStatus: true, MultiError: false}
 

@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"io/fs"
 	"log/slog"
 	"mime"
 	"net/http"
@@ -100,6 +101,11 @@ var routeTable = []route{
 	// What agents read (their ICE_CONFIG_URL: a token of the agent's in
 	// its query, which no log line holds).
 	{Route{"GET", "/v1/ice-config/{org}/{agent}", false}, (*api).handleAgentICEConfig},
+
+	// The call page (callpage.go): a page of the platform's own that calls
+	// the agent its path names, with the key in its URL's fragment.
+	{Route{"GET", "/call/{agent}", false}, (*api).handleCallPage},
+	{Route{"GET", "/call/assets/{file}", false}, (*api).handleCallAsset},
 }
 
 // proxyPath is the session proxy's route: {path} is one or more segments
@@ -143,6 +149,9 @@ type Options struct {
 	// followed logs) when it ends: a server that stops does not wait for
 	// its followers.
 	Streams context.Context
+	// CallPage is the call page's files (index.html, assets/) served at
+	// /call/{agent}; nil: those routes answer 404.
+	CallPage fs.FS
 }
 
 type api struct {
@@ -151,6 +160,7 @@ type api struct {
 	log      *slog.Logger
 	idPrefix string
 	streams  context.Context
+	callPage fs.FS
 	reqSeq   atomic.Uint64
 	listBufs sync.Pool // *[]byte, see getListBuf
 }
@@ -158,7 +168,7 @@ type api struct {
 // New returns the handler of every route of api/openapi.yaml, /healthz and
 // /metrics.
 func New(opts Options) http.Handler {
-	a := &api{svc: opts.Service, metrics: opts.Metrics, log: opts.Logger, streams: opts.Streams}
+	a := &api{svc: opts.Service, metrics: opts.Metrics, log: opts.Logger, streams: opts.Streams, callPage: opts.CallPage}
 	if a.log == nil {
 		a.log = slog.New(slog.DiscardHandler)
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/url"
 	"regexp"
 	"strings"
@@ -49,14 +50,24 @@ type StartOptions struct {
 	DataFile  string // --data-file: the same from a file ("-": stdin)
 	Transport string // --transport
 	DailyRoom bool   // --daily-room
+	Open      bool   // --open: the agent's call page instead of a session
 	Print     *printers.Flags
+	// Getenv reads BOTKIT_PUBLIC_KEY and BROWSER.
+	Getenv func(string) string
+	// Browser opens a URL in the user's browser (cmdutil.OpenBrowser);
+	// called only when cmdutil.CanOpenBrowser.
+	Browser func(url string) error
 }
+
+// PublicKeyEnv names the public key --open gives the call page.
+const PublicKeyEnv = "BOTKIT_PUBLIC_KEY"
 
 // NewCmdStart returns `botkit cloud agents start`.
 func NewCmdStart(f *cloudutil.Factory, runF func(context.Context, *StartOptions) error) *cobra.Command {
-	opts := &StartOptions{Platform: cloudutil.NewPlatform(f), Print: printers.NewFlags().WithLines().WithFormats(printers.FormatJSON, printers.FormatYAML, printers.FormatName)}
+	opts := &StartOptions{Platform: cloudutil.NewPlatform(f), Print: printers.NewFlags().WithLines().WithFormats(printers.FormatJSON, printers.FormatYAML, printers.FormatName), Getenv: f.Getenv}
+	opts.Browser = func(url string) error { return cmdutil.OpenBrowser(opts.Getenv, url) }
 	cmd := &cobra.Command{
-		Use:   "start [NAME] [--data JSON | --data-file FILE] [--transport webrtc|websocket|daily] [--daily-room]",
+		Use:   "start [NAME] [--data JSON | --data-file FILE] [--transport webrtc|websocket|daily] [--daily-room] [--open]",
 		Short: "Start a session (a call) on one of an agent's agents",
 		Long: `Start a session on the agent NAME, as a caller's start does, with the
 context's token: the platform hands it to an idle agent (or starts one, up to
@@ -81,16 +92,29 @@ Daily room, which the platform makes when its operator gave it a Daily API
 key: the room's URL and the caller's meeting token are printed (without a
 key, the platform's refusal is shown, exit 1).
 -o json|yaml prints the start's answer, -o name session/ID. A missing agent
-exits 3.`,
+exits 3.
+
+--open starts no session here: it prints the URL of the agent's call page,
+PLATFORM/call/NAME#key=…, a page the platform serves that starts a session
+and calls the bot (microphone, the bot's voice, a transcript, typed text)
+when you press Connect; on a terminal (and CI not set) it opens it in your
+browser too (the command in BROWSER, else the system's). The page reads the
+public key from the URL's fragment, after #, which the browser never sends
+to a server. The key is $BOTKIT_PUBLIC_KEY when set (the URL is then printed
+without it: the browser gets it); otherwise the command creates a public key
+named call-page for the page (botkit cloud organizations keys list|delete)
+and prints the URL with it, once.`,
 		Example: `  botkit cloud agents start support-bot
   botkit cloud agents start support-bot --transport websocket --data '{"customer":"c-17"}'
-  botkit cloud agents start support-bot --data-file body.json -o json`,
+  botkit cloud agents start support-bot --data-file body.json -o json
+  botkit cloud agents start support-bot --open`,
 	}
 	cmd.Flags().StringVar(&opts.Data, "data", "", "The agent's POST /bot body: a `JSON` object (default: {})")
 	cmd.Flags().StringVar(&opts.DataFile, "data-file", "", "Read the body from `FILE` (-: stdin)")
 	cmdutil.EnumFlag(cmd, &opts.Transport, "transport", "", resources.TransportWebRTC,
 		[]string{resources.TransportWebRTC, resources.TransportWebsocket, resources.TransportDaily}, "How the caller reaches the session")
 	cmd.Flags().BoolVar(&opts.DailyRoom, "daily-room", false, "Ask the platform for a Daily room for the session")
+	cmd.Flags().BoolVar(&opts.Open, "open", false, "Print (and on a terminal open) the agent's call page instead: a web page that calls the bot")
 	agentCommand(cmd, &opts.Platform, &opts.Name, opts.Print, opts, runF, runStart)
 	return cmd
 }
@@ -138,6 +162,9 @@ func startBody(ctx context.Context, opts *StartOptions) (json.RawMessage, error)
 }
 
 func runStart(ctx context.Context, opts *StartOptions) error {
+	if opts.Open {
+		return runOpen(ctx, opts)
+	}
 	switch opts.Transport {
 	case "":
 		opts.Transport = resources.TransportWebRTC
@@ -193,6 +220,55 @@ func runStart(ctx context.Context, opts *StartOptions) error {
 	}
 	_, err = opts.IO.Out.Write([]byte(strings.Join(lines, "")))
 	return err
+}
+
+// runOpen is start --open: the call page's URL, printed and opened.
+func runOpen(ctx context.Context, opts *StartOptions) error {
+	switch {
+	case opts.Data != "" || opts.DataFile != "" || (opts.Transport != "" && opts.Transport != resources.TransportWebRTC) || opts.DailyRoom:
+		return cmdutil.FlagErrorf("--open: the call page starts its own session (SmallWebRTC, no body); drop --data, --data-file, --transport and --daily-room")
+	case !opts.Print.Lines():
+		return cmdutil.FlagErrorf("--open prints the call page's URL: drop -o")
+	}
+	c, org, err := beginOn(ctx, &opts.Platform, opts.Name, opts.Print, nil, opts.ConnectServing)
+	if err != nil {
+		return err
+	}
+	base := strings.TrimRight(c.BaseURL(), "/")
+	if base == "" {
+		return errors.New("--open: the platform serving sessions has no URL to open")
+	}
+	if _, err := c.Agent(ctx, org, opts.Name); err != nil {
+		return err
+	}
+	page := base + "/call/" + url.PathEscape(opts.Name)
+	key, created := "", false
+	if opts.Getenv != nil {
+		key = strings.TrimSpace(opts.Getenv(PublicKeyEnv))
+	}
+	if key == "" {
+		k, err := c.CreatePublicKey(ctx, org, resources.PublicKeyRequest{Name: "call-page"})
+		if err != nil {
+			return fmt.Errorf("creating a public key for the call page: %w", err)
+		}
+		key, created = k.Key, true
+		fmt.Fprintf(opts.IO.ErrOut, "Created public key %s (call-page) for the page; botkit cloud organizations keys delete %s revokes it\n", iostreams.Printable(k.Prefix), iostreams.Printable(k.ID))
+	}
+	full := page + "#key=" + url.QueryEscape(key)
+	line := "call page: " + iostreams.Printable(page) + "#key=$" + PublicKeyEnv + "\n"
+	if created {
+		line = "call page: " + iostreams.Printable(full) + "\n  (the URL holds the public key, shown this once)\n"
+	}
+	if _, err := io.WriteString(opts.IO.Out, line); err != nil {
+		return err
+	}
+	if !cmdutil.CanOpenBrowser(opts.IO) || opts.Browser == nil {
+		return nil
+	}
+	if err := opts.Browser(full); err != nil {
+		fmt.Fprintf(opts.IO.ErrOut, "warning: %v\n", err)
+	}
+	return nil
 }
 
 // SessionsOptions are the inputs of `botkit cloud agents sessions`.

@@ -44,7 +44,7 @@ func (a *api) handleCallPage(w http.ResponseWriter, r *http.Request) {
 func (a *api) handleCallAsset(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("file")
 	if strings.HasPrefix(name, ".") {
-		notFound(w, r)
+		noCallFile(w, name)
 		return
 	}
 	a.serveCallFile(w, r, "assets/"+name, "public, max-age=31536000, immutable")
@@ -57,12 +57,12 @@ func (a *api) serveCallFile(w http.ResponseWriter, r *http.Request, name, cache 
 	}
 	data, err := fs.ReadFile(a.callPage, name)
 	if err != nil {
-		notFound(w, r)
+		noCallFile(w, name)
 		return
 	}
 	ct, ok := callPageType(name)
 	if !ok {
-		notFound(w, r)
+		noCallFile(w, name)
 		return
 	}
 	h := w.Header()
@@ -74,4 +74,9 @@ func (a *api) serveCallFile(w http.ResponseWriter, r *http.Request, name, cache 
 	h.Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(data) // error ignored: the caller went away
+}
+
+// noCallFile answers a file the call page does not have (404).
+func noCallFile(w http.ResponseWriter, name string) {
+	writeError(w, resources.Errorf(resources.CodeNotFound, "the call page has no file %q", name))
 }

@@ -35,9 +35,7 @@ func TestBrowserCallsDeployedAgentFromReact(t *testing.T) {
 		client := writeWebClient(t, reactConfig("web-call-vite", "vite", "smallwebrtc", "daily"),
 			map[string]string{"VITE_PLATFORM_URL": r.v.base, "VITE_AGENT_NAME": "bot", "VITE_PUBLIC_KEY": r.key.Key})
 		r.tools.Install(t, client)
-		start := time.Now()
 		r.page.serve(t, buildPage(t, r.tools, client))
-		t.Logf("npm run build (react-vite): %s", time.Since(start).Round(100*time.Millisecond))
 
 		res := r.consoleCall(t, r.page.url(), r.v.base, r.page.url(), r.v.base+"/")
 		// The page sends the key itself, by design: its requests to the
@@ -51,9 +49,7 @@ func TestBrowserCallsDeployedAgentFromReact(t *testing.T) {
 		client := writeWebClient(t, reactConfig("web-call-next", "nextjs", "smallwebrtc"),
 			map[string]string{"PLATFORM_URL": r.v.base, "AGENT_NAME": "bot", "PUBLIC_KEY": r.key.Key})
 		r.tools.Install(t, client)
-		start := time.Now()
 		browsertest.Run(t, 5*time.Minute, client, r.tools.Env, r.tools.NPM, "run", "build")
-		t.Logf("npm run build (react-nextjs): %s", time.Since(start).Round(100*time.Millisecond))
 		url, output := browsertest.StartNext(t, client, nil)
 
 		// The browser asks nothing of the platform: only its own server.

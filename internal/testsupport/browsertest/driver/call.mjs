@@ -16,10 +16,10 @@
 // Every request to an origin other than the page's and the --allow ones is
 // blocked and reported. It prints one JSON line: the times (ms since the
 // navigation started) the page loaded, Connect was clicked and the page
-// reached "ready", the transcript,
-// the bot audio's peak level (WebAudio, 0 to 1), the requests made, blocked
-// and sent with an Authorization header, every console message and page
-// error; problems go to stderr and make it exit 1.
+// reached "ready", the transcript, the bot audio's peak level (WebAudio, 0
+// to 1), the requests made, blocked and sent with an Authorization header,
+// every console message and page error; problems go to stderr and make it
+// exit 1.
 import { launch } from "./browser.mjs";
 import { parseArgs } from "node:util";
 import { createInterface } from "node:readline";
@@ -28,13 +28,14 @@ import { createInterface } from "node:readline";
 /** @typedef {import("playwright-core").Locator} Locator */
 
 /**
- * What the driver finds on each kind of page: the state to wait for
- * before Connect (null: none), the state reached, a line of
- * the transcript and all of them, the bot's audio element (a selector), how
- * text is typed and sent, and the error the page shows (null for none).
+ * What the driver finds on each kind of page: the state to wait for before
+ * Connect (null: none), the state reached, a line of the transcript and all
+ * of them, the bot's audio element (a selector), how text is typed and
+ * sent, and the error the page shows (null for none).
  *
  * @type {Record<string, {
- *   idle: ((page: Page) => Locator) | null, ready: (page: Page) => Locator, disconnected: (page: Page) => Locator,
+ *   idle: ((page: Page) => Locator) | null,
+ *   ready: (page: Page) => Locator, disconnected: (page: Page) => Locator,
  *   line: (page: Page, text: string) => Locator, lines: (page: Page) => Promise<string[]>,
  *   audio: string, send: (page: Page, text: string) => Promise<void>,
  *   error: (page: Page) => Promise<string | null>,

@@ -31,13 +31,14 @@ import (
 
 // callResult is what browsertest's driver/call.mjs prints.
 type callResult struct {
-	LoadedMs, ReadyMs float64
-	Transcript        []string
-	AudioLevel        float64
-	Requests, Blocked []string
-	Console           []string
-	PageErrors        []string
-	Error             *string
+	LoadedMs, ConnectMs, ReadyMs float64
+	Transcript                   []string
+	AudioLevel                   float64
+	Requests, Blocked            []string
+	Authorized                   []string
+	Console                      []string
+	PageErrors                   []string
+	Error                        *string
 }
 
 // A call from a browser to a deployed agent: the generated vanilla client,
@@ -56,7 +57,7 @@ func TestBrowserCallsDeployedAgent(t *testing.T) {
 		t.Skip("npm, Chromium and an engine take minutes; run without -short")
 	}
 	r := newCallRig(t, 1)
-	v, page, key, tools, driver := r.v, r.page, r.key, r.tools, r.driver
+	v, page, tools, driver := r.v, r.page, r.tools, r.driver
 	page.serve(t, buildPage(t, tools, r.client))
 
 	const typed = "deliver order 42"
@@ -66,7 +67,27 @@ func TestBrowserCallsDeployedAgent(t *testing.T) {
 	res := call(t, tools, driver, page.url(), v.base, func() { offer = agentCall(t, v) },
 		"--text", typed, "--expect", standinapi.UserLine, "--expect", standinapi.BotLine)
 	t.Logf("page loaded at %.0f ms, ready at %.0f ms (%.0f ms after the load); bot audio peak %.3f", res.LoadedMs, res.ReadyMs, res.ReadyMs-res.LoadedMs, res.AudioLevel)
+	r.checkCall(t, res, offer, typed, page.url(), v.base+"/")
 
+	// The page built for the development runner calls the next idle
+	// agent straight.
+	agentURL := r.idleAgent(t)
+	direct := r.servePageFor(t, agentURL)
+	res = call(t, tools, driver, direct.url(), agentURL, nil, "--expect", standinapi.BotLine)
+	if res.AudioLevel <= 0 || len(res.Blocked) > 0 {
+		t.Errorf("the call straight to the agent: bot audio peak %v, other hosts tried %q", res.AudioLevel, res.Blocked)
+	}
+}
+
+// checkCall checks what call returned, what the agent recorded of the call
+// (offer, from agentCall) and the platform after it: the page logged no
+// error, played the bot's audio, showed the transcript and the reply to the
+// text typed, asked nothing of any host but origins (URL prefixes), and
+// neither the key nor the agent's secret shows in its console or the
+// platform's log; the agent received the typed text and the microphone's
+// audio, and Disconnect ended the session.
+func (r callRig) checkCall(t *testing.T, res callResult, offer *standinapi.Session, typed string, origins ...string) {
+	t.Helper()
 	for _, l := range res.Console {
 		if strings.HasPrefix(l, "error: ") {
 			t.Errorf("the page logged an error: %s", l)
@@ -81,19 +102,19 @@ func TestBrowserCallsDeployedAgent(t *testing.T) {
 	if len(res.Blocked) > 0 {
 		t.Errorf("the page tried other hosts: %q", res.Blocked)
 	}
-	for _, r := range res.Requests {
-		_, url, _ := strings.Cut(r, " ")
-		if !strings.HasPrefix(url, page.url()) && !strings.HasPrefix(url, v.base+"/") {
-			t.Errorf("a request to neither the page's origin nor the platform: %s", r)
+	for _, req := range res.Requests {
+		_, url, _ := strings.Cut(req, " ")
+		if !slices.ContainsFunc(origins, func(o string) bool { return strings.HasPrefix(url, o) }) {
+			t.Errorf("a request to none of %q: %s", origins, req)
 		}
 	}
-	for _, secret := range []string{key.Key, v.key, sessionsCanary} {
+	for _, secret := range []string{r.key.Key, r.v.key, sessionsCanary} {
 		for _, l := range res.Console {
 			if strings.Contains(l, secret) {
 				t.Errorf("the page's console shows a secret: %s", strings.ReplaceAll(l, secret, "<secret>"))
 			}
 		}
-		if strings.Contains(v.log.String(), secret) {
+		if strings.Contains(r.v.log.String(), secret) {
 			t.Error("the platform's log holds a secret")
 		}
 	}
@@ -106,16 +127,7 @@ func TestBrowserCallsDeployedAgent(t *testing.T) {
 	if !sentText(offer.Messages, typed) || offer.AudioReceived == 0 || !offer.Connected {
 		t.Errorf("the agent's record of the call: %d audio packets received, messages %s", offer.AudioReceived, offer.Messages)
 	}
-	v.waitSession("bot", offer.ID, resources.SessionEnded)
-
-	// The page built for the development runner calls the next idle
-	// agent straight.
-	agentURL := r.idleAgent(t)
-	direct := r.servePageFor(t, agentURL)
-	res = call(t, tools, driver, direct.url(), agentURL, nil, "--expect", standinapi.BotLine)
-	if res.AudioLevel <= 0 || len(res.Blocked) > 0 {
-		t.Errorf("the call straight to the agent: bot audio peak %v, other hosts tried %q", res.AudioLevel, res.Blocked)
-	}
+	r.v.waitSession("bot", offer.ID, resources.SessionEnded)
 }
 
 // servePageFor builds the client for the development runner (its default
@@ -205,6 +217,16 @@ type callRig struct {
 
 func newCallRig(t *testing.T, maxAgents int) callRig {
 	t.Helper()
+	r := newPageRig(t, maxAgents)
+	r.client = writeVanilla(t, map[string]string{"VITE_PLATFORM_URL": r.v.base, "VITE_AGENT_NAME": "bot", "VITE_PUBLIC_KEY": r.key.Key})
+	r.tools.Install(t, r.client)
+	return r
+}
+
+// newPageRig is a callRig without its client: the platform, the agent,
+// the driver, and a page server whose origin the public key lists.
+func newPageRig(t *testing.T, maxAgents int) callRig {
+	t.Helper()
 	r := newCallPlatform(t, maxAgents)
 	// The page's origin first: the key lists it.
 	r.page = listenPage(t)
@@ -212,8 +234,6 @@ func newCallRig(t *testing.T, maxAgents int) callRig {
 	if r.key, err = r.v.c.CreatePublicKey(context.Background(), r.v.org, resources.PublicKeyRequest{Name: "page", AllowedOrigins: []string{r.page.origin()}}); err != nil {
 		t.Fatal(err)
 	}
-	r.client = writeVanilla(t, map[string]string{"VITE_PLATFORM_URL": r.v.base, "VITE_AGENT_NAME": "bot", "VITE_PUBLIC_KEY": r.key.Key})
-	r.tools.Install(t, r.client)
 	return r
 }
 
@@ -257,7 +277,12 @@ func (p *pageServer) serve(t *testing.T, dir string) {
 // transports, its .env.local set to env.
 func writeVanilla(t *testing.T, env map[string]string) string {
 	t.Helper()
-	cfg := scaffold.Config{ProjectName: "web-call", BotType: "web", Transports: []string{"smallwebrtc", "daily"}, Mode: "cascade", ClientFramework: "vanilla"}
+	return writeWebClient(t, scaffold.Config{ProjectName: "web-call", BotType: "web", Transports: []string{"smallwebrtc", "daily"}, Mode: "cascade", ClientFramework: "vanilla"}, env)
+}
+
+// writeWebClient writes the client of cfg, its .env.local set to env.
+func writeWebClient(t *testing.T, cfg scaffold.Config, env map[string]string) string {
+	t.Helper()
 	files, err := scaffold.ClientFiles(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -337,9 +362,10 @@ func call(t *testing.T, tools browsertest.Tools, driver, pageURL, allow string, 
 func agentCall(t *testing.T, v *sessionEnv) *standinapi.Session {
 	t.Helper()
 	ctx := context.Background()
-	sessions, err := v.c.Sessions(ctx, v.org, "bot")
+	all, err := v.c.Sessions(ctx, v.org, "bot")
+	sessions := slices.DeleteFunc(slices.Clone(all), func(s resources.Session) bool { return s.State == resources.SessionEnded })
 	if err != nil || len(sessions) != 1 {
-		t.Fatalf("sessions: %+v %v", sessions, err)
+		t.Fatalf("sessions: %+v %v", all, err)
 	}
 	agent, _ := v.sessionAgent("bot", sessions[0].ID)
 	var offer *standinapi.Session

@@ -11,17 +11,13 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/botkit-dev/botkit/internal/testsupport/browsertest"
-	"github.com/botkit-dev/botkit/internal/testsupport/testenv"
 )
 
 // The slow tests of the generated clients: each variant is written to disk,
@@ -113,61 +109,6 @@ func writeClient(t *testing.T, dir string, cfg Config, env map[string]string) st
 	return browsertest.WriteClient(t, dir, m, env)
 }
 
-// startNext runs `next start` for the built client on 127.0.0.1 and returns
-// its URL and a function returning its output so far.
-func startNext(t *testing.T, client string, env []string) (string, func() string) {
-	t.Helper()
-	port := testenv.FreePort(t)
-	var out bytes.Buffer
-	var mu sync.Mutex
-	cmd := exec.Command(filepath.Join(client, "node_modules", ".bin", "next"), "start", "-H", "127.0.0.1", "-p", strconv.Itoa(port))
-	cmd.Dir = client
-	cmd.Env = append(os.Environ(), env...)
-	w := writerFunc(func(p []byte) (int, error) { mu.Lock(); defer mu.Unlock(); return out.Write(p) })
-	cmd.Stdout, cmd.Stderr = w, w
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	t.Cleanup(func() {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM) // error ignored: the group may have exited already
-		select {
-		case <-exited:
-		case <-time.After(10 * time.Second):
-			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // error ignored: as above
-			<-exited
-		}
-	})
-	output := func() string { mu.Lock(); defer mu.Unlock(); return out.String() }
-
-	url := "http://127.0.0.1:" + strconv.Itoa(port) + "/"
-	deadline := time.Now().Add(testenv.Patience)
-	for {
-		select {
-		case err := <-exited:
-			t.Fatalf("next start exited: %v\n%s", err, output())
-		default:
-		}
-		resp, err := http.Get(url)
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return url, output
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("next start: %s not ready after %s\n%s", url, testenv.Patience, output())
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
-}
-
-type writerFunc func([]byte) (int, error)
-
-func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
-
 // loadResult is what load.mjs prints.
 type loadResult struct {
 	Status           int
@@ -215,7 +156,7 @@ func TestClientBuildsAndLoadsInChromium(t *testing.T) {
 					t.Errorf("next build rewrote tsconfig.json:\n%s", after)
 				}
 				assertNotInTree(t, filepath.Join(client, ".next", "static"), npmCanaryKey)
-				url, serverOutput = startNext(t, client, nil)
+				url, serverOutput = browsertest.StartNext(t, client, nil)
 			} else {
 				dist := filepath.Join(client, "dist")
 				if _, err := os.Stat(filepath.Join(dist, "index.html")); err != nil {

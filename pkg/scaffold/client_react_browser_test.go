@@ -183,7 +183,7 @@ func TestReactClientsCallTheirTargetInChromium(t *testing.T) {
 		assertNotInTree(t, filepath.Join(client, ".next", "static"), npmCanaryKey)
 
 		t.Run("platform", func(t *testing.T) {
-			url, serverOutput := startNext(t, client, nil)
+			url, serverOutput := browsertest.StartNext(t, client, nil)
 			res := connectInChromium(t, h, url, filepath.Join(h.shots, "react-nextjs-platform.png"), "")
 			checkPage(t, res, cfg.ProjectName)
 			checkSession(t, runner.take(), platformRoot, "Bearer "+npmCanaryKey)
@@ -201,7 +201,7 @@ func TestReactClientsCallTheirTargetInChromium(t *testing.T) {
 		t.Run("local runner", func(t *testing.T) {
 			// .env.local is read by next start: no rebuild.
 			browsertest.WriteEnvLocal(t, client, map[string]string{"BOT_START_URL": runner.URL + "/start"})
-			url, _ := startNext(t, client, nil)
+			url, _ := browsertest.StartNext(t, client, nil)
 			checkNextProxy(t, url, runner, "", "", map[string]any{"transport": "webrtc"})
 		})
 	})

@@ -203,6 +203,7 @@ type callsResult struct {
 	failed                        []string
 	rss, goroutines               []int // before, each second during, after
 	rssAfter, goroutinesAfter     int
+	rssLater, goroutinesLater     int // 35 s after
 	rssBefore, goroutinesBefore   int
 	sessionsLive, sessionsRecords int
 }
@@ -266,6 +267,11 @@ func (r *rig) calls() callsResult {
 	time.Sleep(2 * time.Second)
 	res.rssAfter, _ = r.memory()
 	res.goroutinesAfter = r.goroutines()
+	// The idle connections to agents close after 30 s (agentcall's
+	// IdleConnTimeout): what is left then.
+	time.Sleep(35 * time.Second)
+	res.rssLater, _ = r.memory()
+	res.goroutinesLater = r.goroutines()
 	return res
 }
 
@@ -334,10 +340,10 @@ func (res callsResult) print() {
 		}
 		return strings.Join(out, " ")
 	}
-	fmt.Printf("%d phone calls at once: the platform's VmRSS (MiB) before %.1f, each second %s, after (the pool refilled) %.1f\n",
-		phoneCalls, mib(res.rssBefore), kib(res.rss), mib(res.rssAfter))
-	fmt.Printf("%d phone calls at once: the platform's goroutines before %d, each second %s, after (the pool refilled) %d\n",
-		phoneCalls, res.goroutinesBefore, ints(res.goroutines), res.goroutinesAfter)
+	fmt.Printf("%d phone calls at once: the platform's VmRSS (MiB) before %.1f, each second %s, after (the pool refilled) %.1f, 35 s later %.1f\n",
+		phoneCalls, mib(res.rssBefore), kib(res.rss), mib(res.rssAfter), mib(res.rssLater))
+	fmt.Printf("%d phone calls at once: the platform's goroutines before %d, each second %s, after (the pool refilled) %d, 35 s later %d\n",
+		phoneCalls, res.goroutinesBefore, ints(res.goroutines), res.goroutinesAfter, res.goroutinesLater)
 	fmt.Printf("%d phone calls at once: %d sessions recorded, %d live after the calls\n", phoneCalls, res.sessionsRecords, res.sessionsLive)
 }
 

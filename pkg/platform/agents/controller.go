@@ -533,9 +533,16 @@ type ops struct {
 
 // pull is an image pull under way (by image and credentials' owner).
 type pull struct {
-	done chan struct{}
-	err  error
+	done  chan struct{}
+	err   error
+	ended time.Time // set before done is closed
 }
+
+// pullFresh is how long a finished pull with credentials answers for the
+// registry: a result older than that (the agent it was for started
+// otherwise, or went) is not taken for the registry's word on credentials
+// written since; the registry is asked again.
+const pullFresh = 10 * time.Second
 
 func newOps() *ops { return &ops{removals: map[string]bool{}, pulls: map[string]*pull{}} }
 
@@ -617,8 +624,11 @@ func (r *Reconciler) pullAsync(ctx context.Context, rt runtime.Runtime, a store.
 		select {
 		case <-p.done:
 			delete(r.ops.pulls, id)
-			r.ops.mu.Unlock()
-			return r.pulled(ctx, rt, image, p.err)
+			if creds == nil || time.Since(p.ended) < pullFresh {
+				r.ops.mu.Unlock()
+				return r.pulled(ctx, rt, image, p.err)
+			}
+			// Stale: asked again below.
 		default:
 			r.ops.mu.Unlock()
 			return errPulling
@@ -642,6 +652,7 @@ func (r *Reconciler) pullAsync(ctx context.Context, rt runtime.Runtime, a store.
 		if pctx.Err() == context.DeadlineExceeded {
 			p.err = &runtime.Error{Reason: runtime.ReasonPullFailed, Message: fmt.Sprintf("the pull of %s took longer than %s", image, pullTimeout)}
 		}
+		p.ended = time.Now()
 		close(p.done)
 		if q := r.queues[region]; q != nil {
 			q.add(k, false)

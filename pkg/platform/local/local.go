@@ -81,6 +81,9 @@ func Engine() (rts map[string]runtime.Runtime, noRuntime func(region string) str
 // up when ctx ends.
 func PassLock(dataDir string) func(ctx context.Context, region string) (func(), error) {
 	return func(ctx context.Context, region string) (func(), error) {
+		if err := ctx.Err(); err != nil {
+			return nil, err // given up already: nothing is left to take the lock later
+		}
 		type locked struct {
 			release func()
 			err     error

@@ -250,6 +250,16 @@ type endpointConfig struct {
 	NetworkID string `json:"NetworkID"`
 }
 
+// join makes the container join network, the network named name as
+// networkID resolved it (the name itself when it is the engine's own or
+// unknown).
+func (b *createBody) join(network, name string) {
+	b.HostConfig.NetworkMode, b.NetworkingConfig = network, nil
+	if network != name { // joined by ID
+		b.NetworkingConfig = &networkingConfig{EndpointsConfig: map[string]endpointConfig{network: {NetworkID: network}}}
+	}
+}
+
 // checkNetwork refuses the networks an agent must not join.
 func checkNetwork(n string) error {
 	switch {
@@ -330,14 +340,11 @@ func (rt *Runtime) Start(ctx context.Context, spec runtime.StartSpec) ([]runtime
 			NanoCPUs:      spec.Profile.NanoCPUs,
 			PidsLimit:     spec.Profile.PIDs,
 			RestartPolicy: restart,
-			NetworkMode:   network,
 			IpcMode:       "private",
 			LogConfig:     logConfig{Type: "json-file", Config: map[string]string{"max-size": "10m", "max-file": "3"}},
 		},
 	}
-	if network != spec.Network { // joined by ID
-		body.NetworkingConfig = &networkingConfig{EndpointsConfig: map[string]endpointConfig{network: {NetworkID: network}}}
-	}
+	body.join(network, spec.Network)
 	ids := make([]string, spec.Count)
 	errs := make([]error, spec.Count)
 	var wg sync.WaitGroup
@@ -346,6 +353,18 @@ func (rt *Runtime) Start(ctx context.Context, spec runtime.StartSpec) ([]runtime
 		go func() {
 			defer wg.Done()
 			ids[i], errs[i] = rt.startOne(ctx, spec.Owner, spec.FirstIndex+i, spec.Labels, body)
+			if errors.Is(errs[i], errNetworkGone) {
+				// Joined again, by the ID the network's name has now.
+				if ids[i] != "" {
+					_ = rt.Remove(ctx, ids[i], 0) // error ignored: never started; the start below is the news
+				}
+				again := body
+				again.join(rt.networkID(ctx, spec.Network), spec.Network)
+				ids[i], errs[i] = rt.startOne(ctx, spec.Owner, spec.FirstIndex+i, spec.Labels, again)
+				if errors.Is(errs[i], errNetworkGone) {
+					errs[i] = &runtime.Error{Reason: runtime.ReasonEngine, Message: fmt.Sprintf("network %s: removed while the agent joined it, twice", spec.Network)}
+				}
+			}
 		}()
 	}
 	wg.Wait()
@@ -387,15 +406,33 @@ func (rt *Runtime) startOne(ctx context.Context, o runtime.Owner, index int, ext
 	}
 	err := rt.Do(ctx, http.MethodPost, "/containers/create", url.Values{"name": {containerName(o, index)}}, body, &created)
 	if err != nil {
-		if StatusOf(err) == http.StatusNotFound {
+		switch {
+		case networkGone(err):
+			return "", errNetworkGone
+		case StatusOf(err) == http.StatusNotFound:
 			return "", &runtime.Error{Reason: runtime.ReasonImageNotFound, Image: body.Image, Message: "not pulled"}
 		}
 		return "", engineError(err)
 	}
 	if err := rt.Do(ctx, http.MethodPost, "/containers/"+created.ID+"/start", nil, nil, nil); err != nil {
+		if networkGone(err) {
+			return created.ID, errNetworkGone
+		}
 		return created.ID, engineError(err)
 	}
 	return created.ID, nil
+}
+
+// errNetworkGone: the network a start resolved was removed before the
+// container joined it (another platform on the engine made the agents'
+// network at the same moment and kept its own).
+var errNetworkGone = errors.New("the agents' network was removed meanwhile")
+
+// networkGone reports whether the engine refused a container because its
+// network no longer exists (404, "network … not found").
+func networkGone(err error) bool {
+	var ae *APIError
+	return errors.As(err, &ae) && ae.Status == http.StatusNotFound && strings.HasPrefix(ae.Message, "network ")
 }
 
 type containerJSON struct {

@@ -111,10 +111,7 @@ func replicaScenario(t *testing.T, env *engineEnv, contract *apitest.Contract) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	creds := agentsRegUser + ":" + agentsRegPass
-	if _, _, err := b.Merge(ctx, "replicas", "reg", resources.Patch{Kind: resources.KindImagePullSecret, Host: env.host, Credentials: &creds}, ""); err != nil {
-		t.Fatal(err)
-	}
+	putPullSecret(t, b, "replicas", env.host)
 	if _, _, err := b.PutAgent(ctx, "replicas", resources.Agent{Metadata: resources.ObjectMeta{Name: "bot"},
 		Spec: resources.AgentSpec{Image: env.image.Ref, ImagePullSecret: "reg"}}, ""); err != nil {
 		t.Fatal(err)
@@ -796,4 +793,14 @@ func codeOf(err error) string {
 		return re.Code
 	}
 	return ""
+}
+
+// putPullSecret writes the organization's image pull secret "reg" for the
+// test registry at host, with its credentials.
+func putPullSecret(t *testing.T, c *client.Client, org, host string) {
+	t.Helper()
+	creds := agentsRegUser + ":" + agentsRegPass
+	if _, _, err := c.Merge(context.Background(), org, "reg", resources.Patch{Kind: resources.KindImagePullSecret, Host: host, Credentials: &creds}, ""); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -51,10 +51,7 @@ func rolloutKeepsServingCount(t *testing.T, env *engineEnv) {
 		t.Fatal(err)
 	}
 	const org = "local"
-	creds := agentsRegUser + ":" + agentsRegPass
-	if _, _, err := c.Merge(ctx, org, "reg", resources.Patch{Kind: resources.KindImagePullSecret, Host: env.host, Credentials: &creds}, ""); err != nil {
-		t.Fatal(err)
-	}
+	putPullSecret(t, c, org, env.host)
 	agent := func(n int) *resources.Agent {
 		return &resources.Agent{Metadata: resources.ObjectMeta{Name: "grower"},
 			Spec: resources.AgentSpec{Image: env.image.Ref, ImagePullSecret: "reg", Scaling: &resources.AgentScaling{MinAgents: n, MaxAgents: n}}}
@@ -203,10 +200,7 @@ func readsChangeNothing(t *testing.T, env *engineEnv) {
 	}
 	srv, c := open()
 	const org = "local"
-	creds := agentsRegUser + ":" + agentsRegPass
-	if _, _, err := c.Merge(ctx, org, "reg", resources.Patch{Kind: resources.KindImagePullSecret, Host: env.host, Credentials: &creds}, ""); err != nil {
-		t.Fatal(err)
-	}
+	putPullSecret(t, c, org, env.host)
 	if _, _, err := c.PutAgent(ctx, org, resources.Agent{Metadata: resources.ObjectMeta{Name: "reader"},
 		Spec: resources.AgentSpec{Image: env.image.Ref, ImagePullSecret: "reg", Scaling: &resources.AgentScaling{MinAgents: 2}}}, ""); err != nil {
 		t.Fatal(err)
@@ -469,10 +463,7 @@ func stallingRegistry(t *testing.T, env *engineEnv) {
 		return s.held.Load() > 0
 	})
 
-	creds := agentsRegUser + ":" + agentsRegPass
-	if _, _, err := quick.Merge(ctx, "quick", "reg", resources.Patch{Kind: resources.KindImagePullSecret, Host: env.host, Credentials: &creds}, ""); err != nil {
-		t.Fatal(err)
-	}
+	putPullSecret(t, quick, "quick", env.host)
 	if _, _, err := quick.PutAgent(ctx, "quick", resources.Agent{Metadata: resources.ObjectMeta{Name: "bot"},
 		Spec: resources.AgentSpec{Image: env.image.Ref, ImagePullSecret: "reg"}}, ""); err != nil {
 		t.Fatal(err)

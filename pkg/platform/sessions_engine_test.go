@@ -92,10 +92,7 @@ func newSessionEnv(t *testing.T, e *dockertest.Engine, rt *docker.Runtime, image
 	if _, _, err := v.c.Merge(ctx, v.org, "bot-secrets", resources.Patch{Set: map[string]string{"API_KEY": sessionsCanary, standinapi.PrintEnv: "API_KEY"}}, ""); err != nil {
 		t.Fatal(err)
 	}
-	creds := agentsRegUser + ":" + agentsRegPass
-	if _, _, err := v.c.Merge(ctx, v.org, "reg", resources.Patch{Kind: resources.KindImagePullSecret, Host: regHost, Credentials: &creds}, ""); err != nil {
-		t.Fatal(err)
-	}
+	putPullSecret(t, v.c, v.org, regHost)
 	if _, err := v.c.WaitAll(ctx, v.org, []string{"bot-secrets", "reg"}); err != nil {
 		t.Fatal(err)
 	}

@@ -279,10 +279,7 @@ func racingStarts(t *testing.T, rt *docker.Runtime, img dockertest.Image, host s
 	if err != nil {
 		t.Fatal(err)
 	}
-	creds := agentsRegUser + ":" + agentsRegPass
-	if _, _, err := c.Merge(ctx, "crowd", "reg", resources.Patch{Kind: resources.KindImagePullSecret, Host: host, Credentials: &creds}, ""); err != nil {
-		t.Fatal(err)
-	}
+	putPullSecret(t, c, "crowd", host)
 	if _, err := c.WaitAll(ctx, "crowd", []string{"reg"}); err != nil {
 		t.Fatal(err)
 	}

@@ -29,7 +29,11 @@ func (s *Store) PublicKeyByHash(ctx context.Context, hash []byte) (store.PublicK
 }
 
 func (s *Store) PublicKeySession(ctx context.Context, hash []byte, sessionID string) (store.PublicKey, store.Session, error) {
-	k, ss, err := rowcodec.ScanPublicKeySession(s.rdb().QueryRowContext(ctx, qPublicKeySession, sessionID, hash))
+	// The read of every proxied request: two rows by unique indexes, never
+	// waiting on a writer (WAL), so it runs without ctx's cancellation (a
+	// cancellable context costs the driver and database/sql a watching
+	// goroutine each per query).
+	k, ss, err := rowcodec.ScanPublicKeySession(s.rdb().QueryRowContext(context.WithoutCancel(ctx), qPublicKeySession, sessionID, hash))
 	if errors.Is(err, sql.ErrNoRows) {
 		return k, ss, store.ErrNotFound
 	}

@@ -327,6 +327,12 @@ func (a *api) observe(next http.Handler) http.Handler {
 			if info.route == "/healthz" || info.route == "/metrics" {
 				return
 			}
+			if sw.status >= http.StatusOK {
+				// The answer goes out before its log line is written (not
+				// after: the line's write is a system call of its own). A
+				// switched protocol (1xx) owns its connection.
+				_ = http.NewResponseController(sw).Flush() // error ignored: the client went away; the line says what was answered
+			}
 			a.log.LogAttrs(r.Context(), slog.LevelInfo, "request",
 				slog.String("request_id", info.id), slog.String("method", r.Method), slog.String("path", r.URL.Path),
 				slog.String("route", info.route), slog.Int("status", code), slog.Int("bytes", sw.bytes),

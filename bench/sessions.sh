@@ -5,7 +5,8 @@
 # POST /bot to an idle agent, and 20 starters at once; a cold start
 # (minAgents 0) against the engine API's create and start of the same
 # image until its first /readyz 200; api/offer through the platform's proxy
-# against the agent directly, and a websocket echo of 20 ms audio frames
+# against the agent directly (and two peers: a bare TCP relay and Go's
+# reverse proxy alone), and a websocket echo of 20 ms audio frames
 # through wsUrl against the agent's /ws; a burst of 200 starts against
 # maxAgents 10, what is left after, and the platform process's memory.
 # Everything is private to the run and removed after it: a Docker Engine

@@ -23,7 +23,11 @@
 //     network until the container's first /readyz 200. Goal: within 1.2x.
 //   - proxy: POST api/offer through /v1/public/{agent}/sessions/{id}/
 //     against the same request sent to the agent's address directly
-//     (goal: median within 1.3x); a websocket echo of 160-byte frames
+//     (goal: median within 1.3x), and two peers between the same caller
+//     and agent, each a process of its own: a bare TCP relay (the cost of
+//     any process's hop on this machine) and Go's reverse proxy with
+//     nothing else (what the platform's HTTP server and client cost before
+//     its key, store and log); a websocket echo of 160-byte frames
 //     every 20 ms (8 kHz μ-law, 20 ms) through wsUrl against one to the
 //     agent's /ws directly, side by side (goal: p99 added at most 2 ms).
 //   - phone call relay: the same echo through /ws/generic (a call the
@@ -150,7 +154,7 @@ func BenchmarkSessions(b *testing.B) {
 	for i := 0; i < rounds; i++ {
 		conc = append(conc, r.concurrentStarts()...)
 	}
-	offers, offersDirect, ws, wsDirect := r.proxy(rounds)
+	offers, offersDirect, offersRelay, offersStd, ws, wsDirect := r.proxy(rounds)
 	relayed, relayDirect := r.relay(rounds)
 	probes := r.probe(rounds)
 	burst := r.burst()
@@ -175,6 +179,10 @@ func BenchmarkSessions(b *testing.B) {
 	reportMicro("proxy: POST api/offer through the platform", offers)
 	reportMicro("proxy: POST api/offer to the agent directly", offersDirect)
 	fmt.Printf("proxy: api/offer ratio of the medians: %.2fx (goal <= 1.3x)\n", ratio(offers, offersDirect))
+	reportMicro("proxy peer: POST api/offer through a bare TCP relay (a process of its own)", offersRelay)
+	reportMicro("proxy peer: POST api/offer through Go's reverse proxy alone (a process of its own)", offersStd)
+	fmt.Printf("proxy peers: the relay / directly %.2fx (any process's hop); Go's reverse proxy / directly %.2fx; through the platform / Go's reverse proxy %.2fx (the platform's own cost)\n",
+		ratio(offersRelay, offersDirect), ratio(offersStd, offersDirect), ratio(offers, offersStd))
 	reportMicro("websocket echo of 160-byte frames every 20 ms through wsUrl", ws)
 	reportMicro("websocket echo of 160-byte frames every 20 ms to /ws directly", wsDirect)
 	fmt.Printf("websocket: added latency: median %s, p99 %s (goal <= 2ms)\n",
@@ -191,6 +199,7 @@ func BenchmarkSessions(b *testing.B) {
 	b.ReportMetric(float64(pct(conc, 99))/1e6, "ms/warm-start-p99-20")
 	b.ReportMetric(ratio(cold, peerReady), "x/cold-start")
 	b.ReportMetric(ratio(offers, offersDirect), "x/offer")
+	b.ReportMetric(ratio(offers, offersStd), "x/offer-over-go-proxy")
 	b.ReportMetric(float64(pct(ws, 99)-pct(wsDirect, 99))/1e6, "ms/ws-added-p99")
 	b.ReportMetric(float64(pct(relayed, 99)-pct(relayDirect, 99))/1e6, "ms/relay-added-p99")
 	b.ReportMetric(float64(pct(calls.echo, 99))/1e6, "ms/calls-50-echo-p99")
@@ -725,10 +734,10 @@ func (r *rig) direct1(p peer) time.Duration {
 }
 
 // proxy measures, on one websocket session of the warm agent, api/offer
-// round trips through the platform and directly (alternating, 40 per
-// round), then the websocket echo through wsUrl and directly, side by
+// round trips through the platform, directly, through the bare relay and
+// through Go's reverse proxy (in turn, 40 each per round), then the websocket echo through wsUrl and directly, side by
 // side (2 s per round).
-func (r *rig) proxy(rounds int) (offers, offersDirect, ws, wsDirect []time.Duration) {
+func (r *rig) proxy(rounds int) (offers, offersDirect, offersRelay, offersStd, ws, wsDirect []time.Duration) {
 	r.waitPool(warmAgent, warmMin)
 	started := r.must("websocket start", r.start(warmAgent, resources.SessionStartRequest{Transport: resources.TransportWebsocket})).out
 	recs := r.received(warmAgent, started.SessionID)
@@ -757,13 +766,19 @@ func (r *rig) proxy(rounds int) (offers, offersDirect, ws, wsDirect []time.Durat
 	through := r.srv.URL + "/v1/public/" + warmAgent + "/sessions/" + started.SessionID + "/api/offer"
 	viaKey := http.Header{"Authorization": {"Bearer " + r.key}}
 	toAgent := http.Header{"X-Daily-Session-Id": {started.SessionID}}
+	relayed := "http://" + startRelay(r.b, "tcp", endpoint) + "/api/offer"
+	stdlib := "http://" + startRelay(r.b, "http", endpoint) + "/api/offer"
 	for i := 0; i < 5; i++ { // the connections made: not measured
 		offer(through, viaKey, i)
 		offer("http://"+endpoint+"/api/offer", toAgent, i)
+		offer(relayed, toAgent, i)
+		offer(stdlib, toAgent, i)
 	}
 	for i := 0; i < 40*rounds; i++ {
 		offers = append(offers, offer(through, viaKey, i))
 		offersDirect = append(offersDirect, offer("http://"+endpoint+"/api/offer", toAgent, i))
+		offersRelay = append(offersRelay, offer(relayed, toAgent, i))
+		offersStd = append(offersStd, offer(stdlib, toAgent, i))
 	}
 
 	ctx, cancel := context.WithTimeout(context.Background(), testenv.Patience)
@@ -782,7 +797,7 @@ func (r *rig) proxy(rounds int) (offers, offersDirect, ws, wsDirect []time.Durat
 	viaURL.Close(websocket.StatusNormalClosure, "")
 	toWS.Close(websocket.StatusNormalClosure, "")
 	r.end(recs)
-	return offers, offersDirect, ws, wsDirect
+	return offers, offersDirect, offersRelay, offersStd, ws, wsDirect
 }
 
 // echoes sends a 20 ms frame every 20 ms on both a and b, side by side

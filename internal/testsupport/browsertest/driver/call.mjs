@@ -29,13 +29,15 @@ import { createInterface } from "node:readline";
 
 /**
  * What the driver finds on each kind of page: the state to wait for before
- * Connect (null: none), the state reached, a line of the transcript and all
+ * Connect (null: none), the state reached (and the same as a query the page
+ * itself watches, `css` or `xpath`, which times it), a line of the transcript and all
  * of them, the bot's audio element (a selector), how text is typed and
  * sent, and the error the page shows (null for none).
  *
  * @type {Record<string, {
  *   idle: ((page: Page) => Locator) | null,
- *   ready: (page: Page) => Locator, disconnected: (page: Page) => Locator,
+ *   ready: (page: Page) => Locator, readyQuery: { css?: string, xpath?: string },
+ *   disconnected: (page: Page) => Locator,
  *   line: (page: Page, text: string) => Locator, lines: (page: Page) => Promise<string[]>,
  *   audio: string, send: (page: Page, text: string) => Promise<void>,
  *   error: (page: Page) => Promise<string | null>,
@@ -46,6 +48,7 @@ const UIS = {
   vanilla: {
     idle: null,
     ready: (page) => page.locator('#status[data-state="ready"]'),
+    readyQuery: { css: '#status[data-state="ready"]' },
     disconnected: (page) => page.locator('#status[data-state="disconnected"]'),
     line: (page, text) => page.locator("#transcript li", { hasText: text }).first(),
     lines: (page) => page.locator("#transcript li").allTextContents(),
@@ -65,6 +68,7 @@ const UIS = {
   console: {
     idle: (page) => consoleStatus(page, "Client", "initialized").first(),
     ready: (page) => consoleStatus(page, "Agent", "ready").first(),
+    readyQuery: { xpath: consoleStatusXPath("Agent", "ready") },
     disconnected: (page) => consoleStatus(page, "Client", "disconnected").first(),
     line: (page, text) => conversation(page).getByText(text).first(),
     lines: async (page) =>
@@ -92,7 +96,40 @@ function conversation(/** @type {Page} */ page) {
 
 /** The console's visible Status row `who` ("Client", "Agent") showing state. */
 function consoleStatus(/** @type {Page} */ page, /** @type {string} */ who, /** @type {string} */ state) {
-  return page.locator(`xpath=//dt[normalize-space()="${who}"]/following-sibling::dd[1][normalize-space()="${state}"]`).filter({ visible: true });
+  return page.locator(`xpath=${consoleStatusXPath(who, state)}`).filter({ visible: true });
+}
+
+/** The XPath of the console's Status row `who` showing state. */
+function consoleStatusXPath(/** @type {string} */ who, /** @type {string} */ state) {
+  return `//dt[normalize-space()="${who}"]/following-sibling::dd[1][normalize-space()="${state}"]`;
+}
+
+/**
+ * Records in the page (window.__readyAt, ms since the navigation started)
+ * the moment query first matches a visible element: a MutationObserver sees
+ * every change as it is made, where a locator's wait polls (at up to
+ * 500 ms apart) and would time the poll.
+ */
+async function watchReady(/** @type {Page} */ page, /** @type {{ css?: string, xpath?: string }} */ query) {
+  await page.evaluate((q) => {
+    const find = () =>
+      q.css ? document.querySelector(q.css) : document.evaluate(q.xpath, document, null, XPathResult.FIRST_ORDERED_NODE_TYPE, null).singleNodeValue;
+    const seen = () => {
+      const el = find();
+      return el instanceof Element && el.checkVisibility();
+    };
+    if (seen()) {
+      window.__readyAt = performance.now();
+      return;
+    }
+    const observer = new MutationObserver(() => {
+      if (seen()) {
+        window.__readyAt = performance.now();
+        observer.disconnect();
+      }
+    });
+    observer.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+  }, query);
 }
 
 const { values: opts } = parseArgs({
@@ -153,10 +190,11 @@ try {
   result.loadedMs = await page.evaluate(() => performance.now());
 
   if (ui.idle) await ui.idle(page).waitFor({ timeout });
+  await watchReady(page, ui.readyQuery);
   result.connectMs = await page.evaluate(() => performance.now());
   await page.getByRole("button", { name: "Connect", exact: true }).click({ timeout });
   await ui.ready(page).waitFor({ timeout });
-  result.readyMs = await page.evaluate(() => performance.now());
+  result.readyMs = await page.evaluate(() => window.__readyAt ?? performance.now());
 
   for (const line of opts.expect) {
     await ui.line(page, line).waitFor({ timeout }).catch(() => problems.push(`transcript without ${JSON.stringify(line)}`));

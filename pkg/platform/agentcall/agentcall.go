@@ -32,11 +32,12 @@ const (
 	// sent, for an agent that refuses the session at once (an error, a
 	// closed connection). The base image answers nothing while a session
 	// runs, so an accepted session is one that got no answer within this
-	// window. It is short: the caller's start waits for it, and what the
-	// base image refuses at once (a body that is not an object) the
-	// platform never sends; a refusal that comes later ends the call, and
-	// the session fails with it.
-	DefaultAcceptWindow = 100 * time.Millisecond
+	// window. It is short: the caller's start waits for it, an agent on
+	// the platform's network refuses within a millisecond or two, and
+	// what the base image refuses at once (a body that is not an object)
+	// the platform never sends; a refusal that comes later ends the call,
+	// and the session fails with it.
+	DefaultAcceptWindow = 10 * time.Millisecond
 	// MaxAnswer bounds what is read of an agent's answer.
 	MaxAnswer = 64 << 10
 )

@@ -43,6 +43,7 @@ func TestSessionLifeOnTheEngine(t *testing.T) {
 		t.Run("max-duration", func(t *testing.T) { t.Parallel(); maxDuration(v.in(t)) })
 		t.Run("idle-window", func(t *testing.T) { t.Parallel(); idleWindow(t, e, rt, img, host) })
 		t.Run("warm-claim", func(t *testing.T) { t.Parallel(); warmClaim(t, e, rt, img, host) })
+		t.Run("claim-between-asks", func(t *testing.T) { t.Parallel(); claimBetweenAsks(v.in(t)) })
 		t.Run("ice-config", func(t *testing.T) { t.Parallel(); iceConfig(t, e, rt, img, host) })
 		t.Run("postgres-replicas", func(t *testing.T) { t.Parallel(); racingStarts(t, rt, img, host) })
 	})

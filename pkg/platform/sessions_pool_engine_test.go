@@ -8,7 +8,10 @@ import (
 	"time"
 
 	"github.com/botkit-dev/botkit/internal/testsupport/dockertest"
+	"github.com/botkit-dev/botkit/internal/testsupport/dockertest/standinapi"
+	"github.com/botkit-dev/botkit/internal/testsupport/testenv"
 	"github.com/botkit-dev/botkit/pkg/platform"
+	"github.com/botkit-dev/botkit/pkg/platform/agents"
 	"github.com/botkit-dev/botkit/pkg/platform/runtime"
 	"github.com/botkit-dev/botkit/pkg/platform/runtime/docker"
 	"github.com/botkit-dev/botkit/pkg/resources"
@@ -141,4 +144,71 @@ func warmClaim(t *testing.T, e *dockertest.Engine, rt *docker.Runtime, img docke
 		t.Fatal(err)
 	}
 	v.waitSession("warm", started.SessionID, resources.SessionEnded)
+}
+
+// A start that comes while the pool's only agent, ready a moment ago, is
+// waiting to be asked again whether it takes a session (it said no while
+// it started; the asks back off) claims that agent: it is asked at once,
+// and no agent is started on demand beside it. (Such a start went on
+// demand: the caller waited for the next ask or a cold start while a warm
+// agent sat idle.)
+func claimBetweenAsks(v *sessionEnv) {
+	t, ctx := v.t, context.Background()
+	if _, _, err := v.c.Merge(ctx, v.org, "later", resources.Patch{Set: map[string]string{standinapi.ReadyAfterEnv: "2s"}}, ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := v.c.WaitAll(ctx, v.org, []string{"later"}); err != nil {
+		t.Fatal(err)
+	}
+	v.deployAgent(resources.Agent{Metadata: resources.ObjectMeta{Name: "between"}, Spec: resources.AgentSpec{Image: v.image.Ref, ImagePullSecret: "reg",
+		SecretSet: "later", Scaling: &resources.AgentScaling{MinAgents: 1, MaxAgents: 3}}})
+	v.waitPool("between", resources.AgentPool{Idle: 1, Max: 3})
+	// The first session claims the pool's agent; its refill starts, and
+	// says it takes no session for its first 2 s.
+	first, code := v.start("between", resources.SessionStartRequest{})
+	if code != http.StatusOK {
+		t.Fatalf("first start: %d", code)
+	}
+	firstStandin, firstAgent := v.sessionAgent("between", first.SessionID)
+	var refill runtime.Agent
+	testenv.Eventually(t, "the pool's refill", func() bool {
+		for _, c := range v.containers("between") {
+			if c.ID != firstAgent.ID && c.Endpoint != "" {
+				refill = c
+				return true
+			}
+		}
+		return false
+	})
+	poll := &http.Client{Timeout: time.Second, Transport: &http.Transport{Proxy: nil, DisableKeepAlives: true}}
+	testenv.Eventually(t, "the refill ready", func() bool {
+		resp, err := poll.Get("http://" + refill.Endpoint + "/readyz")
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK
+	})
+	second, code := v.start("between", resources.SessionStartRequest{})
+	if code != http.StatusOK {
+		t.Fatalf("second start: %d", code)
+	}
+	secondStandin, secondAgent := v.sessionAgent("between", second.SessionID)
+	if secondAgent.ID != refill.ID {
+		t.Errorf("the session is on agent %s, not on the idle one %s", secondAgent.ID, refill.ID)
+	}
+	for _, c := range v.containers("between") {
+		if c.Labels[agents.LabelOnDemand] != "" {
+			t.Errorf("an agent was started on demand (%s) while agent %s was idle and ready", c.ID, refill.ID)
+		}
+	}
+	for _, s := range []struct {
+		standin dockertest.Standin
+		id      string
+	}{{firstStandin, first.SessionID}, {secondStandin, second.SessionID}} {
+		if _, err := s.standin.End(ctx, s.id); err != nil {
+			t.Fatal(err)
+		}
+		v.waitSession("between", s.id, resources.SessionEnded)
+	}
 }

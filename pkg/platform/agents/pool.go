@@ -163,15 +163,16 @@ func (p *idlePool) release(k depKey, ia idleAgent, claimed bool) {
 	}
 }
 
-// unasked returns k's idle agents whose readiness nobody asked yet (a
-// replica that does not drive the region learnt of them by its own look),
-// the lowest index first.
-func (p *idlePool) unasked(k depKey) []idleAgent {
+// notTaking returns k's idle agents that have not said they take a
+// session: nobody asked yet (a replica that does not drive the region
+// learnt of them by its own look), or the last ask said no and the next
+// waits (askReady's pauses), the lowest index first.
+func (p *idlePool) notTaking(k depKey) []idleAgent {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	var out []idleAgent
 	for _, ia := range p.byDep[k] {
-		if !ia.takes && !ia.probing {
+		if !ia.takes {
 			out = append(out, *ia)
 		}
 	}

@@ -320,16 +320,21 @@ func (r *Reconciler) readyIdle(ctx context.Context, rt runtime.Runtime, a store.
 	r.askUnasked(ctx, dk)
 }
 
-// askUnasked asks the idle agents of dk whose readiness nobody asked yet
-// (GET /readyz), one after the other, until one answers ready, unless one
-// said so already.
+// askUnasked asks the idle agents of dk that have not said they take a
+// session (GET /readyz), one after the other, until one answers ready,
+// unless one said so already. An agent whose asks beside the controller
+// pause between two (it was starting) is asked now too: a start does not
+// wait for the next of those, nor start an agent on demand meanwhile; a
+// no from it leaves those asks going.
 func (r *Reconciler) askUnasked(ctx context.Context, dk depKey) {
 	if r.pool.has(dk) {
 		return
 	}
-	for _, ia := range r.pool.unasked(dk) {
+	for _, ia := range r.pool.notTaking(dk) {
 		takes := r.opts.Caller.Takes(ctx, ia.endpoint)
-		r.pool.answered(ia.id, takes)
+		if takes || !ia.probing {
+			r.pool.answered(ia.id, takes)
+		}
 		if takes {
 			return
 		}

@@ -90,12 +90,18 @@ func (r *Reconciler) Status(ctx context.Context, a store.Agent) (resources.Agent
 	for _, s := range live {
 		inSession[s.Container] = true
 	}
+	// An agent whose session ended is not idle: it takes no other (its
+	// removal is under way).
+	used, err := r.usedContainers(ctx, a)
+	if err != nil {
+		return st, nil, err
+	}
 	pool := &resources.AgentPool{Max: spec.MaxAgents()}
 	for _, c := range cs {
 		if ready(c) && !r.ops.removing(c.ID) {
 			if inSession[c.ID] {
 				pool.InSession++
-			} else if a.Serving > 0 && int64(c.Owner.Deployment) == a.Serving {
+			} else if a.Serving > 0 && int64(c.Owner.Deployment) == a.Serving && !used[c.ID] {
 				pool.Idle++
 			}
 		}

@@ -44,6 +44,7 @@ func TestSessionLifeOnTheEngine(t *testing.T) {
 		t.Run("idle-window", func(t *testing.T) { t.Parallel(); idleWindow(t, e, rt, img, host) })
 		t.Run("warm-claim", func(t *testing.T) { t.Parallel(); warmClaim(t, e, rt, img, host) })
 		t.Run("claim-between-asks", func(t *testing.T) { t.Parallel(); claimBetweenAsks(v.in(t)) })
+		t.Run("shared-looks", func(t *testing.T) { t.Parallel(); sharedLooksWhileWaiting(t, e, rt, img, host) })
 		t.Run("ice-config", func(t *testing.T) { t.Parallel(); iceConfig(t, e, rt, img, host) })
 		t.Run("postgres-replicas", func(t *testing.T) { t.Parallel(); racingStarts(t, rt, img, host) })
 	})

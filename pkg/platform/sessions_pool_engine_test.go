@@ -212,3 +212,62 @@ func claimBetweenAsks(v *sessionEnv) {
 		v.waitSession("between", s.id, resources.SessionEnded)
 	}
 }
+
+// Ten starts at once with no agent idle (minAgents 0; the agents started
+// for them say they take a session 800 ms after they start) share their
+// looks at the engine while they wait: one list of the deployment's
+// containers at a time, not one per start every claimLook (ten starts
+// listed the containers ten times every 100 ms, enough to keep a small
+// engine busy and slow the very agents they waited for).
+func sharedLooksWhileWaiting(t *testing.T, e *dockertest.Engine, rt *docker.Runtime, img dockertest.Image, host string) {
+	calls := &requestCalls{Runtime: rt}
+	v := newSessionEnv(t, e, rt, img, host, platform.Options{Runtimes: map[string]runtime.Runtime{"us-west": calls}})
+	ctx := context.Background()
+	if _, _, err := v.c.Merge(ctx, v.org, "later", resources.Patch{Set: map[string]string{standinapi.ReadyAfterEnv: "800ms"}}, ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := v.c.WaitAll(ctx, v.org, []string{"later"}); err != nil {
+		t.Fatal(err)
+	}
+	const starts = 10
+	v.deployAgent(resources.Agent{Metadata: resources.ObjectMeta{Name: "herd"}, Spec: resources.AgentSpec{Image: v.image.Ref, ImagePullSecret: "reg",
+		SecretSet: "later", Scaling: &resources.AgentScaling{MinAgents: 0, MaxAgents: starts}}})
+	testenv.Eventually(t, "scaled to zero", func() bool { return len(v.containers("herd")) == 0 })
+	calls.take()
+	var wg sync.WaitGroup
+	ids := make([]string, starts)
+	for i := range ids {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			started, code := v.start("herd", resources.SessionStartRequest{})
+			if code != http.StatusOK {
+				t.Errorf("start %d: %d", i, code)
+			}
+			ids[i] = started.SessionID
+		}()
+	}
+	wg.Wait()
+	lists := 0
+	for _, c := range calls.take() {
+		if c == "List" {
+			lists++
+		}
+	}
+	// Shared: about one list per claimLook until the agents are ready
+	// (800 ms and their start); one per start and claimLook is over 100.
+	if lists > 3*starts {
+		t.Errorf("%d starts waiting for agents listed the engine's containers %d times", starts, lists)
+	}
+	t.Logf("%d starts waiting for their agents: %d lists of the engine's containers", starts, lists)
+	for _, id := range ids {
+		if id == "" {
+			continue
+		}
+		standin, _ := v.sessionAgent("herd", id)
+		if _, err := standin.End(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+		v.waitSession("herd", id, resources.SessionEnded)
+	}
+}

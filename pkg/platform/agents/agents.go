@@ -132,8 +132,11 @@ type Reconciler struct {
 	// endpoints are the addresses of the agents in a session this process
 	// knows, by container ID (until the session ends).
 	endpoints sync.Map
-	// pool are the idle agents this process knows (see idlePool).
-	pool *idlePool
+	// pool are the idle agents this process knows (see idlePool); looks
+	// is the one look at a deployment's idle agents that the starts
+	// waiting for one share.
+	pool  *idlePool
+	looks sharedLooks
 	// running ends with Run's context: a pull under way ends with the
 	// controller (the next holder pulls again).
 	running context.Context

@@ -307,3 +307,47 @@ func (r *Reconciler) poolEvent(e runtime.Event) {
 		r.pool.drop(e.ID)
 	}
 }
+
+// sharedLooks runs one look at a deployment's idle agents at a time: the
+// starts that want one while it runs wait for it and share what it found,
+// so that twenty starts waiting for an agent list the engine's containers
+// and ask the agents once, not twenty times, every claimLook.
+type sharedLooks struct {
+	mu sync.Mutex
+	m  map[depKey]*sharedLook
+}
+
+type sharedLook struct {
+	done chan struct{}
+	err  error
+}
+
+// do runs look for k, or waits for the run of it already under way and
+// returns its error; it returns ctx's error once ctx is done. look runs
+// without ctx's cancellation (others wait for it; the engine's calls are
+// bounded on their own).
+func (s *sharedLooks) do(ctx context.Context, k depKey, look func(context.Context) error) error {
+	s.mu.Lock()
+	l, ok := s.m[k]
+	if !ok {
+		l = &sharedLook{done: make(chan struct{})}
+		if s.m == nil {
+			s.m = map[depKey]*sharedLook{}
+		}
+		s.m[k] = l
+		go func() {
+			l.err = look(context.WithoutCancel(ctx))
+			s.mu.Lock()
+			delete(s.m, k)
+			s.mu.Unlock()
+			close(l.done)
+		}()
+	}
+	s.mu.Unlock()
+	select {
+	case <-l.done:
+		return l.err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

@@ -312,33 +312,43 @@ const claimLook = 100 * time.Millisecond
 // engine (once, and again when none it knows is left), and asks (GET
 // /readyz) one after the other until one answers ready.
 func (r *Reconciler) readyIdle(ctx context.Context, rt runtime.Runtime, a store.Agent, dk depKey) {
-	if !r.pool.known(dk) || !r.pool.has(dk) {
-		if err := r.lookIdle(ctx, rt, a, dk.deployment); err != nil {
-			return // the claim's own looks say why
-		}
+	if r.pool.has(dk) {
+		return
 	}
-	r.askUnasked(ctx, dk)
+	// error ignored: the claim's own looks say why
+	_ = r.looks.do(ctx, dk, func(ctx context.Context) error {
+		if !r.pool.known(dk) || !r.pool.has(dk) {
+			if err := r.lookIdle(ctx, rt, a, dk.deployment); err != nil {
+				return err
+			}
+		}
+		r.askUnasked(ctx, dk)
+		return nil
+	})
 }
 
 // askUnasked asks the idle agents of dk that have not said they take a
-// session (GET /readyz), one after the other, until one answers ready,
-// unless one said so already. An agent whose asks beside the controller
-// pause between two (it was starting) is asked now too: a start does not
-// wait for the next of those, nor start an agent on demand meanwhile; a
-// no from it leaves those asks going.
+// session (GET /readyz), all at once, unless one said so already: the
+// starts that share the look may want them all. An agent whose asks
+// beside the controller pause between two (it was starting) is asked now
+// too: a start does not wait for the next of those, nor start an agent on
+// demand meanwhile; a no from it leaves those asks going.
 func (r *Reconciler) askUnasked(ctx context.Context, dk depKey) {
 	if r.pool.has(dk) {
 		return
 	}
+	var wg sync.WaitGroup
 	for _, ia := range r.pool.notTaking(dk) {
-		takes := r.opts.Caller.Takes(ctx, ia.endpoint)
-		if takes || !ia.probing {
-			r.pool.answered(ia.id, takes)
-		}
-		if takes {
-			return
-		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			takes := r.opts.Caller.Takes(ctx, ia.endpoint)
+			if takes || !ia.probing {
+				r.pool.answered(ia.id, takes)
+			}
+		}()
 	}
+	wg.Wait()
 }
 
 // tryIdle offers try the idle agents of dk that said they take a session,
@@ -374,10 +384,15 @@ func (r *Reconciler) claim(ctx context.Context, rt runtime.Runtime, a store.Agen
 	deadline := time.Now().Add(wait)
 	dk := depKeyOf(a, sess.Deployment)
 	for {
-		if err := r.lookIdle(ctx, rt, a, sess.Deployment); err != nil {
+		if err := r.looks.do(ctx, dk, func(ctx context.Context) error {
+			if err := r.lookIdle(ctx, rt, a, sess.Deployment); err != nil {
+				return err
+			}
+			r.askUnasked(ctx, dk)
+			return nil
+		}); err != nil {
 			return sess, "", err
 		}
-		r.askUnasked(ctx, dk)
 		claimed := sess
 		ia, ok, err := r.tryIdle(dk, func(ia idleAgent) error {
 			claimed.Container = ia.id

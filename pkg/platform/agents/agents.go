@@ -137,6 +137,9 @@ type Reconciler struct {
 	// waiting for one share.
 	pool  *idlePool
 	looks sharedLooks
+	// asks are the agents a look is asking whether they take a session,
+	// by container ID.
+	asks sync.Map
 	// running ends with Run's context: a pull under way ends with the
 	// controller (the next holder pulls again).
 	running context.Context

@@ -328,28 +328,52 @@ func (r *Reconciler) readyIdle(ctx context.Context, rt runtime.Runtime, a store.
 }
 
 // askUnasked asks the idle agents of dk that have not said they take a
-// session (GET /readyz), all at once, unless one said so already: the
-// starts that share the look may want them all. An agent whose asks
-// beside the controller pause between two (it was starting) is asked now
-// too: a start does not wait for the next of those, nor start an agent on
-// demand meanwhile; a no from it leaves those asks going.
+// session (GET /readyz), all at once, unless one said so already, and
+// returns once one says it does or all have answered: the starts that
+// share the look may want them all, and an agent still starting may keep
+// its ask waiting (its address not up yet) while another is ready. An
+// ask still out goes on and records its answer; the next look does not
+// ask that agent again meanwhile. An agent whose asks beside the
+// controller pause between two (it was starting) is asked now too: a
+// start does not wait for the next of those, nor start an agent on demand
+// meanwhile; a no from it leaves those asks going.
 func (r *Reconciler) askUnasked(ctx context.Context, dk depKey) {
 	if r.pool.has(dk) {
 		return
 	}
-	var wg sync.WaitGroup
+	var ask []idleAgent
 	for _, ia := range r.pool.notTaking(dk) {
-		wg.Add(1)
+		if _, out := r.asks.LoadOrStore(ia.id, true); !out {
+			ask = append(ask, ia)
+		}
+	}
+	answers := make(chan bool, len(ask))
+	for _, ia := range ask {
 		go func() {
-			defer wg.Done()
-			takes := r.opts.Caller.Takes(ctx, ia.endpoint)
+			defer r.asks.Delete(ia.id)
+			actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), askOne)
+			defer cancel()
+			takes := r.opts.Caller.Takes(actx, ia.endpoint)
 			if takes || !ia.probing {
 				r.pool.answered(ia.id, takes)
 			}
+			answers <- takes
 		}()
 	}
-	wg.Wait()
+	for range ask {
+		select {
+		case takes := <-answers:
+			if takes {
+				return
+			}
+		case <-ctx.Done():
+			return
+		}
+	}
 }
+
+// askOne bounds an ask of askUnasked.
+const askOne = 5 * time.Second
 
 // tryIdle offers try the idle agents of dk that said they take a session,
 // one at a time (reserved while tried), until try records one (ok: still

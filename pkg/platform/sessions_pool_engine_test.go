@@ -214,7 +214,7 @@ func claimBetweenAsks(v *sessionEnv) {
 }
 
 // Ten starts at once with no agent idle (minAgents 0; the agents started
-// for them say they take a session 800 ms after they start) share their
+// for them answer /readyz with 200 only 800 ms after they start) share their
 // looks at the engine while they wait: one list of the deployment's
 // containers at a time, not one per start every claimLook (ten starts
 // listed the containers ten times every 100 ms, enough to keep a small

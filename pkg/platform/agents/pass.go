@@ -512,6 +512,7 @@ func (r *Reconciler) scale(ctx context.Context, rt runtime.Runtime, a store.Agen
 			one.Count, one.FirstIndex, one.Labels = 1, c.Index, replacementLabels(c)
 			got, err := rt.Start(ctx, one)
 			started += len(got)
+			r.poolStarted(a, s.Number, got)
 			errs = append(errs, err)
 			missing--
 		}
@@ -520,6 +521,7 @@ func (r *Reconciler) scale(ctx context.Context, rt runtime.Runtime, a store.Agen
 			more.Count, more.FirstIndex = n, next
 			got, err := rt.Start(ctx, more)
 			started += len(got)
+			r.poolStarted(a, s.Number, got)
 			errs = append(errs, err)
 			next += n
 		}
@@ -528,6 +530,7 @@ func (r *Reconciler) scale(ctx context.Context, rt runtime.Runtime, a store.Agen
 			more.Count, more.FirstIndex, more.Labels = n, next, map[string]string{LabelOnDemand: "true"}
 			got, err := rt.Start(ctx, more)
 			started += len(got)
+			r.poolStarted(a, s.Number, got)
 			errs = append(errs, err)
 		}
 		r.log.Info("started agents", "org", a.OrgName, "agent", a.Name, "deployment", s.Number, "count", started)

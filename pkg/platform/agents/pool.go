@@ -108,12 +108,30 @@ func (p *idlePool) set(k depKey, cs []runtime.Agent, ask bool) []idleAgent {
 	return asked
 }
 
-// known reports whether anything was ever learnt of k's idle agents.
-func (p *idlePool) known(k depKey) bool {
+// add records cs, just started for k, as idle agents whose readiness is
+// to be asked, and returns those (then marked being asked).
+func (p *idlePool) add(k depKey, cs []runtime.Agent) []idleAgent {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	_, ok := p.byDep[k]
-	return ok
+	m := p.byDep[k]
+	if m == nil {
+		m = map[string]*idleAgent{}
+		p.byDep[k] = m
+	}
+	var asked []idleAgent
+	for _, c := range cs {
+		if c.Endpoint == "" || m[c.ID] != nil || p.reserved[c.ID] {
+			continue
+		}
+		if _, spent := p.spent[c.ID]; spent {
+			continue
+		}
+		ia := &idleAgent{id: c.ID, endpoint: c.Endpoint, index: c.Index, probing: true}
+		m[c.ID] = ia
+		p.depOf[c.ID] = k
+		asked = append(asked, *ia)
+	}
+	return asked
 }
 
 // has reports whether k has an idle agent that said it takes a session.
@@ -229,6 +247,17 @@ func (r *Reconciler) fillPool(a store.Agent, byDep map[int64][]runtime.Agent, us
 		}
 	}
 	r.askReady(r.pool.set(depKeyOf(a, a.Serving), idle, true))
+}
+
+// poolStarted records agents cs, just started for deployment n of agent
+// a, in the pool when n serves (asked at once whether they take a
+// session): a start finds them without a look at the engine, whose list
+// waits while containers are being stopped.
+func (r *Reconciler) poolStarted(a store.Agent, n int64, cs []runtime.Agent) {
+	if r.opts.Caller == nil || a.Serving == 0 || n != a.Serving {
+		return
+	}
+	r.askReady(r.pool.add(depKeyOf(a, n), cs))
 }
 
 // idleNow reports whether container c may be idle: running, ready,

@@ -317,10 +317,15 @@ func (r *Reconciler) readyIdle(ctx context.Context, rt runtime.Runtime, a store.
 	}
 	// error ignored: the claim's own looks say why
 	_ = r.looks.do(ctx, dk, func(ctx context.Context) error {
-		if !r.pool.known(dk) || !r.pool.has(dk) {
-			if err := r.lookIdle(ctx, rt, a, dk.deployment); err != nil {
-				return err
-			}
+		// The agents known first: the engine's list waits for any
+		// container being stopped (a burst of ended sessions), and the
+		// controller's looks have most often found the agents already.
+		r.askUnasked(ctx, dk)
+		if r.pool.has(dk) {
+			return nil
+		}
+		if err := r.lookIdle(ctx, rt, a, dk.deployment); err != nil {
+			return err
 		}
 		r.askUnasked(ctx, dk)
 		return nil

@@ -86,6 +86,22 @@ func (v *sessionEnv) deployAgent(a resources.Agent) {
 	}
 }
 
+// deployReadyAfter deploys agent name (minAgents min, maxAgents max)
+// with secret set set, which makes the stand-in answer /readyz with 200
+// only once after has passed since it started.
+func (v *sessionEnv) deployReadyAfter(name, set, after string, min, max int) {
+	v.t.Helper()
+	ctx := context.Background()
+	if _, _, err := v.c.Merge(ctx, v.org, set, resources.Patch{Set: map[string]string{standinapi.ReadyAfterEnv: after}}, ""); err != nil {
+		v.t.Fatal(err)
+	}
+	if _, err := v.c.WaitAll(ctx, v.org, []string{set}); err != nil {
+		v.t.Fatal(err)
+	}
+	v.deployAgent(resources.Agent{Metadata: resources.ObjectMeta{Name: name}, Spec: resources.AgentSpec{Image: v.image.Ref, ImagePullSecret: "reg",
+		SecretSet: set, Scaling: &resources.AgentScaling{MinAgents: min, MaxAgents: max}}})
+}
+
 // waitPool waits until agent name's pool is want.
 func (v *sessionEnv) waitPool(name string, want resources.AgentPool) {
 	v.t.Helper()
@@ -207,14 +223,7 @@ func idleWindow(t *testing.T, e *dockertest.Engine, rt *docker.Runtime, img dock
 	const window = 25 * time.Second
 	v := newSessionEnv(t, e, rt, img, host, platform.Options{SessionIdleWindow: window, SessionClaimTimeout: 10 * time.Second})
 	ctx := context.Background()
-	if _, _, err := v.c.Merge(ctx, v.org, "slow", resources.Patch{Set: map[string]string{standinapi.ReadyAfterEnv: "15s"}}, ""); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := v.c.WaitAll(ctx, v.org, []string{"slow"}); err != nil {
-		t.Fatal(err)
-	}
-	v.deployAgent(resources.Agent{Metadata: resources.ObjectMeta{Name: "ondemand"}, Spec: resources.AgentSpec{Image: v.image.Ref, ImagePullSecret: "reg",
-		SecretSet: "slow", Scaling: &resources.AgentScaling{MinAgents: 0, MaxAgents: 2}}})
+	v.deployReadyAfter("ondemand", "slow", "15s", 0, 2)
 	testenv.Eventually(t, "scaled to zero", func() bool { return len(v.containers("ondemand")) == 0 })
 	resp, b := v.public(http.MethodPost, "/v1/public/ondemand/start", resources.SessionStartRequest{}, nil)
 	if resp.StatusCode != http.StatusServiceUnavailable {

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/botkit-dev/botkit/internal/testsupport/dockertest"
-	"github.com/botkit-dev/botkit/internal/testsupport/dockertest/standinapi"
 	"github.com/botkit-dev/botkit/internal/testsupport/testenv"
 	"github.com/botkit-dev/botkit/pkg/platform"
 	"github.com/botkit-dev/botkit/pkg/platform/agents"
@@ -154,14 +153,7 @@ func warmClaim(t *testing.T, e *dockertest.Engine, rt *docker.Runtime, img docke
 // agent sat idle.)
 func claimBetweenAsks(v *sessionEnv) {
 	t, ctx := v.t, context.Background()
-	if _, _, err := v.c.Merge(ctx, v.org, "later", resources.Patch{Set: map[string]string{standinapi.ReadyAfterEnv: "2s"}}, ""); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := v.c.WaitAll(ctx, v.org, []string{"later"}); err != nil {
-		t.Fatal(err)
-	}
-	v.deployAgent(resources.Agent{Metadata: resources.ObjectMeta{Name: "between"}, Spec: resources.AgentSpec{Image: v.image.Ref, ImagePullSecret: "reg",
-		SecretSet: "later", Scaling: &resources.AgentScaling{MinAgents: 1, MaxAgents: 3}}})
+	v.deployReadyAfter("between", "later", "2s", 1, 3)
 	v.waitPool("between", resources.AgentPool{Idle: 1, Max: 3})
 	// The first session claims the pool's agent; its refill starts, and
 	// says it takes no session for its first 2 s.
@@ -223,15 +215,8 @@ func sharedLooksWhileWaiting(t *testing.T, e *dockertest.Engine, rt *docker.Runt
 	calls := &requestCalls{Runtime: rt}
 	v := newSessionEnv(t, e, rt, img, host, platform.Options{Runtimes: map[string]runtime.Runtime{"us-west": calls}})
 	ctx := context.Background()
-	if _, _, err := v.c.Merge(ctx, v.org, "later", resources.Patch{Set: map[string]string{standinapi.ReadyAfterEnv: "800ms"}}, ""); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := v.c.WaitAll(ctx, v.org, []string{"later"}); err != nil {
-		t.Fatal(err)
-	}
 	const starts = 10
-	v.deployAgent(resources.Agent{Metadata: resources.ObjectMeta{Name: "herd"}, Spec: resources.AgentSpec{Image: v.image.Ref, ImagePullSecret: "reg",
-		SecretSet: "later", Scaling: &resources.AgentScaling{MinAgents: 0, MaxAgents: starts}}})
+	v.deployReadyAfter("herd", "later", "800ms", 0, starts)
 	testenv.Eventually(t, "scaled to zero", func() bool { return len(v.containers("herd")) == 0 })
 	calls.take()
 	var wg sync.WaitGroup

@@ -37,15 +37,22 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// httpRelay serves on 127.0.0.1 (its address printed) every request by
-// the standard library's reverse proxy to to.
-func httpRelay(to string) {
+// listenPrinted listens on a port of 127.0.0.1 and prints its address
+// (startRelay reads it); it exits when it cannot.
+func listenPrinted() net.Listener {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 	fmt.Println(ln.Addr())
+	return ln
+}
+
+// httpRelay serves on 127.0.0.1 (its address printed) every request by
+// the standard library's reverse proxy to to.
+func httpRelay(to string) {
+	ln := listenPrinted()
 	u := &url.URL{Scheme: "http", Host: to}
 	p := httputil.NewSingleHostReverseProxy(u)
 	p.Transport = &http.Transport{Proxy: nil, MaxIdleConnsPerHost: 4}
@@ -55,12 +62,7 @@ func httpRelay(to string) {
 // relay accepts on 127.0.0.1, prints its address, and copies each
 // connection both ways to a connection of its own to to.
 func relay(to string) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	fmt.Println(ln.Addr())
+	ln := listenPrinted()
 	for {
 		in, err := ln.Accept()
 		if err != nil {

@@ -306,33 +306,37 @@ func (r *Reconciler) liveOf(ctx context.Context, a store.Agent) ([]store.Session
 // itself).
 const claimLook = 100 * time.Millisecond
 
-// readyIdle makes sure this process knows agent a's idle agents of
-// deployment dk and has one that said it takes a session, if any: what a
-// replica that does not drive the region learns by its own look at the
-// engine (once, and again when none it knows is left), and asks (GET
-// /readyz) one after the other until one answers ready.
+// readyIdle makes sure this process has an idle agent of deployment dk
+// of agent a that said it takes a session, if any (see lookShared).
 func (r *Reconciler) readyIdle(ctx context.Context, rt runtime.Runtime, a store.Agent, dk depKey) {
 	if r.pool.has(dk) {
 		return
 	}
-	// error ignored: the claim's own looks say why
-	_ = r.looks.do(ctx, dk, func(ctx context.Context) error {
-		// The agents known first: the engine's list waits for any
-		// container being stopped (a burst of ended sessions), and the
-		// controller's looks have most often found the agents already.
-		r.askUnasked(ctx, dk)
+	_ = r.lookShared(ctx, rt, a, dk) // error ignored: the claim's own looks say why
+}
+
+// lookShared asks the idle agents of dk this process knows whether they
+// take a session, and when none does, looks at the engine for more (what
+// a replica that does not drive the region learns this way) and asks
+// those: one run at a time for dk, shared by the starts that want it. The
+// agents known come first: the engine's list waits for any container
+// being stopped (a burst of ended sessions), and the controller has most
+// often found the agents already.
+func (r *Reconciler) lookShared(ctx context.Context, rt runtime.Runtime, a store.Agent, dk depKey) error {
+	return r.looks.do(ctx, dk, func(ctx context.Context) error {
+		r.askIdle(ctx, dk)
 		if r.pool.has(dk) {
 			return nil
 		}
 		if err := r.lookIdle(ctx, rt, a, dk.deployment); err != nil {
 			return err
 		}
-		r.askUnasked(ctx, dk)
+		r.askIdle(ctx, dk)
 		return nil
 	})
 }
 
-// askUnasked asks the idle agents of dk that have not said they take a
+// askIdle asks the idle agents of dk that have not said they take a
 // session (GET /readyz), all at once, unless one said so already, and
 // returns once one says it does or all have answered: the starts that
 // share the look may want them all, and an agent still starting may keep
@@ -342,7 +346,7 @@ func (r *Reconciler) readyIdle(ctx context.Context, rt runtime.Runtime, a store.
 // controller pause between two (it was starting) is asked now too: a
 // start does not wait for the next of those, nor start an agent on demand
 // meanwhile; a no from it leaves those asks going.
-func (r *Reconciler) askUnasked(ctx context.Context, dk depKey) {
+func (r *Reconciler) askIdle(ctx context.Context, dk depKey) {
 	if r.pool.has(dk) {
 		return
 	}
@@ -377,7 +381,7 @@ func (r *Reconciler) askUnasked(ctx context.Context, dk depKey) {
 	}
 }
 
-// askOne bounds an ask of askUnasked.
+// askOne bounds an ask of askIdle.
 const askOne = 5 * time.Second
 
 // tryIdle offers try the idle agents of dk that said they take a session,
@@ -413,13 +417,7 @@ func (r *Reconciler) claim(ctx context.Context, rt runtime.Runtime, a store.Agen
 	deadline := time.Now().Add(wait)
 	dk := depKeyOf(a, sess.Deployment)
 	for {
-		if err := r.looks.do(ctx, dk, func(ctx context.Context) error {
-			if err := r.lookIdle(ctx, rt, a, sess.Deployment); err != nil {
-				return err
-			}
-			r.askUnasked(ctx, dk)
-			return nil
-		}); err != nil {
+		if err := r.lookShared(ctx, rt, a, dk); err != nil {
 			return sess, "", err
 		}
 		claimed := sess
